@@ -1,0 +1,47 @@
+# Basalt — every target installs what it needs; only Node.js and npm are assumed.
+SHELL := /bin/bash
+BUN := node_modules/.bin/bun
+SRC := $(shell find src -type f 2>/dev/null) package.json
+SHARED ?= ../shared
+
+.PHONY: install build run test check typecheck lint unit e2e conformance bench clean
+
+install: node_modules/.installed
+
+# `npm install` rather than `npm ci`: the lock file holds only this platform's optional binaries.
+# npm may skip install scripts of packages it has not approved; bun's postinstall only links the
+# platform binary, so run it explicitly when the bun launcher does not answer.
+node_modules/.installed: package.json package-lock.json
+	npm install --no-audit --no-fund
+	@$(BUN) --version >/dev/null 2>&1 || node node_modules/bun/install.js
+	@$(BUN) --version >/dev/null
+	@touch $@
+
+build: dist/basalt
+
+dist/basalt: node_modules/.installed $(SRC)
+	@mkdir -p dist
+	$(BUN) build --compile --minify --sourcemap src/cli/main.ts --outfile dist/basalt
+
+run: build
+	./dist/basalt run
+
+test: build
+	$(BUN) test
+
+typecheck: node_modules/.installed
+	node_modules/.bin/tsc --noEmit -p .
+
+lint: node_modules/.installed
+	node_modules/.bin/biome check src test
+
+check: typecheck lint test
+
+conformance: build
+	bash test/conformance/run.sh $(SHARED)/conformance
+
+bench: build
+	bash bench/run.sh $(SHARED)/bench
+
+clean:
+	rm -rf dist node_modules/.installed

@@ -1,0 +1,53 @@
+/**
+ * cac parses with mri, which turns every value that looks like a number into a float: an address
+ * `0xf39f…` or a gas price of 10^21 wei would silently lose digits. Values of value-taking options
+ * are therefore wrapped before cac sees them and unwrapped when a command reads its options.
+ */
+import type { CAC } from 'cac'
+import { CliError } from './cliError.ts'
+
+const MARK = '\u0001'
+
+/** Wraps the values of the value options declared on `cli` so that they reach us as strings. */
+export function protectOptionValues(cli: CAC, argv: string[]): string[] {
+  const valueOptions = new Set<string>()
+  for (const cmd of [cli.globalCommand, ...cli.commands]) {
+    for (const opt of cmd.options) if (!opt.isBoolean) for (const n of opt.names) valueOptions.add(kebab(n))
+  }
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    if (!arg.startsWith('--')) {
+      out.push(arg)
+      continue
+    }
+    const eq = arg.indexOf('=')
+    const name = arg.slice(2, eq === -1 ? undefined : eq)
+    if (!valueOptions.has(name)) out.push(arg)
+    else if (eq !== -1) out.push(`--${name}=${MARK}${arg.slice(eq + 1)}`)
+    else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) out.push(arg, MARK + argv[++i])
+    else throw new CliError(`Missing value for option --${name}`)
+  }
+  return out
+}
+
+function kebab(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+}
+
+/** Reads an option value as the string the user typed (undefined when absent). */
+export function optString(options: Record<string, unknown>, key: string): string | undefined {
+  const v = options[key]
+  if (v === undefined) return undefined
+  const last = Array.isArray(v) ? v[v.length - 1] : v
+  return String(last).replace(MARK, '')
+}
+
+/** Reads a boolean option accepting Besu's `--flag`, `--flag=true|false`. */
+export function optBool(options: Record<string, unknown>, key: string, flag: string, fallback: boolean): boolean {
+  const v = options[key]
+  if (v === undefined) return fallback
+  if (v === true || v === 'true') return true
+  if (v === false || v === 'false') return false
+  throw new CliError(`Invalid value for option --${flag}: '${String(v)}' (expected true or false)`)
+}

@@ -1,0 +1,38 @@
+#!/usr/bin/env bun
+/**
+ * Entry point of the `basalt` executable: parses the command line with cac and hands each command's
+ * validated options to its module. Owns argument errors (one line, exit code 2); owns nothing else.
+ */
+import { cac } from 'cac'
+import { protectOptionValues } from './argv.ts'
+import { CliError } from './cliError.ts'
+import { registerRunCommand } from './runCommand.ts'
+import { VERSION } from './version.ts'
+
+export function buildCli() {
+  const cli = cac('basalt')
+  registerRunCommand(cli)
+  cli.help()
+  cli.version(VERSION)
+  return cli
+}
+
+async function main(argv: string[]): Promise<void> {
+  const cli = buildCli()
+  try {
+    cli.parse([...argv.slice(0, 2), ...protectOptionValues(cli, argv.slice(2))], { run: false })
+    if (!cli.matchedCommand && cli.args.length > 0) throw new CliError(`Unknown command: ${cli.args[0]}`)
+    if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
+      cli.outputHelp()
+      return
+    }
+    await cli.runMatchedCommand()
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err)
+    const isUsage = err instanceof CliError || (err as { name?: string })?.name === 'CACError'
+    process.stderr.write(`basalt: ${message}\n`)
+    process.exit(isUsage ? 2 : (err as CliError).exitCode ?? 1)
+  }
+}
+
+if (import.meta.main) await main(process.argv)

@@ -1,0 +1,136 @@
+/** `basalt run`: Besu's option names, validated here into a NodeConfig, then handed to the node. */
+import type { CAC } from 'cac'
+import type { NodeConfig } from '../node/config.ts'
+import { hexToBytes } from '../primitives/hex.ts'
+import { setLogLevel } from '../primitives/logger.ts'
+import { optBool, optString } from './argv.ts'
+import { CliError } from './cliError.ts'
+
+const RPC_APIS = ['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV']
+
+export function registerRunCommand(cli: CAC): void {
+  cli
+    .command('run', 'Start the node: a dev chain by default, JSON-RPC on 127.0.0.1:8545')
+    .option('--network <name>', 'Network preset: dev', { default: 'dev' })
+    .option('--genesis-file <file>', 'Genesis file (Besu/geth format) instead of a preset')
+    .option('--network-id <id>', 'Network id answered by net_version')
+    .option('--data-path <dir>', 'Directory of the SQLite database, or :memory:', { default: 'basalt-data' })
+    .option('--identity <name>', 'Name added to web3_clientVersion')
+    .option('--rpc-http-enabled', 'Serve JSON-RPC over HTTP (default true)')
+    .option('--rpc-http-host <host>', 'HTTP JSON-RPC host', { default: '127.0.0.1' })
+    .option('--rpc-http-port <port>', 'HTTP JSON-RPC port (0 picks a free one)', { default: '8545' })
+    .option('--rpc-http-api <list>', 'Comma-separated API groups over HTTP', { default: 'ETH,NET,WEB3' })
+    .option('--rpc-http-cors-origins <list>', 'Comma-separated allowed CORS origins, or *')
+    .option('--rpc-http-max-batch-size <n>', 'Largest JSON-RPC batch', { default: '1024' })
+    .option('--host-allowlist <list>', 'Comma-separated Host header values accepted, or *', {
+      default: 'localhost,127.0.0.1',
+    })
+    .option('--rpc-ws-enabled', 'Serve JSON-RPC over WebSocket on its own port (default true)')
+    .option('--rpc-ws-host <host>', 'WebSocket host', { default: '127.0.0.1' })
+    .option('--rpc-ws-port <port>', 'WebSocket port (0 picks a free one)', { default: '8546' })
+    .option('--rpc-ws-api <list>', 'Comma-separated API groups over WebSocket', { default: 'ETH,NET,WEB3' })
+    .option('--min-gas-price <wei>', 'Smallest gas price the pool accepts', { default: '1000' })
+    .option('--api-gas-price-blocks <n>', 'Blocks eth_gasPrice looks back over', { default: '100' })
+    .option('--api-gas-price-percentile <p>', 'Percentile eth_gasPrice reports', { default: '50' })
+    .option('--api-gas-price-max <wei>', 'Ceiling of eth_gasPrice', { default: '500000000000' })
+    .option('--rpc-gas-cap <gas>', 'Gas cap of eth_call and eth_estimateGas (0: block gas limit)', { default: '0' })
+    .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })
+    .option('--tx-pool-price-bump <percent>', 'Price bump a replacement needs', { default: '10' })
+    .option('--miner-coinbase <address>', 'Fee recipient of sealed blocks')
+    .option('--block-period <seconds>', 'Seal a block every period (fractions allowed); automine without it')
+    .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
+    .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
+    .option('--dev-accounts-unlocked', 'Let eth_sendTransaction sign with the dev accounts')
+    .action(async (options: Record<string, unknown>) => {
+      const config = parseRunOptions(options)
+      const { startNode } = await import('../node/node.ts')
+      await startNode(config)
+    })
+}
+
+/** Turns raw cac options into a NodeConfig; throws CliError naming the first bad option. */
+export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
+  const s = (key: string) => optString(o, key)
+  const level = s('logging') ?? 'INFO'
+  if (!setLogLevel(level)) throw new CliError(`Invalid value for option --logging: '${level}'`)
+  const network = s('network')?.toLowerCase() ?? 'dev'
+  const genesisFile = s('genesisFile')
+  if (network !== 'dev') throw new CliError(`Invalid value for option --network: '${network}' (supported: dev)`)
+  const blockPeriod = s('blockPeriod')
+  return {
+    network: genesisFile ? 'custom' : 'dev',
+    genesisFile,
+    networkId: s('networkId') === undefined ? undefined : bigintOpt('network-id', s('networkId')),
+    dataPath: nonEmpty('data-path', s('dataPath') ?? 'basalt-data'),
+    identity: s('identity'),
+    http: {
+      isEnabled: optBool(o, 'rpcHttpEnabled', 'rpc-http-enabled', true),
+      host: nonEmpty('rpc-http-host', s('rpcHttpHost')),
+      port: portOpt('rpc-http-port', s('rpcHttpPort')),
+      apis: apiList('rpc-http-api', s('rpcHttpApi')),
+      corsOrigins: list(s('rpcHttpCorsOrigins')),
+      maxBatchSize: intOpt('rpc-http-max-batch-size', s('rpcHttpMaxBatchSize'), 1),
+    },
+    ws: {
+      isEnabled: optBool(o, 'rpcWsEnabled', 'rpc-ws-enabled', true),
+      host: nonEmpty('rpc-ws-host', s('rpcWsHost')),
+      port: portOpt('rpc-ws-port', s('rpcWsPort')),
+      apis: apiList('rpc-ws-api', s('rpcWsApi')),
+    },
+    hostAllowlist: list(s('hostAllowlist')),
+    minGasPrice: bigintOpt('min-gas-price', s('minGasPrice')),
+    gasPriceBlocks: intOpt('api-gas-price-blocks', s('apiGasPriceBlocks'), 1),
+    gasPricePercentile: intOpt('api-gas-price-percentile', s('apiGasPricePercentile'), 0, 100),
+    gasPriceMax: bigintOpt('api-gas-price-max', s('apiGasPriceMax')),
+    rpcGasCap: bigintOpt('rpc-gas-cap', s('rpcGasCap')),
+    txPoolMaxSize: intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1),
+    txPoolPriceBumpPercent: intOpt('tx-pool-price-bump', s('txPoolPriceBump'), 0, 1000),
+    minerCoinbase: s('minerCoinbase') === undefined ? undefined : addressOpt('miner-coinbase', s('minerCoinbase')),
+    blockPeriodMs: blockPeriod === undefined ? undefined : periodOpt(blockPeriod),
+    configOut: s('configOut'),
+    isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
+  }
+}
+
+function bad(flag: string, value: string | undefined, expected: string): never {
+  throw new CliError(`Invalid value for option --${flag}: '${value ?? ''}' (expected ${expected})`)
+}
+
+function nonEmpty(flag: string, v: string | undefined): string {
+  if (!v) bad(flag, v, 'a non-empty value')
+  return v
+}
+
+function intOpt(flag: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (v === undefined || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max) bad(flag, v, `an integer in ${min}..${max}`)
+  return Number(v)
+}
+
+function portOpt(flag: string, v: string | undefined): number {
+  return intOpt(flag, v, 0, 65535)
+}
+
+function bigintOpt(flag: string, v: string | undefined): bigint {
+  if (v === undefined || !/^(\d+|0x[0-9a-fA-F]+)$/.test(v)) bad(flag, v, 'a non-negative integer')
+  return BigInt(v)
+}
+
+function addressOpt(flag: string, v: string | undefined): Uint8Array {
+  if (v === undefined || !/^(0x)?[0-9a-fA-F]{40}$/.test(v)) bad(flag, v, 'a 20-byte hex address')
+  return hexToBytes(v)
+}
+
+function periodOpt(v: string): number {
+  if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) bad('block-period', v, 'a positive number of seconds')
+  return Math.max(1, Math.round(Number(v) * 1000))
+}
+
+function list(v: string | undefined): string[] {
+  return (v ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0)
+}
+
+function apiList(flag: string, v: string | undefined): string[] {
+  const apis = list(v).map((x) => x.toUpperCase())
+  for (const api of apis) if (!RPC_APIS.includes(api)) bad(flag, api, `one of ${RPC_APIS.join(', ')}`)
+  return apis
+}

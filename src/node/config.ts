@@ -1,0 +1,29 @@
+/** Everything `basalt run` needs, already validated; built by the CLI, read by the node. */
+export interface ApiListenerConfig {
+  isEnabled: boolean
+  host: string
+  port: number
+  apis: string[]
+}
+
+export interface NodeConfig {
+  network: 'dev' | 'custom'
+  genesisFile?: string
+  networkId?: bigint
+  dataPath: string
+  identity?: string
+  http: ApiListenerConfig & { corsOrigins: string[]; maxBatchSize: number }
+  ws: ApiListenerConfig
+  hostAllowlist: string[]
+  minGasPrice: bigint
+  gasPriceBlocks: number
+  gasPricePercentile: number
+  gasPriceMax: bigint
+  rpcGasCap: bigint
+  txPoolMaxSize: number
+  txPoolPriceBumpPercent: number
+  minerCoinbase?: Uint8Array
+  blockPeriodMs?: number
+  configOut?: string
+  isDevAccountsUnlocked: boolean
+}

@@ -1,0 +1,57 @@
+/** Structured logger: `log.info('imported block', { number, hash })`, one line per record on stderr. */
+
+export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace'
+const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3, trace: 4 }
+const LEVEL_NAMES: Record<string, LogLevel> = {
+  OFF: 'error', FATAL: 'error', ERROR: 'error', WARN: 'warn', INFO: 'info', DEBUG: 'debug', TRACE: 'trace', ALL: 'trace',
+}
+
+export interface Logger {
+  error(msg: string, fields?: Record<string, unknown>): void
+  warn(msg: string, fields?: Record<string, unknown>): void
+  info(msg: string, fields?: Record<string, unknown>): void
+  debug(msg: string, fields?: Record<string, unknown>): void
+  trace(msg: string, fields?: Record<string, unknown>): void
+  child(scope: string): Logger
+}
+
+let threshold = ORDER.info
+let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`)
+
+/** Sets the level from Besu's names (`--logging=DEBUG`); returns false for an unknown name. */
+export function setLogLevel(name: string): boolean {
+  const level = LEVEL_NAMES[name.toUpperCase()]
+  if (!level) return false
+  threshold = name.toUpperCase() === 'OFF' ? -1 : ORDER[level]
+  return true
+}
+
+export function setLogSink(fn: (line: string) => void): void {
+  sink = fn
+}
+
+function fmt(v: unknown): string {
+  if (typeof v === 'bigint') return v.toString()
+  if (typeof v === 'string') return /\s/.test(v) ? JSON.stringify(v) : v
+  if (v instanceof Error) return JSON.stringify(v.message)
+  return JSON.stringify(v, (_k, x) => (typeof x === 'bigint' ? x.toString() : x))
+}
+
+/** A logger whose records carry `scope`. */
+export function createLogger(scope: string): Logger {
+  const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (ORDER[level] > threshold) return
+    const time = new Date().toISOString().slice(11, 23)
+    let line = `${time} ${level.toUpperCase().padEnd(5)} [${scope}] ${msg}`
+    if (fields) for (const [k, v] of Object.entries(fields)) line += ` ${k}=${fmt(v)}`
+    sink(line)
+  }
+  return {
+    error: (m, f) => write('error', m, f),
+    warn: (m, f) => write('warn', m, f),
+    info: (m, f) => write('info', m, f),
+    debug: (m, f) => write('debug', m, f),
+    trace: (m, f) => write('trace', m, f),
+    child: (s) => createLogger(`${scope}:${s}`),
+  }
+}
