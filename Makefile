@@ -21,7 +21,7 @@ build: dist/basalt
 
 dist/basalt: node_modules/.installed $(SRC)
 	@mkdir -p dist
-	$(BUN) build --compile --minify --sourcemap src/cli/main.ts --outfile dist/basalt
+	$(BUN) build --compile --minify --sourcemap --external better-sqlite3 src/cli/main.ts --outfile dist/basalt
 
 run: build
 	./dist/basalt run

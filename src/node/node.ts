@@ -1,5 +1,170 @@
+/**
+ * The composition root: opens storage, builds the chain, pool, producer and RPC services from a
+ * validated NodeConfig, starts the listeners and stops everything in order on SIGINT/SIGTERM.
+ * The only module that constructs concrete classes of several layers.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { Address, KECCAK256_RLP } from '@ethereumjs/util'
+import { Chain } from '../chain/chain.ts'
+import { devAccounts } from '../chain/devAccounts.ts'
+import {
+  type CryptoHolder, createChainCommon, createGenesisBlock, DEV_NETWORK_ID, devGenesis, type GenesisJson, genesisState,
+  normalizeGenesis,
+} from '../chain/genesis.ts'
+import { clientVersion } from '../cli/version.ts'
+import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import { systemClock } from '../primitives/clock.ts'
+import { bytesToHex } from '../primitives/hex.ts'
+import { createLogger } from '../primitives/logger.ts'
+import { DevSealer } from '../producer/devSealer.ts'
+import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
+import { FilterManager } from '../rpc/eth/filterManager.ts'
+import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
+import { startRpcListener, type RunningListener } from '../server/rpcListener.ts'
+import { TrieDb } from '../state/trieDb.ts'
+import { openState } from '../state/worldState.ts'
+import { ChainStore } from '../storage/chainStore.ts'
+import { migrate } from '../storage/schema.ts'
+import { openSqlite } from '../storage/sqlite.ts'
+import { TxPool } from '../txpool/txPool.ts'
 import type { NodeConfig } from './config.ts'
 
-export async function startNode(_config: NodeConfig): Promise<void> {
-  throw new Error('node start is being written')
+const log = createLogger('node')
+const DB_FILE = 'basalt.sqlite'
+
+export interface RunningNode {
+  services: RpcServices
+  listeners: RunningListener[]
+  stop(): Promise<void>
+}
+
+function loadGenesis(config: NodeConfig): GenesisJson {
+  if (!config.genesisFile) return devGenesis()
+  let text: string
+  try {
+    text = readFileSync(config.genesisFile, 'utf8')
+  } catch (e) {
+    throw new Error(`cannot read genesis file ${config.genesisFile}: ${(e as Error).message}`)
+  }
+  try {
+    return normalizeGenesis(JSON.parse(text))
+  } catch (e) {
+    throw new Error(`invalid genesis file ${config.genesisFile}: ${(e as Error).message}`)
+  }
+}
+
+/** Opens the chain described by `config` (creating its database on first use). */
+export async function openChain(config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>): Promise<{ chain: Chain; genesis: GenesisJson; close(): void }> {
+  const genesis = loadGenesis(config as NodeConfig)
+  const crypto: CryptoHolder = {}
+  const common = createChainCommon(genesis, crypto)
+  const isMemory = config.dataPath === ':memory:'
+  if (!isMemory) mkdirSync(config.dataPath, { recursive: true })
+  const db = await openSqlite(isMemory ? ':memory:' : join(config.dataPath, DB_FILE))
+  migrate(db, isMemory)
+  const store = new ChainStore(db)
+  const trieDb = new TrieDb(store)
+  const state = openState(trieDb, common, KECCAK256_RLP, true)
+  await state.generateCanonicalGenesis(genesisState(genesis))
+  const genesisBlock = createGenesisBlock(common, await state.getStateRoot())
+  const chain = new Chain(common, store, trieDb)
+  await chain.open(genesisBlock)
+  return { chain, genesis, close: () => db.close() }
+}
+
+export async function startNode(config: NodeConfig): Promise<RunningNode> {
+  const startedMs = Date.now()
+  const { chain, close } = await openChain(config)
+  const chainId = chain.common.chainId()
+  const pool = new TxPool(
+    {
+      chainId,
+      headGasLimit: () => chain.head.header.gasLimit,
+      headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
+      account: async (address) => {
+        const a = await chain.stateAt(chain.head).getAccount(new Address(address))
+        return { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }
+      },
+    },
+    { minGasPrice: config.minGasPrice, maxSize: config.txPoolMaxSize, priceBumpPercent: config.txPoolPriceBumpPercent },
+  )
+  const coinbase = config.minerCoinbase ?? new Uint8Array(20)
+  const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs: config.blockPeriodMs, clock: systemClock })
+  const accounts = config.network === 'dev' ? devAccounts() : []
+  const settings: RpcSettings = {
+    chainId,
+    networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
+    clientVersion: clientVersion(config.identity),
+    coinbase,
+    minGasPrice: config.minGasPrice,
+    gasPriceBlocks: config.gasPriceBlocks,
+    gasPricePercentile: config.gasPricePercentile,
+    gasPriceMax: config.gasPriceMax,
+    rpcGasCap: config.rpcGasCap,
+    enabledHttpApis: config.http.apis,
+    enabledWsApis: config.ws.apis,
+    devAccounts: accounts,
+    isDevAccountsUnlocked: config.isDevAccountsUnlocked,
+    ports: {},
+  }
+  const services: RpcServices = { chain, pool, sealer, filters: new FilterManager(chain, pool), settings }
+  const dispatcher = new RpcDispatcher<RpcContext>(methodGroups())
+  const listeners: RunningListener[] = []
+  const common = { hostAllowlist: config.hostAllowlist, corsOrigins: config.http.corsOrigins, maxBatchSize: config.http.maxBatchSize }
+  if (config.http.isEnabled) {
+    const l = startRpcListener(dispatcher, services, {
+      ...common, host: config.http.host, port: config.http.port, apis: [...config.http.apis, ALWAYS_ENABLED_GROUP], isHttpServed: true,
+    })
+    settings.ports.http = l.port
+    listeners.push(l)
+  }
+  if (config.ws.isEnabled) {
+    const l = startRpcListener(dispatcher, services, {
+      ...common, host: config.ws.host, port: config.ws.port, apis: [...config.ws.apis, ALWAYS_ENABLED_GROUP], isHttpServed: false,
+    })
+    settings.ports.ws = l.port
+    listeners.push(l)
+  }
+  sealer.start()
+  printBanner(config, settings, accounts)
+  if (config.configOut) writeConfigOut(config.configOut, settings, chain, accounts)
+  log.info('node started', { chainId, head: chain.head.header.number, ms: Date.now() - startedMs })
+
+  let stopping: Promise<void> | undefined
+  const stop = () => {
+    stopping ??= (async () => {
+      await sealer.stop()
+      services.filters.stop()
+      await Promise.all(listeners.map((l) => l.stop()))
+      close()
+      log.info('stopped')
+    })()
+    return stopping
+  }
+  const onSignal = () => void stop().then(() => process.exit(0))
+  process.once('SIGINT', onSignal)
+  process.once('SIGTERM', onSignal)
+  return { services, listeners, stop }
+}
+
+function printBanner(config: NodeConfig, s: RpcSettings, accounts: { address: string; privateKey: string }[]): void {
+  if (accounts.length === 0) return
+  const lines = ['', `Basalt dev chain — chain id ${s.chainId}, data path ${config.dataPath}`, '', 'Accounts (10000 ETH each):']
+  accounts.forEach((a, i) => lines.push(`  (${i}) ${a.address}  key ${a.privateKey}`))
+  if (s.ports.http !== undefined) lines.push('', `JSON-RPC: http://${config.http.host}:${s.ports.http}`)
+  if (s.ports.ws !== undefined) lines.push(`WebSocket: ws://${config.ws.host}:${s.ports.ws}`)
+  process.stdout.write(`${lines.join('\n')}\n\n`)
+}
+
+function writeConfigOut(file: string, s: RpcSettings, chain: Chain, accounts: { address: string; privateKey: string }[]): void {
+  const out = {
+    chainId: Number(s.chainId),
+    networkId: s.networkId.toString(),
+    genesisHash: bytesToHex(chain.genesis.hash()),
+    rpcHttpPort: s.ports.http ?? null,
+    rpcWsPort: s.ports.ws ?? null,
+    accounts: accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
+  }
+  writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`)
 }

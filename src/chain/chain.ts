@@ -1,0 +1,296 @@
+/**
+ * The chain: genesis, stored blocks and receipts, the canonical head (with safe and finalized), and
+ * state at any block. Owns the one write path for blocks (`commitBlock`), which lands a block, its
+ * receipts, its indexes and its state in one SQLite transaction. Does not execute blocks (see
+ * `blockImporter.ts`) or build them (producer/).
+ */
+import { type Block, createBlockFromBytesArray, createBlockHeaderFromBytesArray, type BlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { TxReceipt } from '@ethereumjs/vm'
+import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import { createLogger } from '../primitives/logger.ts'
+import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
+import type { TrieDb } from '../state/trieDb.ts'
+import { openState, type StateManager } from '../state/worldState.ts'
+import { ensureKzgFor } from './kzg.ts'
+import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
+
+const log = createLogger('chain')
+
+export type BlockTag = 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized'
+/** A block named by tag, number or hash (`requireCanonical` per EIP-1898). */
+export type BlockRef = BlockTag | bigint | { hash: Uint8Array; requireCanonical?: boolean }
+
+export interface NewBlockEvent {
+  block: Block
+  receipts: Receipt[]
+  logs: StoredLog[]
+}
+
+export interface CommitOptions {
+  /** Make this block the canonical head (reorganising when it is not on the current head's chain). */
+  setHead: boolean
+}
+
+const META_HEAD = 'head'
+const META_SAFE = 'safe'
+const META_FINALIZED = 'finalized'
+const META_GENESIS = 'genesis'
+const BLOCK_CACHE_SIZE = 512
+
+export class Chain {
+  head!: Block
+  safe?: Block
+  finalized?: Block
+  genesis!: Block
+  private readonly blockCache = new Map<string, Block>()
+  private readonly receiptCache = new Map<string, Receipt[]>()
+  private readonly listeners = new Set<(e: NewBlockEvent) => void>()
+  private readonly forkCommons = new Map<string, Common>()
+
+  constructor(
+    readonly common: Common,
+    readonly store: ChainStore,
+    readonly trieDb: TrieDb,
+  ) {}
+
+  /** Loads the chain from storage, or writes `genesis` into an empty store; refuses a foreign one. */
+  async open(genesis: Block): Promise<void> {
+    const stored = this.store.readMeta(META_GENESIS)
+    if (stored && !equalBytes(stored, genesis.hash())) {
+      throw new Error(
+        `the data path holds the chain of genesis ${bytesToHex(stored)}, not of this genesis ${bytesToHex(genesis.hash())}; use another --data-path`,
+      )
+    }
+    this.genesis = genesis
+    if (!stored) {
+      this.store.db.transaction(() => {
+        this.writeBlockRows(genesis, [], new Uint8Array(0), genesis.header.difficulty)
+        this.store.writeCanonical({ number: 0n, hash: genesis.hash(), txHashes: [], logs: [] })
+        this.store.writeTrieNodes(this.trieDb.takePending())
+        this.store.writeMeta(META_GENESIS, genesis.hash())
+        this.store.writeMeta(META_HEAD, genesis.hash())
+      })
+    }
+    this.head = (await this.getBlockByHash(this.store.readMeta(META_HEAD)!))!
+    const safe = this.store.readMeta(META_SAFE)
+    const finalized = this.store.readMeta(META_FINALIZED)
+    this.safe = safe ? await this.getBlockByHash(safe) : undefined
+    this.finalized = finalized ? await this.getBlockByHash(finalized) : undefined
+    log.info('chain opened', { genesis: bytesToHex(genesis.hash()), head: this.head.header.number })
+  }
+
+  onNewBlock(fn: (e: NewBlockEvent) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  async getBlockByHash(hash: Uint8Array): Promise<Block | undefined> {
+    const key = bytesToHex(hash)
+    const cached = this.blockCache.get(key)
+    if (cached) return cached
+    const headerRlp = this.store.readHeaderRlp(hash)
+    const body = this.store.readBody(hash)
+    if (!headerRlp || !body) return undefined
+    const bodyValues = RLP.decode(body.rlp) as unknown as Uint8Array[][]
+    if (bodyValues[0].some((tx) => tx instanceof Uint8Array && tx[0] === 3)) await ensureKzgFor(this.common)
+    const block = createBlockFromBytesArray([RLP.decode(headerRlp) as never, ...bodyValues] as never, {
+      common: this.common,
+      setHardfork: true,
+    })
+    this.cacheBlock(key, block)
+    return block
+  }
+
+  async getBlockByNumber(n: bigint): Promise<Block | undefined> {
+    if (n === this.head.header.number) return this.head
+    const hash = this.store.readCanonicalHash(n)
+    return hash ? this.getBlockByHash(hash) : undefined
+  }
+
+  getHeaderByHash(hash: Uint8Array): BlockHeader | undefined {
+    const cached = this.blockCache.get(bytesToHex(hash))
+    if (cached) return cached.header
+    const rlp = this.store.readHeaderRlp(hash)
+    return rlp ? createBlockHeaderFromBytesArray(RLP.decode(rlp) as never, { common: this.common, setHardfork: true }) : undefined
+  }
+
+  /** The block a tag, number or hash names; undefined when there is none (or not canonical as required). */
+  async resolve(ref: BlockRef): Promise<Block | undefined> {
+    if (typeof ref === 'bigint') return ref > this.head.header.number ? undefined : this.getBlockByNumber(ref)
+    if (typeof ref === 'object') {
+      const block = await this.getBlockByHash(ref.hash)
+      if (block && ref.requireCanonical && !this.isCanonical(block)) return undefined
+      return block
+    }
+    switch (ref) {
+      case 'latest':
+      case 'pending':
+        return this.head
+      case 'earliest':
+        return this.genesis
+      case 'safe':
+        return this.safe
+      case 'finalized':
+        return this.finalized
+    }
+  }
+
+  /** The fork rules of a block built on the head now (for decoding and validating new transactions). */
+  commonForNextBlock(): Common {
+    const next = this.head.header.number + 1n
+    const timestamp = BigInt(Math.max(Math.floor(Date.now() / 1000), Number(this.head.header.timestamp) + 1))
+    const fork = this.common.getHardforkBy({ blockNumber: next, timestamp })
+    let c = this.forkCommons.get(fork)
+    if (!c) {
+      c = this.common.copy()
+      c.setHardfork(fork)
+      this.forkCommons.set(fork, c)
+    }
+    return c
+  }
+
+  isCanonical(block: Block): boolean {
+    const hash = this.store.readCanonicalHash(block.header.number)
+    return hash !== undefined && equalBytes(hash, block.hash())
+  }
+
+  getTotalDifficulty(hash: Uint8Array): bigint | undefined {
+    return this.store.readTotalDifficulty(hash)
+  }
+
+  /** The senders of a stored block's transactions, in order. */
+  getSenders(block: Block): Uint8Array[] {
+    const body = this.store.readBody(block.hash())
+    if (!body) return block.transactions.map((tx) => tx.getSenderAddress().bytes)
+    const out: Uint8Array[] = []
+    for (let i = 0; i < body.senders.length; i += 20) out.push(body.senders.subarray(i, i + 20))
+    return out
+  }
+
+  getReceipts(block: Block): Receipt[] {
+    const key = bytesToHex(block.hash())
+    let r = this.receiptCache.get(key)
+    if (!r) {
+      const rlp = this.store.readReceiptsRlp(block.hash())
+      r = rlp ? decodeReceipts(rlp) : []
+      this.receiptCache.set(key, r)
+      if (this.receiptCache.size > BLOCK_CACHE_SIZE) this.receiptCache.delete(this.receiptCache.keys().next().value!)
+    }
+    return r
+  }
+
+  /** Where a canonical transaction sits, or undefined. */
+  async findTransaction(txHash: Uint8Array): Promise<{ block: Block; index: number } | undefined> {
+    const loc = this.store.readTxLocation(txHash)
+    if (!loc) return undefined
+    const block = await this.getBlockByHash(loc.blockHash)
+    return block ? { block, index: loc.index } : undefined
+  }
+
+  /** A read-only view of the state after `block`. */
+  stateAt(block: Block): StateManager {
+    return openState(this.trieDb, this.common, block.header.stateRoot)
+  }
+
+  /**
+   * Stores an executed block with its receipts and the state it wrote (pending in the trie store),
+   * in one transaction; with `setHead` it becomes the head, reorganising if needed.
+   */
+  async commitBlock(block: Block, receipts: TxReceipt[], senders: Uint8Array[], opts: CommitOptions): Promise<void> {
+    const parentTd = this.store.readTotalDifficulty(block.header.parentHash) ?? 0n
+    const td = parentTd + block.header.difficulty
+    const sendersBytes = new Uint8Array(senders.length * 20)
+    senders.forEach((s, i) => sendersBytes.set(s, i * 20))
+    const receiptsRlp = encodeReceipts(receipts, block.transactions.map((t) => t.type))
+    const extendsHead = equalBytes(block.header.parentHash, this.head.hash())
+    const decoded = decodeReceipts(receiptsRlp)
+    let logs: StoredLog[] = []
+    const newCanonical: Block[] = []
+    if (opts.setHead && !extendsHead) newCanonical.push(...(await this.nonCanonicalAncestors(block)))
+    this.store.db.transaction(() => {
+      this.writeBlockRows(block, [receiptsRlp], sendersBytes, td)
+      this.store.writeTrieNodes(this.trieDb.takePending())
+      if (!opts.setHead) return
+      if (!extendsHead) this.store.deleteCanonicalFrom(newCanonical[0]?.header.number ?? block.header.number)
+      for (const b of newCanonical) this.writeCanonicalRows(b, this.getReceipts(b))
+      logs = this.writeCanonicalRows(block, decoded)
+      this.store.writeMeta(META_HEAD, block.hash())
+    })
+    this.cacheBlock(bytesToHex(block.hash()), block)
+    this.receiptCache.set(bytesToHex(block.hash()), decoded)
+    if (!opts.setHead) return
+    this.head = block
+    for (const fn of this.listeners) fn({ block, receipts: decoded, logs })
+  }
+
+  /** Moves the head to an already stored block (forkchoice), reorganising the canonical index. */
+  async setHead(block: Block): Promise<void> {
+    if (equalBytes(block.hash(), this.head.hash())) return
+    const isOnChain = this.isCanonical(block)
+    const branch = isOnChain ? [] : [...(await this.nonCanonicalAncestors(block)), block]
+    this.store.db.transaction(() => {
+      this.store.deleteCanonicalFrom(isOnChain ? block.header.number + 1n : branch[0].header.number)
+      for (const b of branch) this.writeCanonicalRows(b, this.getReceipts(b))
+      this.store.writeMeta(META_HEAD, block.hash())
+    })
+    this.head = block
+    for (const fn of this.listeners) fn({ block, receipts: this.getReceipts(block), logs: [] })
+  }
+
+  setSafeAndFinalized(safe: Block | undefined, finalized: Block | undefined): void {
+    this.store.db.transaction(() => {
+      if (safe) this.store.writeMeta(META_SAFE, safe.hash())
+      if (finalized) this.store.writeMeta(META_FINALIZED, finalized.hash())
+    })
+    if (safe) this.safe = safe
+    if (finalized) this.finalized = finalized
+  }
+
+  /** The non-canonical ancestors of `tip` down to the fork point, oldest first (not `tip` itself). */
+  private async nonCanonicalAncestors(tip: Block): Promise<Block[]> {
+    const out: Block[] = []
+    let cur = await this.getBlockByHash(tip.header.parentHash)
+    while (cur && !this.isCanonical(cur)) {
+      out.unshift(cur)
+      cur = await this.getBlockByHash(cur.header.parentHash)
+    }
+    return out
+  }
+
+  private writeBlockRows(block: Block, receiptsRlp: Uint8Array[], senders: Uint8Array, td: bigint): void {
+    const raw = block.raw()
+    this.store.writeBlock({
+      hash: block.hash(),
+      number: block.header.number,
+      totalDifficulty: td,
+      headerRlp: RLP.encode(raw[0]),
+      bodyRlp: RLP.encode(raw.slice(1) as never),
+      senders,
+      receiptsRlp: receiptsRlp[0] ?? RLP.encode([]),
+    })
+  }
+
+  private writeCanonicalRows(block: Block, receipts: Receipt[]): StoredLog[] {
+    const hash = block.hash()
+    const txHashes = block.transactions.map((t: TypedTransaction) => t.hash())
+    const logs: StoredLog[] = []
+    receipts.forEach((r, txIndex) => {
+      for (const [address, topics, data] of r.logs) {
+        logs.push({
+          blockNumber: Number(block.header.number), logIndex: logs.length, blockHash: hash,
+          txHash: txHashes[txIndex], txIndex, address, topics, data,
+        })
+      }
+    })
+    this.store.writeCanonical({ number: block.header.number, hash, txHashes, logs })
+    return logs
+  }
+
+  private cacheBlock(key: string, block: Block): void {
+    this.blockCache.set(key, block)
+    if (this.blockCache.size > BLOCK_CACHE_SIZE) this.blockCache.delete(this.blockCache.keys().next().value!)
+  }
+}

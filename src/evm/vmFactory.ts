@@ -1,0 +1,31 @@
+/**
+ * Builds the EVM-running VM over a state manager. Owns the `@ethereumjs/vm` dependency; the layers
+ * above ask for a VM here and never construct one themselves.
+ */
+import type { Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { createVM, type VM } from '@ethereumjs/vm'
+import type { StateManager } from '../state/worldState.ts'
+
+/** Where BLOCKHASH (before EIP-2935) finds ancestor blocks. */
+export interface BlockSource {
+  getBlockByNumber(n: bigint): Promise<Block | undefined>
+}
+
+export type { VM }
+
+/** A VM over `state` whose BLOCKHASH reads canonical blocks from `blocks`. */
+export async function createVm(common: Common, state: StateManager, blocks: BlockSource): Promise<VM> {
+  const blockchain = {
+    async getBlock(n: number | bigint) {
+      const b = await blocks.getBlockByNumber(BigInt(n))
+      if (!b) throw new Error(`block ${n} not found`)
+      return b
+    },
+    async putBlock() {},
+    shallowCopy() {
+      return blockchain
+    },
+  }
+  return createVM({ common: common.copy(), stateManager: state, blockchain: blockchain as never, setHardfork: true })
+}

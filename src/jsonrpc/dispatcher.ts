@@ -1,0 +1,105 @@
+/**
+ * Transport-free JSON-RPC 2.0: parses a request body, checks the method exists and its group is
+ * enabled, runs batches (up to the limit) and returns the response text. HTTP and WebSocket
+ * listeners both call `handleText`.
+ */
+import { createLogger } from '../primitives/logger.ts'
+import type { RpcMethod } from './defineMethod.ts'
+import { besuError, InternalError, InvalidRequestError, MethodNotEnabledError, MethodNotFoundError, ParseError, RpcError } from './errors.ts'
+
+const log = createLogger('rpc')
+
+export interface MethodGroup<Ctx> {
+  /** Besu's API group name: ETH, NET, WEB3, DEBUG, TRACE, TXPOOL, ADMIN, … */
+  group: string
+  methods: RpcMethod<Ctx>[]
+}
+
+export interface DispatchOptions {
+  enabledGroups: ReadonlySet<string>
+  maxBatchSize: number
+}
+
+type Json = Record<string, unknown>
+
+export class RpcDispatcher<Ctx> {
+  private readonly methods = new Map<string, { method: RpcMethod<Ctx>; group: string }>()
+
+  constructor(groups: MethodGroup<Ctx>[], private readonly mapError: (e: unknown) => RpcError | undefined = () => undefined) {
+    for (const g of groups) {
+      for (const m of g.methods) {
+        if (this.methods.has(m.name)) throw new Error(`RPC method defined twice: ${m.name}`)
+        this.methods.set(m.name, { method: m, group: g.group })
+      }
+    }
+  }
+
+  /** Groups that have at least one method. */
+  groups(): string[] {
+    return [...new Set([...this.methods.values()].map((m) => m.group))]
+  }
+
+  /** Answers one request body; undefined when nothing is to be sent (notifications only). */
+  async handleText(text: string, ctx: Ctx, opts: DispatchOptions): Promise<{ body: string | undefined; isParseError: boolean }> {
+    let payload: unknown
+    try {
+      payload = JSON.parse(text)
+    } catch {
+      return { body: JSON.stringify(errorResponse(null, new ParseError())), isParseError: true }
+    }
+    const out = await this.handlePayload(payload, ctx, opts)
+    return { body: out === undefined ? undefined : JSON.stringify(out), isParseError: false }
+  }
+
+  async handlePayload(payload: unknown, ctx: Ctx, opts: DispatchOptions): Promise<unknown> {
+    if (!Array.isArray(payload)) return this.handleOne(payload, ctx, opts)
+    if (payload.length === 0) return errorResponse(null, new InvalidRequestError())
+    if (payload.length > opts.maxBatchSize) return errorResponse(null, besuError('exceedsMaxBatchSize'))
+    const results = await Promise.all(payload.map((r) => this.handleOne(r, ctx, opts)))
+    const sent = results.filter((r) => r !== undefined)
+    return sent.length === 0 ? undefined : sent
+  }
+
+  private async handleOne(req: unknown, ctx: Ctx, opts: DispatchOptions): Promise<Json | undefined> {
+    if (typeof req !== 'object' || req === null || Array.isArray(req)) return errorResponse(null, new InvalidRequestError())
+    const r = req as Json
+    const id = r.id === undefined ? undefined : r.id
+    if (!isValidId(id)) return errorResponse(null, new InvalidRequestError())
+    if (r.jsonrpc !== '2.0' || typeof r.method !== 'string') return errorResponse(id ?? null, new InvalidRequestError())
+    if (r.params !== undefined && !Array.isArray(r.params) && (typeof r.params !== 'object' || r.params === null)) {
+      return errorResponse(id ?? null, new InvalidRequestError())
+    }
+    const entry = this.methods.get(r.method)
+    let response: Json
+    if (!entry) response = errorResponse(id ?? null, new MethodNotFoundError())
+    else if (!opts.enabledGroups.has(entry.group)) response = errorResponse(id ?? null, new MethodNotEnabledError())
+    else {
+      try {
+        const params = Array.isArray(r.params) ? r.params : r.params === undefined ? [] : [r.params]
+        const result = await entry.method.call(ctx, params)
+        response = { jsonrpc: '2.0', id: id ?? null, result: result === undefined ? null : result }
+      } catch (e) {
+        response = errorResponse(id ?? null, this.toRpcError(e, r.method))
+      }
+    }
+    return id === undefined ? undefined : response
+  }
+
+  private toRpcError(e: unknown, method: string): RpcError {
+    if (e instanceof RpcError) return e
+    const mapped = this.mapError(e)
+    if (mapped) return mapped
+    log.error('method failed', { method, error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
+    return new InternalError()
+  }
+}
+
+function isValidId(id: unknown): boolean {
+  return id === undefined || id === null || typeof id === 'string' || typeof id === 'number'
+}
+
+function errorResponse(id: unknown, e: RpcError): Json {
+  const error: Json = { code: e.code, message: e.message }
+  if (e.data !== undefined) error.data = e.data
+  return { jsonrpc: '2.0', id, error }
+}

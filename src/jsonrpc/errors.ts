@@ -1,0 +1,103 @@
+/**
+ * One class per JSON-RPC error code, with Besu's codes and messages. Domain layers throw their own
+ * errors; `toRpcError` (in rpc/) maps them here, once.
+ */
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message)
+    this.name = 'RpcError'
+  }
+}
+
+export class ParseError extends RpcError {
+  static readonly code = -32700
+  constructor(message = 'Parse error') {
+    super(ParseError.code, message)
+  }
+}
+
+export class InvalidRequestError extends RpcError {
+  static readonly code = -32600
+  constructor(message = 'Invalid Request') {
+    super(InvalidRequestError.code, message)
+  }
+}
+
+export class MethodNotFoundError extends RpcError {
+  static readonly code = -32601
+  constructor(message = 'Method not found') {
+    super(MethodNotFoundError.code, message)
+  }
+}
+
+export class InvalidParamsError extends RpcError {
+  static readonly code = -32602
+  constructor(message = 'Invalid params') {
+    super(InvalidParamsError.code, message)
+  }
+}
+
+export class InternalError extends RpcError {
+  static readonly code = -32603
+  constructor(message = 'Internal error') {
+    super(InternalError.code, message)
+  }
+}
+
+export class MethodNotEnabledError extends RpcError {
+  static readonly code = -32604
+  constructor(message = 'Method not enabled') {
+    super(MethodNotEnabledError.code, message)
+  }
+}
+
+/** Code 3: the call reverted; `data` holds the revert bytes, the message the decoded reason. */
+export class ExecutionRevertedError extends RpcError {
+  static readonly code = 3
+  constructor(message: string, data: string) {
+    super(ExecutionRevertedError.code, message, data)
+  }
+}
+
+/** Besu's -32000…-32011 family: transaction validation, filters, limits, missing resources. */
+export const BESU_ERRORS = {
+  nonceTooLow: [-32001, 'Nonce too low'],
+  invalidSignature: [-32002, 'Invalid signature'],
+  intrinsicGasExceedsLimit: [-32003, 'Intrinsic gas exceeds gas limit'],
+  upfrontCostExceedsBalance: [-32004, 'Upfront cost exceeds account balance'],
+  exceedsBlockGasLimit: [-32005, 'Transaction gas limit exceeds block gas limit'],
+  exceedsMaxBatchSize: [-32005, 'Number of requests exceeds max batch size'],
+  exceedsMaxActiveFilters: [-32005, 'Maximum number of active filters exceeded'],
+  exceedsMaxBlockRange: [-32005, 'Requested range exceeds maximum RPC range limit'],
+  nonceTooHigh: [-32006, 'Nonce too high'],
+  gasPriceTooLow: [-32009, 'Gas price below configured minimum gas price'],
+  gasPriceBelowBaseFee: [-32009, 'Gas price below current base fee'],
+  blobGasPriceBelowBlobBaseFee: [-32009, 'blob gas price below current blob base fee'],
+  wrongChainId: [-32000, 'Wrong chainId'],
+  replayProtectionRequired: [-32000, 'ChainId is required'],
+  knownTransaction: [-32000, 'Known transaction'],
+  replacementUnderpriced: [-32000, 'Replacement transaction underpriced'],
+  txFeeCapExceeded: [-32000, 'Transaction fee cap exceeded'],
+  priorityFeeExceedsMaxFee: [-32000, 'Max priority fee per gas exceeds max fee per gas'],
+  nonceTooFarInFuture: [-32000, 'Transaction nonce is too distant from current sender nonce'],
+  txPoolFull: [-32000, 'Transaction pool is full'],
+  filterNotFound: [-32000, 'Filter not found'],
+  subscriptionNotFound: [-32000, 'Subscription not found'],
+  transactionNotFound: [-32000, 'Transaction not found'],
+  blockNotFound: [-32000, 'Block not found'],
+  executionHalted: [-32000, 'Transaction processing could not be completed due to an exception'],
+  sendTxNotAvailable: [-32604, 'The method eth_sendTransaction is not supported. Use eth_sendRawTransaction to send a signed transaction to Basalt.'],
+  unknownBlock: [-39001, 'Unknown block'],
+} as const satisfies Record<string, readonly [number, string]>
+
+export type BesuErrorKind = keyof typeof BESU_ERRORS
+
+/** A Besu-family error, optionally with a more precise message than the table's. */
+export function besuError(kind: BesuErrorKind, message?: string, data?: unknown): RpcError {
+  const [code, text] = BESU_ERRORS[kind]
+  return new RpcError(code, message ?? text, data)
+}

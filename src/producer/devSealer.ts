@@ -1,0 +1,134 @@
+/**
+ * The dev sealer: builds post-merge blocks from the pool on the head, either as soon as
+ * transactions arrive (automine) or every `--block-period`. Timestamps strictly increase; base fee
+ * follows EIP-1559; system calls come from the VM's block builder. Blocks are committed through
+ * `Chain.commitBlock`, so a block is durable before any client sees its receipt.
+ */
+import type { Block } from '@ethereumjs/block'
+import { buildBlock } from '@ethereumjs/vm'
+import type { Chain } from '../chain/chain.ts'
+import { createVm, type VM } from '../evm/vmFactory.ts'
+import type { Clock } from '../primitives/clock.ts'
+import { bytesToHex } from '../primitives/hex.ts'
+import { createLogger } from '../primitives/logger.ts'
+import { openState } from '../state/worldState.ts'
+import type { TxPool } from '../txpool/txPool.ts'
+
+const log = createLogger('sealer')
+
+export interface DevSealerOptions {
+  coinbase: Uint8Array
+  /** Interval mining when set; automine otherwise. */
+  blockPeriodMs?: number
+  clock: Clock
+}
+
+export class DevSealer {
+  private vm?: VM
+  private vmRoot?: string
+  private sealing: Promise<void> = Promise.resolve()
+  private isScheduled = false
+  private timer?: ReturnType<typeof setInterval>
+  private unsubscribe?: () => void
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly pool: TxPool,
+    private readonly opts: DevSealerOptions,
+  ) {}
+
+  start(): void {
+    if (this.opts.blockPeriodMs) {
+      this.timer = setInterval(() => this.schedule(true), this.opts.blockPeriodMs)
+    } else {
+      this.unsubscribe = this.pool.onAdded(() => this.schedule(false))
+      if (this.pool.size > 0) this.schedule(false)
+    }
+  }
+
+  stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer)
+    this.unsubscribe?.()
+    return this.sealing
+  }
+
+  /** Resolves once every block scheduled so far is committed. */
+  idle(): Promise<void> {
+    return this.sealing
+  }
+
+  /**
+   * Coalesces triggers: one sealing pass runs at a time and takes everything pending; a trigger
+   * during a pass schedules exactly one more.
+   */
+  private schedule(isEmptyAllowed: boolean): void {
+    if (this.isScheduled) return
+    this.isScheduled = true
+    this.sealing = this.sealing.then(async () => {
+      this.isScheduled = false
+      try {
+        do {
+          await this.sealBlock(isEmptyAllowed)
+        } while (!this.opts.blockPeriodMs && this.pool.executable(this.chain.head.header.calcNextBaseFee()).length > 0)
+      } catch (e) {
+        log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
+      }
+    })
+  }
+
+  /** Builds, executes and commits one block on the head; returns it (undefined when nothing to do). */
+  async sealBlock(isEmptyAllowed = true, timestampSec?: bigint): Promise<Block | undefined> {
+    const parent = this.chain.head
+    const baseFee = parent.header.calcNextBaseFee()
+    const candidates = this.pool.executable(baseFee)
+    if (candidates.length === 0 && !isEmptyAllowed) return undefined
+    const vm = await this.vmAtHead()
+    const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))
+    const timestamp = timestampSec ?? (nowSec > parent.header.timestamp ? nowSec : parent.header.timestamp + 1n)
+    vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp })
+    const builder = await buildBlock(vm, {
+      parentBlock: parent,
+      headerData: {
+        timestamp,
+        coinbase: this.opts.coinbase,
+        gasLimit: parent.header.gasLimit,
+        mixHash: parent.header.mixHash,
+        difficulty: 0n,
+      },
+      withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
+      blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
+    })
+    const included: typeof candidates = []
+    for (const t of candidates) {
+      try {
+        await builder.addTransaction(t.tx, { skipHardForkValidation: true })
+        included.push(t)
+      } catch (e) {
+        const msg = e instanceof Error ? e.message : String(e)
+        if (msg.includes('remaining gas in the block') || msg.includes('blob gas limit')) continue
+        log.warn('dropping transaction that cannot execute', { hash: t.hash, error: msg })
+        this.pool.drop(t.hash)
+      }
+    }
+    const { block } = await builder.build()
+    await this.chain.commitBlock(block, builder.transactionReceipts, included.map((t) => t.sender), { setHead: true })
+    this.vmRoot = bytesToHex(block.header.stateRoot)
+    this.pool.onNewHead(included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
+    log.info('sealed block', { number: block.header.number, txs: included.length, gasUsed: block.header.gasUsed })
+    return block
+  }
+
+  /** The writer VM, positioned on the head's state (re-rooted when the head moved elsewhere). */
+  private async vmAtHead(): Promise<VM> {
+    const head = this.chain.head
+    const root = bytesToHex(head.header.stateRoot)
+    if (!this.vm) {
+      const state = openState(this.chain.trieDb, this.chain.common, head.header.stateRoot, true)
+      this.vm = await createVm(this.chain.common, state, this.chain)
+    } else if (this.vmRoot !== root) {
+      await this.vm.stateManager.setStateRoot(head.header.stateRoot)
+    }
+    this.vmRoot = root
+    return this.vm
+  }
+}

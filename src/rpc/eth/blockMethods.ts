@@ -1,0 +1,109 @@
+/** Blocks, their transaction counts, uncles and receipts. Spec: execution-apis src/eth/block.yaml */
+import type { Block } from '@ethereumjs/block'
+import { p } from '../../jsonrpc/codecs.ts'
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { toQuantity } from '../../primitives/hex.ts'
+import type { RpcContext } from '../context.ts'
+import { formatBlock, formatHeader, formatReceipt } from '../format.ts'
+import { findBlock } from './resolveBlock.ts'
+
+function blockJson(ctx: RpcContext, block: Block | undefined, isFull: boolean) {
+  if (!block) return null
+  return formatBlock(block, isFull, isFull ? ctx.chain.getSenders(block) : [])
+}
+
+export const getBlockByHash = defineMethod({
+  name: 'eth_getBlockByHash',
+  params: [p.hash, p.bool.optional(false)],
+  handler: async (ctx: RpcContext, [hash, isFull]) => blockJson(ctx, await ctx.chain.getBlockByHash(hash), isFull),
+})
+
+export const getBlockByNumber = defineMethod({
+  name: 'eth_getBlockByNumber',
+  params: [p.blockNumberOrTag, p.bool.optional(false)],
+  handler: async (ctx: RpcContext, [ref, isFull]) => blockJson(ctx, await ctx.chain.resolve(ref), isFull),
+})
+
+export const getBlockTransactionCountByHash = defineMethod({
+  name: 'eth_getBlockTransactionCountByHash',
+  params: [p.hash],
+  handler: async (ctx: RpcContext, [hash]) => {
+    const block = await ctx.chain.getBlockByHash(hash)
+    return block ? toQuantity(block.transactions.length) : null
+  },
+})
+
+export const getBlockTransactionCountByNumber = defineMethod({
+  name: 'eth_getBlockTransactionCountByNumber',
+  params: [p.blockNumberOrTag],
+  handler: async (ctx: RpcContext, [ref]) => {
+    const block = await ctx.chain.resolve(ref)
+    return block ? toQuantity(block.transactions.length) : null
+  },
+})
+
+export const getUncleCountByBlockHash = defineMethod({
+  name: 'eth_getUncleCountByBlockHash',
+  params: [p.hash],
+  handler: async (ctx: RpcContext, [hash]) => {
+    const block = await ctx.chain.getBlockByHash(hash)
+    return block ? toQuantity(block.uncleHeaders.length) : null
+  },
+})
+
+export const getUncleCountByBlockNumber = defineMethod({
+  name: 'eth_getUncleCountByBlockNumber',
+  params: [p.blockNumberOrTag],
+  handler: async (ctx: RpcContext, [ref]) => {
+    const block = await ctx.chain.resolve(ref)
+    return block ? toQuantity(block.uncleHeaders.length) : null
+  },
+})
+
+function uncleJson(block: Block | undefined, index: bigint) {
+  const uncle = block?.uncleHeaders[Number(index)]
+  if (!uncle || index >= BigInt(block!.uncleHeaders.length)) return null
+  return { ...formatHeader(uncle, uncle.hash(), uncle.serialize().length + 3), transactions: [], uncles: [] }
+}
+
+export const getUncleByBlockHashAndIndex = defineMethod({
+  name: 'eth_getUncleByBlockHashAndIndex',
+  params: [p.hash, p.index],
+  handler: async (ctx: RpcContext, [hash, index]) => uncleJson(await ctx.chain.getBlockByHash(hash), index),
+})
+
+export const getUncleByBlockNumberAndIndex = defineMethod({
+  name: 'eth_getUncleByBlockNumberAndIndex',
+  params: [p.blockNumberOrTag, p.index],
+  handler: async (ctx: RpcContext, [ref, index]) => uncleJson(await ctx.chain.resolve(ref), index),
+})
+
+/** Every receipt of a block, formatted. */
+export function blockReceipts(ctx: RpcContext, block: Block): Record<string, unknown>[] {
+  const receipts = ctx.chain.getReceipts(block)
+  const senders = ctx.chain.getSenders(block)
+  const blobGasPrice = block.header.excessBlobGas === undefined ? undefined : block.header.getBlobGasPrice()
+  let prev = 0n
+  let firstLogIndex = 0
+  return receipts.map((receipt, index) => {
+    const out = formatReceipt({ block, index, sender: senders[index], receipt, previousCumulativeGas: prev, firstLogIndex, blobGasPrice })
+    prev = receipt.cumulativeGasUsed
+    firstLogIndex += receipt.logs.length
+    return out
+  })
+}
+
+export const getBlockReceipts = defineMethod({
+  name: 'eth_getBlockReceipts',
+  params: [p.block],
+  handler: async (ctx: RpcContext, [ref]) => {
+    const block = await findBlock(ctx, ref)
+    return block ? blockReceipts(ctx, block) : null
+  },
+})
+
+export const blockMethods = [
+  getBlockByHash, getBlockByNumber, getBlockTransactionCountByHash, getBlockTransactionCountByNumber,
+  getUncleCountByBlockHash, getUncleCountByBlockNumber, getUncleByBlockHashAndIndex, getUncleByBlockNumberAndIndex,
+  getBlockReceipts,
+]

@@ -1,0 +1,65 @@
+/** Chain identity and node status. Spec: execution-apis src/eth/client.yaml */
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { besuError } from '../../jsonrpc/errors.ts'
+import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import type { RpcContext } from '../context.ts'
+
+export const chainId = defineMethod({
+  name: 'eth_chainId',
+  params: [],
+  handler: (ctx: RpcContext) => toQuantity(ctx.settings.chainId),
+})
+
+export const blockNumber = defineMethod({
+  name: 'eth_blockNumber',
+  params: [],
+  handler: (ctx: RpcContext) => toQuantity(ctx.chain.head.header.number),
+})
+
+/** A dev chain or an Engine-driven node with all its blocks is never syncing. */
+export const syncing = defineMethod({
+  name: 'eth_syncing',
+  params: [],
+  handler: () => false,
+})
+
+export const mining = defineMethod({
+  name: 'eth_mining',
+  params: [],
+  handler: (ctx: RpcContext) => ctx.sealer !== undefined,
+})
+
+export const coinbase = defineMethod({
+  name: 'eth_coinbase',
+  params: [],
+  handler: (ctx: RpcContext) => bytesToHex(ctx.settings.coinbase),
+})
+
+export const hashrate = defineMethod({
+  name: 'eth_hashrate',
+  params: [],
+  handler: () => '0x0',
+})
+
+/** Besu holds no keys: `[]`, unless the dev accounts were unlocked explicitly. */
+export const accounts = defineMethod({
+  name: 'eth_accounts',
+  params: [],
+  handler: (ctx: RpcContext) => (ctx.settings.isDevAccountsUnlocked ? ctx.settings.devAccounts.map((a) => a.address) : []),
+})
+
+export const protocolVersion = defineMethod({
+  name: 'eth_protocolVersion',
+  params: [],
+  handler: () => '0x44',
+})
+
+export const sendTransactionRefused = defineMethod({
+  name: 'eth_sendTransaction',
+  params: [],
+  handler: () => {
+    throw besuError('sendTxNotAvailable')
+  },
+})
+
+export const chainMethods = [chainId, blockNumber, syncing, mining, coinbase, hashrate, accounts, protocolVersion]

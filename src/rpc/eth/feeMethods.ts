@@ -1,0 +1,137 @@
+/** Gas price oracle and fee history. Spec: execution-apis src/eth/fee_market.yaml */
+import type { Block } from '@ethereumjs/block'
+import { p } from '../../jsonrpc/codecs.ts'
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { toQuantity } from '../../primitives/hex.ts'
+import { effectiveTip } from '../../txpool/txPool.ts'
+import type { RpcContext } from '../context.ts'
+import { requireBlock } from './resolveBlock.ts'
+
+const MAX_FEE_HISTORY_BLOCKS = 1024n
+
+/** Priority fees paid in the last `count` blocks, per transaction. */
+async function recentTips(ctx: RpcContext, count: number): Promise<bigint[]> {
+  const tips: bigint[] = []
+  const head = ctx.chain.head.header.number
+  for (let n = head; n >= 0n && n > head - BigInt(count); n--) {
+    const block = await ctx.chain.getBlockByNumber(n)
+    const baseFee = block?.header.baseFeePerGas ?? 0n
+    for (const tx of block?.transactions ?? []) tips.push(effectiveTip(tx, baseFee))
+  }
+  return tips.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+function percentileOf(sorted: bigint[], percentile: number): bigint {
+  if (sorted.length === 0) return 0n
+  const i = Math.min(sorted.length - 1, Math.floor(((sorted.length - 1) * percentile) / 100))
+  return sorted[i]
+}
+
+/**
+ * Besu's oracle over `--api-gas-price-blocks` at `--api-gas-price-percentile`, bounded below by
+ * `--min-gas-price` and above by `--api-gas-price-max`; on a London chain the next base fee is added,
+ * so that a legacy transaction priced with the answer is always includable.
+ */
+export const gasPrice = defineMethod({
+  name: 'eth_gasPrice',
+  params: [],
+  handler: async (ctx: RpcContext) => {
+    const s = ctx.settings
+    const tip = percentileOf(await recentTips(ctx, s.gasPriceBlocks), s.gasPricePercentile)
+    const baseFee = ctx.chain.head.header.baseFeePerGas === undefined ? 0n : ctx.chain.head.header.calcNextBaseFee()
+    let price = baseFee + tip
+    if (price < s.minGasPrice) price = s.minGasPrice
+    if (price > s.gasPriceMax && s.gasPriceMax >= baseFee) price = s.gasPriceMax
+    return toQuantity(price)
+  },
+})
+
+export const maxPriorityFeePerGas = defineMethod({
+  name: 'eth_maxPriorityFeePerGas',
+  params: [],
+  handler: async (ctx: RpcContext) =>
+    toQuantity(percentileOf(await recentTips(ctx, ctx.settings.gasPriceBlocks), ctx.settings.gasPricePercentile)),
+})
+
+export const blobBaseFee = defineMethod({
+  name: 'eth_blobBaseFee',
+  params: [],
+  handler: (ctx: RpcContext) => {
+    const h = ctx.chain.head.header
+    if (h.excessBlobGas === undefined) return toQuantity(0n)
+    const common = ctx.chain.commonForNextBlock()
+    return toQuantity(h.calcNextBlobGasPrice(common))
+  },
+})
+
+/** Rewards at the requested percentiles, weighted by gas used, as EIP-1559 clients expect. */
+function rewardsOf(ctx: RpcContext, block: Block, percentiles: number[]): string[] {
+  const baseFee = block.header.baseFeePerGas ?? 0n
+  const receipts = ctx.chain.getReceipts(block)
+  let prev = 0n
+  const items = block.transactions.map((tx, i) => {
+    const gasUsed = (receipts[i]?.cumulativeGasUsed ?? prev) - prev
+    prev = receipts[i]?.cumulativeGasUsed ?? prev
+    return { tip: effectiveTip(tx, baseFee), gasUsed }
+  })
+  if (items.length === 0) return percentiles.map(() => '0x0')
+  items.sort((a, b) => (a.tip < b.tip ? -1 : a.tip > b.tip ? 1 : 0))
+  const total = items.reduce((s, x) => s + x.gasUsed, 0n)
+  return percentiles.map((pc) => {
+    const threshold = (total * BigInt(Math.round(pc * 1000))) / 100_000n
+    let sum = 0n
+    for (const x of items) {
+      sum += x.gasUsed
+      if (sum >= threshold) return toQuantity(x.tip)
+    }
+    return toQuantity(items[items.length - 1].tip)
+  })
+}
+
+export const feeHistory = defineMethod({
+  name: 'eth_feeHistory',
+  params: [p.named('blockCount', p.index), p.blockNumberOrTag, p.array(p.any, 'rewardPercentiles').optional()],
+  handler: async (ctx: RpcContext, [count, ref, rawPercentiles]) => {
+    if (count < 1n || count > MAX_FEE_HISTORY_BLOCKS) throw new InvalidParamsError('Invalid block count params: must be 1..1024')
+    const percentiles = (rawPercentiles ?? []).map((x) => {
+      if (typeof x !== 'number' || x < 0 || x > 100) throw new InvalidParamsError('Invalid reward percentiles params')
+      return x
+    })
+    for (let i = 1; i < percentiles.length; i++) {
+      if (percentiles[i] < percentiles[i - 1]) throw new InvalidParamsError('Invalid reward percentiles params: not ascending')
+    }
+    const newest = await requireBlock(ctx, ref)
+    const last = newest.header.number
+    const first = last - count + 1n < 0n ? 0n : last - count + 1n
+    const baseFees: string[] = []
+    const ratios: number[] = []
+    const blobFees: string[] = []
+    const blobRatios: number[] = []
+    const rewards: string[][] = []
+    for (let n = first; n <= last; n++) {
+      const b = (await ctx.chain.getBlockByNumber(n))!
+      const h = b.header
+      baseFees.push(toQuantity(h.baseFeePerGas ?? 0n))
+      ratios.push(Number(h.gasUsed) / Number(h.gasLimit))
+      blobFees.push(toQuantity(h.excessBlobGas === undefined ? 0n : h.getBlobGasPrice()))
+      const maxBlob = h.excessBlobGas === undefined ? 0n : BigInt(h.common.getBlobGasSchedule().maxBlobGasPerBlock)
+      blobRatios.push(maxBlob === 0n ? 0 : Number(h.blobGasUsed ?? 0n) / Number(maxBlob))
+      if (rawPercentiles) rewards.push(rewardsOf(ctx, b, percentiles))
+    }
+    const nh = newest.header
+    baseFees.push(toQuantity(nh.baseFeePerGas === undefined ? 0n : nh.calcNextBaseFee()))
+    blobFees.push(toQuantity(nh.excessBlobGas === undefined ? 0n : nh.calcNextBlobGasPrice(nh.common)))
+    const out: Record<string, unknown> = {
+      oldestBlock: toQuantity(first),
+      baseFeePerGas: baseFees,
+      gasUsedRatio: ratios,
+      baseFeePerBlobGas: blobFees,
+      blobGasUsedRatio: blobRatios,
+    }
+    if (rawPercentiles) out.reward = rewards
+    return out
+  },
+})
+
+export const feeMethods = [gasPrice, maxPriorityFeePerGas, blobBaseFee, feeHistory]

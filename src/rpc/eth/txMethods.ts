@@ -1,0 +1,85 @@
+/** Sending and looking up transactions. Spec: execution-apis src/eth/transaction.yaml, submit.yaml */
+import type { Block } from '@ethereumjs/block'
+import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { ensureKzgFor } from '../../chain/kzg.ts'
+import { p } from '../../jsonrpc/codecs.ts'
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { besuError, InvalidParamsError, type BesuErrorKind } from '../../jsonrpc/errors.ts'
+import { bytesToHex } from '../../primitives/hex.ts'
+import { TxPoolError } from '../../txpool/txPoolError.ts'
+import type { RpcContext } from '../context.ts'
+import { formatTransaction } from '../format.ts'
+import { blockReceipts } from './blockMethods.ts'
+
+/** Decodes a signed transaction as sent to eth_sendRawTransaction (blob txs in network form). */
+export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Promise<TypedTransaction> {
+  const common = ctx.chain.commonForNextBlock()
+  try {
+    if (raw[0] === 3) {
+      await ensureKzgFor(ctx.chain.common)
+      return createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
+    }
+    return createTxFromRLP(raw, { common })
+  } catch (e) {
+    throw new InvalidParamsError(`Invalid params: could not decode transaction: ${(e as Error).message}`)
+  }
+}
+
+/** Adds a transaction to the pool, turning pool refusals into Besu's errors. */
+export async function submitTransaction(ctx: RpcContext, tx: TypedTransaction): Promise<string> {
+  try {
+    return await ctx.pool.add(tx)
+  } catch (e) {
+    if (e instanceof TxPoolError) throw besuError(e.kind as BesuErrorKind, e.message)
+    throw e
+  }
+}
+
+export const sendRawTransaction = defineMethod({
+  name: 'eth_sendRawTransaction',
+  params: [p.named('transaction', p.data)],
+  handler: async (ctx: RpcContext, [raw]) => submitTransaction(ctx, await decodeRawTransaction(ctx, raw)),
+})
+
+function txAt(ctx: RpcContext, block: Block | undefined, index: bigint) {
+  if (!block || index >= BigInt(block.transactions.length)) return null
+  const i = Number(index)
+  return formatTransaction(block.transactions[i], ctx.chain.getSenders(block)[i], { block, index: i })
+}
+
+export const getTransactionByHash = defineMethod({
+  name: 'eth_getTransactionByHash',
+  params: [p.hash],
+  handler: async (ctx: RpcContext, [hash]) => {
+    const found = await ctx.chain.findTransaction(hash)
+    if (found) return txAt(ctx, found.block, BigInt(found.index))
+    const pooled = ctx.pool.get(bytesToHex(hash))
+    return pooled ? formatTransaction(pooled.tx, pooled.sender) : null
+  },
+})
+
+export const getTransactionByBlockHashAndIndex = defineMethod({
+  name: 'eth_getTransactionByBlockHashAndIndex',
+  params: [p.hash, p.index],
+  handler: async (ctx: RpcContext, [hash, index]) => txAt(ctx, await ctx.chain.getBlockByHash(hash), index),
+})
+
+export const getTransactionByBlockNumberAndIndex = defineMethod({
+  name: 'eth_getTransactionByBlockNumberAndIndex',
+  params: [p.blockNumberOrTag, p.index],
+  handler: async (ctx: RpcContext, [ref, index]) => txAt(ctx, await ctx.chain.resolve(ref), index),
+})
+
+export const getTransactionReceipt = defineMethod({
+  name: 'eth_getTransactionReceipt',
+  params: [p.hash],
+  handler: async (ctx: RpcContext, [hash]) => {
+    const found = await ctx.chain.findTransaction(hash)
+    return found ? blockReceipts(ctx, found.block)[found.index] : null
+  },
+})
+
+export const txMethods = [
+  sendRawTransaction, getTransactionByHash, getTransactionByBlockHashAndIndex, getTransactionByBlockNumberAndIndex,
+  getTransactionReceipt,
+]

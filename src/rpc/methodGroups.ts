@@ -1,0 +1,24 @@
+/** Every RPC group and its methods; the one list the dispatcher is built from. */
+import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
+import type { RpcContext } from './context.ts'
+import { blockMethods } from './eth/blockMethods.ts'
+import { chainMethods, sendTransactionRefused } from './eth/chainMethods.ts'
+import { feeMethods } from './eth/feeMethods.ts'
+import { stateMethods } from './eth/stateMethods.ts'
+import { txMethods } from './eth/txMethods.ts'
+import { netMethods, rpcModulesMethods, web3Methods } from './netWeb3Methods.ts'
+
+/** `rpc_modules` is always enabled. */
+export const ALWAYS_ENABLED_GROUP = 'RPC'
+
+export function methodGroups(): MethodGroup<RpcContext>[] {
+  return [
+    {
+      group: 'ETH',
+      methods: [...chainMethods, ...stateMethods, ...blockMethods, ...txMethods, ...feeMethods, sendTransactionRefused],
+    },
+    { group: 'NET', methods: netMethods },
+    { group: 'WEB3', methods: web3Methods },
+    { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
+  ]
+}

@@ -1,0 +1,47 @@
+/** NET and WEB3 groups, and rpc_modules. */
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { p } from '../jsonrpc/codecs.ts'
+import { defineMethod } from '../jsonrpc/defineMethod.ts'
+import { bytesToHex, toQuantity } from '../primitives/hex.ts'
+import type { RpcContext } from './context.ts'
+
+export const netVersion = defineMethod({
+  name: 'net_version',
+  params: [],
+  handler: (ctx: RpcContext) => ctx.settings.networkId.toString(),
+})
+
+export const netListening = defineMethod({
+  name: 'net_listening',
+  params: [],
+  handler: () => true,
+})
+
+export const netPeerCount = defineMethod({
+  name: 'net_peerCount',
+  params: [],
+  handler: () => toQuantity(0),
+})
+
+export const web3ClientVersion = defineMethod({
+  name: 'web3_clientVersion',
+  params: [],
+  handler: (ctx: RpcContext) => ctx.settings.clientVersion,
+})
+
+export const web3Sha3 = defineMethod({
+  name: 'web3_sha3',
+  params: [p.data],
+  handler: (_ctx: RpcContext, [data]) => bytesToHex(keccak_256(data)),
+})
+
+/** The groups enabled on the listener the request came on, with Besu's version "1.0". */
+export const rpcModules = defineMethod({
+  name: 'rpc_modules',
+  params: [],
+  handler: (ctx: RpcContext) => Object.fromEntries(ctx.apis.map((a) => [a.toLowerCase(), '1.0'])),
+})
+
+export const netMethods = [netVersion, netListening, netPeerCount]
+export const web3Methods = [web3ClientVersion, web3Sha3]
+export const rpcModulesMethods = [rpcModules]

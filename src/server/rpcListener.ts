@@ -1,0 +1,121 @@
+/**
+ * One JSON-RPC listener (HTTP with WebSocket upgrade, or WebSocket only): a hono app on Bun.serve.
+ * Owns HTTP concerns — host allowlist (403), CORS, body limits, parse errors as HTTP 400,
+ * /liveness and /readiness — and hands request bodies to the dispatcher.
+ */
+import { Hono } from 'hono'
+import { createBunWebSocket } from 'hono/bun'
+import type { DispatchOptions, RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import { createLogger } from '../primitives/logger.ts'
+import type { Connection, RpcContext, RpcServices } from '../rpc/context.ts'
+
+const log = createLogger('server')
+const MAX_BODY_BYTES = 128 * 1024 * 1024
+
+export interface RpcListenerOptions {
+  host: string
+  port: number
+  apis: string[]
+  hostAllowlist: string[]
+  corsOrigins: string[]
+  maxBatchSize: number
+  /** Whether plain HTTP POSTs are served (false: WebSocket only). */
+  isHttpServed: boolean
+}
+
+export interface RunningListener {
+  port: number
+  stop(): Promise<void>
+}
+
+let nextConnectionId = 1
+
+export function startRpcListener(
+  dispatcher: RpcDispatcher<RpcContext>,
+  services: RpcServices,
+  opts: RpcListenerOptions,
+): RunningListener {
+  const dispatch: DispatchOptions = { enabledGroups: new Set(opts.apis), maxBatchSize: opts.maxBatchSize }
+  const httpCtx: RpcContext = { ...services, apis: opts.apis }
+  const { upgradeWebSocket, websocket } = createBunWebSocket()
+  const app = new Hono()
+  const isHostAllowed = hostChecker(opts.hostAllowlist)
+
+  app.use('*', async (c, next) => {
+    if (!isHostAllowed(c.req.header('host'))) return c.text('Host not authorized.', 403)
+    const origin = c.req.header('origin')
+    if (origin !== undefined) {
+      if (!isOriginAllowed(opts.corsOrigins, origin)) return c.text('Origin not allowed.', 403)
+      c.header('Access-Control-Allow-Origin', opts.corsOrigins.includes('*') ? '*' : origin)
+      c.header('Vary', 'Origin')
+      if (c.req.method === 'OPTIONS') {
+        c.header('Access-Control-Allow-Methods', 'POST, GET, OPTIONS')
+        c.header('Access-Control-Allow-Headers', c.req.header('access-control-request-headers') ?? 'content-type')
+        c.header('Access-Control-Max-Age', '86400')
+        return c.body(null, 204)
+      }
+    }
+    await next()
+  })
+  app.get('/liveness', (c) => c.json({ status: 'UP' }))
+  app.get('/readiness', (c) => c.json({ status: 'UP' }))
+  app.get(
+    '/',
+    upgradeWebSocket(() => {
+      const closers: (() => void)[] = []
+      let ctx: RpcContext
+      return {
+        onOpen(_evt, ws) {
+          const connection: Connection = {
+            id: nextConnectionId++,
+            send: (m) => ws.send(m),
+            onClose: (fn) => closers.push(fn),
+          }
+          ctx = { ...services, apis: opts.apis, connection }
+        },
+        async onMessage(evt, ws) {
+          const text = typeof evt.data === 'string' ? evt.data : new TextDecoder().decode(evt.data as ArrayBuffer)
+          const { body } = await dispatcher.handleText(text, ctx, dispatch)
+          if (body !== undefined) ws.send(body)
+        },
+        onClose() {
+          for (const fn of closers) fn()
+        },
+      }
+    }),
+  )
+  if (opts.isHttpServed) {
+    app.post('/', async (c) => {
+      const text = await c.req.text()
+      if (text.length > MAX_BODY_BYTES) return c.text('Request body too large', 413)
+      const { body, isParseError } = await dispatcher.handleText(text, httpCtx, dispatch)
+      if (body === undefined) return c.body(null, 200)
+      return c.body(body, isParseError ? 400 : 200, { 'content-type': 'application/json' })
+    })
+  }
+
+  const server = Bun.serve({
+    hostname: opts.host,
+    port: opts.port,
+    fetch: app.fetch,
+    websocket,
+    maxRequestBodySize: MAX_BODY_BYTES,
+    idleTimeout: 120,
+  })
+  log.info('listening', { url: `http://${opts.host}:${server.port}`, apis: opts.apis.join(','), http: opts.isHttpServed })
+  return { port: server.port ?? opts.port, stop: async () => void (await server.stop(true)) }
+}
+
+function hostChecker(allowlist: string[]): (host: string | undefined) => boolean {
+  if (allowlist.includes('*')) return () => true
+  const allowed = new Set(allowlist.map((h) => h.toLowerCase()))
+  return (host) => {
+    if (!host) return false
+    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]
+    return allowed.has(name.toLowerCase())
+  }
+}
+
+function isOriginAllowed(allowed: string[], origin: string): boolean {
+  return allowed.includes('*') || allowed.includes(origin)
+}

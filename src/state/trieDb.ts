@@ -1,0 +1,86 @@
+/**
+ * The key-value store the Merkle Patricia trie and the contract code live in. Writes made while a
+ * block is built stay in memory (`pending`) until the chain commits that block, so that a block and
+ * its state land in one SQLite transaction. Reads see pending writes first, then a bounded cache of
+ * recently read nodes, then SQLite. Nodes are content-addressed and never deleted (archive state).
+ */
+import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
+import type { ChainStore } from '../storage/chainStore.ts'
+
+type Value = string | Uint8Array
+
+const HEX_DIGIT: Record<string, number> = {}
+for (let i = 0; i < 16; i++) HEX_DIGIT[i.toString(16)] = i
+
+/** Unprefixed lower-case hex (the trie's key form) to bytes, without validation: keys are ours. */
+function keyBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length >> 1)
+  for (let i = 0; i < out.length; i++) out[i] = (HEX_DIGIT[hex[2 * i]] << 4) | HEX_DIGIT[hex[2 * i + 1]]
+  return out
+}
+
+export class TrieDb implements DB<string, Value> {
+  private pending = new Map<string, Uint8Array>()
+  private readCache = new Map<string, Uint8Array>()
+
+  constructor(
+    private readonly store: ChainStore,
+    private readonly readCacheSize = 200_000,
+  ) {}
+
+  async get(key: string, _opts?: EncodingOpts): Promise<Value | undefined> {
+    return this.getSync(key)
+  }
+
+  getSync(key: string): Uint8Array | undefined {
+    const p = this.pending.get(key) ?? this.readCache.get(key)
+    if (p !== undefined) return p
+    const v = this.store.readTrieNode(keyBytes(key))
+    if (v !== undefined) this.remember(key, v)
+    return v
+  }
+
+  async put(key: string, val: Value, _opts?: EncodingOpts): Promise<void> {
+    this.pending.set(key, typeof val === 'string' ? keyBytes(val) : val)
+  }
+
+  /** Deletes are ignored: other blocks' states may share the node (archive mode). */
+  async del(_key: string, _opts?: EncodingOpts): Promise<void> {}
+
+  async batch(ops: BatchDBOp<string, Value>[]): Promise<void> {
+    for (const op of ops) if (op.type === 'put') await this.put(op.key, op.value)
+  }
+
+  shallowCopy(): DB<string, Value> {
+    return this
+  }
+
+  async open(): Promise<void> {}
+
+  /** Hands the buffered writes to the caller (who writes them inside its transaction). */
+  takePending(): [Uint8Array, Uint8Array][] {
+    const out: [Uint8Array, Uint8Array][] = []
+    for (const [k, v] of this.pending) {
+      out.push([keyBytes(k), v])
+      this.remember(k, v)
+    }
+    this.pending.clear()
+    return out
+  }
+
+  get pendingCount(): number {
+    return this.pending.size
+  }
+
+  private remember(key: string, v: Uint8Array): void {
+    if (this.readCache.size >= this.readCacheSize) {
+      // Drop the oldest tenth; Map iterates in insertion order.
+      let n = this.readCacheSize / 10
+      for (const k of this.readCache.keys()) {
+        this.readCache.delete(k)
+        if (--n <= 0) break
+      }
+    }
+    this.readCache.set(key, v)
+  }
+}

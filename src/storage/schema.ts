@@ -1,0 +1,55 @@
+/**
+ * The database schema, one list of migrations applied in order. A block and everything it writes
+ * (header, body, receipts, logs, trie nodes, canonical index, head) commit in one transaction.
+ *
+ *   meta        key → value        schema version, genesis hash, head/safe/finalized hashes
+ *   headers     hash → header RLP  with number and total difficulty
+ *   bodies      hash → body RLP    [txs, ommers, withdrawals?] plus the senders, 20 bytes each
+ *   receipts    hash → RLP list of the block's consensus receipts
+ *   canonical   number → hash      the canonical chain
+ *   txs         tx hash → (block hash, index)  canonical transactions only
+ *   logs        (block number, log index) → log with its address and topics as columns
+ *   trie_nodes  node hash (or prefixed code hash) → bytes; never deleted: archive state
+ *   bad_blocks  hash → block RLP and the reason it was rejected
+ */
+import type { SqlDatabase } from './sqlite.ts'
+
+const MIGRATIONS: string[] = [
+  `CREATE TABLE meta (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+   CREATE TABLE headers (hash BLOB PRIMARY KEY, number INTEGER NOT NULL, td BLOB NOT NULL, rlp BLOB NOT NULL) WITHOUT ROWID;
+   CREATE TABLE bodies (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL, senders BLOB NOT NULL) WITHOUT ROWID;
+   CREATE TABLE receipts (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL) WITHOUT ROWID;
+   CREATE TABLE canonical (number INTEGER PRIMARY KEY, hash BLOB NOT NULL);
+   CREATE TABLE txs (hash BLOB PRIMARY KEY, block_hash BLOB NOT NULL, idx INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE TABLE logs (
+     block_number INTEGER NOT NULL, log_index INTEGER NOT NULL, block_hash BLOB NOT NULL,
+     tx_hash BLOB NOT NULL, tx_index INTEGER NOT NULL, address BLOB NOT NULL,
+     topic0 BLOB, topic1 BLOB, topic2 BLOB, topic3 BLOB, data BLOB NOT NULL,
+     PRIMARY KEY (block_number, log_index)) WITHOUT ROWID;
+   CREATE INDEX logs_by_address ON logs (address, block_number);
+   CREATE INDEX logs_by_topic0 ON logs (topic0, block_number);
+   CREATE TABLE trie_nodes (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+   CREATE TABLE bad_blocks (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL, reason TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;`,
+]
+
+export const SCHEMA_VERSION = MIGRATIONS.length
+
+/** Sets the pragmas and brings the schema up to date; refuses a database from a newer Basalt. */
+export function migrate(db: SqlDatabase, isMemory: boolean): void {
+  if (!isMemory) db.exec('PRAGMA journal_mode = WAL')
+  // NORMAL in WAL mode: a commit survives a process crash (kill -9); only a power loss can drop
+  // the last transactions, which a dev chain accepts for the speed.
+  db.exec('PRAGMA synchronous = NORMAL')
+  db.exec('PRAGMA cache_size = -65536')
+  db.exec('PRAGMA temp_store = MEMORY')
+  const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0)
+  if (version > SCHEMA_VERSION) {
+    throw new Error(`database schema version ${version} is newer than this basalt supports (${SCHEMA_VERSION})`)
+  }
+  for (let v = version; v < SCHEMA_VERSION; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v])
+      db.exec(`PRAGMA user_version = ${v + 1}`)
+    })
+  }
+}

@@ -1,0 +1,105 @@
+/**
+ * The one place that knows which SQLite driver runs: `bun:sqlite` under Bun, `better-sqlite3`
+ * (optional dependency) under Node or Deno. Everything above sees only `SqlDatabase`.
+ */
+
+export type SqlValue = string | number | bigint | Uint8Array | null
+
+export interface SqlStatement {
+  run(...params: SqlValue[]): void
+  get(...params: SqlValue[]): Record<string, SqlValue> | null
+  all(...params: SqlValue[]): Record<string, SqlValue>[]
+}
+
+export interface SqlDatabase {
+  exec(sql: string): void
+  prepare(sql: string): SqlStatement
+  /** Runs `fn` inside one transaction; nested calls join the outer one. */
+  transaction<T>(fn: () => T): T
+  close(): void
+}
+
+/** Opens (creating when absent) the database at `file`; `:memory:` gives a throw-away one. */
+export async function openSqlite(file: string): Promise<SqlDatabase> {
+  if (typeof Bun !== 'undefined') return openBunSqlite(file)
+  return openBetterSqlite(file)
+}
+
+async function openBunSqlite(file: string): Promise<SqlDatabase> {
+  const { Database } = await import('bun:sqlite')
+  const db = new Database(file, { create: true, strict: true })
+  const cache = new Map<string, SqlStatement>()
+  return {
+    exec: (sql) => db.exec(sql),
+    prepare(sql) {
+      let st = cache.get(sql)
+      if (!st) {
+        const q = db.prepare(sql)
+        st = {
+          run: (...p) => void q.run(...(p as never[])),
+          get: (...p) => (q.get(...(p as never[])) as Record<string, SqlValue> | null) ?? null,
+          all: (...p) => q.all(...(p as never[])) as Record<string, SqlValue>[],
+        }
+        cache.set(sql, st)
+      }
+      return st
+    },
+    transaction: transactionRunner((sql) => db.exec(sql)),
+    close: () => db.close(),
+  }
+}
+
+async function openBetterSqlite(file: string): Promise<SqlDatabase> {
+  const mod = 'better-sqlite3'
+  const { default: Database } = (await import(mod)) as { default: new (f: string) => BetterDb }
+  const db = new Database(file)
+  return {
+    exec: (sql) => db.exec(sql),
+    prepare(sql) {
+      const q = db.prepare(sql)
+      const fix = (p: SqlValue[]) => p.map((v) => (v instanceof Uint8Array ? Buffer.from(v) : v))
+      const row = (r: unknown) => (r ? (fromBuffers(r as Record<string, SqlValue>) as Record<string, SqlValue>) : null)
+      return {
+        run: (...p) => void q.run(...fix(p)),
+        get: (...p) => row(q.get(...fix(p))),
+        all: (...p) => q.all(...fix(p)).map((r) => row(r) as Record<string, SqlValue>),
+      }
+    },
+    transaction: transactionRunner((sql) => db.exec(sql)),
+    close: () => db.close(),
+  }
+}
+
+interface BetterDb {
+  exec(sql: string): void
+  prepare(sql: string): { run(...p: unknown[]): void; get(...p: unknown[]): unknown; all(...p: unknown[]): unknown[] }
+  close(): void
+}
+
+function fromBuffers(r: Record<string, SqlValue>): Record<string, SqlValue> {
+  for (const k of Object.keys(r)) {
+    const v = r[k]
+    if (v instanceof Uint8Array) r[k] = new Uint8Array(v.buffer, v.byteOffset, v.byteLength)
+  }
+  return r
+}
+
+/** BEGIN/COMMIT around `fn`, ROLLBACK on a throw; nested calls join the outer transaction. */
+function transactionRunner(exec: (sql: string) => void): <T>(fn: () => T) => T {
+  let depth = 0
+  return (fn) => {
+    if (depth > 0) return fn()
+    depth++
+    exec('BEGIN IMMEDIATE')
+    try {
+      const out = fn()
+      exec('COMMIT')
+      return out
+    } catch (err) {
+      exec('ROLLBACK')
+      throw err
+    } finally {
+      depth--
+    }
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * The transaction pool. Validates with Besu's rules, keeps per sender a pending run (consecutive
+ * nonces from the account nonce) and queued transactions (after a gap), replaces with a price bump,
+ * evicts the cheapest when full, and hands the block producer the best executable transactions.
+ * It never drops a transaction it accepted except by replacement, eviction for a better one, or
+ * inclusion in a block. Talks to the chain only through `PoolChainView`.
+ */
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { bytesToHex } from '../primitives/hex.ts'
+import { TxPoolError } from './txPoolError.ts'
+
+/** What the pool needs to know of the chain head. */
+export interface PoolChainView {
+  chainId: bigint
+  headGasLimit(): bigint
+  headBaseFee(): bigint
+  /** Nonce and balance of an account at the head. */
+  account(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }>
+}
+
+export interface TxPoolOptions {
+  minGasPrice: bigint
+  maxSize: number
+  priceBumpPercent: number
+  /** How far past the account nonce a sender may queue (Besu's tx-pool-max-future-by-sender). */
+  maxFutureBySender?: number
+}
+
+export interface PoolTx {
+  tx: TypedTransaction
+  hash: string
+  sender: Uint8Array
+  senderHex: string
+  nonce: bigint
+  addedAtMs: number
+}
+
+interface SenderTxs {
+  /** The account nonce at the head, as last seen. */
+  stateNonce: bigint
+  byNonce: Map<bigint, PoolTx>
+}
+
+export class TxPool {
+  private readonly senders = new Map<string, SenderTxs>()
+  private readonly byHash = new Map<string, PoolTx>()
+  private readonly listeners = new Set<(t: PoolTx) => void>()
+
+  constructor(
+    private readonly chain: PoolChainView,
+    private readonly opts: TxPoolOptions,
+  ) {}
+
+  get size(): number {
+    return this.byHash.size
+  }
+
+  onAdded(fn: (t: PoolTx) => void): () => void {
+    this.listeners.add(fn)
+    return () => this.listeners.delete(fn)
+  }
+
+  get(hash: string): PoolTx | undefined {
+    return this.byHash.get(hash)
+  }
+
+  all(): PoolTx[] {
+    return [...this.byHash.values()]
+  }
+
+  /** Validates and adds `tx`; throws TxPoolError; resolves to the transaction hash. */
+  async add(tx: TypedTransaction): Promise<string> {
+    const hash = bytesToHex(tx.hash())
+    if (this.byHash.has(hash)) throw new TxPoolError('knownTransaction', 'Known transaction')
+    this.checkStatic(tx)
+    let sender: Uint8Array
+    try {
+      sender = tx.getSenderAddress().bytes
+    } catch {
+      throw new TxPoolError('invalidSignature', 'Invalid signature')
+    }
+    const senderHex = bytesToHex(sender)
+    const account = await this.chain.account(sender)
+    if (tx.nonce < account.nonce) {
+      throw new TxPoolError('nonceTooLow', `Nonce too low: transaction nonce ${tx.nonce}, account nonce ${account.nonce}`)
+    }
+    if (tx.nonce > account.nonce + BigInt(this.opts.maxFutureBySender ?? 200)) {
+      throw new TxPoolError('nonceTooFarInFuture', 'Transaction nonce is too distant from current sender nonce')
+    }
+    const cost = tx.getUpfrontCost()
+    if (cost > account.balance) {
+      throw new TxPoolError('upfrontCostExceedsBalance', `Upfront cost ${cost} exceeds account balance ${account.balance}`)
+    }
+    let entry = this.senders.get(senderHex)
+    if (!entry) {
+      entry = { stateNonce: account.nonce, byNonce: new Map() }
+      this.senders.set(senderHex, entry)
+    }
+    entry.stateNonce = account.nonce
+    const existing = entry.byNonce.get(tx.nonce)
+    if (existing) this.checkReplacement(existing.tx, tx)
+    const pooled: PoolTx = { tx, hash, sender, senderHex, nonce: tx.nonce, addedAtMs: Date.now() }
+    if (!existing && this.byHash.size >= this.opts.maxSize) this.evictFor(pooled)
+    if (existing) this.byHash.delete(existing.hash)
+    entry.byNonce.set(tx.nonce, pooled)
+    this.byHash.set(hash, pooled)
+    for (const fn of this.listeners) fn(pooled)
+    return hash
+  }
+
+  /** Checks that need no state: chain id, gas limits, fee fields, minimum price. */
+  private checkStatic(tx: TypedTransaction): void {
+    const chainId = (tx as { chainId?: bigint }).chainId ?? tx.common.chainId()
+    if (tx.type !== 0 || (tx as { v?: bigint }).v! > 28n) {
+      if (chainId !== this.chain.chainId) throw new TxPoolError('wrongChainId', `Wrong chainId: ${chainId}, expected ${this.chain.chainId}`)
+    }
+    const intrinsic = tx.getIntrinsicGas()
+    if (intrinsic > tx.gasLimit) {
+      throw new TxPoolError('intrinsicGasExceedsLimit', `Intrinsic gas ${intrinsic} exceeds gas limit ${tx.gasLimit}`)
+    }
+    const blockGasLimit = this.chain.headGasLimit()
+    if (tx.gasLimit > blockGasLimit) {
+      throw new TxPoolError('exceedsBlockGasLimit', `Transaction gas limit ${tx.gasLimit} exceeds block gas limit ${blockGasLimit}`)
+    }
+    const { maxFee, priorityFee } = fees(tx)
+    if (priorityFee > maxFee) throw new TxPoolError('priorityFeeExceedsMaxFee', 'Max priority fee per gas exceeds max fee per gas')
+    if (maxFee < this.opts.minGasPrice) {
+      throw new TxPoolError('gasPriceTooLow', `Gas price ${maxFee} below configured minimum gas price ${this.opts.minGasPrice}`)
+    }
+  }
+
+  private checkReplacement(old: TypedTransaction, next: TypedTransaction): void {
+    const a = fees(old)
+    const b = fees(next)
+    const bump = BigInt(100 + this.opts.priceBumpPercent)
+    if (b.maxFee * 100n < a.maxFee * bump || b.priorityFee * 100n < a.priorityFee * bump) {
+      throw new TxPoolError('replacementUnderpriced', 'Replacement transaction underpriced')
+    }
+  }
+
+  /** Makes room for `incoming` by dropping the cheapest transaction at the end of a sender's run. */
+  private evictFor(incoming: PoolTx): void {
+    let victim: PoolTx | undefined
+    for (const entry of this.senders.values()) {
+      const last = [...entry.byNonce.values()].reduce((m, t) => (t.nonce > m.nonce ? t : m))
+      if (!victim || fees(last.tx).maxFee < fees(victim.tx).maxFee) victim = last
+    }
+    if (!victim || fees(victim.tx).maxFee >= fees(incoming.tx).maxFee) {
+      throw new TxPoolError('txPoolFull', 'Transaction pool is full')
+    }
+    this.remove(victim)
+  }
+
+  private remove(t: PoolTx): void {
+    this.byHash.delete(t.hash)
+    const entry = this.senders.get(t.senderHex)
+    if (!entry) return
+    entry.byNonce.delete(t.nonce)
+    if (entry.byNonce.size === 0) this.senders.delete(t.senderHex)
+  }
+
+  /** Next nonce for `sender` counting its pending run (eth_getTransactionCount "pending"). */
+  pendingNonce(senderHex: string, stateNonce: bigint): bigint {
+    const entry = this.senders.get(senderHex)
+    let n = stateNonce
+    while (entry?.byNonce.has(n)) n++
+    return n
+  }
+
+  /** Pending (executable) and queued (behind a nonce gap) transactions per sender. */
+  content(): { pending: Map<string, PoolTx[]>; queued: Map<string, PoolTx[]> } {
+    const pending = new Map<string, PoolTx[]>()
+    const queued = new Map<string, PoolTx[]>()
+    for (const [sender, entry] of this.senders) {
+      const sorted = [...entry.byNonce.values()].sort((x, y) => (x.nonce < y.nonce ? -1 : 1))
+      let next = entry.stateNonce
+      for (const t of sorted) {
+        const target = t.nonce === next ? pending : queued
+        if (t.nonce === next) next++
+        const list = target.get(sender) ?? []
+        list.push(t)
+        target.set(sender, list)
+      }
+    }
+    return { pending, queued }
+  }
+
+  /**
+   * Executable transactions for a block: each sender's run in nonce order, senders interleaved by
+   * effective tip (highest first), only those paying at least `baseFee`.
+   */
+  executable(baseFee: bigint): PoolTx[] {
+    const runs: PoolTx[][] = []
+    for (const entry of this.senders.values()) {
+      const run: PoolTx[] = []
+      for (let n = entry.stateNonce; ; n++) {
+        const t = entry.byNonce.get(n)
+        if (!t || fees(t.tx).maxFee < baseFee) break
+        run.push(t)
+      }
+      if (run.length > 0) runs.push(run)
+    }
+    if (runs.length === 1) return runs[0]
+    const out: PoolTx[] = []
+    const idx = runs.map(() => 0)
+    for (;;) {
+      let best = -1
+      let bestTip = -1n
+      for (let i = 0; i < runs.length; i++) {
+        const t = runs[i][idx[i]]
+        if (!t) continue
+        const tip = effectiveTip(t.tx, baseFee)
+        if (tip > bestTip) {
+          best = i
+          bestTip = tip
+        }
+      }
+      if (best < 0) return out
+      out.push(runs[best][idx[best]++])
+    }
+  }
+
+  /** Forgets what a new head included and what its nonces made stale. */
+  onNewHead(included: { senderHex: string; nonce: bigint }[]): void {
+    const touched = new Map<string, bigint>()
+    for (const { senderHex, nonce } of included) {
+      const cur = touched.get(senderHex)
+      if (cur === undefined || nonce + 1n > cur) touched.set(senderHex, nonce + 1n)
+    }
+    for (const [senderHex, next] of touched) {
+      const entry = this.senders.get(senderHex)
+      if (!entry) continue
+      entry.stateNonce = next
+      for (const t of [...entry.byNonce.values()]) if (t.nonce < next) this.remove(t)
+    }
+  }
+
+  /** Drops a transaction the producer found invalid at execution. */
+  drop(hash: string): void {
+    const t = this.byHash.get(hash)
+    if (t) this.remove(t)
+  }
+
+  /** Re-reads every sender's nonce from the head (after a reorg). */
+  async resync(): Promise<void> {
+    for (const [senderHex, entry] of this.senders) {
+      const first = entry.byNonce.values().next().value
+      if (!first) continue
+      entry.stateNonce = (await this.chain.account(first.sender)).nonce
+      for (const t of [...entry.byNonce.values()]) if (t.nonce < entry.stateNonce) this.remove(t)
+      if (!this.senders.has(senderHex)) continue
+    }
+  }
+}
+
+/** Max fee and priority fee per gas of any transaction type (legacy: both are the gas price). */
+export function fees(tx: TypedTransaction): { maxFee: bigint; priorityFee: bigint } {
+  const t = tx as { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint; gasPrice?: bigint }
+  if (t.maxFeePerGas !== undefined) return { maxFee: t.maxFeePerGas, priorityFee: t.maxPriorityFeePerGas ?? 0n }
+  return { maxFee: t.gasPrice ?? 0n, priorityFee: t.gasPrice ?? 0n }
+}
+
+export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
+  const { maxFee, priorityFee } = fees(tx)
+  const room = maxFee - baseFee
+  return room < priorityFee ? room : priorityFee
+}

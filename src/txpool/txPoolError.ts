@@ -1,0 +1,26 @@
+/** Why the pool refused a transaction; rpc/ maps each kind to Besu's code and message. */
+export type TxPoolErrorKind =
+  | 'nonceTooLow'
+  | 'invalidSignature'
+  | 'intrinsicGasExceedsLimit'
+  | 'upfrontCostExceedsBalance'
+  | 'exceedsBlockGasLimit'
+  | 'gasPriceTooLow'
+  | 'gasPriceBelowBaseFee'
+  | 'wrongChainId'
+  | 'knownTransaction'
+  | 'replacementUnderpriced'
+  | 'priorityFeeExceedsMaxFee'
+  | 'nonceTooFarInFuture'
+  | 'txPoolFull'
+  | 'txFeeCapExceeded'
+
+export class TxPoolError extends Error {
+  constructor(
+    readonly kind: TxPoolErrorKind,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'TxPoolError'
+  }
+}

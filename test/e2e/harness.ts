@@ -1,0 +1,101 @@
+/**
+ * Starts the compiled binary for e2e tests: free ports (port 0, read back from --config-out), a temp
+ * data path removed afterwards, and a small JSON-RPC client. BASALT_BIN overrides the binary.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+
+export const BASALT_BIN = process.env.BASALT_BIN ?? new URL('../../dist/basalt', import.meta.url).pathname
+
+export interface NodeConfigOut {
+  chainId: number
+  networkId: string
+  genesisHash: string
+  rpcHttpPort: number | null
+  rpcWsPort: number | null
+  accounts: { address: string; privateKey: string }[]
+}
+
+export interface StartedNode {
+  proc: Subprocess
+  dir: string
+  dataPath: string
+  config: NodeConfigOut
+  url: string
+  wsUrl: string
+  /** All output the node wrote so far. */
+  output(): string
+  rpc<T = unknown>(method: string, params?: unknown[]): Promise<T>
+  rpcRaw(body: unknown): Promise<{ status: number; json: any }>
+  stop(signal?: NodeJS.Signals): Promise<void>
+  /** Stops the node and removes its temp directory. */
+  cleanup(): Promise<void>
+}
+
+export interface StartOptions {
+  args?: string[]
+  /** Reuse a data path (restart tests); a fresh temp one otherwise. */
+  dataPath?: string
+  timeoutMs?: number
+}
+
+export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
+  const dir = mkdtempSync(join(tmpdir(), 'basalt-e2e-'))
+  const dataPath = opts.dataPath ?? join(dir, 'data')
+  const configOut = join(dir, 'config-out.json')
+  const args = ['run', '--data-path', dataPath, '--rpc-http-port', '0', '--rpc-ws-port', '0', '--config-out', configOut, ...(opts.args ?? [])]
+  const proc = Bun.spawn([BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  let out = ''
+  const drain = async (s: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder()
+    for await (const chunk of s) out += dec.decode(chunk)
+  }
+  void drain(proc.stdout as ReadableStream<Uint8Array>)
+  void drain(proc.stderr as ReadableStream<Uint8Array>)
+  const deadline = Date.now() + (opts.timeoutMs ?? 20_000)
+  let config: NodeConfigOut | undefined
+  while (!config) {
+    if (proc.exitCode !== null) throw new Error(`basalt exited with ${proc.exitCode}:\n${out}`)
+    if (Date.now() > deadline) {
+      proc.kill('SIGKILL')
+      throw new Error(`basalt did not start in time:\n${out}`)
+    }
+    try {
+      config = JSON.parse(readFileSync(configOut, 'utf8')) as NodeConfigOut
+    } catch {
+      await Bun.sleep(10)
+    }
+  }
+  const url = `http://127.0.0.1:${config.rpcHttpPort}`
+  const wsUrl = `ws://127.0.0.1:${config.rpcWsPort}`
+  let id = 1
+  const rpcRaw = async (body: unknown) => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const text = await res.text()
+    return { status: res.status, json: text ? JSON.parse(text) : undefined }
+  }
+  const node: StartedNode = {
+    proc, dir, dataPath, config, url, wsUrl,
+    output: () => out,
+    rpcRaw,
+    async rpc<T>(method: string, params: unknown[] = []) {
+      const { json } = await rpcRaw({ jsonrpc: '2.0', id: id++, method, params })
+      if (json.error) throw Object.assign(new Error(`${method}: ${json.error.message}`), { code: json.error.code, data: json.error.data })
+      return json.result as T
+    },
+    async stop(signal: NodeJS.Signals = 'SIGTERM') {
+      if (proc.exitCode !== null || proc.signalCode !== null) return
+      proc.kill(signal)
+      const t = setTimeout(() => proc.kill('SIGKILL'), 10_000)
+      await proc.exited
+      clearTimeout(t)
+    },
+    async cleanup() {
+      await node.stop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+  return node
+}
