@@ -35,6 +35,16 @@ const CANONICAL_KEYS = [
   'blockperiodseconds', 'epochlength', 'requesttimeoutseconds', 'fixeddifficulty', 'contractSizeLimit',
 ]
 const BY_LOWER = new Map(CANONICAL_KEYS.map((k) => [k.toLowerCase(), k]))
+/** Header fields a genesis may leave out, with the values Besu assumes. */
+const HEADER_DEFAULTS: Record<string, string> = {
+  nonce: '0x0',
+  timestamp: '0x0',
+  extraData: '0x',
+  gasLimit: '0x1fffffffffffff',
+  difficulty: '0x1',
+  mixHash: `0x${'00'.repeat(32)}`,
+  coinbase: `0x${'00'.repeat(20)}`,
+}
 /** Objects whose keys are data (addresses, storage slots, fork names), not field names. */
 const DATA_KEYED = new Set(['alloc', 'storage', 'blobSchedule'])
 
@@ -63,6 +73,7 @@ export function normalizeGenesis(json: unknown): GenesisJson {
     }
   }
   if (g.config.chainId === undefined) throw new Error('genesis config has no chainId')
+  for (const [k, v] of Object.entries(HEADER_DEFAULTS)) g[k] ??= v
   return g
 }
 

@@ -70,6 +70,7 @@ export const BESU_ERRORS = {
   intrinsicGasExceedsLimit: [-32003, 'Intrinsic gas exceeds gas limit'],
   upfrontCostExceedsBalance: [-32004, 'Upfront cost exceeds account balance'],
   exceedsBlockGasLimit: [-32005, 'Transaction gas limit exceeds block gas limit'],
+  exceedsTransactionGasLimit: [-32005, 'Transaction gas limit cap exceeded'],
   exceedsMaxBatchSize: [-32005, 'Number of requests exceeds max batch size'],
   exceedsMaxActiveFilters: [-32005, 'Maximum number of active filters exceeded'],
   exceedsMaxBlockRange: [-32005, 'Requested range exceeds maximum RPC range limit'],

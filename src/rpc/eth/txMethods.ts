@@ -21,7 +21,11 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
     }
     return createTxFromRLP(raw, { common })
   } catch (e) {
-    throw new InvalidParamsError(`Invalid params: could not decode transaction: ${(e as Error).message}`)
+    const message = (e as Error).message
+    // The library checks these while decoding; Besu reports them as validation failures.
+    if (/chain ID .* not matching/.test(message)) throw besuError('wrongChainId', `Wrong chainId: ${message}`)
+    if (message.includes('EIP-7825')) throw besuError('exceedsTransactionGasLimit', `Transaction gas limit cap exceeded: ${message}`)
+    throw new InvalidParamsError(`Invalid params: could not decode transaction: ${message}`)
   }
 }
 

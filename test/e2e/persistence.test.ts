@@ -1,0 +1,102 @@
+/**
+ * The dev chain is durable: a restart on the same data path keeps the chain, `kill -9` in the middle
+ * of a stream of transactions keeps every block whose receipt a client saw, and a data path made
+ * from another genesis is refused.
+ */
+import { afterAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { type Hex, parseGwei } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { BASALT_BIN, type StartedNode, startNode } from './harness.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'basalt-persist-'))
+const started: StartedNode[] = []
+afterAll(async () => {
+  await Promise.all(started.map((n) => n.cleanup()))
+  rmSync(dir, { recursive: true, force: true })
+})
+
+async function start(dataPath: string): Promise<StartedNode> {
+  const n = await startNode({ dataPath })
+  started.push(n)
+  return n
+}
+
+function transfer(key: Hex, nonce: number): Promise<Hex> {
+  return privateKeyToAccount(key).signTransaction({
+    type: 'eip1559', chainId: 1337, to: '0x000000000000000000000000000000000000d00d', value: 1n, gas: 21000n, nonce,
+    maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1'),
+  })
+}
+
+async function receiptOf(node: StartedNode, hash: string): Promise<{ blockHash: string; blockNumber: string }> {
+  for (let i = 0; i < 500; i++) {
+    const r = await node.rpc<{ blockHash: string; blockNumber: string } | null>('eth_getTransactionReceipt', [hash])
+    if (r) return r
+    await Bun.sleep(2)
+  }
+  throw new Error(`no receipt for ${hash}`)
+}
+
+describe('persistence', () => {
+  it('keeps blocks, balances and receipts across a restart on the same data path', async () => {
+    const dataPath = join(dir, 'restart')
+    const first = await start(dataPath)
+    const key = first.config.accounts[3].privateKey as Hex
+    const hash = await first.rpc<string>('eth_sendRawTransaction', [await transfer(key, 0)])
+    const receipt = await receiptOf(first, hash)
+    await first.stop()
+    const second = await start(dataPath)
+    expect(await second.rpc('eth_blockNumber')).toBe(receipt.blockNumber)
+    expect(await second.rpc('eth_getTransactionReceipt', [hash])).toMatchObject({ blockHash: receipt.blockHash })
+    expect(await second.rpc('eth_getBalance', ['0x000000000000000000000000000000000000d00d', 'latest'])).toBe('0x1')
+    expect(await second.rpc('eth_getTransactionCount', [first.config.accounts[3].address, 'latest'])).toBe('0x1')
+  })
+
+  it('keeps every block whose receipt was returned when killed with SIGKILL mid-stream', async () => {
+    const dataPath = join(dir, 'kill')
+    const node = await start(dataPath)
+    const key = node.config.accounts[4].privateKey as Hex
+    const seen: { hash: string; blockHash: string }[] = []
+    const stream = (async () => {
+      for (let nonce = 0; nonce < 400; nonce++) {
+        try {
+          const hash = await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)])
+          const r = await node.rpc<{ blockHash: string } | null>('eth_getTransactionReceipt', [hash])
+          if (r) seen.push({ hash, blockHash: r.blockHash })
+        } catch {
+          return
+        }
+      }
+    })()
+    await Bun.sleep(400)
+    node.proc.kill('SIGKILL')
+    await stream
+    await node.proc.exited
+    expect(seen.length).toBeGreaterThan(0)
+    const again = await start(dataPath)
+    for (const s of seen) {
+      expect(await again.rpc('eth_getTransactionReceipt', [s.hash])).toMatchObject({ blockHash: s.blockHash })
+    }
+  })
+
+  it('refuses a data path created from another genesis, naming the genesis it holds', async () => {
+    const dataPath = join(dir, 'other-genesis')
+    const dev = await start(dataPath)
+    await dev.stop()
+    const genesisFile = join(dir, 'genesis.json')
+    writeFileSync(genesisFile, JSON.stringify({
+      config: { chainId: 4242, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, terminalTotalDifficulty: 0 },
+      alloc: {}, gasLimit: '0x1c9c380', difficulty: '0x0', extraData: '0x',
+    }))
+    const proc = Bun.spawn([BASALT_BIN, 'run', '--genesis-file', genesisFile, '--data-path', dataPath, '--rpc-http-port', '0', '--rpc-ws-enabled=false'], {
+      stdout: 'pipe', stderr: 'pipe',
+    })
+    const code = await proc.exited
+    const stderr = await new Response(proc.stderr as ReadableStream).text()
+    expect(code).not.toBe(0)
+    expect(stderr).toContain(dev.config.genesisHash)
+  })
+})
