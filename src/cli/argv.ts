@@ -11,8 +11,14 @@ const MARK = '\u0001'
 /** Wraps the values of the value options declared on `cli` so that they reach us as strings. */
 export function protectOptionValues(cli: CAC, argv: string[]): string[] {
   const valueOptions = new Set<string>()
+  const known = new Set<string>(['help', 'version'])
   for (const cmd of [cli.globalCommand, ...cli.commands]) {
-    for (const opt of cmd.options) if (!opt.isBoolean) for (const n of opt.names) valueOptions.add(kebab(n))
+    for (const opt of cmd.options) {
+      for (const n of opt.names) {
+        known.add(kebab(n))
+        if (!opt.isBoolean) valueOptions.add(kebab(n))
+      }
+    }
   }
   const out: string[] = []
   for (let i = 0; i < argv.length; i++) {
@@ -23,6 +29,8 @@ export function protectOptionValues(cli: CAC, argv: string[]): string[] {
     }
     const eq = arg.indexOf('=')
     const name = arg.slice(2, eq === -1 ? undefined : eq)
+    // cac would read `--no-x` as the negation of `--x` and name unknown options in camelCase.
+    if (!known.has(name)) throw new CliError(`Unknown option --${name}`)
     if (!valueOptions.has(name)) out.push(arg)
     else if (eq !== -1) out.push(`--${name}=${MARK}${arg.slice(eq + 1)}`)
     else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) out.push(arg, MARK + argv[++i])
