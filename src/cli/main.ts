@@ -7,7 +7,7 @@ import { cac } from 'cac'
 import { protectOptionValues } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { registerRunCommand } from './runCommand.ts'
-import { VERSION } from './version.ts'
+import { clientVersion, VERSION } from '../primitives/version.ts'
 
 export function buildCli() {
   const cli = cac('basalt')
@@ -19,6 +19,10 @@ export function buildCli() {
 
 async function main(argv: string[]): Promise<void> {
   const cli = buildCli()
+  if (argv[2] === '--version' || argv[2] === '-v') {
+    process.stdout.write(`${clientVersion()}\n`)
+    return
+  }
   try {
     cli.parse([...argv.slice(0, 2), ...protectOptionValues(cli, argv.slice(2))], { run: false })
     if (!cli.matchedCommand && cli.args.length > 0) throw new CliError(`Unknown command: ${cli.args[0]}`)

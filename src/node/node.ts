@@ -12,7 +12,7 @@ import {
   type CryptoHolder, createChainCommon, createGenesisBlock, DEV_NETWORK_ID, devGenesis, type GenesisJson, genesisState,
   normalizeGenesis,
 } from '../chain/genesis.ts'
-import { clientVersion } from '../cli/version.ts'
+import { clientVersion } from '../primitives/version.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'

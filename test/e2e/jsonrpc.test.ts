@@ -18,7 +18,7 @@ describe('JSON-RPC over HTTP', () => {
   it('answers a parse error with -32700 and HTTP 400', async () => {
     const res = await post('{"jsonrpc":')
     expect(res.status).toBe(400)
-    expect((await res.json()).error.code).toBe(-32700)
+    expect(((await res.json()) as { error: { code: number } }).error.code).toBe(-32700)
   })
 
   it('answers a malformed request with -32600', async () => {

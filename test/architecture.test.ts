@@ -1,0 +1,65 @@
+/**
+ * The layer rule of DESIGN.md: imports point down only. Each folder of src/ has a rank; a module may
+ * import from its own folder and from folders of lower rank. Tests are exempt (they assemble
+ * services from any layer).
+ */
+import { describe, expect, it } from 'bun:test'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+
+const SRC = new URL('../src', import.meta.url).pathname
+
+const RANK: Record<string, number> = {
+  primitives: 0,
+  storage: 1,
+  state: 2,
+  evm: 3,
+  consensus: 4,
+  chain: 4,
+  txpool: 5,
+  producer: 6,
+  jsonrpc: 7,
+  rpc: 8,
+  engine: 9,
+  graphql: 9,
+  server: 10,
+  node: 11,
+  cli: 12,
+}
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return sourceFiles(path)
+    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : []
+  })
+}
+
+function layerOf(file: string): string {
+  return relative(SRC, file).split('/')[0]
+}
+
+function internalImports(file: string): string[] {
+  const text = readFileSync(file, 'utf8')
+  const specs = [...text.matchAll(/(?:from|import)\s*\(?\s*'(\.[^']+)'/g)].map((m) => m[1])
+  return specs.map((s) => resolve(dirname(file), s)).filter((p) => p.startsWith(SRC))
+}
+
+describe('architecture', () => {
+  it('gives every folder of src/ a rank', () => {
+    const folders = readdirSync(SRC).filter((n) => statSync(join(SRC, n)).isDirectory())
+    expect(folders.filter((f) => RANK[f] === undefined)).toEqual([])
+  })
+
+  it('has no import that points up or sideways between layers', () => {
+    const violations: string[] = []
+    for (const file of sourceFiles(SRC)) {
+      const from = layerOf(file)
+      for (const target of internalImports(file)) {
+        const to = layerOf(target)
+        if (to !== from && !(RANK[to] < RANK[from])) violations.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`)
+      }
+    }
+    expect(violations).toEqual([])
+  })
+})
