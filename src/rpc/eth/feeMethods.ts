@@ -6,52 +6,22 @@ import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { toQuantity } from '../../primitives/hex.ts'
 import { effectiveTip } from '../../txpool/txPool.ts'
 import type { RpcContext } from '../context.ts'
+import { suggestGasPrice, suggestPriorityFee } from './gasOracle.ts'
 import { requireBlock } from './resolveBlock.ts'
 
 const MAX_FEE_HISTORY_BLOCKS = 1024n
 
-/** Priority fees paid in the last `count` blocks, per transaction. */
-async function recentTips(ctx: RpcContext, count: number): Promise<bigint[]> {
-  const tips: bigint[] = []
-  const head = ctx.chain.head.header.number
-  for (let n = head; n >= 0n && n > head - BigInt(count); n--) {
-    const block = await ctx.chain.getBlockByNumber(n)
-    const baseFee = block?.header.baseFeePerGas ?? 0n
-    for (const tx of block?.transactions ?? []) tips.push(effectiveTip(tx, baseFee))
-  }
-  return tips.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
-}
-
-function percentileOf(sorted: bigint[], percentile: number): bigint {
-  if (sorted.length === 0) return 0n
-  const i = Math.min(sorted.length - 1, Math.floor(((sorted.length - 1) * percentile) / 100))
-  return sorted[i]
-}
-
-/**
- * Besu's oracle over `--api-gas-price-blocks` at `--api-gas-price-percentile`, bounded below by
- * `--min-gas-price` and above by `--api-gas-price-max`; on a London chain the next base fee is added,
- * so that a legacy transaction priced with the answer is always includable.
- */
+/** Besu's oracle (see gasOracle.ts). */
 export const gasPrice = defineMethod({
   name: 'eth_gasPrice',
   params: [],
-  handler: async (ctx: RpcContext) => {
-    const s = ctx.settings
-    const tip = percentileOf(await recentTips(ctx, s.gasPriceBlocks), s.gasPricePercentile)
-    const baseFee = ctx.chain.head.header.baseFeePerGas === undefined ? 0n : ctx.chain.head.header.calcNextBaseFee()
-    let price = baseFee + tip
-    if (price < s.minGasPrice) price = s.minGasPrice
-    if (price > s.gasPriceMax && s.gasPriceMax >= baseFee) price = s.gasPriceMax
-    return toQuantity(price)
-  },
+  handler: async (ctx: RpcContext) => toQuantity(await suggestGasPrice(ctx)),
 })
 
 export const maxPriorityFeePerGas = defineMethod({
   name: 'eth_maxPriorityFeePerGas',
   params: [],
-  handler: async (ctx: RpcContext) =>
-    toQuantity(percentileOf(await recentTips(ctx, ctx.settings.gasPriceBlocks), ctx.settings.gasPricePercentile)),
+  handler: async (ctx: RpcContext) => toQuantity(await suggestPriorityFee(ctx)),
 })
 
 export const blobBaseFee = defineMethod({
@@ -93,13 +63,15 @@ export const feeHistory = defineMethod({
   name: 'eth_feeHistory',
   params: [p.named('blockCount', p.index), p.blockNumberOrTag, p.array(p.any, 'rewardPercentiles').optional()],
   handler: async (ctx: RpcContext, [count, ref, rawPercentiles]) => {
-    if (count < 1n || count > MAX_FEE_HISTORY_BLOCKS) throw new InvalidParamsError('Invalid block count params: must be 1..1024')
+    if (count < 1n || count > MAX_FEE_HISTORY_BLOCKS)
+      throw new InvalidParamsError('Invalid block count params: must be 1..1024')
     const percentiles = (rawPercentiles ?? []).map((x) => {
       if (typeof x !== 'number' || x < 0 || x > 100) throw new InvalidParamsError('Invalid reward percentiles params')
       return x
     })
     for (let i = 1; i < percentiles.length; i++) {
-      if (percentiles[i] < percentiles[i - 1]) throw new InvalidParamsError('Invalid reward percentiles params: not ascending')
+      if (percentiles[i] < percentiles[i - 1])
+        throw new InvalidParamsError('Invalid reward percentiles params: not ascending')
     }
     const newest = await requireBlock(ctx, ref)
     const last = newest.header.number

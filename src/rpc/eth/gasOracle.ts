@@ -1,0 +1,50 @@
+/**
+ * Besu's gas price oracle, shared by eth_gasPrice, eth_maxPriorityFeePerGas and GraphQL: the priority
+ * fees paid over the last `--api-gas-price-blocks` blocks at `--api-gas-price-percentile`.
+ */
+import type { Chain } from '../../chain/chain.ts'
+import { effectiveTip } from '../../txpool/txPool.ts'
+import type { RpcSettings } from '../context.ts'
+
+export interface GasOracleDeps {
+  chain: Chain
+  settings: Pick<RpcSettings, 'gasPriceBlocks' | 'gasPricePercentile' | 'minGasPrice' | 'gasPriceMax'>
+}
+
+/** Priority fees paid in the last `count` blocks, per transaction, ascending. */
+async function recentTips(chain: Chain, count: number): Promise<bigint[]> {
+  const tips: bigint[] = []
+  const head = chain.head.header.number
+  for (let n = head; n >= 0n && n > head - BigInt(count); n--) {
+    const block = await chain.getBlockByNumber(n)
+    const baseFee = block?.header.baseFeePerGas ?? 0n
+    for (const tx of block?.transactions ?? []) tips.push(effectiveTip(tx, baseFee))
+  }
+  return tips.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+}
+
+function percentileOf(sorted: bigint[], percentile: number): bigint {
+  if (sorted.length === 0) return 0n
+  const i = Math.min(sorted.length - 1, Math.floor(((sorted.length - 1) * percentile) / 100))
+  return sorted[i]
+}
+
+/** The priority fee at the configured percentile of recent blocks. */
+export async function suggestPriorityFee({ chain, settings }: GasOracleDeps): Promise<bigint> {
+  return percentileOf(await recentTips(chain, settings.gasPriceBlocks), settings.gasPricePercentile)
+}
+
+/**
+ * The suggested tip plus, on a London chain, the next base fee (so that a legacy transaction priced
+ * with the answer is always includable), bounded below by `--min-gas-price` and above by
+ * `--api-gas-price-max`.
+ */
+export async function suggestGasPrice(deps: GasOracleDeps): Promise<bigint> {
+  const s = deps.settings
+  const head = deps.chain.head.header
+  const baseFee = head.baseFeePerGas === undefined ? 0n : head.calcNextBaseFee()
+  let price = baseFee + (await suggestPriorityFee(deps))
+  if (price < s.minGasPrice) price = s.minGasPrice
+  if (price > s.gasPriceMax && s.gasPriceMax >= baseFee) price = s.gasPriceMax
+  return price
+}
