@@ -16,6 +16,7 @@ export function registerRunCommand(cli: CAC): void {
     .option('--network-id <id>', 'Network id answered by net_version')
     .option('--data-path <dir>', 'Directory of the SQLite database, or :memory:', { default: 'basalt-data' })
     .option('--identity <name>', 'Name added to web3_clientVersion')
+    .option('--node-private-key-file <file>', 'Node key file (default: DATA_PATH/key, created when absent)')
     .option('--rpc-http-enabled', 'Serve JSON-RPC over HTTP (default true)')
     .option('--rpc-http-host <host>', 'HTTP JSON-RPC host', { default: '127.0.0.1' })
     .option('--rpc-http-port <port>', 'HTTP JSON-RPC port (0 picks a free one)', { default: '8545' })
@@ -63,6 +64,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     networkId: s('networkId') === undefined ? undefined : bigintOpt('network-id', s('networkId')),
     dataPath: nonEmpty('data-path', s('dataPath') ?? 'basalt-data'),
     identity: s('identity'),
+    nodePrivateKeyFile: s('nodePrivateKeyFile'),
     http: {
       isEnabled: optBool(o, 'rpcHttpEnabled', 'rpc-http-enabled', true),
       host: nonEmpty('rpc-http-host', s('rpcHttpHost')),

@@ -12,6 +12,7 @@ export interface NodeConfig {
   networkId?: bigint
   dataPath: string
   identity?: string
+  nodePrivateKeyFile?: string
   http: ApiListenerConfig & { corsOrigins: string[]; maxBatchSize: number }
   ws: ApiListenerConfig
   hostAllowlist: string[]

@@ -17,6 +17,7 @@ import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
@@ -106,6 +107,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     enabledWsApis: config.ws.apis,
     devAccounts: accounts,
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
+    nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile),
     ports: {},
   }
   const services: RpcServices = { chain, pool, sealer, filters: new FilterManager(chain, pool), settings }

@@ -1,10 +1,14 @@
 /** Every RPC group and its methods; the one list the dispatcher is built from. */
 import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
+import { adminMethods } from './admin/adminMethods.ts'
 import type { RpcContext } from './context.ts'
 import { blockMethods } from './eth/blockMethods.ts'
 import { chainMethods, sendTransactionRefused } from './eth/chainMethods.ts'
 import { feeMethods } from './eth/feeMethods.ts'
+import { filterMethods } from './eth/filterMethods.ts'
+import { logMethods } from './eth/logMethods.ts'
 import { stateMethods } from './eth/stateMethods.ts'
+import { subscriptionMethods } from './eth/subscriptionMethods.ts'
 import { txMethods } from './eth/txMethods.ts'
 import { netMethods, rpcModulesMethods, web3Methods } from './netWeb3Methods.ts'
 
@@ -15,10 +19,12 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
   return [
     {
       group: 'ETH',
-      methods: [...chainMethods, ...stateMethods, ...blockMethods, ...txMethods, ...feeMethods, sendTransactionRefused],
+      methods: [...chainMethods, ...stateMethods, ...blockMethods, ...txMethods, ...feeMethods, sendTransactionRefused,
+        ...logMethods, ...filterMethods, ...subscriptionMethods],
     },
     { group: 'NET', methods: netMethods },
     { group: 'WEB3', methods: web3Methods },
+    { group: 'ADMIN', methods: adminMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }
