@@ -6,12 +6,18 @@
 import { cac } from 'cac'
 import { protectOptionValues } from './argv.ts'
 import { CliError } from './cliError.ts'
+import { registerOperatorCommand } from './operatorCommand.ts'
+import { registerPublicKeyCommand } from './publicKeyCommand.ts'
+import { registerRlpCommand } from './rlpCommand.ts'
 import { registerRunCommand } from './runCommand.ts'
 import { clientVersion, VERSION } from '../primitives/version.ts'
 
 export function buildCli() {
   const cli = cac('basalt')
   registerRunCommand(cli)
+  registerOperatorCommand(cli)
+  registerRlpCommand(cli)
+  registerPublicKeyCommand(cli)
   cli.help()
   cli.version(VERSION)
   return cli

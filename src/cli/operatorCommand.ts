@@ -1,0 +1,408 @@
+/**
+ * `basalt operator generate-blockchain-config`: validator keys and a genesis carrying IBFT 2.0 or QBFT
+ * extraData, in the files and formats Besu writes (`DIR/keys/<0x address>/key.pub|key.priv`, the
+ * genesis pretty-printed as Jackson prints it). Everything is validated before the first file is written.
+ */
+import fs from 'node:fs'
+import path from 'node:path'
+import type { CAC } from 'cac'
+import { type BftKind, genesisExtraData } from '../consensus/bftExtraData.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import {
+  DEFAULT_EC_CURVE,
+  EC_CURVES,
+  type EcCurve,
+  generateKeyPair,
+  isValidPublicKey,
+  type KeyPair,
+  parseEcCurve,
+  publicKeyToAddress,
+} from '../primitives/nodeKey.ts'
+import { optString } from './argv.ts'
+import { CliError } from './cliError.ts'
+
+const SUBCOMMANDS = ['generate-blockchain-config']
+/** Exit code for a bad config file or output directory (2 is kept for command-line mistakes). */
+const INPUT_ERROR = 1
+
+export interface OperatorOptions {
+  configFile: string
+  outputDir: string
+  genesisFileName: string
+  privateKeyFileName: string
+  publicKeyFileName: string
+}
+
+export interface NodeKeys {
+  address: Uint8Array
+  publicKey: Uint8Array
+  /** Absent for a public key imported from the config file. */
+  privateKey?: Uint8Array
+}
+
+export interface BlockchainConfig {
+  genesis: JsonObject
+  kind?: BftKind
+  curve: EcCurve
+  nodes: NodeKeys[]
+}
+
+export function registerOperatorCommand(cli: CAC): void {
+  cli
+    .command('operator <subcommand>', 'Operator tools: generate-blockchain-config')
+    .option('--config-file <file>', 'Config file: JSON with "genesis" and "blockchain.nodes"')
+    .option('--to <dir>', 'Directory to write keys and genesis to (new or empty)')
+    .option('--genesis-file-name <name>', 'Name of the genesis file', { default: 'genesis.json' })
+    .option('--private-key-file-name <name>', 'Name of the private key files', { default: 'key.priv' })
+    .option('--public-key-file-name <name>', 'Name of the public key files', { default: 'key.pub' })
+    .action((subcommand: string, options: Record<string, unknown>) => {
+      if (!SUBCOMMANDS.includes(subcommand)) {
+        throw new CliError(`Unknown operator subcommand: ${subcommand} (expected ${SUBCOMMANDS.join(', ')})`)
+      }
+      const summary = generateBlockchainConfig(parseOperatorOptions(options))
+      process.stdout.write(`${summary}\n`)
+    })
+}
+
+/** Checks the command line of generate-blockchain-config; throws CliError (exit 2) on a mistake. */
+export function parseOperatorOptions(o: Record<string, unknown>): OperatorOptions {
+  const required = (key: string, flag: string) => {
+    const v = optString(o, key)
+    if (!v) throw new CliError(`Missing required option --${flag}`)
+    return v
+  }
+  const options = {
+    configFile: required('configFile', 'config-file'),
+    outputDir: required('to', 'to'),
+    genesisFileName: required('genesisFileName', 'genesis-file-name'),
+    privateKeyFileName: required('privateKeyFileName', 'private-key-file-name'),
+    publicKeyFileName: required('publicKeyFileName', 'public-key-file-name'),
+  }
+  const names = [options.genesisFileName, options.privateKeyFileName, options.publicKeyFileName]
+  if (new Set(names).size !== names.length) {
+    throw new CliError(`Output file names must be unique (got ${names.join(', ')})`)
+  }
+  if (options.genesisFileName === 'keys')
+    throw new CliError(`--genesis-file-name cannot be 'keys' (the keys directory)`)
+  return options
+}
+
+/** Reads the config, writes keys and genesis under the output directory, and returns a summary line. */
+export function generateBlockchainConfig(options: OperatorOptions, newKeyPair = generateKeyPair): string {
+  checkOutputDirectory(options.outputDir)
+  let text: string
+  try {
+    text = fs.readFileSync(options.configFile, 'utf8')
+  } catch (err) {
+    throw new CliError(`Cannot read config file ${options.configFile}: ${(err as Error).message}`, INPUT_ERROR)
+  }
+  const config = planBlockchainConfig(text, options.configFile, newKeyPair)
+  writeBlockchainConfig(config, options)
+  const what = config.kind ? `${config.kind === 'qbft' ? 'QBFT' : 'IBFT 2.0'} extraData` : 'no extraData'
+  return `Wrote ${config.nodes.length} validator key(s) to ${path.join(options.outputDir, 'keys')} and ${path.join(options.outputDir, options.genesisFileName)} (${what})`
+}
+
+/** Validates a config file's text and derives every key and the genesis; writes nothing. */
+export function planBlockchainConfig(text: string, source: string, newKeyPair = generateKeyPair): BlockchainConfig {
+  let root: JsonValue
+  try {
+    root = parseJsonText(text)
+  } catch (err) {
+    throw new CliError(`Config file ${source} is not valid JSON: ${(err as Error).message}`, INPUT_ERROR)
+  }
+  if (!(root instanceof Map)) throw inputError(`Config file ${source} must hold a JSON object`)
+  const genesis = objectAt(root, 'genesis', 'genesis') ?? new Map()
+  const chainConfig = objectAt(genesis, 'config', 'genesis.config')
+  if (!chainConfig) throw inputError(`Config file ${source} has no genesis.config section`)
+  const curve = ecCurveOf(chainConfig)
+  const kind = hasKey(chainConfig, 'ibft2') ? 'ibft2' : hasKey(chainConfig, 'qbft') ? 'qbft' : undefined
+  const nodes = nodeKeysOf(root, curve, newKeyPair)
+  if (kind)
+    genesis.set(
+      'extraData',
+      bytesToHex(
+        genesisExtraData(
+          kind,
+          nodes.map((n) => n.address),
+        ),
+      ),
+    )
+  return { genesis, kind, curve, nodes }
+}
+
+function nodeKeysOf(root: JsonObject, curve: EcCurve, newKeyPair: (curve: EcCurve) => KeyPair): NodeKeys[] {
+  const blockchain = objectAt(root, 'blockchain', 'blockchain') ?? new Map()
+  const nodes = objectAt(blockchain, 'nodes', 'blockchain.nodes') ?? new Map()
+  const generate = nodes.get('generate') ?? false
+  if (typeof generate !== 'boolean') throw inputError('blockchain.nodes.generate must be true or false')
+  if (generate) {
+    const count = nodes.get('count')
+    const n = count instanceof JsonNumber && /^-?\d+$/.test(count.text) ? Number(count.text) : Number.NaN
+    if (!(n >= 1)) {
+      throw inputError(`blockchain.nodes.count must be an integer of at least 1 (found ${describe(count)})`)
+    }
+    return Array.from({ length: n }, () => withAddress(newKeyPair(curve)))
+  }
+  const keys = nodes.get('keys')
+  if (keys === undefined || keys === null) {
+    throw inputError('blockchain.nodes must be {"generate": true, "count": N} or {"keys": [public keys]}')
+  }
+  if (!Array.isArray(keys) || keys.length === 0) {
+    throw inputError('blockchain.nodes.keys must be a non-empty array of public keys')
+  }
+  const imported = keys.map((k, i) => withAddress({ publicKey: importPublicKey(k, i, curve) }))
+  const seen = new Set<string>()
+  for (const node of imported) {
+    const address = bytesToHex(node.address)
+    if (seen.has(address)) throw inputError(`blockchain.nodes.keys lists the key of ${address} twice`)
+    seen.add(address)
+  }
+  return imported
+}
+
+function importPublicKey(value: JsonValue, index: number, curve: EcCurve): Uint8Array {
+  const where = `blockchain.nodes.keys[${index}]`
+  if (typeof value !== 'string' || !/^(0x)?[0-9a-fA-F]{128}$/.test(value)) {
+    throw inputError(`${where} is not a public key: expected 0x followed by 128 hex digits (found ${describe(value)})`)
+  }
+  const publicKey = hexToBytes(value)
+  if (!isValidPublicKey(publicKey, curve)) {
+    throw inputError(`${where} ${value} is not a valid public key for elliptic curve ${curve}`)
+  }
+  return publicKey
+}
+
+function withAddress(keys: { publicKey: Uint8Array; privateKey?: Uint8Array }): NodeKeys {
+  return { ...keys, address: publicKeyToAddress(keys.publicKey) }
+}
+
+function ecCurveOf(chainConfig: JsonObject): EcCurve {
+  const value = caseInsensitiveGet(chainConfig, 'ecCurve')
+  if (value === undefined || value === null) return DEFAULT_EC_CURVE
+  const curve = typeof value === 'string' ? parseEcCurve(value) : undefined
+  if (!curve) {
+    throw inputError(`Invalid genesis.config.ecCurve ${describe(value)} (expected one of ${EC_CURVES.join(', ')})`)
+  }
+  return curve
+}
+
+/** Refuses an output path that is a file or a non-empty directory (a new or empty one is fine). */
+export function checkOutputDirectory(dir: string): void {
+  if (!fs.existsSync(dir)) return
+  if (!fs.statSync(dir).isDirectory()) throw inputError(`Output path ${dir} exists and is not a directory`)
+  if (fs.readdirSync(dir).length > 0) throw inputError(`Output directory ${dir} already exists and is not empty`)
+}
+
+/** Writes `keys/<address>/` for every node, then the genesis; never overwrites a file. */
+export function writeBlockchainConfig(config: BlockchainConfig, options: OperatorOptions): void {
+  const keysDir = path.join(options.outputDir, 'keys')
+  try {
+    fs.mkdirSync(keysDir, { recursive: true })
+    for (const node of config.nodes) {
+      const nodeDir = path.join(keysDir, bytesToHex(node.address))
+      fs.mkdirSync(nodeDir)
+      fs.writeFileSync(path.join(nodeDir, options.publicKeyFileName), bytesToHex(node.publicKey), { flag: 'wx' })
+      if (node.privateKey) {
+        const file = path.join(nodeDir, options.privateKeyFileName)
+        fs.writeFileSync(file, bytesToHex(node.privateKey), { flag: 'wx', mode: 0o600 })
+      }
+    }
+    const genesisFile = path.join(options.outputDir, options.genesisFileName)
+    fs.writeFileSync(genesisFile, printJacksonJson(config.genesis), { flag: 'wx' })
+  } catch (err) {
+    throw inputError(`Cannot write to ${options.outputDir}: ${(err as Error).message}`)
+  }
+}
+
+function objectAt(obj: JsonObject, key: string, name: string): JsonObject | undefined {
+  const value = obj.get(key)
+  if (value === undefined || value === null) return undefined
+  if (!(value instanceof Map)) throw inputError(`${name} must be a JSON object (found ${describe(value)})`)
+  return value
+}
+
+/** Genesis config keys are case-insensitive, as in Besu's genesis reader. */
+function caseInsensitiveGet(obj: JsonObject, key: string): JsonValue | undefined {
+  for (const [k, v] of obj) if (k.toLowerCase() === key.toLowerCase()) return v
+  return undefined
+}
+
+function hasKey(obj: JsonObject, key: string): boolean {
+  return caseInsensitiveGet(obj, key) !== undefined
+}
+
+function describe(value: JsonValue | undefined): string {
+  if (value === undefined) return 'nothing'
+  if (value instanceof Map) return 'an object'
+  if (Array.isArray(value)) return 'an array'
+  if (value instanceof JsonNumber) return value.text
+  return JSON.stringify(value)
+}
+
+function inputError(message: string): CliError {
+  return new CliError(message, INPUT_ERROR)
+}
+
+// --- JSON text, read losslessly and printed as Besu prints it ------------------------------------
+// JSON.parse would round big integers (a terminalTotalDifficulty of 5.875e22) and reorder keys that
+// look like array indices; Besu keeps both. Its writer is Jackson's default pretty printer: two-space
+// indent, `"key" : value`, arrays on one line as `[ a, b ]`, empty containers as `{ }` and `[ ]`.
+
+/** A JSON number kept as written, so that big integers survive the round trip. */
+export class JsonNumber {
+  constructor(readonly text: string) {}
+}
+export type JsonObject = Map<string, JsonValue>
+export type JsonValue = JsonObject | JsonValue[] | string | JsonNumber | boolean | null
+
+/** Parses strict JSON (RFC 8259) keeping key order and number text; throws naming line and column. */
+export function parseJsonText(text: string): JsonValue {
+  const reader = new JsonReader(text.replace(/^\uFEFF/, ''))
+  const value = reader.value()
+  reader.end()
+  return value
+}
+
+const LITERAL = /true|false|null/y
+const NUMBER = /-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/y
+// biome-ignore lint/suspicious/noControlCharactersInRegex: JSON strings may not hold raw control characters.
+const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y
+
+class JsonReader {
+  private i = 0
+  constructor(private readonly s: string) {}
+
+  value(): JsonValue {
+    this.skipSpace()
+    const c = this.s[this.i]
+    if (c === '{') return this.object()
+    if (c === '[') return this.array()
+    if (c === '"') return this.string()
+    const literal = this.match(LITERAL)
+    if (literal) return literal === 'null' ? null : literal === 'true'
+    const number = this.match(NUMBER)
+    return number ? new JsonNumber(number) : this.fail()
+  }
+
+  end(): void {
+    this.skipSpace()
+    if (this.i < this.s.length) this.fail()
+  }
+
+  private object(): JsonObject {
+    const obj: JsonObject = new Map()
+    this.i++
+    if (this.close('}')) return obj
+    do {
+      if (this.peek() !== '"') this.fail()
+      const key = this.string()
+      if (!this.close(':')) this.fail()
+      obj.set(key, this.value())
+    } while (this.comma())
+    if (!this.close('}')) this.fail()
+    return obj
+  }
+
+  private array(): JsonValue[] {
+    const items: JsonValue[] = []
+    this.i++
+    if (this.close(']')) return items
+    do items.push(this.value())
+    while (this.comma())
+    if (!this.close(']')) this.fail()
+    return items
+  }
+
+  private string(): string {
+    const literal = this.match(STRING)
+    return literal ? JSON.parse(literal) : this.fail('invalid string')
+  }
+
+  /** Consumes and returns the text `token` matches at the current position. */
+  private match(token: RegExp): string | undefined {
+    token.lastIndex = this.i
+    const text = token.exec(this.s)?.[0]
+    if (text) this.i += text.length
+    return text
+  }
+
+  private comma(): boolean {
+    return this.close(',')
+  }
+
+  /** Consumes `c` when it comes next. */
+  private close(c: string): boolean {
+    if (this.peek() !== c) return false
+    this.i++
+    return true
+  }
+
+  private peek(): string | undefined {
+    this.skipSpace()
+    return this.s[this.i]
+  }
+
+  private skipSpace(): void {
+    while (this.i < this.s.length && ' \t\n\r'.includes(this.s[this.i])) this.i++
+  }
+
+  private fail(what?: string): never {
+    const before = this.s.slice(0, this.i).split('\n')
+    const where = `line ${before.length}, column ${before[before.length - 1].length + 1}`
+    if (this.i >= this.s.length) throw new Error(`unexpected end of input at ${where}`)
+    throw new Error(`${what ?? `unexpected character ${JSON.stringify(this.s[this.i])}`} at ${where}`)
+  }
+}
+
+/** Prints a JSON value as Jackson's default pretty printer does (no trailing newline). */
+export function printJacksonJson(value: JsonValue, level = 0): string {
+  if (value instanceof Map) {
+    if (value.size === 0) return '{ }'
+    const indent = `\n${'  '.repeat(level + 1)}`
+    const entries = [...value].map(([k, v]) => `${indent}${jacksonString(k)} : ${printJacksonJson(v, level + 1)}`)
+    return `{${entries.join(',')}\n${'  '.repeat(level)}}`
+  }
+  if (Array.isArray(value)) {
+    // Arrays do not indent: an object inside one is printed at the array's own level.
+    return value.length === 0 ? '[ ]' : `[ ${value.map((v) => printJacksonJson(v, level)).join(', ')} ]`
+  }
+  if (value instanceof JsonNumber) return jacksonNumber(value.text)
+  if (typeof value === 'string') return jacksonString(value)
+  return String(value)
+}
+
+const SHORT_ESCAPES: Record<string, string> = {
+  '"': '\\"',
+  '\\': '\\\\',
+  '\b': '\\b',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\f': '\\f',
+  '\r': '\\r',
+}
+
+function jacksonString(s: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters Jackson escapes.
+  const escaped = s.replace(/["\\\u0000-\u001f]/g, (c) => {
+    return SHORT_ESCAPES[c] ?? `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`
+  })
+  return `"${escaped}"`
+}
+
+/** Integers print as written (Jackson keeps them exact); fractions as Java's Double.toString. */
+function jacksonNumber(text: string): string {
+  if (/^-?\d+$/.test(text)) return text === '-0' ? '0' : text
+  const d = Number(text)
+  if (!Number.isFinite(d)) return text
+  if (d === 0) return Object.is(d, -0) ? '-0.0' : '0.0'
+  const [mantissa, exp] = Math.abs(d).toExponential().split('e')
+  const digits = mantissa.replace('.', '')
+  const e = Number(exp)
+  const sign = d < 0 ? '-' : ''
+  if (e >= -3 && e < 7) {
+    const whole = e >= 0 ? digits.slice(0, e + 1).padEnd(e + 1, '0') : '0'
+    const fraction = e >= 0 ? digits.slice(e + 1) : '0'.repeat(-e - 1) + digits
+    return `${sign}${whole}.${fraction || '0'}`
+  }
+  return `${sign}${digits[0]}.${digits.slice(1) || '0'}E${e}`
+}
