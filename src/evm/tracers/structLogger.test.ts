@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { REVERT_RUNTIME, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { replayBlock } from './blockReplayer.ts'
+import { StructLogger, type StructLoggerOptions, type StructLoggerResult } from './structLogger.ts'
+
+let t: TracingChain
+let storeTx: Uint8Array
+let revertTx: Uint8Array
+
+beforeAll(async () => {
+  t = await tracingChain()
+  const store = await t.deploy(STORE_RUNTIME)
+  const reverter = await t.deploy(REVERT_RUNTIME)
+  storeTx = await t.send({ to: store })
+  revertTx = await t.send({ to: reverter })
+})
+afterAll(() => t.close())
+
+async function trace(hash: Uint8Array, opts?: StructLoggerOptions): Promise<StructLoggerResult> {
+  const found = await t.chain.findTransaction(hash)
+  const out = await replayBlock(
+    t.chain,
+    found!.block,
+    (_tx, i) => (i === found!.index ? new StructLogger(opts) : undefined),
+    found!.index,
+  )
+  return out.get(found!.index) as StructLoggerResult
+}
+
+describe('StructLogger', () => {
+  it('logs every opcode of a storing contract with stack and storage', async () => {
+    const r = await trace(storeTx)
+    expect(r.failed).toBe(false)
+    expect(r.returnValue).toBe(`0x${'2a'.padStart(64, '0')}`)
+    expect(r.structLogs.map((l) => l.op)).toEqual([
+      'PUSH1',
+      'PUSH1',
+      'SSTORE',
+      'PUSH1',
+      'SLOAD',
+      'PUSH1',
+      'MSTORE',
+      'PUSH1',
+      'PUSH1',
+      'RETURN',
+    ])
+    const [first, , sstore, , sload] = r.structLogs
+    expect(first).toEqual({ pc: 0, op: 'PUSH1', gas: first.gas, gasCost: 3, depth: 1, stack: [] })
+    expect(sstore.stack).toEqual(['0x2a', '0x0'])
+    const slot0 = `0x${'0'.repeat(64)}`
+    expect(sstore.storage).toEqual({ [slot0]: `0x${'2a'.padStart(64, '0')}` })
+    expect(sload.storage).toEqual({ [slot0]: `0x${'2a'.padStart(64, '0')}` })
+    expect(sstore.gasCost).toBe(22100)
+    expect(first.gas - r.structLogs[1].gas).toBe(3)
+  })
+
+  it('leaves out stack, storage and memory when asked', async () => {
+    const r = await trace(storeTx, { disableStack: true, disableStorage: true })
+    expect(r.structLogs.every((l) => l.stack === undefined && l.storage === undefined && l.memory === undefined)).toBe(
+      true,
+    )
+  })
+
+  it('shows memory as 32-byte words when enabled', async () => {
+    const r = await trace(storeTx, { enableMemory: true })
+    const ret = r.structLogs[r.structLogs.length - 1]
+    expect(ret.memory).toEqual([`0x${'2a'.padStart(64, '0')}`])
+    expect(r.structLogs[0].memory).toBeUndefined()
+  })
+
+  it('reports a reverted call as failed', async () => {
+    const r = await trace(revertTx)
+    expect(r.failed).toBe(true)
+    expect(r.returnValue).toBe('0x')
+    expect(r.structLogs.map((l) => l.op)).toEqual(['PUSH1', 'PUSH1', 'REVERT'])
+  })
+
+  it('has no logs for a plain transfer and reports the gas used', async () => {
+    const hash = await t.send({ to: '0x00000000000000000000000000000000000000aa', value: 1n })
+    const r = await trace(hash)
+    expect(r).toEqual({ gas: 21000, failed: false, returnValue: '0x', structLogs: [] })
+  })
+})

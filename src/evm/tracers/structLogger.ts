@@ -1,0 +1,177 @@
+/**
+ * The default (opcode) tracer: one struct log per executed opcode, in the execution-apis
+ * OpcodeTransactionTrace shape (geth's field formats, which Besu's fixtures follow): stack items as
+ * quantities, memory as 32-byte words, storage as a cumulative per-contract map shown at SLOAD and
+ * SSTORE, `refund` and `returnData` only when non-empty. Work per step is only what the options ask for.
+ */
+import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
+import type { RunTxResult } from '@ethereumjs/vm'
+import { bytesToHex, type Hex } from '../../primitives/hex.ts'
+import type { TxContext, TxTracer } from './txTracer.ts'
+
+export interface StructLoggerOptions {
+  disableStack?: boolean
+  disableStorage?: boolean
+  enableMemory?: boolean
+  enableReturnData?: boolean
+  /** Besu's spelling: memory is captured unless this is true. */
+  disableMemory?: boolean
+  /** Stop recording after this many logs (0: no limit). */
+  limit?: number
+}
+
+export interface StructLog {
+  pc: number
+  op: string
+  gas: number
+  gasCost: number
+  depth: number
+  stack?: Hex[]
+  memory?: Hex[]
+  returnData?: Hex
+  storage?: Record<string, Hex>
+  refund?: number
+  error?: string
+}
+
+export interface StructLoggerResult {
+  gas: number
+  failed: boolean
+  returnValue: Hex
+  structLogs: StructLog[]
+}
+
+const SLOAD = 0x54
+const SSTORE = 0x55
+const REVERT_MESSAGE = 'revert'
+const HEX_WORD = 64
+const EMPTY = new Uint8Array(0)
+
+function quantity(n: bigint): Hex {
+  return `0x${n.toString(16)}`
+}
+
+function word(n: bigint): Hex {
+  return `0x${n.toString(16).padStart(HEX_WORD, '0')}`
+}
+
+function memoryWords(memory: Uint8Array): Hex[] {
+  const hex = bytesToHex(memory)
+  const out: Hex[] = new Array(hex.length >> 6)
+  for (let i = 0; i < out.length; i++) out[i] = `0x${hex.slice(2 + i * HEX_WORD, 2 + (i + 1) * HEX_WORD)}`
+  return out
+}
+
+export class StructLogger implements TxTracer<StructLoggerResult> {
+  private readonly logs: StructLog[] = []
+  private readonly isStack: boolean
+  private readonly isMemory: boolean
+  private readonly isStorage: boolean
+  private readonly isReturnData: boolean
+  private readonly limit: number
+  /** Per contract address: slots seen so far (hex key → hex value). */
+  private readonly storage = new Map<string, Map<string, Hex>>()
+  /** An SLOAD whose loaded value is known only at the next step (it is then on top of the stack). */
+  private pendingLoad?: { log: StructLog; slots: Map<string, Hex>; key: string }
+  /** Open frames (innermost last): where their logs start, the return data of their last call. */
+  private readonly frames: { firstLog: number; returnData: Uint8Array }[] = []
+  private evm?: EVM
+
+  constructor(opts: StructLoggerOptions = {}) {
+    this.isStack = opts.disableStack !== true
+    this.isMemory = opts.enableMemory === true || opts.disableMemory === false
+    this.isStorage = opts.disableStorage !== true
+    this.isReturnData = opts.enableReturnData === true
+    this.limit = opts.limit ?? 0
+  }
+
+  start({ vm }: TxContext): void {
+    this.evm = vm.evm as EVM
+    this.evm.events.on('step', this.onStep)
+    this.evm.events.on('beforeMessage', this.onEnter)
+    this.evm.events.on('afterMessage', this.onExit)
+  }
+
+  finish(_ctx: TxContext, result: RunTxResult): StructLoggerResult {
+    this.evm?.events.off('step', this.onStep)
+    this.evm?.events.off('beforeMessage', this.onEnter)
+    this.evm?.events.off('afterMessage', this.onExit)
+    const exec = result.execResult
+    return {
+      gas: Number(result.totalGasSpent),
+      failed: exec.exceptionError !== undefined,
+      returnValue: bytesToHex(exec.returnValue),
+      structLogs: this.logs,
+    }
+  }
+
+  private readonly onStep = (s: InterpreterStep): void => {
+    const depth = s.depth + 1
+    if (this.pendingLoad) this.resolveLoad(s.stack[s.stack.length - 1] ?? 0n)
+    if (this.limit > 0 && this.logs.length >= this.limit) return
+    const log: StructLog = {
+      pc: s.pc,
+      op: s.opcode.name,
+      gas: Number(s.gasLeft),
+      gasCost: Number(s.opcode.dynamicFee ?? BigInt(s.opcode.fee)),
+      depth,
+    }
+    if (this.isStack) {
+      const stack: Hex[] = new Array(s.stack.length)
+      for (let i = 0; i < stack.length; i++) stack[i] = quantity(s.stack[i])
+      log.stack = stack
+    }
+    if (this.isMemory && s.memory.length > 0) log.memory = memoryWords(s.memory)
+    if (this.isReturnData) {
+      const rd = this.frames[this.frames.length - 1]?.returnData
+      if (rd !== undefined && rd.length > 0) log.returnData = bytesToHex(rd)
+    }
+    if (this.isStorage && (s.opcode.code === SLOAD || s.opcode.code === SSTORE)) this.recordStorage(s, log)
+    if (s.gasRefund > 0n) log.refund = Number(s.gasRefund)
+    this.logs.push(log)
+  }
+
+  private recordStorage(s: InterpreterStep, log: StructLog): void {
+    const n = s.stack.length
+    if (n < (s.opcode.code === SLOAD ? 1 : 2)) return
+    const address = s.address.toString()
+    let slots = this.storage.get(address)
+    if (!slots) {
+      slots = new Map()
+      this.storage.set(address, slots)
+    }
+    const key = word(s.stack[n - 1])
+    if (s.opcode.code === SSTORE) {
+      slots.set(key, word(s.stack[n - 2]))
+      log.storage = Object.fromEntries(slots)
+    } else {
+      this.pendingLoad = { log, slots, key }
+    }
+  }
+
+  private resolveLoad(value: bigint): void {
+    const { log, slots, key } = this.pendingLoad!
+    this.pendingLoad = undefined
+    slots.set(key, word(value))
+    log.storage = Object.fromEntries(slots)
+  }
+
+  private readonly onEnter = (_m: Message): void => {
+    this.frames.push({ firstLog: this.logs.length, returnData: EMPTY })
+  }
+
+  private readonly onExit = (r: EVMResult): void => {
+    // An SLOAD as the frame's last opcode: its value is on top of the final stack.
+    if (this.pendingLoad) {
+      const stack = r.execResult.runState?.stack
+      this.resolveLoad(stack && stack.length > 0 ? stack.peek(1)[0] : 0n)
+    }
+    const frame = this.frames.pop()
+    const parent = this.frames[this.frames.length - 1]
+    if (parent) parent.returnData = r.execResult.returnValue
+    const err = r.execResult.exceptionError
+    if (!err || err.error === REVERT_MESSAGE || !frame || this.logs.length <= frame.firstLog) return
+    const last = this.logs[this.logs.length - 1]
+    if (last.error === undefined) last.error = err.error
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * A small in-memory dev chain for tracer tests: dev accounts, a dev sealer on a manual clock, and
+ * helpers that send a signed transaction and seal it into its own block.
+ */
+import { createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
+import { computeContractAddress } from '../../src/chain/addresses.ts'
+import type { Chain } from '../../src/chain/chain.ts'
+import { devAccounts } from '../../src/chain/devAccounts.ts'
+import { openChain } from '../../src/node/node.ts'
+import { manualClock } from '../../src/primitives/clock.ts'
+import { bytesToHex, hexToBytes } from '../../src/primitives/hex.ts'
+import { DevSealer } from '../../src/producer/devSealer.ts'
+import { TxPool } from '../../src/txpool/txPool.ts'
+
+/** Stores 0x2a in slot 0, loads it back and returns it. */
+export const STORE_RUNTIME = '602a60005560005460005260206000f3'
+/** Reverts with empty data. */
+export const REVERT_RUNTIME = '60006000fd'
+
+/** Runtime that CALLs `target` with 4 zero bytes, keeps 32 bytes of output, logs them with topic 1. */
+export function callerRuntime(target: string): string {
+  return `6020600060046000600073${target.slice(2)}5af150600160206000a100`
+}
+
+/** Init code that deploys `runtime` (hex, no 0x). */
+export function deployCode(runtime: string): Uint8Array {
+  const len = (runtime.length / 2).toString(16).padStart(2, '0')
+  return hexToBytes(`60${len}600c60003960${len}6000f3${runtime}`)
+}
+
+export interface TracingChain {
+  chain: Chain
+  sender: string
+  /** Sends a transaction from the first dev account and seals it; returns its hash. */
+  send(tx: { to?: string; data?: Uint8Array; value?: bigint; gasLimit?: bigint }): Promise<Uint8Array>
+  /** Deploys `runtime` and returns the contract address. */
+  deploy(runtime: string): Promise<string>
+  close(): void
+}
+
+export async function tracingChain(): Promise<TracingChain> {
+  const { chain, close } = await openChain({ dataPath: ':memory:' })
+  const clock = manualClock(1_700_000_000_000)
+  const pool = new TxPool(
+    {
+      chainId: chain.common.chainId(),
+      headGasLimit: () => chain.head.header.gasLimit,
+      headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
+      account: async (address) => {
+        const a = await chain.stateAt(chain.head).getAccount(new Address(address))
+        return { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }
+      },
+    },
+    { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 },
+  )
+  const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock })
+  const account = devAccounts()[0]
+  const key = hexToBytes(account.privateKey)
+  let nonce = 0n
+  const send: TracingChain['send'] = async ({ to, data, value, gasLimit }) => {
+    const tx = createFeeMarket1559Tx(
+      {
+        chainId: chain.common.chainId(),
+        nonce: nonce++,
+        to,
+        data,
+        value: value ?? 0n,
+        gasLimit: gasLimit ?? 1_000_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1n,
+      },
+      { common: chain.commonForNextBlock() },
+    ).sign(key)
+    await pool.add(tx)
+    clock.advance(12_000)
+    await sealer.sealBlock(false)
+    return tx.hash()
+  }
+  const deploy = async (runtime: string) => {
+    const hash = await send({ data: deployCode(runtime) })
+    if (!(await chain.findTransaction(hash))) throw new Error('deployment not mined')
+    return bytesToHex(computeContractAddress(hexToBytes(account.address), nonce - 1n))
+  }
+  return { chain, sender: account.address, send, deploy, close }
+}
