@@ -5,6 +5,7 @@
  */
 import { cac } from 'cac'
 import { protectOptionValues } from './argv.ts'
+import { registerBlocksCommand } from './blocksCommand.ts'
 import { CliError } from './cliError.ts'
 import { registerOperatorCommand } from './operatorCommand.ts'
 import { registerPublicKeyCommand } from './publicKeyCommand.ts'
@@ -15,6 +16,7 @@ import { clientVersion, VERSION } from '../primitives/version.ts'
 export function buildCli() {
   const cli = cac('basalt')
   registerRunCommand(cli)
+  registerBlocksCommand(cli)
   registerOperatorCommand(cli)
   registerRlpCommand(cli)
   registerPublicKeyCommand(cli)

@@ -1,0 +1,112 @@
+/**
+ * Block import with full validation: the header against its parent, the ommers against the
+ * ancestry, then execution on the parent's state with `runBlock`, which checks the body roots, gas
+ * used, bloom, receipts root, requests hash and state root. A valid block is committed through
+ * `Chain.commitBlock`; an invalid one is recorded as a bad block and reported as BlockImportError.
+ * Used by `blocks import` and by the Engine API's newPayload. Does not pick the head by itself.
+ */
+import type { Block } from '@ethereumjs/block'
+import { runBlock, type TxReceipt } from '@ethereumjs/vm'
+import { type BlockSource, createVm } from '../evm/vmFactory.ts'
+import { bytesToHex } from '../primitives/hex.ts'
+import { openState } from '../state/worldState.ts'
+import type { Chain } from './chain.ts'
+import { HeaderRuleError, validateHeader, validateOmmers } from './headerValidation.ts'
+
+export interface ImportOptions {
+  /** Make the block the canonical head once stored. */
+  setHead: boolean
+  /**
+   * Accept proof-of-work blocks without checking their ethash seal (Besu's
+   * `--skip-pow-validation-enabled`). Seals cannot be verified here, so PoW blocks need this.
+   */
+  skipPowValidation?: boolean
+}
+
+export interface ImportResult {
+  block: Block
+  receipts: TxReceipt[]
+  /** True when the block was already stored (nothing was executed or written). */
+  isKnown: boolean
+}
+
+/** `unknownParent`: the parent is not stored (the block may be valid later); `invalid`: it never will be. */
+export type BlockImportErrorKind = 'unknownParent' | 'invalid'
+
+export class BlockImportError extends Error {
+  constructor(
+    readonly kind: BlockImportErrorKind,
+    readonly number: bigint,
+    readonly hash: Uint8Array,
+    readonly reason: string,
+  ) {
+    super(`block ${number} (${bytesToHex(hash)}): ${reason}`)
+    this.name = 'BlockImportError'
+  }
+}
+
+/**
+ * Validates, executes and stores `block` on its stored parent; with `setHead` it becomes the head.
+ * Throws BlockImportError; a block found invalid is also written to the bad-blocks table.
+ */
+export async function importBlock(chain: Chain, block: Block, opts: ImportOptions): Promise<ImportResult> {
+  const hash = block.hash()
+  if (chain.store.hasBlock(hash)) {
+    if (opts.setHead) await chain.setHead(block)
+    return { block, receipts: [], isKnown: true }
+  }
+  const parent = await chain.getBlockByHash(block.header.parentHash)
+  if (!parent) {
+    throw new BlockImportError(
+      'unknownParent',
+      block.header.number,
+      hash,
+      `unknown parent ${bytesToHex(block.header.parentHash)}`,
+    )
+  }
+  let receipts: TxReceipt[]
+  try {
+    receipts = await validateAndExecute(chain, block, parent, opts)
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e)
+    chain.store.writeBadBlock(hash, block.serialize(), reason, Date.now())
+    throw new BlockImportError('invalid', block.header.number, hash, reason)
+  }
+  const senders = block.transactions.map((tx) => tx.getSenderAddress().bytes)
+  await chain.commitBlock(block, receipts, senders, { setHead: opts.setHead })
+  return { block, receipts, isKnown: false }
+}
+
+async function validateAndExecute(
+  chain: Chain,
+  block: Block,
+  parent: Block,
+  opts: ImportOptions,
+): Promise<TxReceipt[]> {
+  validateHeader(block.header, parent.header)
+  if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation) {
+    throw new HeaderRuleError(
+      'proof-of-work seal not verified: ethash verification is not supported (use --skip-pow-validation-enabled)',
+    )
+  }
+  await validateOmmers(block, chain)
+  block.validateBlobTransactions(parent.header)
+  // State nodes written here stay pending in the trie store until commitBlock; a failed block
+  // leaves only unreferenced, content-addressed nodes behind, which are harmless.
+  const state = openState(chain.trieDb, chain.common, parent.header.stateRoot, true)
+  const vm = await createVm(chain.common, state, ancestorSource(chain, parent))
+  const result = await runBlock(vm, { block, skipHeaderValidation: true, setHardfork: true })
+  return result.receipts
+}
+
+/** BLOCKHASH before EIP-2935 reads the block's own ancestry, which is not canonical on a side branch. */
+function ancestorSource(chain: Chain, parent: Block): BlockSource {
+  if (chain.isCanonical(parent)) return chain
+  return {
+    async getBlockByNumber(n: bigint) {
+      let cur: Block | undefined = parent
+      while (cur && cur.header.number > n) cur = await chain.getBlockByHash(cur.header.parentHash)
+      return cur?.header.number === n ? cur : undefined
+    },
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Blocks as RLP bytes: splitting a file of concatenated RLP blocks (hive's chain.rlp, Besu's
+ * `blocks export`) and decoding one block with the chain's fork rules.
+ */
+import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { bytesToBigint } from '../primitives/hex.ts'
+import type { Chain } from './chain.ts'
+import { ensureKzgFor } from './kzg.ts'
+
+/** Thrown when the bytes are not a sequence of whole RLP items. */
+export class RlpFileError extends Error {}
+
+/** Total length (prefix + payload) of the RLP item starting at `offset`. */
+function itemLength(bytes: Uint8Array, offset: number): number {
+  const b = bytes[offset]
+  if (b < 0x80) return 1
+  if (b < 0xb8) return 1 + b - 0x80
+  if (b >= 0xc0 && b < 0xf8) return 1 + b - 0xc0
+  const lenOfLen = b < 0xc0 ? b - 0xb7 : b - 0xf7
+  if (offset + 1 + lenOfLen > bytes.length) throw new RlpFileError(`truncated RLP length at byte ${offset}`)
+  let len = 0
+  for (let i = 0; i < lenOfLen; i++) len = len * 256 + bytes[offset + 1 + i]
+  return 1 + lenOfLen + len
+}
+
+/** The top-level RLP items of `bytes`, in order (views into `bytes`, not copies). */
+export function* splitRlpItems(bytes: Uint8Array): Generator<Uint8Array> {
+  let offset = 0
+  while (offset < bytes.length) {
+    const len = itemLength(bytes, offset)
+    if (offset + len > bytes.length) throw new RlpFileError(`truncated RLP item at byte ${offset}`)
+    yield bytes.subarray(offset, offset + len)
+    offset += len
+  }
+}
+
+/** The hash and number of an RLP block, read from its header without decoding the body. */
+export function peekBlock(rlp: Uint8Array): { hash: Uint8Array; number: bigint } {
+  const header = (RLP.decode(rlp) as unknown as Uint8Array[][])[0]
+  if (!Array.isArray(header) || header.length < 15) throw new RlpFileError('not an RLP block (no header list)')
+  return { hash: keccak_256(RLP.encode(header)), number: bytesToBigint(header[8]) }
+}
+
+/** Decodes one RLP block with the chain's fork schedule (loading KZG first when it carries blobs). */
+export async function decodeBlockRlp(chain: Pick<Chain, 'common'>, rlp: Uint8Array): Promise<Block> {
+  const values = RLP.decode(rlp) as unknown as Uint8Array[][]
+  if (!Array.isArray(values) || values.length < 3)
+    throw new RlpFileError('not an RLP block (expected a list of header, transactions, ommers…)')
+  const txs = values[1] as unknown as Uint8Array[]
+  if (txs.some((tx) => tx instanceof Uint8Array && tx[0] === 3)) await ensureKzgFor(chain.common)
+  return createBlockFromBytesArray(values as never, { common: chain.common, setHardfork: true })
+}

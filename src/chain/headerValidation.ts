@@ -1,0 +1,99 @@
+/**
+ * Consensus rules of a header against its parent, and of a block's ommers against its ancestry.
+ * Failures throw `HeaderRuleError` with a reason; the importer turns it into a bad block.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block'
+import { Hardfork } from '@ethereumjs/common'
+import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+
+export class HeaderRuleError extends Error {}
+
+/** Ommers may have a parent at most this many generations above the including block (geth: 7). */
+const MAX_OMMER_DEPTH = 7n
+const MAX_GAS_LIMIT = 0x7fffffffffffffffn
+
+/** What ommer checks need of the stored chain. */
+export interface AncestorReader {
+  getBlockByHash(hash: Uint8Array): Promise<Block | undefined>
+  getHeaderByHash(hash: Uint8Array): BlockHeader | undefined
+}
+
+function fail(reason: string): never {
+  throw new HeaderRuleError(reason)
+}
+
+/**
+ * Number, timestamp, gas limit bounds, difficulty (ethash, PoW only), base fee, excess blob gas and
+ * the post-merge constants. The ethash seal itself is not checked here.
+ */
+export function validateHeader(header: BlockHeader, parent: BlockHeader): void {
+  if (!equalBytes(header.parentHash, parent.hash())) fail('parent hash mismatch')
+  if (header.number !== parent.number + 1n) fail(`invalid number: ${header.number}, parent is ${parent.number}`)
+  if (header.timestamp <= parent.timestamp)
+    fail(`invalid timestamp: ${header.timestamp} is not after parent's ${parent.timestamp}`)
+  if (header.gasLimit > MAX_GAS_LIMIT) fail('gas limit above 2^63-1')
+  if (header.gasUsed > header.gasLimit) fail(`gas used ${header.gasUsed} above gas limit ${header.gasLimit}`)
+  try {
+    header.validateGasLimit(parent)
+  } catch (e) {
+    fail(`invalid gas limit: ${(e as Error).message}`)
+  }
+  const c = header.common
+  if (c.consensusType() === 'pow') {
+    const expected = header.ethashCanonicalDifficulty(parent)
+    if (header.difficulty !== expected) fail(`invalid difficulty: ${header.difficulty}, expected ${expected}`)
+  } else {
+    if (header.difficulty !== 0n) fail(`invalid difficulty: ${header.difficulty}, must be 0 after the merge`)
+    if (header.nonce.some((b) => b !== 0)) fail('invalid nonce: must be 0 after the merge')
+  }
+  if (c.isActivatedEIP(1559)) {
+    const isForkBlock = header.number === c.hardforkBlock(Hardfork.London)
+    const expected = isForkBlock ? c.param('initialBaseFee') : parent.calcNextBaseFee()
+    if (header.baseFeePerGas !== expected) fail(`invalid base fee: ${header.baseFeePerGas}, expected ${expected}`)
+  }
+  if (c.isActivatedEIP(4844)) {
+    const expected = parent.calcNextExcessBlobGas(c)
+    if (header.excessBlobGas !== expected)
+      fail(`invalid excess blob gas: ${header.excessBlobGas}, expected ${expected}`)
+  }
+  if (c.isActivatedEIP(7685) && header.requestsHash === undefined) fail('missing requests hash')
+}
+
+/**
+ * Ommer rules (yellow paper 11.1 / geth `VerifyUncles`): at most two, each a valid header whose
+ * parent is one of the last seven ancestors, not itself an ancestor, not included before.
+ */
+export async function validateOmmers(block: Block, chain: AncestorReader): Promise<void> {
+  const ommers = block.uncleHeaders
+  if (ommers.length === 0) return
+  try {
+    block.validateUncles()
+  } catch (e) {
+    fail(`invalid ommers: ${(e as Error).message}`)
+  }
+  const ancestors = new Set<string>()
+  const included = new Set<string>()
+  let cursor: Uint8Array = block.header.parentHash
+  for (let i = 0n; i < MAX_OMMER_DEPTH; i++) {
+    const ancestor = await chain.getBlockByHash(cursor)
+    if (!ancestor) break
+    ancestors.add(bytesToHex(ancestor.hash()))
+    for (const u of ancestor.uncleHeaders) included.add(bytesToHex(u.hash()))
+    if (ancestor.header.number === 0n) break
+    cursor = ancestor.header.parentHash
+  }
+  for (const ommer of ommers) {
+    const hash = bytesToHex(ommer.hash())
+    if (ancestors.has(hash)) fail(`ommer ${hash} is an ancestor`)
+    if (included.has(hash)) fail(`ommer ${hash} was already included`)
+    if (!ancestors.has(bytesToHex(ommer.parentHash))) fail(`ommer ${hash} has a parent that is not a recent ancestor`)
+    const parent = chain.getHeaderByHash(ommer.parentHash)!
+    const depth = block.header.number - parent.number
+    if (depth < 2n || depth > MAX_OMMER_DEPTH) fail(`ommer ${hash} is ${depth} generations deep`)
+    try {
+      validateHeader(ommer, parent)
+    } catch (e) {
+      fail(`invalid ommer ${hash}: ${(e as Error).message}`)
+    }
+  }
+}

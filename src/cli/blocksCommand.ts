@@ -1,0 +1,240 @@
+/**
+ * `basalt blocks import|export`: RLP block files (blocks concatenated, as hive's chain.rlp and
+ * Besu's export write them) into and out of a data path. Import validates every block fully and
+ * stops at the first bad one, keeping all blocks before it; ranges are by block number, the start
+ * inclusive and the end exclusive, as in Besu.
+ */
+import { closeSync, openSync, readFileSync, writeSync } from 'node:fs'
+import type { CAC } from 'cac'
+import { BlockImportError, importBlock } from '../chain/blockImporter.ts'
+import { decodeBlockRlp, peekBlock, splitRlpItems } from '../chain/blockRlp.ts'
+import type { Chain } from '../chain/chain.ts'
+import { bytesToHex } from '../primitives/hex.ts'
+import { setLogLevel } from '../primitives/logger.ts'
+import { optBool, optString } from './argv.ts'
+import { CliError } from './cliError.ts'
+
+const SUBCOMMANDS = ['import', 'export'] as const
+/** Exit code of an import stopped by a bad block or an unreadable file (2 is for usage mistakes). */
+const IMPORT_FAILED = 1
+
+export interface BlocksOptions {
+  subcommand: (typeof SUBCOMMANDS)[number]
+  /** Files to import, in order (import), or the file to write (export). */
+  files: string[]
+  genesisFile?: string
+  dataPath: string
+  isPowValidationSkipped: boolean
+  startBlock: bigint
+  /** Exclusive; undefined: to the end of the file (import) or the head (export). */
+  endBlock?: bigint
+}
+
+export function registerBlocksCommand(cli: CAC): void {
+  cli
+    .command(
+      'blocks <subcommand>',
+      'Block files: import (validate and store RLP blocks), export (write canonical blocks as RLP)',
+    )
+    .option('--from <file>', 'import: RLP block file (repeatable)')
+    .option('--to <file>', 'export: output file')
+    .option('--genesis-file <file>', 'Genesis file (Besu/geth format); the dev preset without it')
+    .option('--data-path <dir>', 'Directory of the SQLite database', { default: 'basalt-data' })
+    .option('--skip-pow-validation-enabled', 'import: accept proof-of-work blocks without checking the ethash seal')
+    .option('--start-block <n>', 'First block number (inclusive)')
+    .option('--end-block <n>', 'Last block number (exclusive)')
+    .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'WARN' })
+    .action(async (subcommand: string, options: Record<string, unknown>) => {
+      const opts = parseBlocksOptions(subcommand, options)
+      const { openChain } = await import('../node/node.ts')
+      const { chain, close } = await openChain({ genesisFile: opts.genesisFile, dataPath: opts.dataPath })
+      try {
+        if (opts.subcommand === 'import') await importFiles(chain, opts)
+        else await exportFile(chain, opts)
+      } finally {
+        close()
+      }
+    })
+}
+
+/** Checks the subcommand and options of `blocks`; throws CliError (exit 2) on a mistake. */
+export function parseBlocksOptions(subcommand: string, o: Record<string, unknown>): BlocksOptions {
+  if (!SUBCOMMANDS.includes(subcommand as BlocksOptions['subcommand'])) {
+    throw new CliError(`Unknown blocks subcommand: ${subcommand} (expected ${SUBCOMMANDS.join(', ')})`)
+  }
+  const level = optString(o, 'logging') ?? 'WARN'
+  if (!setLogLevel(level)) throw new CliError(`Invalid value for option --logging: '${level}'`)
+  const isImport = subcommand === 'import'
+  const files = isImport ? allStrings(o.from) : allStrings(o.to).slice(-1)
+  if (files.length === 0) throw new CliError(`Missing option --${isImport ? 'from' : 'to'}`)
+  const start = blockOpt(o, 'startBlock', 'start-block')
+  const end = blockOpt(o, 'endBlock', 'end-block')
+  if (start !== undefined && end !== undefined && end <= start) {
+    throw new CliError(`Invalid value for option --end-block: '${end}' (must be above --start-block ${start})`)
+  }
+  return {
+    subcommand: subcommand as BlocksOptions['subcommand'],
+    files,
+    genesisFile: optString(o, 'genesisFile'),
+    dataPath: optString(o, 'dataPath') ?? 'basalt-data',
+    isPowValidationSkipped: optBool(o, 'skipPowValidationEnabled', 'skip-pow-validation-enabled', false),
+    startBlock: start ?? (isImport ? 0n : 1n),
+    endBlock: end,
+  }
+}
+
+function allStrings(v: unknown): string[] {
+  if (v === undefined) return []
+  return (Array.isArray(v) ? v : [v]).map((x) => optString({ x }, 'x')!).filter((x) => x.length > 0)
+}
+
+function blockOpt(o: Record<string, unknown>, key: string, flag: string): bigint | undefined {
+  const v = optString(o, key)
+  if (v === undefined) return undefined
+  if (!/^\d+$/.test(v)) throw new CliError(`Invalid value for option --${flag}: '${v}' (expected a block number)`)
+  return BigInt(v)
+}
+
+function readBlockFile(file: string): Uint8Array {
+  try {
+    return readFileSync(file)
+  } catch (e) {
+    throw new CliError(`cannot read ${file}: ${(e as Error).message}`, IMPORT_FAILED)
+  }
+}
+
+interface ImportTally {
+  imported: number
+  skipped: number
+  first?: bigint
+  last?: bigint
+  gasUsed: bigint
+}
+
+/** Imports the blocks of every file in order; stops at the first bad block (exit 1). */
+export async function importFiles(chain: Chain, opts: BlocksOptions): Promise<ImportTally> {
+  const tally: ImportTally = { imported: 0, skipped: 0, gasUsed: 0n }
+  const progress = new ImportProgress()
+  for (const file of opts.files) {
+    const items = splitRlpItemsOf(file)
+    progress.total += items.length
+    for (const rlp of items) {
+      const peeked = peek(file, rlp, tally)
+      const n = peeked.number
+      if (n < opts.startBlock || (opts.endBlock !== undefined && n >= opts.endBlock)) {
+        progress.total--
+        continue
+      }
+      // Re-running an import skips what is stored without decoding (and without loading KZG).
+      if (chain.store.hasBlock(peeked.hash)) {
+        tally.skipped++
+        progress.update(tally.imported + tally.skipped, tally.gasUsed)
+        continue
+      }
+      const block = await decodeBlockRlp(chain, rlp).catch((e: Error) => {
+        throw new CliError(`${file}: cannot decode block ${n}: ${e.message}`, IMPORT_FAILED)
+      })
+      try {
+        const r = await importBlock(chain, block, { setHead: true, skipPowValidation: opts.isPowValidationSkipped })
+        if (r.isKnown) tally.skipped++
+        else tally.imported++
+        tally.first ??= n
+        tally.last = n
+        tally.gasUsed += block.header.gasUsed
+      } catch (e) {
+        progress.finish()
+        process.stdout.write(`${summary(tally, progress.elapsedMs, chain)}\n`)
+        if (e instanceof BlockImportError) {
+          throw new CliError(`bad block ${e.number} (${bytesToHex(e.hash)}): ${e.reason}`, IMPORT_FAILED)
+        }
+        throw e
+      }
+      progress.update(tally.imported + tally.skipped, tally.gasUsed)
+    }
+  }
+  progress.finish()
+  process.stdout.write(`${summary(tally, progress.elapsedMs, chain)}\n`)
+  return tally
+}
+
+function peek(file: string, rlp: Uint8Array, t: ImportTally): { hash: Uint8Array; number: bigint } {
+  try {
+    return peekBlock(rlp)
+  } catch (e) {
+    throw new CliError(
+      `${file}: cannot decode item ${t.imported + t.skipped + 1}: ${(e as Error).message}`,
+      IMPORT_FAILED,
+    )
+  }
+}
+
+function splitRlpItemsOf(file: string): Uint8Array[] {
+  try {
+    return [...splitRlpItems(readBlockFile(file))]
+  } catch (e) {
+    if (e instanceof CliError) throw e
+    throw new CliError(`${file}: ${(e as Error).message}`, IMPORT_FAILED)
+  }
+}
+
+function rates(count: number, gasUsed: bigint, ms: number): string {
+  const sec = Math.max(ms, 1) / 1000
+  return `${(count / sec).toFixed(count / sec < 10 ? 1 : 0)} blocks/s, ${(Number(gasUsed) / 1e6 / sec).toFixed(1)} Mgas/s`
+}
+
+function summary(t: ImportTally, ms: number, chain: Chain): string {
+  const range = t.first === undefined ? '' : ` (${t.first}..${t.last})`
+  const skipped = t.skipped > 0 ? `, skipped ${t.skipped} already present` : ''
+  const head = bytesToHex(chain.head.hash())
+  return `imported ${t.imported} blocks${range}${skipped} in ${(ms / 1000).toFixed(2)} s: ${rates(t.imported, t.gasUsed, ms)}, head ${chain.head.header.number} ${head.slice(0, 10)}…`
+}
+
+/** A one-line progress bar on a terminal (stderr); silent otherwise. */
+class ImportProgress {
+  total = 0
+  private readonly startedMs = Date.now()
+  private readonly isTty = process.stderr.isTTY === true
+  private lastDrawMs = 0
+
+  get elapsedMs(): number {
+    return Date.now() - this.startedMs
+  }
+
+  update(done: number, gasUsed: bigint): void {
+    if (!this.isTty || (Date.now() - this.lastDrawMs < 100 && done < this.total)) return
+    this.lastDrawMs = Date.now()
+    const width = 30
+    const filled = this.total === 0 ? width : Math.round((done / this.total) * width)
+    const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`
+    process.stderr.write(`\r[${bar}] ${done}/${this.total} ${rates(done, gasUsed, this.elapsedMs)}   `)
+  }
+
+  finish(): void {
+    if (this.isTty && this.lastDrawMs > 0) process.stderr.write('\n')
+  }
+}
+
+/** Writes canonical blocks `startBlock`..`endBlock` (exclusive; default: through the head) as RLP. */
+export function exportFile(chain: Chain, opts: BlocksOptions): Promise<number> {
+  return exportBlocks(chain, opts.files[0], opts.startBlock, opts.endBlock ?? chain.head.header.number + 1n)
+}
+
+async function exportBlocks(chain: Chain, file: string, start: bigint, end: bigint): Promise<number> {
+  const last = end - 1n > chain.head.header.number ? chain.head.header.number : end - 1n
+  if (start > last)
+    throw new CliError(`nothing to export: --start-block ${start} is above the head ${chain.head.header.number}`)
+  const fd = openSync(file, 'w')
+  let count = 0
+  try {
+    for (let n = start; n <= last; n++) {
+      const block = await chain.getBlockByNumber(n)
+      if (!block) throw new CliError(`block ${n} is missing from the data path`, IMPORT_FAILED)
+      writeSync(fd, block.serialize())
+      count++
+    }
+  } finally {
+    closeSync(fd)
+  }
+  process.stdout.write(`exported ${count} blocks (${start}..${last}) to ${file}\n`)
+  return count
+}
