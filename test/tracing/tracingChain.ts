@@ -63,7 +63,7 @@ export async function tracingChain(): Promise<TracingChain> {
       {
         chainId: chain.common.chainId(),
         nonce: nonce++,
-        to,
+        to: to as `0x${string}` | undefined,
         data,
         value: value ?? 0n,
         gasLimit: gasLimit ?? 1_000_000n,
