@@ -60,6 +60,19 @@ export class ChainStore {
     return (this.db.prepare('SELECT rlp FROM headers WHERE hash = ?').get(hash)?.rlp as Uint8Array) ?? undefined
   }
 
+  /** Header RLPs of many blocks (those stored), in batches of a fixed size so one statement serves all. */
+  readHeaderRlps(hashes: Uint8Array[]): { hash: Uint8Array; rlp: Uint8Array }[] {
+    const BATCH = 64
+    const st = this.db.prepare(`SELECT hash, rlp FROM headers WHERE hash IN (${Array(BATCH).fill('?').join(',')})`)
+    const out: { hash: Uint8Array; rlp: Uint8Array }[] = []
+    for (let i = 0; i < hashes.length; i += BATCH) {
+      const batch = hashes.slice(i, i + BATCH)
+      while (batch.length < BATCH) batch.push(batch[0])
+      for (const r of st.all(...batch)) out.push({ hash: r.hash as Uint8Array, rlp: r.rlp as Uint8Array })
+    }
+    return out
+  }
+
   readTotalDifficulty(hash: Uint8Array): bigint | undefined {
     const td = this.db.prepare('SELECT td FROM headers WHERE hash = ?').get(hash)?.td as Uint8Array | undefined
     return td === undefined ? undefined : bytesToBig(td)

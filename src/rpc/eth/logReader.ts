@@ -1,0 +1,128 @@
+/**
+ * Reads logs for eth_getLogs and eth_getFilterLogs: ranges from the SQLite log index, single blocks
+ * (EIP-234) from their receipts. Block timestamps come from one batched header read per query,
+ * cached by block hash, so a wide query costs no block decode per log.
+ */
+import type { Block } from '@ethereumjs/block'
+import type { Chain } from '../../chain/chain.ts'
+import { blockLogs, headerTimestamp, isUnsatisfiable, type LogCriteria, matchesLog } from '../../chain/logFilter.ts'
+import type { BlockTagName } from '../../jsonrpc/codecs.ts'
+import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { bytesToHex } from '../../primitives/hex.ts'
+import type { StoredLog } from '../../storage/chainStore.ts'
+import { formatStoredLog } from '../format.ts'
+
+/**
+ * Besu puts no cap on results; an unbounded answer can exhaust memory, so a query matching more
+ * logs than this fails with -32005 and go-ethereum's / Infura's wording, which log-fetching
+ * clients recognise as "split the range and retry".
+ */
+export const MAX_LOG_RESULTS = 10_000
+const TIMESTAMP_CACHE_SIZE = 65_536
+
+type Json = Record<string, unknown>
+
+export class LogReader {
+  private readonly timestamps = new Map<string, bigint>()
+
+  constructor(private readonly chain: Chain) {}
+
+  /** The block number a filter bound names; safe/finalized before there is one is an error. */
+  blockNumberOf(ref: BlockTagName | bigint): bigint {
+    if (typeof ref === 'bigint') return ref
+    switch (ref) {
+      case 'latest':
+      case 'pending':
+        return this.chain.head.header.number
+      case 'earliest':
+        return 0n
+      case 'safe':
+      case 'finalized': {
+        const block = this.chain[ref]
+        if (!block) throw besuError('unknownBlock', `Unknown block: no ${ref} block yet`)
+        return block.header.number
+      }
+    }
+  }
+
+  /**
+   * The canonical block range of a filter. A range past the head is an error for eth_getLogs, as
+   * in the execution-apis tests; `isClamped` cuts it at the head instead (installed filters).
+   */
+  range(fromRef: BlockTagName | bigint, toRef: BlockTagName | bigint, isClamped = false): { from: bigint; to: bigint } {
+    const from = this.blockNumberOf(fromRef)
+    let to = this.blockNumberOf(toRef)
+    if (from > to) throw new InvalidParamsError('invalid block range params')
+    const head = this.chain.head.header.number
+    if (to > head) {
+      if (!isClamped) throw new InvalidParamsError('block range extends beyond current head block')
+      to = head
+    }
+    return { from, to }
+  }
+
+  /** Canonical logs in `[from, to]` meeting `c`, as JSON. */
+  inRange(from: bigint, to: bigint, c: LogCriteria): Json[] {
+    if (from > to || isUnsatisfiable(c)) return []
+    const logs = this.chain.store.queryLogs({
+      fromBlock: Number(from),
+      toBlock: Number(to),
+      addresses: c.addresses,
+      topics: c.topics,
+      limit: MAX_LOG_RESULTS + 1,
+    })
+    if (logs.length > MAX_LOG_RESULTS) throw besuError('exceedsMaxLogResults')
+    const times = this.timestampsOf(logs)
+    return logs.map((l) => formatStoredLog(l, times.get(l.blockHash) ?? 0n))
+  }
+
+  /** Logs of one stored block meeting `c`; unknown blocks have none (Besu), off-chain ones are `removed`. */
+  async inBlock(blockHash: Uint8Array, c: LogCriteria): Promise<Json[]> {
+    const block = await this.chain.getBlockByHash(blockHash)
+    if (!block) return []
+    return this.ofBlock(block, c, !this.chain.isCanonical(block))
+  }
+
+  /** Logs of `block` (from its receipts) meeting `c`. */
+  ofBlock(block: Block, c: LogCriteria, isRemoved: boolean, logs?: StoredLog[]): Json[] {
+    const all = logs ?? blockLogs(block, this.chain.getReceipts(block))
+    return all
+      .filter((l) => matchesLog(c, l.address, l.topics))
+      .map((l) => formatStoredLog(l, block.header.timestamp, isRemoved))
+  }
+
+  /** Timestamps of the logs' blocks, keyed by the log's own blockHash object. */
+  private timestampsOf(logs: StoredLog[]): Map<Uint8Array, bigint> {
+    const out = new Map<Uint8Array, bigint>()
+    const missing = new Map<string, Uint8Array[]>()
+    let lastKey = ''
+    let lastTime: bigint | undefined
+    for (const l of logs) {
+      const key = bytesToHex(l.blockHash)
+      if (key !== lastKey) {
+        lastKey = key
+        lastTime = this.timestamps.get(key)
+      }
+      if (lastTime !== undefined) out.set(l.blockHash, lastTime)
+      else {
+        const list = missing.get(key)
+        if (list) list.push(l.blockHash)
+        else missing.set(key, [l.blockHash])
+      }
+    }
+    if (missing.size === 0) return out
+    const rows = this.chain.store.readHeaderRlps([...missing.values()].map((list) => list[0]))
+    for (const r of rows) {
+      const key = bytesToHex(r.hash)
+      const time = headerTimestamp(r.rlp)
+      this.remember(key, time)
+      for (const h of missing.get(key) ?? []) out.set(h, time)
+    }
+    return out
+  }
+
+  private remember(key: string, time: bigint): void {
+    this.timestamps.set(key, time)
+    if (this.timestamps.size > TIMESTAMP_CACHE_SIZE) this.timestamps.delete(this.timestamps.keys().next().value!)
+  }
+}
