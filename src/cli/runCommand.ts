@@ -38,6 +38,7 @@ export function registerRunCommand(cli: CAC): void {
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })
     .option('--tx-pool-price-bump <percent>', 'Price bump a replacement needs', { default: '10' })
     .option('--miner-coinbase <address>', 'Fee recipient of sealed blocks')
+    .option('--miner-enabled', 'Seal blocks with the dev sealer (default: true on the dev network, false with --genesis-file)')
     .option('--block-period <seconds>', 'Seal a block every period (fractions allowed); automine without it')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
@@ -90,6 +91,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     minerCoinbase: s('minerCoinbase') === undefined ? undefined : addressOpt('miner-coinbase', s('minerCoinbase')),
     blockPeriodMs: blockPeriod === undefined ? undefined : periodOpt(blockPeriod),
     configOut: s('configOut'),
+    isMinerEnabled: optBool(o, 'minerEnabled', 'miner-enabled', !genesisFile),
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
   }
 }

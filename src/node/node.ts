@@ -128,7 +128,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     settings.ports.ws = l.port
     listeners.push(l)
   }
-  sealer.start()
+  if (config.isMinerEnabled) sealer.start()
   printBanner(config, settings, accounts)
   if (config.configOut) writeConfigOut(config.configOut, settings, chain, accounts)
   log.info('node started', { chainId, head: chain.head.header.number, ms: Date.now() - startedMs })
