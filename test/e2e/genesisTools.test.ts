@@ -4,9 +4,8 @@ import os from 'node:os'
 import path from 'node:path'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, hexToBytes } from '../../src/primitives/hex.ts'
-import { startNode } from './harness.ts'
+import { BASALT_BIN, startNode } from './harness.ts'
 
-const BASALT = new URL('../../dist/basalt', import.meta.url).pathname
 const VALIDATORS = ['be068f726a13c8d46c44be6ce9d275600e1735a4', '0x5ff6f4b66a46a2b2310a6f3a93aaddc0d9a1c193']
 const IBFT_VECTOR =
   '0xf853a00000000000000000000000000000000000000000000000000000000000000000ea94be068f726a13c8d46c44be6ce9d275600e1735a4945ff6f4b66a46a2b2310a6f3a93aaddc0d9a1c193808400000000c0'
@@ -52,7 +51,7 @@ interface Result {
 }
 
 async function basalt(args: string[], stdin?: string): Promise<Result> {
-  const proc = Bun.spawn([BASALT, ...args], {
+  const proc = Bun.spawn([BASALT_BIN, ...args], {
     stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
     stdout: 'pipe',
     stderr: 'pipe',
