@@ -57,7 +57,8 @@ describe('architecture', () => {
       const from = layerOf(file)
       for (const target of internalImports(file)) {
         const to = layerOf(target)
-        if (to !== from && !(RANK[to] < RANK[from])) violations.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`)
+        if (to !== from && !(RANK[to] < RANK[from]))
+          violations.push(`${relative(SRC, file)} -> ${relative(SRC, target)}`)
       }
     }
     expect(violations).toEqual([])

@@ -82,26 +82,32 @@ export class TxPool {
     const senderHex = bytesToHex(sender)
     const account = await this.chain.account(sender)
     if (tx.nonce < account.nonce) {
-      throw new TxPoolError('nonceTooLow', `Nonce too low: transaction nonce ${tx.nonce}, account nonce ${account.nonce}`)
+      throw new TxPoolError(
+        'nonceTooLow',
+        `Nonce too low: transaction nonce ${tx.nonce}, account nonce ${account.nonce}`,
+      )
     }
     if (tx.nonce > account.nonce + BigInt(this.opts.maxFutureBySender ?? 200)) {
       throw new TxPoolError('nonceTooFarInFuture', 'Transaction nonce is too distant from current sender nonce')
     }
     const cost = tx.getUpfrontCost()
     if (cost > account.balance) {
-      throw new TxPoolError('upfrontCostExceedsBalance', `Upfront cost ${cost} exceeds account balance ${account.balance}`)
+      throw new TxPoolError(
+        'upfrontCostExceedsBalance',
+        `Upfront cost ${cost} exceeds account balance ${account.balance}`,
+      )
     }
+    const existing = this.senders.get(senderHex)?.byNonce.get(tx.nonce)
+    if (existing) this.checkReplacement(existing.tx, tx)
+    const pooled: PoolTx = { tx, hash, sender, senderHex, nonce: tx.nonce, addedAtMs: Date.now() }
+    if (!existing && this.byHash.size >= this.opts.maxSize) this.evictFor(pooled)
+    if (existing) this.byHash.delete(existing.hash)
     let entry = this.senders.get(senderHex)
     if (!entry) {
       entry = { stateNonce: account.nonce, byNonce: new Map() }
       this.senders.set(senderHex, entry)
     }
     entry.stateNonce = account.nonce
-    const existing = entry.byNonce.get(tx.nonce)
-    if (existing) this.checkReplacement(existing.tx, tx)
-    const pooled: PoolTx = { tx, hash, sender, senderHex, nonce: tx.nonce, addedAtMs: Date.now() }
-    if (!existing && this.byHash.size >= this.opts.maxSize) this.evictFor(pooled)
-    if (existing) this.byHash.delete(existing.hash)
     entry.byNonce.set(tx.nonce, pooled)
     this.byHash.set(hash, pooled)
     for (const fn of this.listeners) fn(pooled)
@@ -112,7 +118,8 @@ export class TxPool {
   private checkStatic(tx: TypedTransaction): void {
     const chainId = (tx as { chainId?: bigint }).chainId ?? tx.common.chainId()
     if (tx.type !== 0 || (tx as { v?: bigint }).v! > 28n) {
-      if (chainId !== this.chain.chainId) throw new TxPoolError('wrongChainId', `Wrong chainId: ${chainId}, expected ${this.chain.chainId}`)
+      if (chainId !== this.chain.chainId)
+        throw new TxPoolError('wrongChainId', `Wrong chainId: ${chainId}, expected ${this.chain.chainId}`)
     }
     const intrinsic = tx.getIntrinsicGas()
     if (intrinsic > tx.gasLimit) {
@@ -120,12 +127,19 @@ export class TxPool {
     }
     const blockGasLimit = this.chain.headGasLimit()
     if (tx.gasLimit > blockGasLimit) {
-      throw new TxPoolError('exceedsBlockGasLimit', `Transaction gas limit ${tx.gasLimit} exceeds block gas limit ${blockGasLimit}`)
+      throw new TxPoolError(
+        'exceedsBlockGasLimit',
+        `Transaction gas limit ${tx.gasLimit} exceeds block gas limit ${blockGasLimit}`,
+      )
     }
     const { maxFee, priorityFee } = fees(tx)
-    if (priorityFee > maxFee) throw new TxPoolError('priorityFeeExceedsMaxFee', 'Max priority fee per gas exceeds max fee per gas')
+    if (priorityFee > maxFee)
+      throw new TxPoolError('priorityFeeExceedsMaxFee', 'Max priority fee per gas exceeds max fee per gas')
     if (maxFee < this.opts.minGasPrice) {
-      throw new TxPoolError('gasPriceTooLow', `Gas price ${maxFee} below configured minimum gas price ${this.opts.minGasPrice}`)
+      throw new TxPoolError(
+        'gasPriceTooLow',
+        `Gas price ${maxFee} below configured minimum gas price ${this.opts.minGasPrice}`,
+      )
     }
   }
 
@@ -142,7 +156,9 @@ export class TxPool {
   private evictFor(incoming: PoolTx): void {
     let victim: PoolTx | undefined
     for (const entry of this.senders.values()) {
-      const last = [...entry.byNonce.values()].reduce((m, t) => (t.nonce > m.nonce ? t : m))
+      let last: PoolTx | undefined
+      for (const t of entry.byNonce.values()) if (!last || t.nonce > last.nonce) last = t
+      if (!last) continue
       if (!victim || fees(last.tx).maxFee < fees(victim.tx).maxFee) victim = last
     }
     if (!victim || fees(victim.tx).maxFee >= fees(incoming.tx).maxFee) {
@@ -243,12 +259,11 @@ export class TxPool {
 
   /** Re-reads every sender's nonce from the head (after a reorg). */
   async resync(): Promise<void> {
-    for (const [senderHex, entry] of this.senders) {
+    for (const entry of [...this.senders.values()]) {
       const first = entry.byNonce.values().next().value
       if (!first) continue
       entry.stateNonce = (await this.chain.account(first.sender)).nonce
       for (const t of [...entry.byNonce.values()]) if (t.nonce < entry.stateNonce) this.remove(t)
-      if (!this.senders.has(senderHex)) continue
     }
   }
 }

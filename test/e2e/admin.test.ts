@@ -26,7 +26,9 @@ describe('admin', () => {
     const info = await first.rpc<{ id: string; enode: string }>('admin_nodeInfo')
     expect(existsSync(join(dataPath, 'key'))).toBe(true)
     const key = readFileSync(join(dataPath, 'key'), 'utf8').trim().replace(/^0x/, '')
-    expect(info.id).toBe(Buffer.from(secp256k1.getPublicKey(Buffer.from(key, 'hex'), false).subarray(1)).toString('hex'))
+    expect(info.id).toBe(
+      Buffer.from(secp256k1.getPublicKey(Buffer.from(key, 'hex'), false).subarray(1)).toString('hex'),
+    )
     expect(info.enode).toStartWith(`enode://${info.id}@`)
     await first.stop()
     const second = await start([], dataPath)
@@ -38,10 +40,17 @@ describe('admin', () => {
     const priv = '0x'.concat('11'.repeat(32))
     writeFileSync(keyFile, priv)
     const n = await start(['--node-private-key-file', keyFile], join(dir, 'b'))
-    const expected = Buffer.from(secp256k1.getPublicKey(Buffer.from('11'.repeat(32), 'hex'), false).subarray(1)).toString('hex')
+    const expected = Buffer.from(
+      secp256k1.getPublicKey(Buffer.from('11'.repeat(32), 'hex'), false).subarray(1),
+    ).toString('hex')
     expect((await n.rpc<{ id: string }>('admin_nodeInfo')).id).toBe(expected)
     expect(await n.rpc('admin_peers')).toEqual([])
-    const { json } = await n.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'admin_addPeer', params: ['enode://00@127.0.0.1:30303'] })
+    const { json } = await n.rpcRaw({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'admin_addPeer',
+      params: ['enode://00@127.0.0.1:30303'],
+    })
     expect(json.error.code).toBe(-32000)
   })
 })

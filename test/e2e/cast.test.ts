@@ -15,7 +15,11 @@ afterAll(async () => {
 })
 
 async function cast(...args: string[]): Promise<string> {
-  const proc = Bun.spawn([CAST, ...args, '--rpc-url', node.url], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, HOME: node.dir } })
+  const proc = Bun.spawn([CAST, ...args, '--rpc-url', node.url], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, HOME: node.dir },
+  })
   const [out, err, code] = await Promise.all([
     new Response(proc.stdout as ReadableStream).text(),
     new Response(proc.stderr as ReadableStream).text(),
@@ -29,7 +33,9 @@ describe.skipIf(!existsSync(CAST))('cast', () => {
   it('reads chain id, block number and a dev balance', async () => {
     expect(await cast('chain-id')).toBe('1337')
     expect(Number(await cast('block-number'))).toBeGreaterThanOrEqual(0)
-    expect(await cast('balance', '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', '--ether')).toBe('10000.000000000000000000')
+    expect(await cast('balance', '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266', '--ether')).toBe(
+      '10000.000000000000000000',
+    )
   })
 
   it('sends ether and reads the receipt', async () => {

@@ -4,7 +4,16 @@ import { BASALT_BIN, type StartedNode, startNode } from './harness.ts'
 
 let node: StartedNode
 beforeAll(async () => {
-  node = await startNode({ args: ['--rpc-http-api', 'ETH,WEB3', '--rpc-http-max-batch-size', '3', '--rpc-http-cors-origins', 'http://app.example'] })
+  node = await startNode({
+    args: [
+      '--rpc-http-api',
+      'ETH,WEB3',
+      '--rpc-http-max-batch-size',
+      '3',
+      '--rpc-http-cors-origins',
+      'http://app.example',
+    ],
+  })
 })
 afterAll(async () => {
   await node?.cleanup()
@@ -37,7 +46,12 @@ describe('JSON-RPC over HTTP', () => {
   })
 
   it('answers a bad argument with -32602 naming it', async () => {
-    const { json } = await node.rpcRaw({ jsonrpc: '2.0', id: 7, method: 'eth_getBalance', params: ['0x1234', 'latest'] })
+    const { json } = await node.rpcRaw({
+      jsonrpc: '2.0',
+      id: 7,
+      method: 'eth_getBalance',
+      params: ['0x1234', 'latest'],
+    })
     expect(json.id).toBe(7)
     expect(json.error.code).toBe(-32602)
     expect(json.error.message).toContain('argument 0 (address)')

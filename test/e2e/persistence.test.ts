@@ -26,8 +26,14 @@ async function start(dataPath: string): Promise<StartedNode> {
 
 function transfer(key: Hex, nonce: number): Promise<Hex> {
   return privateKeyToAccount(key).signTransaction({
-    type: 'eip1559', chainId: 1337, to: '0x000000000000000000000000000000000000d00d', value: 1n, gas: 21000n, nonce,
-    maxFeePerGas: parseGwei('20'), maxPriorityFeePerGas: parseGwei('1'),
+    type: 'eip1559',
+    chainId: 1337,
+    to: '0x000000000000000000000000000000000000d00d',
+    value: 1n,
+    gas: 21000n,
+    nonce,
+    maxFeePerGas: parseGwei('20'),
+    maxPriorityFeePerGas: parseGwei('1'),
   })
 }
 
@@ -87,13 +93,33 @@ describe('persistence', () => {
     const dev = await start(dataPath)
     await dev.stop()
     const genesisFile = join(dir, 'genesis.json')
-    writeFileSync(genesisFile, JSON.stringify({
-      config: { chainId: 4242, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, terminalTotalDifficulty: 0 },
-      alloc: {}, gasLimit: '0x1c9c380', difficulty: '0x0', extraData: '0x',
-    }))
-    const proc = Bun.spawn([BASALT_BIN, 'run', '--genesis-file', genesisFile, '--data-path', dataPath, '--rpc-http-port', '0', '--rpc-ws-enabled=false'], {
-      stdout: 'pipe', stderr: 'pipe',
-    })
+    writeFileSync(
+      genesisFile,
+      JSON.stringify({
+        config: { chainId: 4242, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, terminalTotalDifficulty: 0 },
+        alloc: {},
+        gasLimit: '0x1c9c380',
+        difficulty: '0x0',
+        extraData: '0x',
+      }),
+    )
+    const proc = Bun.spawn(
+      [
+        BASALT_BIN,
+        'run',
+        '--genesis-file',
+        genesisFile,
+        '--data-path',
+        dataPath,
+        '--rpc-http-port',
+        '0',
+        '--rpc-ws-enabled=false',
+      ],
+      {
+        stdout: 'pipe',
+        stderr: 'pipe',
+      },
+    )
     const code = await proc.exited
     const stderr = await new Response(proc.stderr as ReadableStream).text()
     expect(code).not.toBe(0)

@@ -29,8 +29,14 @@ function keyOf(node: StartedNode, i: number): Hex {
 async function signed(key: Hex, tx: Partial<TransactionSerializable>): Promise<Hex> {
   const account = privateKeyToAccount(key)
   return account.signTransaction({
-    type: 'eip1559', chainId: 1337, to: TO, value: 1n, gas: 21000n, nonce: 0,
-    maxFeePerGas: parseGwei('3'), maxPriorityFeePerGas: parseGwei('1'),
+    type: 'eip1559',
+    chainId: 1337,
+    to: TO,
+    value: 1n,
+    gas: 21000n,
+    nonce: 0,
+    maxFeePerGas: parseGwei('3'),
+    maxPriorityFeePerGas: parseGwei('1'),
     ...tx,
   } as TransactionSerializable)
 }
@@ -91,9 +97,22 @@ describe('eth_sendRawTransaction validation', () => {
   it('refuses a replacement without the price bump and accepts one with it', async () => {
     const key = keyOf(holding, 7)
     await holding.rpc('eth_sendRawTransaction', [await signed(key, { nonce: 0 })])
-    const cheap = await signed(key, { nonce: 0, value: 2n, maxFeePerGas: parseGwei('3.1'), maxPriorityFeePerGas: parseGwei('1.05') })
-    expect(await sendError(holding, cheap)).toMatchObject({ code: -32000, message: 'Replacement transaction underpriced' })
-    const bumped = await signed(key, { nonce: 0, value: 3n, maxFeePerGas: parseGwei('3.3'), maxPriorityFeePerGas: parseGwei('1.1') })
+    const cheap = await signed(key, {
+      nonce: 0,
+      value: 2n,
+      maxFeePerGas: parseGwei('3.1'),
+      maxPriorityFeePerGas: parseGwei('1.05'),
+    })
+    expect(await sendError(holding, cheap)).toMatchObject({
+      code: -32000,
+      message: 'Replacement transaction underpriced',
+    })
+    const bumped = await signed(key, {
+      nonce: 0,
+      value: 3n,
+      maxFeePerGas: parseGwei('3.3'),
+      maxPriorityFeePerGas: parseGwei('1.1'),
+    })
     const hash = await holding.rpc<string>('eth_sendRawTransaction', [bumped])
     const tx = await holding.rpc<{ value: string }>('eth_getTransactionByHash', [hash])
     expect(tx.value).toBe('0x3')

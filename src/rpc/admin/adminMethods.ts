@@ -63,6 +63,9 @@ export const changeLogLevel = defineMethod({
 })
 
 export const adminMethods = [
-  nodeInfo, peers, refusePeerChange('admin_addPeer'), refusePeerChange('admin_removePeer'), changeLogLevel,
+  nodeInfo,
+  peers,
+  refusePeerChange('admin_addPeer'),
+  refusePeerChange('admin_removePeer'),
+  changeLogLevel,
 ]
-

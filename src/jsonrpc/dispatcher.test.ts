@@ -1,0 +1,83 @@
+import { describe, expect, it } from 'bun:test'
+import { p } from './codecs.ts'
+import { defineMethod } from './defineMethod.ts'
+import { RpcDispatcher } from './dispatcher.ts'
+
+const echo = defineMethod({
+  name: 'test_echo',
+  params: [p.quantity, p.bool.optional(false)],
+  handler: (_c: unknown, [n, b]) => ({ n: n.toString(), b }),
+})
+const boom = defineMethod({
+  name: 'test_boom',
+  params: [],
+  handler: () => {
+    throw new Error('kaboom')
+  },
+})
+const other = defineMethod({ name: 'other_one', params: [], handler: () => 1 })
+const dispatcher = new RpcDispatcher<unknown>([
+  { group: 'TEST', methods: [echo, boom] },
+  { group: 'OTHER', methods: [other] },
+])
+const opts = { enabledGroups: new Set(['TEST']), maxBatchSize: 2 }
+
+async function call(body: unknown) {
+  const { body: out } = await dispatcher.handleText(JSON.stringify(body), {}, opts)
+  return out === undefined ? undefined : JSON.parse(out)
+}
+
+describe('RpcDispatcher', () => {
+  it('decodes parameters and fills optional ones', async () => {
+    expect(await call({ jsonrpc: '2.0', id: 1, method: 'test_echo', params: ['0x10'] })).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: { n: '16', b: false },
+    })
+  })
+
+  it('names the argument that fails to decode', async () => {
+    const r = await call({ jsonrpc: '2.0', id: 1, method: 'test_echo', params: ['0x01'] })
+    expect(r.error.code).toBe(-32602)
+    expect(r.error.message).toContain('argument 0 (quantity)')
+  })
+
+  it('refuses too many or too few arguments', async () => {
+    expect((await call({ jsonrpc: '2.0', id: 1, method: 'test_echo', params: [] })).error.code).toBe(-32602)
+    expect((await call({ jsonrpc: '2.0', id: 1, method: 'test_echo', params: ['0x1', true, 3] })).error.code).toBe(
+      -32602,
+    )
+  })
+
+  it('answers -32604 for a method of a disabled group and -32601 for an unknown one', async () => {
+    expect((await call({ jsonrpc: '2.0', id: 1, method: 'other_one' })).error.code).toBe(-32604)
+    expect((await call({ jsonrpc: '2.0', id: 1, method: 'nope' })).error.code).toBe(-32601)
+  })
+
+  it('hides internal failures behind -32603', async () => {
+    expect((await call({ jsonrpc: '2.0', id: 1, method: 'test_boom' })).error).toEqual({
+      code: -32603,
+      message: 'Internal error',
+    })
+  })
+
+  it('sends nothing for a notification', async () => {
+    expect(await call({ jsonrpc: '2.0', method: 'test_echo', params: ['0x1'] })).toBeUndefined()
+  })
+
+  it('refuses an empty batch and one above the limit', async () => {
+    expect((await call([])).error.code).toBe(-32600)
+    const one = { jsonrpc: '2.0', id: 1, method: 'test_echo', params: ['0x1'] }
+    expect((await call([one, one, one])).error.code).toBe(-32005)
+  })
+
+  it('refuses a method defined twice at construction', () => {
+    expect(
+      () =>
+        new RpcDispatcher([
+          { group: 'A', methods: [echo] },
+          { group: 'B', methods: [echo] },
+        ]),
+    ).toThrow('defined twice')
+  })
+})

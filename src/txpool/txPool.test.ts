@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'bun:test'
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
+import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx'
+import { hexToBytes } from '../primitives/hex.ts'
+import { fees, type PoolChainView, TxPool } from './txPool.ts'
+import { TxPoolError } from './txPoolError.ts'
+
+const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+const KEYS = [
+  hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'),
+  hexToBytes('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d'),
+]
+const GWEI = 10n ** 9n
+
+function tx(key: number, nonce: number, maxFeeGwei = 10n, tipGwei = 1n, gasLimit = 21000n): TypedTransaction {
+  return createFeeMarket1559Tx(
+    {
+      chainId: 1n,
+      nonce: BigInt(nonce),
+      gasLimit,
+      maxFeePerGas: maxFeeGwei * GWEI,
+      maxPriorityFeePerGas: tipGwei * GWEI,
+      to: `0x${'11'.repeat(20)}`,
+      value: 1n,
+    },
+    { common },
+  ).sign(KEYS[key])
+}
+
+function pool(opts: Partial<{ maxSize: number; balance: bigint; nonce: bigint }> = {}): TxPool {
+  const view: PoolChainView = {
+    chainId: 1n,
+    headGasLimit: () => 30_000_000n,
+    headBaseFee: () => GWEI,
+    account: async () => ({ nonce: opts.nonce ?? 0n, balance: opts.balance ?? 10n ** 20n }),
+  }
+  return new TxPool(view, { minGasPrice: 1000n, maxSize: opts.maxSize ?? 100, priceBumpPercent: 10 })
+}
+
+async function refusal(p: TxPool, t: TypedTransaction): Promise<string> {
+  try {
+    await p.add(t)
+  } catch (e) {
+    if (e instanceof TxPoolError) return e.kind
+    throw e
+  }
+  return 'accepted'
+}
+
+describe('TxPool.add', () => {
+  it('files consecutive nonces as pending and a gap as queued', async () => {
+    const p = pool()
+    await p.add(tx(0, 0))
+    await p.add(tx(0, 1))
+    await p.add(tx(0, 3))
+    const { pending, queued } = p.content()
+    expect([...pending.values()][0].map((t) => t.nonce)).toEqual([0n, 1n])
+    expect([...queued.values()][0].map((t) => t.nonce)).toEqual([3n])
+    expect(p.pendingNonce([...pending.keys()][0], 0n)).toBe(2n)
+  })
+
+  it('refuses a nonce below the account nonce', async () => {
+    expect(await refusal(pool({ nonce: 5n }), tx(0, 4))).toBe('nonceTooLow')
+  })
+
+  it('refuses a transaction whose upfront cost exceeds the balance', async () => {
+    expect(await refusal(pool({ balance: 1000n }), tx(0, 0))).toBe('upfrontCostExceedsBalance')
+  })
+
+  it('refuses a gas limit above the block gas limit', async () => {
+    expect(await refusal(pool(), tx(0, 0, 10n, 1n, 31_000_000n))).toBe('exceedsBlockGasLimit')
+  })
+
+  it('refuses the same transaction twice', async () => {
+    const p = pool()
+    await p.add(tx(0, 0))
+    expect(await refusal(p, tx(0, 0))).toBe('knownTransaction')
+  })
+
+  it('replaces only with the price bump on both fees', async () => {
+    const p = pool()
+    await p.add(tx(0, 0, 10n, 1n))
+    expect(await refusal(p, tx(0, 0, 10n, 2n))).toBe('replacementUnderpriced')
+    expect(await refusal(p, tx(0, 0, 11n, 2n))).toBe('accepted')
+    expect(p.size).toBe(1)
+  })
+
+  it('evicts the cheapest transaction for a better one when full, and refuses a cheaper one', async () => {
+    const p = pool({ maxSize: 1 })
+    await p.add(tx(0, 0, 10n))
+    expect(await refusal(p, tx(1, 0, 5n))).toBe('txPoolFull')
+    expect(await refusal(p, tx(1, 0, 20n))).toBe('accepted')
+    expect(p.size).toBe(1)
+  })
+})
+
+describe('TxPool.executable', () => {
+  it('keeps each sender in nonce order and puts the higher tip first', async () => {
+    const p = pool()
+    await p.add(tx(0, 0, 10n, 1n))
+    await p.add(tx(0, 1, 10n, 5n))
+    await p.add(tx(1, 0, 10n, 3n))
+    const order = p.executable(GWEI).map((t) => fees(t.tx).priorityFee)
+    expect(order).toEqual([3n * GWEI, 1n * GWEI, 5n * GWEI])
+  })
+
+  it('leaves out transactions that cannot pay the base fee', async () => {
+    const p = pool()
+    await p.add(tx(0, 0, 2n, 1n))
+    expect(p.executable(3n * GWEI)).toHaveLength(0)
+  })
+
+  it('forgets included transactions on a new head', async () => {
+    const p = pool()
+    const a = await p.add(tx(0, 0))
+    await p.add(tx(0, 1))
+    const sender = p.get(a)!.senderHex
+    p.onNewHead([{ senderHex: sender, nonce: 0n }])
+    expect(p.size).toBe(1)
+    expect(p.executable(GWEI).map((t) => t.nonce)).toEqual([1n])
+  })
+})
