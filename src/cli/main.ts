@@ -43,7 +43,7 @@ async function main(argv: string[]): Promise<void> {
     const message = err instanceof Error ? err.message : String(err)
     const isUsage = err instanceof CliError || (err as { name?: string })?.name === 'CACError'
     process.stderr.write(`basalt: ${message}\n`)
-    process.exit(isUsage ? 2 : (err as CliError).exitCode ?? 1)
+    process.exit(err instanceof CliError ? err.exitCode : isUsage ? 2 : 1)
   }
 }
 
