@@ -1,0 +1,51 @@
+/**
+ * Why a simulated message could not even start (as opposed to running and failing): the VM's
+ * validation messages sorted into kinds the RPC surfaces map to Besu's errors.
+ */
+import { StateOverrideError } from './stateOverrides.ts'
+
+export type CallErrorKind =
+  | 'insufficientFunds'
+  | 'intrinsicGasTooLow'
+  | 'feeCapBelowBaseFee'
+  | 'blobFeeCapTooLow'
+  | 'priorityFeeExceedsMaxFee'
+  | 'gasLimitTooHigh'
+  | 'senderNotEoa'
+  | 'invalidBlobs'
+  | 'invalid'
+
+export class CallError extends Error {
+  constructor(
+    readonly kind: CallErrorKind,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'CallError'
+  }
+}
+
+const PATTERNS: [RegExp, CallErrorKind][] = [
+  [/doesn't have enough funds/, 'insufficientFunds'],
+  [/INTRINSIC_GAS_TOO_LOW|lower than the minimum gas limit/, 'intrinsicGasTooLow'],
+  [/less than the block's baseFeePerGas/, 'feeCapBelowBaseFee'],
+  [/maxFeePerBlobGas .*less than block blobGasPrice/, 'blobFeeCapTooLow'],
+  [/maxFeePerGas cannot be less than maxPriorityFeePerGas/, 'priorityFeeExceedsMaxFee'],
+  [/EIP-7825|higher gas limit than the block/, 'gasLimitTooHigh'],
+  [/EIP-3607/, 'senderNotEoa'],
+  [/versioned hash|blob gas of .* to exceed|at least one blob/i, 'invalidBlobs'],
+]
+
+/** The VM's message without its trailing transaction dump. */
+function cleanMessage(message: string): string {
+  return message.replace(/ \((?:vm hf=|tx type=)[\s\S]*$/, '').trim()
+}
+
+/** Sorts an error thrown while building or running a simulated transaction. */
+export function callFailure(e: unknown): Error {
+  if (e instanceof CallError || e instanceof StateOverrideError) return e
+  if (!(e instanceof Error)) return new CallError('invalid', String(e))
+  const message = cleanMessage(e.message)
+  for (const [re, kind] of PATTERNS) if (re.test(message)) return new CallError(kind, message)
+  return new CallError('invalid', message)
+}

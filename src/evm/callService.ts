@@ -1,0 +1,188 @@
+/**
+ * Message execution for RPC: runs a call request against the state after a block, on a throw-away
+ * copy of that state (state and block overrides allowed), and reports return data, gas, logs and
+ * the accessed addresses. Owns Besu's simulator rules: gas defaults to the RPC gas cap (the block
+ * gas limit when the cap is 0), the nonce is not checked, the sender defaults to the zero address,
+ * and the sender's balance is checked only when the call names a price (or `strict` asks for it).
+ * Talks to the state layer (scratch state) and the VM factory; knows nothing of JSON-RPC.
+ */
+import type { Block } from '@ethereumjs/block'
+import type { Log } from '@ethereumjs/evm'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
+import { runTx } from '@ethereumjs/vm'
+import { hexToBytes } from '../primitives/hex.ts'
+import type { StateManager } from '../state/worldState.ts'
+import { callFailure } from './callError.ts'
+import {
+  type AccessListEntry,
+  buildCallTransaction,
+  type CallFees,
+  type CallRequest,
+  ZERO_ADDRESS,
+} from './callTransaction.ts'
+import { openScratchState, type StateSource } from './scratchState.ts'
+import { type BlockOverrides, simulationBlock } from './simulationBlock.ts'
+import { applyStateOverrides, type StateOverrides } from './stateOverrides.ts'
+import { type BlockSource, createVm, type VM } from './vmFactory.ts'
+
+export type { AccessListEntry, CallRequest }
+
+/** What the call service reads: fork rules, trie store and canonical blocks (for BLOCKHASH). */
+export interface CallChain extends StateSource, BlockSource {}
+
+export interface CallOptions {
+  /** Settings' RPC gas cap; 0 = the block gas limit. */
+  gasCap: bigint
+  stateOverrides?: StateOverrides
+  blockOverrides?: BlockOverrides
+  /** Check the sender can pay; default: only when the request names a price (Besu's auto rule). */
+  isBalanceChecked?: boolean
+}
+
+export interface CallResult {
+  returnData: Uint8Array
+  /** Gas charged (after refunds). */
+  gasUsed: bigint
+  /** Gas used before refunds were subtracted. */
+  gasUsedBeforeRefund: bigint
+  isRevert: boolean
+  /** The EVM's error for a failed call (`revert`, `out of gas`, …). */
+  exceptionError?: string
+  logs: Log[]
+  /** Addresses and slots touched, when asked for (sender, recipient and precompiles left out unless slots were read). */
+  accessList?: AccessListEntry[]
+  createdAddress?: Uint8Array
+}
+
+export interface RunOptions {
+  gasLimit?: bigint
+  isAccessListReported?: boolean
+  /** Keep the state changes for the next run (eth_simulateV1); discarded otherwise. */
+  isCommitted?: boolean
+}
+
+/** EIP-7825's cap on a transaction's gas (Osaka). */
+const MAX_TX_GAS = 1n << 24n
+
+/** Besu's rule for eth_call without `strict`: the balance is checked once any price is non-zero. */
+export function isPricedCall(req: CallRequest, block: Block): boolean {
+  if (block.header.baseFeePerGas !== undefined && req.blobVersionedHashes !== undefined && !req.maxFeePerBlobGas)
+    return false
+  return Boolean(req.gasPrice || req.maxFeePerGas || req.maxPriorityFeePerGas)
+}
+
+/** A VM over a scratch copy of one block's state, reusable for several runs (estimates, access lists). */
+export class CallSession {
+  private constructor(
+    readonly vm: VM,
+    readonly state: StateManager,
+    readonly block: Block,
+    readonly isBalanceChecked: boolean,
+    private readonly defaultGas: bigint,
+    private readonly gasCap: bigint,
+  ) {}
+
+  /** Opens the state after `parent` with `opts`' overrides; `req` decides the fee rules. */
+  static async open(chain: CallChain, parent: Block, req: CallRequest, opts: CallOptions): Promise<CallSession> {
+    const isBalanceChecked = opts.isBalanceChecked ?? isPricedCall(req, parent)
+    const block = simulationBlock(parent, chain.common, {
+      overrides: opts.blockOverrides,
+      isFeeFree: !isBalanceChecked,
+    })
+    const state = openScratchState(chain, parent.header.stateRoot)
+    const vm = await createVm(block.common, state, chain)
+    vm.common.setHardfork(block.common.hardfork())
+    if (opts.stateOverrides) await applyStateOverrides(vm, state, opts.stateOverrides)
+    const cap = opts.gasCap > 0n ? opts.gasCap : block.header.gasLimit
+    const defaultGas = vm.common.isActivatedEIP(7825) && cap > MAX_TX_GAS ? MAX_TX_GAS : cap
+    return new CallSession(vm, state, block, isBalanceChecked, defaultGas, cap)
+  }
+
+  /** The gas a request runs with when it names none, or names more than the cap. */
+  gasLimitFor(req: CallRequest): bigint {
+    if (req.gas === undefined) return this.defaultGas
+    return req.gas > this.gasCap ? this.gasCap : req.gas
+  }
+
+  /** Runs `req` once; throws CallError when the message is invalid (cannot pay, too little gas…). */
+  async run(req: CallRequest, opts: RunOptions = {}): Promise<CallResult> {
+    const tx = await this.transaction(req, opts.gasLimit ?? this.gasLimitFor(req))
+    if (!opts.isCommitted) await this.state.checkpoint()
+    try {
+      const r = await runTx(this.vm, {
+        tx,
+        block: this.block,
+        skipNonce: true,
+        skipBalance: !this.isBalanceChecked,
+        skipHardForkValidation: true,
+        skipBlockGasLimitValidation: true,
+        reportAccessList: opts.isAccessListReported,
+      })
+      const isFailed = r.execResult.exceptionError !== undefined
+      return {
+        returnData: r.execResult.returnValue,
+        gasUsed: r.totalGasSpent,
+        gasUsedBeforeRefund: gasBeforeRefund(r.totalGasSpent, r.gasRefund ?? 0n),
+        isRevert: r.execResult.exceptionError?.error === 'revert',
+        exceptionError: r.execResult.exceptionError?.error,
+        logs: isFailed ? [] : (r.execResult.logs ?? []),
+        accessList: opts.isAccessListReported
+          ? this.filterAccessList(r.accessList ?? [], tx, r.createdAddress?.bytes)
+          : undefined,
+        createdAddress: r.createdAddress?.bytes,
+      }
+    } catch (e) {
+      throw callFailure(e)
+    } finally {
+      if (!opts.isCommitted) await this.state.revert()
+    }
+  }
+
+  private async transaction(req: CallRequest, gasLimit: bigint): Promise<TypedTransaction> {
+    const sender = new Address(req.from ?? ZERO_ADDRESS)
+    const nonce = req.nonce ?? (await this.state.getAccount(sender))?.nonce ?? 0n
+    const gasPrice = req.gasPrice ?? 0n
+    const fees: CallFees = this.isBalanceChecked
+      ? {
+          gasPrice,
+          maxFeePerGas: req.maxFeePerGas ?? gasPrice,
+          maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? gasPrice,
+          maxFeePerBlobGas: req.maxFeePerBlobGas ?? 0n,
+        }
+      : { gasPrice: 0n, maxFeePerGas: 0n, maxPriorityFeePerGas: 0n, maxFeePerBlobGas: 0n }
+    try {
+      return buildCallTransaction(this.vm.common, req, gasLimit, nonce, fees)
+    } catch (e) {
+      throw callFailure(e)
+    }
+  }
+
+  /** geth's rule: sender, recipient and precompiles are implied, unless storage of theirs was touched. */
+  private filterAccessList(
+    list: { address: string; storageKeys: string[] }[],
+    tx: TypedTransaction,
+    created?: Uint8Array,
+  ): AccessListEntry[] {
+    const implied = new Set<string>([tx.getSenderAddress().toString()])
+    if (tx.to) implied.add(tx.to.toString())
+    if (created && !tx.to) implied.add(new Address(created).toString())
+    for (const k of (this.vm.evm.precompiles as Map<string, unknown>).keys()) implied.add(`0x${k}`)
+    return list
+      .filter((e) => e.storageKeys.length > 0 || !implied.has(e.address))
+      .map((e) => ({ address: hexToBytes(e.address), storageKeys: e.storageKeys.map(hexToBytes) }))
+  }
+}
+
+/** Undoes the refund (capped at a fifth of the gas spent, EIP-3529) that `runTx` subtracted. */
+function gasBeforeRefund(spent: bigint, refund: bigint): bigint {
+  return 4n * refund <= spent ? spent + refund : (spent * 5n + 3n) / 4n
+}
+
+/** Runs `req` once against the state after `block`. */
+export async function call(chain: CallChain, block: Block, req: CallRequest, opts: CallOptions): Promise<CallResult> {
+  const session = await CallSession.open(chain, block, req, opts)
+  return session.run(req)
+}
+
+export type { BlockOverrides, StateOverrides }

@@ -1,0 +1,100 @@
+/**
+ * eth_estimateGas and eth_createAccessList over the call service. The estimate is Besu's: run once
+ * at the cap, try the gas used, then binary-search between it and an upper bound that leaves room
+ * for the 63/64 rule and the call stipend. The access list is geth's fixed point: run with the
+ * list found so far until it stops changing, and report the gas of that last run.
+ */
+import type { Block } from '@ethereumjs/block'
+import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import { CallError } from './callError.ts'
+import {
+  type AccessListEntry,
+  type CallChain,
+  type CallOptions,
+  type CallRequest,
+  type CallResult,
+  CallSession,
+} from './callService.ts'
+
+/** Either the gas estimate or the failing run at the cap (revert or halt). */
+export type EstimateOutcome = { gas: bigint; failure?: undefined } | { gas?: undefined; failure: CallResult }
+
+const CALL_STIPEND = 2300n
+const MAX_SEARCH_STEPS = 64
+const MAX_ACCESS_LIST_ROUNDS = 10
+
+async function isEnough(session: CallSession, req: CallRequest, gasLimit: bigint): Promise<boolean> {
+  try {
+    return (await session.run(req, { gasLimit })).exceptionError === undefined
+  } catch (e) {
+    if (e instanceof CallError) return false
+    throw e
+  }
+}
+
+/** The least gas `req` succeeds with at `block` (within the cap); throws CallError when it is invalid. */
+export async function estimateGas(
+  chain: CallChain,
+  block: Block,
+  req: CallRequest,
+  opts: CallOptions,
+): Promise<EstimateOutcome> {
+  const session = await CallSession.open(chain, block, req, {
+    ...opts,
+    isBalanceChecked: opts.isBalanceChecked ?? false,
+  })
+  const cap = session.gasLimitFor(req)
+  const first = await session.run(req, { gasLimit: cap })
+  if (first.exceptionError !== undefined) return { failure: first }
+  let lo = first.gasUsed
+  if (lo >= cap || (await isEnough(session, req, lo))) return { gas: lo < cap ? lo : cap }
+  let hi = ((first.gasUsedBeforeRefund + CALL_STIPEND) * 64n) / 63n
+  if (hi >= cap || !(await isEnough(session, req, hi))) hi = cap
+  for (let i = 0; i < MAX_SEARCH_STEPS && lo + 1n < hi; i++) {
+    const mid = (lo + hi) / 2n
+    if (await isEnough(session, req, mid)) hi = mid
+    else lo = mid
+  }
+  return { gas: hi }
+}
+
+export interface AccessListOutcome {
+  accessList: AccessListEntry[]
+  /** The run with that access list. */
+  result: CallResult
+}
+
+function sameList(a: AccessListEntry[], b: AccessListEntry[]): boolean {
+  const key = (l: AccessListEntry[]) =>
+    l
+      .map((e) => `${bytesToHex(e.address)}:${e.storageKeys.map(bytesToHex).sort().join(',')}`)
+      .sort()
+      .join(';')
+  return a.length === b.length && key(a) === key(b)
+}
+
+/** The addresses and slots `req` touches, and its gas when they are declared up front. */
+export async function createAccessList(
+  chain: CallChain,
+  block: Block,
+  req: CallRequest,
+  opts: CallOptions,
+): Promise<AccessListOutcome> {
+  const session = await CallSession.open(chain, block, req, {
+    ...opts,
+    isBalanceChecked: opts.isBalanceChecked ?? false,
+  })
+  let list = req.accessList ?? []
+  let result: CallResult | undefined
+  for (let i = 0; i < MAX_ACCESS_LIST_ROUNDS; i++) {
+    result = await session.run({ ...req, accessList: list }, { isAccessListReported: true })
+    const found = result.accessList ?? []
+    if (sameList(found, list)) break
+    list = found
+  }
+  return { accessList: list.map((e) => ({ address: e.address, storageKeys: dedupe(e.storageKeys) })), result: result! }
+}
+
+function dedupe(keys: Uint8Array[]): Uint8Array[] {
+  return keys.filter((k, i) => keys.findIndex((o) => equalBytes(o, k)) === i)
+}
