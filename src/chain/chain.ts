@@ -281,7 +281,7 @@ export class Chain {
       for (const [address, topics, data] of r.logs) {
         logs.push({
           blockNumber: Number(block.header.number), logIndex: logs.length, blockHash: hash,
-          txHash: txHashes[txIndex], txIndex, address, topics, data,
+          txHash: txHashes[txIndex], txIndex, address, topics, data, blockTimestamp: Number(block.header.timestamp),
         })
       }
     })

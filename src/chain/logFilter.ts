@@ -36,11 +36,12 @@ export function isUnsatisfiable(c: LogCriteria): boolean {
 export function blockLogs(block: Block, receipts: Receipt[]): StoredLog[] {
   const blockHash = block.hash()
   const blockNumber = Number(block.header.number)
+  const blockTimestamp = Number(block.header.timestamp)
   const out: StoredLog[] = []
   receipts.forEach((r, txIndex) => {
     const txHash = block.transactions[txIndex]?.hash() ?? new Uint8Array(32)
     for (const [address, topics, data] of r.logs) {
-      out.push({ blockNumber, logIndex: out.length, blockHash, txHash, txIndex, address, topics, data })
+      out.push({ blockNumber, logIndex: out.length, blockHash, txHash, txIndex, address, topics, data, blockTimestamp })
     }
   })
   return out

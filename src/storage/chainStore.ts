@@ -14,6 +14,8 @@ export interface StoredLog {
   address: Uint8Array
   topics: Uint8Array[]
   data: Uint8Array
+  /** Seconds; absent for rows written before the column existed. */
+  blockTimestamp?: number
 }
 
 export interface BlockRow {
@@ -121,11 +123,11 @@ export class ChainStore {
     e.txHashes.forEach((h, i) => tx.run(h, e.hash, i))
     const log = this.db.prepare(
       `INSERT OR REPLACE INTO logs (block_number, log_index, block_hash, tx_hash, tx_index, address,
-       topic0, topic1, topic2, topic3, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       topic0, topic1, topic2, topic3, data, block_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     for (const l of e.logs) {
       const t = l.topics
-      log.run(l.blockNumber, l.logIndex, l.blockHash, l.txHash, l.txIndex, l.address, t[0] ?? null, t[1] ?? null, t[2] ?? null, t[3] ?? null, l.data)
+      log.run(l.blockNumber, l.logIndex, l.blockHash, l.txHash, l.txIndex, l.address, t[0] ?? null, t[1] ?? null, t[2] ?? null, t[3] ?? null, l.data, l.blockTimestamp ?? null)
     }
   }
 
@@ -188,5 +190,6 @@ function toLog(r: Record<string, SqlValue>): StoredLog {
     address: r.address as Uint8Array,
     topics,
     data: r.data as Uint8Array,
+    blockTimestamp: r.block_timestamp === null || r.block_timestamp === undefined ? undefined : Number(r.block_timestamp),
   }
 }

@@ -8,7 +8,7 @@
  *   receipts    hash → RLP list of the block's consensus receipts
  *   canonical   number → hash      the canonical chain
  *   txs         tx hash → (block hash, index)  canonical transactions only
- *   logs        (block number, log index) → log with its address and topics as columns
+ *   logs        (block number, log index) → log with its address and topics as columns, block timestamp
  *   trie_nodes  node hash (or prefixed code hash) → bytes; never deleted: archive state
  *   bad_blocks  hash → block RLP and the reason it was rejected
  */
@@ -30,6 +30,8 @@ const MIGRATIONS: string[] = [
    CREATE INDEX logs_by_topic0 ON logs (topic0, block_number);
    CREATE TABLE trie_nodes (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
    CREATE TABLE bad_blocks (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL, reason TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;`,
+  // Log queries answer blockTimestamp without reading a header per block; NULL in older rows.
+  'ALTER TABLE logs ADD COLUMN block_timestamp INTEGER;',
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

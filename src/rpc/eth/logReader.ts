@@ -1,7 +1,8 @@
 /**
  * Reads logs for eth_getLogs and eth_getFilterLogs: ranges from the SQLite log index, single blocks
- * (EIP-234) from their receipts. Block timestamps come from one batched header read per query,
- * cached by block hash, so a wide query costs no block decode per log.
+ * (EIP-234) from their receipts. The log index stores each log's block timestamp; rows written
+ * before it did get theirs from one batched header read per query, cached by block hash, so a wide
+ * query never decodes a block per log.
  */
 import type { Block } from '@ethereumjs/block'
 import type { Chain } from '../../chain/chain.ts'
@@ -72,8 +73,10 @@ export class LogReader {
       limit: MAX_LOG_RESULTS + 1,
     })
     if (logs.length > MAX_LOG_RESULTS) throw besuError('exceedsMaxLogResults')
-    const times = this.timestampsOf(logs)
-    return logs.map((l) => formatStoredLog(l, times.get(l.blockHash) ?? 0n))
+    const times = this.timestampsOf(logs.filter((l) => l.blockTimestamp === undefined))
+    return logs.map((l) =>
+      formatStoredLog(l, l.blockTimestamp === undefined ? (times.get(l.blockHash) ?? 0n) : BigInt(l.blockTimestamp)),
+    )
   }
 
   /** Logs of one stored block meeting `c`; unknown blocks have none (Besu), off-chain ones are `removed`. */
@@ -91,7 +94,7 @@ export class LogReader {
       .map((l) => formatStoredLog(l, block.header.timestamp, isRemoved))
   }
 
-  /** Timestamps of the logs' blocks, keyed by the log's own blockHash object. */
+  /** Timestamps of the logs' blocks from their headers, keyed by the log's own blockHash object. */
   private timestampsOf(logs: StoredLog[]): Map<Uint8Array, bigint> {
     const out = new Map<Uint8Array, bigint>()
     const missing = new Map<string, Uint8Array[]>()
