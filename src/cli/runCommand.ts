@@ -43,6 +43,11 @@ export function registerRunCommand(cli: CAC): void {
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
     .option('--dev-accounts-unlocked', 'Let eth_sendTransaction sign with the dev accounts')
+    .option('--engine-rpc-enabled', 'Serve the Engine API for a consensus client (the dev sealer then stays off)')
+    .option('--engine-rpc-port <port>', 'Engine API port', { default: '8550' })
+    .option('--engine-host-allowlist <list>', 'Host header values the Engine API accepts, or *', { default: 'localhost,127.0.0.1' })
+    .option('--engine-jwt-secret <file>', 'Hex JWT secret shared with the consensus client (generated in the data path if absent)')
+    .option('--engine-jwt-disabled', 'Serve the Engine API without JWT authentication')
     .action(async (options: Record<string, unknown>) => {
       const config = parseRunOptions(options)
       const { startNode } = await import('../node/node.ts')
@@ -93,6 +98,13 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     configOut: s('configOut'),
     isMinerEnabled: optBool(o, 'minerEnabled', 'miner-enabled', !genesisFile),
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
+    engine: {
+      isEnabled: optBool(o, 'engineRpcEnabled', 'engine-rpc-enabled', false),
+      port: portOpt('engine-rpc-port', s('engineRpcPort')),
+      hostAllowlist: list(s('engineHostAllowlist')),
+      jwtSecretFile: s('engineJwtSecret'),
+      isJwtDisabled: optBool(o, 'engineJwtDisabled', 'engine-jwt-disabled', false),
+    },
   }
 }
 

@@ -29,4 +29,15 @@ export interface NodeConfig {
   isMinerEnabled: boolean
   configOut?: string
   isDevAccountsUnlocked: boolean
+  /** The Engine API listener; when enabled, blocks come from a consensus client and the dev sealer stays off. */
+  engine: EngineConfig
+}
+
+export interface EngineConfig {
+  isEnabled: boolean
+  port: number
+  hostAllowlist: string[]
+  /** File holding the hex JWT secret; generated in the data path when absent. */
+  jwtSecretFile?: string
+  isJwtDisabled: boolean
 }

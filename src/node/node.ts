@@ -19,6 +19,9 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { DevSealer } from '../producer/devSealer.ts'
+import { PayloadBuilder } from '../producer/payloadBuilder.ts'
+import { EngineService } from '../engine/engineService.ts'
+import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
@@ -110,7 +113,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile),
     ports: {},
   }
-  const services: RpcServices = { chain, pool, sealer, filters: new FilterManager(chain, pool), settings }
+  const engine = config.engine.isEnabled ? new EngineService(chain, pool, new PayloadBuilder(chain, pool), systemClock) : undefined
+  const services: RpcServices = { chain, pool, sealer, engine, filters: new FilterManager(chain, pool), settings }
   const dispatcher = new RpcDispatcher<RpcContext>(methodGroups())
   const listeners: RunningListener[] = []
   const common = { hostAllowlist: config.hostAllowlist, corsOrigins: config.http.corsOrigins, maxBatchSize: config.http.maxBatchSize }
@@ -128,7 +132,14 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     settings.ports.ws = l.port
     listeners.push(l)
   }
-  if (config.isMinerEnabled) sealer.start()
+  if (engine) {
+    const jwtSecret = config.engine.isJwtDisabled ? undefined : loadJwtSecret(config.engine.jwtSecretFile, config.dataPath)
+    const l = startEngineListener(dispatcher, services, { host: config.http.host, port: config.engine.port, hostAllowlist: config.engine.hostAllowlist, jwtSecret })
+    settings.ports.engine = l.port
+    listeners.push(l)
+    engine.startIdleWarnings()
+  }
+  if (config.isMinerEnabled && !engine) sealer.start()
   printBanner(config, settings, accounts)
   if (config.configOut) writeConfigOut(config.configOut, settings, chain, accounts)
   log.info('node started', { chainId, head: chain.head.header.number, ms: Date.now() - startedMs })
@@ -137,6 +148,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const stop = () => {
     stopping ??= (async () => {
       await sealer.stop()
+      engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))
       close()
@@ -166,6 +178,7 @@ function writeConfigOut(file: string, s: RpcSettings, chain: Chain, accounts: { 
     genesisHash: bytesToHex(chain.genesis.hash()),
     rpcHttpPort: s.ports.http ?? null,
     rpcWsPort: s.ports.ws ?? null,
+    engineRpcPort: s.ports.engine ?? null,
     accounts: accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
   }
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`)

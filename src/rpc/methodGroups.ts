@@ -1,5 +1,6 @@
 /** Every RPC group and its methods; the one list the dispatcher is built from. */
 import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
+import { engineMethods } from '../engine/engineMethods.ts'
 import { adminMethods } from './admin/adminMethods.ts'
 import type { RpcContext } from './context.ts'
 import { blockMethods } from './eth/blockMethods.ts'
@@ -25,6 +26,7 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'NET', methods: netMethods },
     { group: 'WEB3', methods: web3Methods },
     { group: 'ADMIN', methods: adminMethods },
+    { group: 'ENGINE', methods: engineMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }

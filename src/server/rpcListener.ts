@@ -106,7 +106,8 @@ export function startRpcListener(
   return { port: server.port ?? opts.port, stop: async () => void (await server.stop(true)) }
 }
 
-function hostChecker(allowlist: string[]): (host: string | undefined) => boolean {
+/** A Host-header test for an allowlist (`*` allows any). */
+export function hostChecker(allowlist: string[]): (host: string | undefined) => boolean {
   if (allowlist.includes('*')) return () => true
   const allowed = new Set(allowlist.map((h) => h.toLowerCase()))
   return (host) => {

@@ -1,0 +1,72 @@
+/**
+ * Blob sidecars for the consensus client: the blobs bundle of a built payload (BlobsBundleV1 with
+ * one proof per blob before Osaka, BlobsBundleV2 with EIP-7594 cell proofs from Osaka) and blob
+ * lookups in the pool by versioned hash (engine_getBlobsV1/V2).
+ */
+import type { TypedTransaction } from '@ethereumjs/tx'
+import type { Chain } from '../chain/chain.ts'
+import { ensureKzgFor } from '../chain/kzg.ts'
+import { bytesToHex } from '../primitives/hex.ts'
+import type { TxPool } from '../txpool/txPool.ts'
+
+/** Cell proofs per blob under EIP-7594 (CELLS_PER_EXT_BLOB). */
+export const CELLS_PER_EXT_BLOB = 128
+
+interface BlobSidecar {
+  blobVersionedHashes: Uint8Array[]
+  blobs?: string[]
+  kzgCommitments?: string[]
+  kzgProofs?: string[]
+}
+
+interface CellKzg {
+  computeCellsAndProofs(blob: string): [string[], string[]]
+}
+
+function sidecar(tx: TypedTransaction): BlobSidecar | undefined {
+  const s = tx as unknown as BlobSidecar
+  return tx.type === 3 && s.blobs && s.kzgCommitments && s.kzgProofs ? s : undefined
+}
+
+/** The proofs of blob `i` of `s`: its one blob proof, or its CELLS_PER_EXT_BLOB cell proofs. */
+async function proofsOf(chain: Chain, s: BlobSidecar, i: number, isCellProofs: boolean): Promise<string[]> {
+  const proofs = s.kzgProofs!
+  const hasCellProofs = proofs.length === s.blobs!.length * CELLS_PER_EXT_BLOB
+  if (!isCellProofs) return hasCellProofs ? [] : [proofs[i]]
+  if (hasCellProofs) return proofs.slice(i * CELLS_PER_EXT_BLOB, (i + 1) * CELLS_PER_EXT_BLOB)
+  await ensureKzgFor(chain.common)
+  const kzg = (chain.common.customCrypto as { kzg?: CellKzg }).kzg!
+  return kzg.computeCellsAndProofs(s.blobs![i])[1]
+}
+
+/** BlobsBundleV1 (`isCellProofs` false) or BlobsBundleV2 of a payload's blob transactions. */
+export async function blobsBundle(chain: Chain, txs: TypedTransaction[], isCellProofs: boolean) {
+  const out = { commitments: [] as string[], proofs: [] as string[], blobs: [] as string[] }
+  for (const tx of txs) {
+    const s = sidecar(tx)
+    if (!s) continue
+    for (let i = 0; i < s.blobs!.length; i++) {
+      out.commitments.push(s.kzgCommitments![i])
+      out.blobs.push(s.blobs![i])
+      out.proofs.push(...(await proofsOf(chain, s, i, isCellProofs)))
+    }
+  }
+  return out
+}
+
+/** The pool's blobs for `hashes`, in order; null where the pool has none (or not with the proof kind asked). */
+export async function poolBlobs(chain: Chain, pool: TxPool, hashes: Uint8Array[], isCellProofs: boolean) {
+  const wanted = new Set(hashes.map(bytesToHex))
+  const found = new Map<string, { blob: string; proofs: string[] }>()
+  for (const t of pool.all()) {
+    const s = sidecar(t.tx)
+    if (!s) continue
+    for (let i = 0; i < s.blobVersionedHashes.length; i++) {
+      const key = bytesToHex(s.blobVersionedHashes[i])
+      if (!wanted.has(key) || found.has(key)) continue
+      const proofs = await proofsOf(chain, s, i, isCellProofs)
+      if (proofs.length > 0) found.set(key, { blob: s.blobs![i], proofs })
+    }
+  }
+  return hashes.map((h) => found.get(bytesToHex(h)) ?? null)
+}

@@ -1,0 +1,81 @@
+/**
+ * engine_forkchoiceUpdatedV1…V3: the attribute checks of each version, then
+ * EngineService.forkchoiceUpdated. V1/V2 attribute shapes are parameter checks (-32602, before the
+ * update); V3's follow cancun.md: -38003 / -38005 after the update, which is not rolled back.
+ * Spec: execution-apis src/engine/paris.md, shanghai.md, cancun.md (#engine_forkchoiceupdatedvN).
+ */
+import type { Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { defineMethod } from '../jsonrpc/defineMethod.ts'
+import { InvalidParamsError } from '../jsonrpc/errors.ts'
+import { bytesToHex } from '../primitives/hex.ts'
+import type { RpcContext } from '../rpc/context.ts'
+import { engineOf } from './engineOf.ts'
+import type { ForkchoiceResult } from './engineService.ts'
+import { engineError } from './errors.ts'
+import { engineForkAt, isForkActive, requireFork } from './forkRules.ts'
+import { payloadStatusJson } from './newPayloadMethods.ts'
+import { ep, type ForkchoiceState, type PayloadAttributes } from './payloadCodec.ts'
+
+function resultJson(r: ForkchoiceResult) {
+  return { payloadStatus: payloadStatusJson(r.payloadStatus), payloadId: r.payloadId ? bytesToHex(r.payloadId) : null }
+}
+
+function disallow(a: PayloadAttributes, field: 'withdrawals' | 'parentBeaconBlockRoot'): void {
+  if (a[field] !== undefined)
+    throw new InvalidParamsError(`Invalid params: payloadAttributes.${field} is not allowed in this version`)
+}
+
+async function run(
+  ctx: RpcContext,
+  state: ForkchoiceState,
+  attributes: PayloadAttributes | undefined,
+  check: (a: PayloadAttributes, head: Block, common: Common) => void = () => {},
+) {
+  const engine = engineOf(ctx)
+  return resultJson(await engine.forkchoiceUpdated(state, attributes, (a, head) => check(a, head, ctx.chain.common)))
+}
+
+export const forkchoiceUpdatedV1 = defineMethod({
+  name: 'engine_forkchoiceUpdatedV1',
+  params: [ep.forkchoiceState, ep.payloadAttributes.optional()],
+  handler: async (ctx: RpcContext, [state, attributes]) => {
+    if (attributes) {
+      disallow(attributes, 'withdrawals')
+      disallow(attributes, 'parentBeaconBlockRoot')
+    }
+    return run(ctx, state, attributes, (a, _head, common) => requireFork(common, a.timestamp, ['paris']))
+  },
+})
+
+export const forkchoiceUpdatedV2 = defineMethod({
+  name: 'engine_forkchoiceUpdatedV2',
+  params: [ep.forkchoiceState, ep.payloadAttributes.optional()],
+  handler: async (ctx: RpcContext, [state, attributes]) => {
+    if (attributes) {
+      disallow(attributes, 'parentBeaconBlockRoot')
+      const fork = engineForkAt(ctx.chain.common, attributes.timestamp)
+      if (fork !== 'paris' && fork !== 'shanghai')
+        throw engineError('unsupportedFork', `timestamp ${attributes.timestamp} falls in ${fork}`)
+      if (fork === 'paris') disallow(attributes, 'withdrawals')
+      else if (attributes.withdrawals === undefined)
+        throw new InvalidParamsError('Invalid params: payloadAttributes.withdrawals is required after Shanghai')
+    }
+    return run(ctx, state, attributes)
+  },
+})
+
+export const forkchoiceUpdatedV3 = defineMethod({
+  name: 'engine_forkchoiceUpdatedV3',
+  params: [ep.forkchoiceState, ep.payloadAttributes.optional()],
+  handler: async (ctx: RpcContext, [state, attributes]) =>
+    run(ctx, state, attributes, (a, _head, common) => {
+      if (a.withdrawals === undefined || a.parentBeaconBlockRoot === undefined) {
+        throw engineError('invalidPayloadAttributes', 'withdrawals and parentBeaconBlockRoot are required')
+      }
+      if (!isForkActive(common, 'cancun', a.timestamp))
+        throw engineError('unsupportedFork', `timestamp ${a.timestamp} is before Cancun`)
+    }),
+})
+
+export const forkchoiceMethods = [forkchoiceUpdatedV1, forkchoiceUpdatedV2, forkchoiceUpdatedV3]

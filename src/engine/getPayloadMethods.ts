@@ -1,0 +1,117 @@
+/**
+ * engine_getPayloadV1…V5 (the best payload built so far for a payload id, in each version's
+ * envelope) and engine_getPayloadBodiesByHashV1 / ByRangeV1. Spec: execution-apis src/engine/
+ * paris.md, shanghai.md, cancun.md, prague.md, osaka.md (#engine_getpayloadvN).
+ */
+import { p } from '../jsonrpc/codecs.ts'
+import { defineMethod } from '../jsonrpc/defineMethod.ts'
+import { InvalidParamsError } from '../jsonrpc/errors.ts'
+import { bytesToHex, toQuantity } from '../primitives/hex.ts'
+import type { BuiltPayload } from '../producer/payloadBuilder.ts'
+import type { RpcContext } from '../rpc/context.ts'
+import { blobsBundle } from './blobs.ts'
+import { engineOf } from './engineOf.ts'
+import { engineError } from './errors.ts'
+import { type EngineFork, requireFork } from './forkRules.ts'
+import { blockToBodyJson, blockToPayloadJson, ep } from './payloadCodec.ts'
+
+/** Most payload bodies one request may ask for (execution-apis shanghai.md). */
+export const MAX_PAYLOAD_BODIES = 1024n
+
+async function built(ctx: RpcContext, payloadId: Uint8Array, forks: readonly EngineFork[]): Promise<BuiltPayload> {
+  const job = engineOf(ctx).getPayloadJob(payloadId)
+  const payload = await job.best()
+  job.stop()
+  requireFork(ctx.chain.common, payload.block.header.timestamp, forks)
+  return payload
+}
+
+async function envelope(ctx: RpcContext, b: BuiltPayload, isCellProofs: boolean) {
+  return {
+    executionPayload: blockToPayloadJson(b.block),
+    blockValue: toQuantity(b.blockValue),
+    blobsBundle: await blobsBundle(ctx.chain, b.blobTxs, isCellProofs),
+    shouldOverrideBuilder: false,
+  }
+}
+
+export const getPayloadV1 = defineMethod({
+  name: 'engine_getPayloadV1',
+  params: [ep.payloadId],
+  handler: async (ctx: RpcContext, [id]) => blockToPayloadJson((await built(ctx, id, ['paris'])).block),
+})
+
+export const getPayloadV2 = defineMethod({
+  name: 'engine_getPayloadV2',
+  params: [ep.payloadId],
+  handler: async (ctx: RpcContext, [id]) => {
+    const b = await built(ctx, id, ['paris', 'shanghai'])
+    return { executionPayload: blockToPayloadJson(b.block), blockValue: toQuantity(b.blockValue) }
+  },
+})
+
+export const getPayloadV3 = defineMethod({
+  name: 'engine_getPayloadV3',
+  params: [ep.payloadId],
+  handler: async (ctx: RpcContext, [id]) => envelope(ctx, await built(ctx, id, ['cancun']), false),
+})
+
+export const getPayloadV4 = defineMethod({
+  name: 'engine_getPayloadV4',
+  params: [ep.payloadId],
+  handler: async (ctx: RpcContext, [id]) => {
+    const b = await built(ctx, id, ['prague'])
+    return { ...(await envelope(ctx, b, false)), executionRequests: (b.executionRequests ?? []).map(bytesToHex) }
+  },
+})
+
+export const getPayloadV5 = defineMethod({
+  name: 'engine_getPayloadV5',
+  params: [ep.payloadId],
+  handler: async (ctx: RpcContext, [id]) => {
+    const b = await built(ctx, id, ['osaka'])
+    return { ...(await envelope(ctx, b, true)), executionRequests: (b.executionRequests ?? []).map(bytesToHex) }
+  },
+})
+
+export const getPayloadBodiesByHashV1 = defineMethod({
+  name: 'engine_getPayloadBodiesByHashV1',
+  params: [ep.hashes],
+  handler: async (ctx: RpcContext, [hashes]) => {
+    engineOf(ctx)
+    if (BigInt(hashes.length) > MAX_PAYLOAD_BODIES) throw engineError('tooLargeRequest')
+    const out = []
+    for (const h of hashes) {
+      const block = await ctx.chain.getBlockByHash(h)
+      out.push(block ? blockToBodyJson(block) : null)
+    }
+    return out
+  },
+})
+
+export const getPayloadBodiesByRangeV1 = defineMethod({
+  name: 'engine_getPayloadBodiesByRangeV1',
+  params: [p.named('start', p.quantity), p.named('count', p.quantity)],
+  handler: async (ctx: RpcContext, [start, count]) => {
+    engineOf(ctx)
+    if (start < 1n || count < 1n) throw new InvalidParamsError('Invalid params: start and count must be at least 1')
+    if (count > MAX_PAYLOAD_BODIES) throw engineError('tooLargeRequest')
+    const head = ctx.chain.head.header.number
+    const out = []
+    for (let n = start; n < start + count && n <= head; n++) {
+      const block = await ctx.chain.getBlockByNumber(n)
+      out.push(block ? blockToBodyJson(block) : null)
+    }
+    return out
+  },
+})
+
+export const getPayloadMethods = [
+  getPayloadV1,
+  getPayloadV2,
+  getPayloadV3,
+  getPayloadV4,
+  getPayloadV5,
+  getPayloadBodiesByHashV1,
+  getPayloadBodiesByRangeV1,
+]

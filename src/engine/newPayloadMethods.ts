@@ -1,0 +1,95 @@
+/**
+ * engine_newPayloadV1…V4: the version checks of each (payload fields, extra parameters, fork of the
+ * payload's timestamp), then EngineService.newPayload. Spec: execution-apis src/engine/paris.md,
+ * shanghai.md, cancun.md, prague.md (#engine_newpayloadvN).
+ */
+import { defineMethod } from '../jsonrpc/defineMethod.ts'
+import { InvalidParamsError } from '../jsonrpc/errors.ts'
+import { bytesToHex } from '../primitives/hex.ts'
+import type { RpcContext } from '../rpc/context.ts'
+import { engineOf } from './engineOf.ts'
+import type { NewPayloadOptions, PayloadStatus } from './engineService.ts'
+import { engineForkAt, requireFork } from './forkRules.ts'
+import { type ExecutionPayload, ep } from './payloadCodec.ts'
+
+/** PayloadStatusV1 as JSON. */
+export function payloadStatusJson(s: PayloadStatus) {
+  return {
+    status: s.status,
+    latestValidHash: s.latestValidHash ? bytesToHex(s.latestValidHash) : null,
+    validationError: s.validationError,
+  }
+}
+
+function requireFields(payload: ExecutionPayload, fields: (keyof ExecutionPayload)[], isPresent: boolean): void {
+  for (const f of fields) {
+    if ((payload[f] !== undefined) !== isPresent) {
+      throw new InvalidParamsError(
+        `Invalid params: ${f} ${isPresent ? 'is required' : 'is not allowed'} in this payload version`,
+      )
+    }
+  }
+}
+
+/** Execution requests must each carry data and come in strictly ascending type order (EIP-7685). */
+function checkRequests(requests: Uint8Array[]): void {
+  requests.forEach((r, i) => {
+    if (r.length < 2) throw new InvalidParamsError(`Invalid params: execution request ${i} is empty`)
+    if (i > 0 && r[0] <= requests[i - 1][0])
+      throw new InvalidParamsError('Invalid params: execution requests are not in ascending type order')
+  })
+}
+
+async function run(ctx: RpcContext, payload: ExecutionPayload, opts: NewPayloadOptions) {
+  return payloadStatusJson(await engineOf(ctx).newPayload(payload, opts))
+}
+
+export const newPayloadV1 = defineMethod({
+  name: 'engine_newPayloadV1',
+  params: [ep.payload],
+  handler: async (ctx: RpcContext, [payload]) => {
+    requireFields(payload, ['withdrawals', 'blobGasUsed', 'excessBlobGas'], false)
+    requireFork(ctx.chain.common, payload.timestamp, ['paris'])
+    return run(ctx, payload, { hasInvalidBlockHashStatus: true })
+  },
+})
+
+export const newPayloadV2 = defineMethod({
+  name: 'engine_newPayloadV2',
+  params: [ep.payload],
+  handler: async (ctx: RpcContext, [payload]) => {
+    requireFields(payload, ['blobGasUsed', 'excessBlobGas'], false)
+    const fork = engineForkAt(ctx.chain.common, payload.timestamp)
+    if (fork !== 'paris' && fork !== 'shanghai') requireFork(ctx.chain.common, payload.timestamp, ['paris', 'shanghai'])
+    requireFields(payload, ['withdrawals'], fork === 'shanghai')
+    return run(ctx, payload, { hasInvalidBlockHashStatus: false })
+  },
+})
+
+export const newPayloadV3 = defineMethod({
+  name: 'engine_newPayloadV3',
+  params: [ep.payload, ep.hashes, ep.beaconRoot],
+  handler: async (ctx: RpcContext, [payload, expectedBlobHashes, parentBeaconBlockRoot]) => {
+    requireFields(payload, ['withdrawals', 'blobGasUsed', 'excessBlobGas'], true)
+    requireFork(ctx.chain.common, payload.timestamp, ['cancun'])
+    return run(ctx, payload, { expectedBlobHashes, parentBeaconBlockRoot, hasInvalidBlockHashStatus: false })
+  },
+})
+
+export const newPayloadV4 = defineMethod({
+  name: 'engine_newPayloadV4',
+  params: [ep.payload, ep.hashes, ep.beaconRoot, ep.requests],
+  handler: async (ctx: RpcContext, [payload, expectedBlobHashes, parentBeaconBlockRoot, executionRequests]) => {
+    requireFields(payload, ['withdrawals', 'blobGasUsed', 'excessBlobGas'], true)
+    checkRequests(executionRequests)
+    requireFork(ctx.chain.common, payload.timestamp, ['prague', 'osaka'])
+    return run(ctx, payload, {
+      expectedBlobHashes,
+      parentBeaconBlockRoot,
+      executionRequests,
+      hasInvalidBlockHashStatus: false,
+    })
+  },
+})
+
+export const newPayloadMethods = [newPayloadV1, newPayloadV2, newPayloadV3, newPayloadV4]

@@ -1,0 +1,206 @@
+/**
+ * Engine API objects at the edge: ExecutionPayloadV1…V3, WithdrawalV1, ForkchoiceStateV1 and
+ * PayloadAttributesV1…V3 decoded from JSON into typed values (a `null` field counts as absent, as
+ * the spec says), and blocks encoded back into payloads and payload bodies.
+ */
+import type { Block } from '@ethereumjs/block'
+import { codec, decoders } from '../jsonrpc/codecs.ts'
+import { bytesToHex, toQuantity } from '../primitives/hex.ts'
+
+const { quantity, data, fixed, fail } = decoders
+
+export interface WithdrawalData {
+  index: bigint
+  validatorIndex: bigint
+  address: Uint8Array
+  amount: bigint
+}
+
+export interface ExecutionPayload {
+  parentHash: Uint8Array
+  feeRecipient: Uint8Array
+  stateRoot: Uint8Array
+  receiptsRoot: Uint8Array
+  logsBloom: Uint8Array
+  prevRandao: Uint8Array
+  blockNumber: bigint
+  gasLimit: bigint
+  gasUsed: bigint
+  timestamp: bigint
+  extraData: Uint8Array
+  baseFeePerGas: bigint
+  blockHash: Uint8Array
+  transactions: Uint8Array[]
+  withdrawals?: WithdrawalData[]
+  blobGasUsed?: bigint
+  excessBlobGas?: bigint
+}
+
+export interface ForkchoiceState {
+  headBlockHash: Uint8Array
+  safeBlockHash: Uint8Array
+  finalizedBlockHash: Uint8Array
+}
+
+export interface PayloadAttributes {
+  timestamp: bigint
+  prevRandao: Uint8Array
+  suggestedFeeRecipient: Uint8Array
+  withdrawals?: WithdrawalData[]
+  parentBeaconBlockRoot?: Uint8Array
+}
+
+type Json = Record<string, unknown>
+
+function object(v: unknown): Json {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+    ? (v as Json)
+    : fail(`expected an object, got ${JSON.stringify(v)}`)
+}
+
+/** Reads field `name` of `o`; absent or null gives undefined unless `isRequired`. */
+function field<T>(o: Json, name: string, decode: (v: unknown) => T, isRequired: true): T
+function field<T>(o: Json, name: string, decode: (v: unknown) => T, isRequired: false): T | undefined
+function field<T>(o: Json, name: string, decode: (v: unknown) => T, isRequired: boolean): T | undefined {
+  const v = o[name]
+  if (v === undefined || v === null) {
+    if (isRequired) fail(`missing field ${name}`)
+    return undefined
+  }
+  try {
+    return decode(v)
+  } catch (e) {
+    return fail(`${name}: ${(e as Error).message}`)
+  }
+}
+
+function list<T>(decode: (v: unknown) => T) {
+  return (v: unknown): T[] => {
+    const items = Array.isArray(v) ? v : fail(`expected an array, got ${JSON.stringify(v)}`)
+    return items.map((x, i) => {
+      try {
+        return decode(x)
+      } catch (e) {
+        return fail(`element ${i}: ${(e as Error).message}`)
+      }
+    })
+  }
+}
+
+const hash32 = fixed(32, 'a 32-byte hash')
+const address = fixed(20, 'an address')
+
+function withdrawal(v: unknown): WithdrawalData {
+  const o = object(v)
+  return {
+    index: field(o, 'index', quantity, true),
+    validatorIndex: field(o, 'validatorIndex', quantity, true),
+    address: field(o, 'address', address, true),
+    amount: field(o, 'amount', quantity, true),
+  }
+}
+
+function executionPayload(v: unknown): ExecutionPayload {
+  const o = object(v)
+  return {
+    parentHash: field(o, 'parentHash', hash32, true),
+    feeRecipient: field(o, 'feeRecipient', address, true),
+    stateRoot: field(o, 'stateRoot', hash32, true),
+    receiptsRoot: field(o, 'receiptsRoot', hash32, true),
+    logsBloom: field(o, 'logsBloom', fixed(256, 'a 256-byte bloom'), true),
+    prevRandao: field(o, 'prevRandao', hash32, true),
+    blockNumber: field(o, 'blockNumber', quantity, true),
+    gasLimit: field(o, 'gasLimit', quantity, true),
+    gasUsed: field(o, 'gasUsed', quantity, true),
+    timestamp: field(o, 'timestamp', quantity, true),
+    extraData: field(o, 'extraData', data, true),
+    baseFeePerGas: field(o, 'baseFeePerGas', quantity, true),
+    blockHash: field(o, 'blockHash', hash32, true),
+    transactions: field(o, 'transactions', list(data), true),
+    withdrawals: field(o, 'withdrawals', list(withdrawal), false),
+    blobGasUsed: field(o, 'blobGasUsed', quantity, false),
+    excessBlobGas: field(o, 'excessBlobGas', quantity, false),
+  }
+}
+
+function forkchoiceState(v: unknown): ForkchoiceState {
+  const o = object(v)
+  return {
+    headBlockHash: field(o, 'headBlockHash', hash32, true),
+    safeBlockHash: field(o, 'safeBlockHash', hash32, true),
+    finalizedBlockHash: field(o, 'finalizedBlockHash', hash32, true),
+  }
+}
+
+function payloadAttributes(v: unknown): PayloadAttributes {
+  const o = object(v)
+  return {
+    timestamp: field(o, 'timestamp', quantity, true),
+    prevRandao: field(o, 'prevRandao', hash32, true),
+    suggestedFeeRecipient: field(o, 'suggestedFeeRecipient', address, true),
+    withdrawals: field(o, 'withdrawals', list(withdrawal), false),
+    parentBeaconBlockRoot: field(o, 'parentBeaconBlockRoot', hash32, false),
+  }
+}
+
+/** Parameter codecs of the engine methods. */
+export const ep = {
+  payload: codec('executionPayload', executionPayload),
+  forkchoiceState: codec('forkchoiceState', forkchoiceState),
+  payloadAttributes: codec('payloadAttributes', payloadAttributes),
+  payloadId: codec('payloadId', fixed(8, 'an 8-byte payload id')),
+  hashes: codec('hashes', list(hash32)),
+  requests: codec('executionRequests', list(data)),
+  beaconRoot: codec('parentBeaconBlockRoot', hash32),
+  strings: codec(
+    'strings',
+    list((v) => (typeof v === 'string' ? v : fail(`expected a string, got ${JSON.stringify(v)}`))),
+  ),
+}
+
+export function withdrawalJson(w: {
+  index: bigint
+  validatorIndex: bigint
+  address: { bytes: Uint8Array }
+  amount: bigint
+}): Json {
+  return {
+    index: toQuantity(w.index),
+    validatorIndex: toQuantity(w.validatorIndex),
+    address: bytesToHex(w.address.bytes),
+    amount: toQuantity(w.amount),
+  }
+}
+
+/** A block as an ExecutionPayload: V1 fields, plus V2's withdrawals and V3's blob gas when the block has them. */
+export function blockToPayloadJson(block: Block): Json {
+  const h = block.header
+  const out: Json = {
+    parentHash: bytesToHex(h.parentHash),
+    feeRecipient: bytesToHex(h.coinbase.bytes),
+    stateRoot: bytesToHex(h.stateRoot),
+    receiptsRoot: bytesToHex(h.receiptTrie),
+    logsBloom: bytesToHex(h.logsBloom),
+    prevRandao: bytesToHex(h.mixHash),
+    blockNumber: toQuantity(h.number),
+    gasLimit: toQuantity(h.gasLimit),
+    gasUsed: toQuantity(h.gasUsed),
+    timestamp: toQuantity(h.timestamp),
+    extraData: bytesToHex(h.extraData),
+    baseFeePerGas: toQuantity(h.baseFeePerGas ?? 0n),
+    blockHash: bytesToHex(block.hash()),
+    transactions: block.transactions.map((tx) => bytesToHex(tx.serialize())),
+  }
+  if (block.withdrawals !== undefined) out.withdrawals = block.withdrawals.map(withdrawalJson)
+  if (h.blobGasUsed !== undefined) out.blobGasUsed = toQuantity(h.blobGasUsed)
+  if (h.excessBlobGas !== undefined) out.excessBlobGas = toQuantity(h.excessBlobGas)
+  return out
+}
+
+/** ExecutionPayloadBodyV1: the transactions and withdrawals (null before Shanghai) of a block. */
+export function blockToBodyJson(block: Block): Json {
+  return {
+    transactions: block.transactions.map((tx) => bytesToHex(tx.serialize())),
+    withdrawals: block.withdrawals === undefined ? null : block.withdrawals.map(withdrawalJson),
+  }
+}

@@ -1,0 +1,98 @@
+/**
+ * An ExecutionPayload (plus newPayloadV3/V4's separate parent beacon block root and execution
+ * requests) as a block: the roots a payload leaves out are recomputed, then the block hash is
+ * checked against the payload's.
+ */
+import {
+  type Block,
+  createBlock,
+  genRequestsRoot,
+  genTransactionsTrieRoot,
+  genWithdrawalsTrieRoot,
+} from '@ethereumjs/block'
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { CLRequest, type CLRequestType, createWithdrawal, equalsBytes } from '@ethereumjs/util'
+import { sha256 } from '@noble/hashes/sha2.js'
+import type { Chain } from '../chain/chain.ts'
+import { ensureKzgFor } from '../chain/kzg.ts'
+import { bytesToHex } from '../primitives/hex.ts'
+import type { ExecutionPayload } from './payloadCodec.ts'
+
+/** `blockHash`: the payload's fields do not hash to its blockHash; `malformed`: they do not make a block. */
+export class PayloadBlockError extends Error {
+  constructor(
+    readonly kind: 'blockHash' | 'malformed',
+    message: string,
+  ) {
+    super(message)
+    this.name = 'PayloadBlockError'
+  }
+}
+
+export interface PayloadExtras {
+  parentBeaconBlockRoot?: Uint8Array
+  /** Type-prefixed EIP-7685 requests (newPayloadV4). */
+  executionRequests?: Uint8Array[]
+}
+
+/** The block a payload describes; throws PayloadBlockError. */
+export async function payloadToBlock(chain: Chain, payload: ExecutionPayload, extras: PayloadExtras): Promise<Block> {
+  const common = chain.common.copy()
+  common.setHardforkBy({ blockNumber: payload.blockNumber, timestamp: payload.timestamp })
+  if (payload.transactions.some((raw) => raw[0] === 3)) await ensureKzgFor(chain.common)
+  const transactions: TypedTransaction[] = payload.transactions.map((raw, i) => {
+    try {
+      return createTxFromRLP(raw, { common })
+    } catch (e) {
+      throw new PayloadBlockError('malformed', `Invalid transaction at index ${i}: ${(e as Error).message}`)
+    }
+  })
+  const withdrawals = payload.withdrawals?.map((w) => createWithdrawal(w))
+  const requestsHash = extras.executionRequests
+    ? genRequestsRoot(
+        extras.executionRequests.map((r) => new CLRequest(r[0] as CLRequestType, r.subarray(1))),
+        sha256,
+      )
+    : undefined
+  let block: Block
+  try {
+    block = createBlock(
+      {
+        header: {
+          parentHash: payload.parentHash,
+          coinbase: payload.feeRecipient,
+          stateRoot: payload.stateRoot,
+          transactionsTrie: await genTransactionsTrieRoot(transactions),
+          receiptTrie: payload.receiptsRoot,
+          logsBloom: payload.logsBloom,
+          difficulty: 0n,
+          number: payload.blockNumber,
+          gasLimit: payload.gasLimit,
+          gasUsed: payload.gasUsed,
+          timestamp: payload.timestamp,
+          extraData: payload.extraData,
+          mixHash: payload.prevRandao,
+          nonce: new Uint8Array(8),
+          baseFeePerGas: payload.baseFeePerGas,
+          withdrawalsRoot: withdrawals ? await genWithdrawalsTrieRoot(withdrawals) : undefined,
+          blobGasUsed: payload.blobGasUsed,
+          excessBlobGas: payload.excessBlobGas,
+          parentBeaconBlockRoot: extras.parentBeaconBlockRoot,
+          requestsHash,
+        },
+        transactions,
+        withdrawals,
+      },
+      { common },
+    )
+  } catch (e) {
+    throw new PayloadBlockError('malformed', (e as Error).message)
+  }
+  if (!equalsBytes(block.hash(), payload.blockHash)) {
+    throw new PayloadBlockError(
+      'blockHash',
+      `Invalid blockHash, expected ${bytesToHex(payload.blockHash)}, computed ${bytesToHex(block.hash())}`,
+    )
+  }
+  return block
+}

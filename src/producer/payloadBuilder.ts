@@ -1,0 +1,159 @@
+/**
+ * Builds execution payloads for a consensus client: on a parent block with the payload attributes
+ * of a forkchoiceUpdated (timestamp, prevRandao, fee recipient, withdrawals, parent beacon block
+ * root), from the pool's best executable transactions. A job builds at once, then rebuilds while
+ * new transactions arrive, keeping the payload of highest value, until it is fetched or times out.
+ * Built blocks are never committed here; the consensus client sends them back through newPayload.
+ */
+import type { Block } from '@ethereumjs/block'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { buildBlock } from '@ethereumjs/vm'
+import type { Chain } from '../chain/chain.ts'
+import { createVm } from '../evm/vmFactory.ts'
+import { bytesToHex } from '../primitives/hex.ts'
+import { createLogger } from '../primitives/logger.ts'
+import { openState } from '../state/worldState.ts'
+import type { TxPool } from '../txpool/txPool.ts'
+
+const log = createLogger('payload')
+
+export interface BuildAttributes {
+  timestamp: bigint
+  prevRandao: Uint8Array
+  feeRecipient: Uint8Array
+  withdrawals?: { index: bigint; validatorIndex: bigint; address: Uint8Array; amount: bigint }[]
+  parentBeaconBlockRoot?: Uint8Array
+}
+
+export interface BuiltPayload {
+  block: Block
+  /** Priority fees paid to the fee recipient, in wei. */
+  blockValue: bigint
+  /** EIP-7685 requests, type-prefixed, empty ones left out (Prague and later). */
+  executionRequests?: Uint8Array[]
+  /** The included blob transactions as the pool holds them, with their blobs, commitments and proofs. */
+  blobTxs: TypedTransaction[]
+}
+
+export interface PayloadBuilderOptions {
+  /** How often a job looks for new transactions to rebuild with. */
+  rebuildIntervalMs: number
+  /** When a job stops improving its payload (a slot's length). */
+  maxBuildMs: number
+}
+
+const DEFAULTS: PayloadBuilderOptions = { rebuildIntervalMs: 500, maxBuildMs: 12_000 }
+
+/** One payload being built: the best payload so far, improved until `stop()` or the time limit. */
+export class PayloadJob {
+  private bestSoFar?: BuiltPayload
+  private building: Promise<void>
+  private timer?: ReturnType<typeof setInterval>
+  private poolVersion = 0
+  private builtVersion = 0
+  private unsubscribe: () => void
+
+  constructor(
+    private readonly builder: PayloadBuilder,
+    readonly parent: Block,
+    readonly attributes: BuildAttributes,
+    opts: PayloadBuilderOptions,
+  ) {
+    this.unsubscribe = builder.pool.onAdded(() => this.poolVersion++)
+    this.building = this.rebuild()
+    this.timer = setInterval(() => {
+      if (this.poolVersion !== this.builtVersion) this.building = this.building.then(() => this.rebuild())
+    }, opts.rebuildIntervalMs)
+    setTimeout(() => this.stop(), opts.maxBuildMs).unref?.()
+  }
+
+  /** The most valuable payload built so far (waits for the first build). */
+  async best(): Promise<BuiltPayload> {
+    await this.building
+    if (!this.bestSoFar) throw new Error('payload could not be built')
+    return this.bestSoFar
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    this.unsubscribe()
+  }
+
+  private async rebuild(): Promise<void> {
+    this.builtVersion = this.poolVersion
+    try {
+      const built = await this.builder.build(this.parent, this.attributes)
+      if (!this.bestSoFar || built.blockValue > this.bestSoFar.blockValue) this.bestSoFar = built
+    } catch (e) {
+      log.error('payload build failed', {
+        parent: bytesToHex(this.parent.hash()),
+        error: e instanceof Error ? (e.stack ?? e.message) : String(e),
+      })
+    }
+  }
+}
+
+export class PayloadBuilder {
+  private readonly opts: PayloadBuilderOptions
+
+  constructor(
+    readonly chain: Chain,
+    readonly pool: TxPool,
+    opts: Partial<PayloadBuilderOptions> = {},
+  ) {
+    this.opts = { ...DEFAULTS, ...opts }
+  }
+
+  /** Starts a job that builds on `parent` with `attributes`. */
+  start(parent: Block, attributes: BuildAttributes): PayloadJob {
+    return new PayloadJob(this, parent, attributes, this.opts)
+  }
+
+  /** Builds one payload now from the pool's executable transactions. */
+  async build(parent: Block, attrs: BuildAttributes): Promise<BuiltPayload> {
+    const state = openState(this.chain.trieDb, this.chain.common, parent.header.stateRoot, true)
+    const vm = await createVm(this.chain.common, state, this.chain)
+    vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp: attrs.timestamp })
+    const builder = await buildBlock(vm, {
+      parentBlock: parent,
+      headerData: {
+        timestamp: attrs.timestamp,
+        coinbase: attrs.feeRecipient,
+        gasLimit: parent.header.gasLimit,
+        mixHash: attrs.prevRandao,
+        difficulty: 0n,
+        parentBeaconBlockRoot: attrs.parentBeaconBlockRoot,
+      },
+      withdrawals: attrs.withdrawals,
+      blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
+    })
+    const baseFee = parent.header.calcNextBaseFee()
+    const blobTxs: TypedTransaction[] = []
+    for (const t of this.pool.executable(baseFee)) {
+      if ((await this.tryAdd(builder, t.tx)) && t.tx.type === 3) blobTxs.push(t.tx)
+    }
+    const { block, requests } = await builder.build()
+    const executionRequests = requests?.filter((r) => r.bytes.length > 1).map((r) => r.bytes)
+    log.debug('built payload', {
+      number: block.header.number,
+      txs: block.transactions.length,
+      value: builder.minerValue,
+    })
+    return { block, blockValue: builder.minerValue, executionRequests, blobTxs }
+  }
+
+  /** Adds `tx` when it fits; a transaction that cannot execute stays in the pool (the next head may change that). */
+  private async tryAdd(builder: Awaited<ReturnType<typeof buildBlock>>, tx: TypedTransaction): Promise<boolean> {
+    try {
+      await builder.addTransaction(tx, { skipHardForkValidation: true })
+      return true
+    } catch (e) {
+      log.debug('transaction left out of payload', {
+        hash: bytesToHex(tx.hash()),
+        error: e instanceof Error ? e.message : String(e),
+      })
+      return false
+    }
+  }
+}
