@@ -4,6 +4,7 @@
  */
 import type { Common } from '@ethereumjs/common'
 import { createLogger } from '../primitives/logger.ts'
+import { loadKzgEmbedded } from './kzgEmbedded.ts'
 
 const log = createLogger('kzg')
 let loading: Promise<unknown> | undefined
@@ -15,7 +16,7 @@ export async function ensureKzgFor(common: Common): Promise<void> {
   loading ??= (async () => {
     const started = Date.now()
     const { loadKZG } = await import('kzg-wasm')
-    const kzg = await loadKZG()
+    const kzg = await loadKZG().catch(() => loadKzgEmbedded(loadKZG))
     log.info('KZG trusted setup loaded', { ms: Date.now() - started })
     return kzg
   })()
