@@ -7,6 +7,8 @@ import { Address } from '@ethereumjs/util'
 import { computeContractAddress } from '../../src/chain/addresses.ts'
 import type { Chain } from '../../src/chain/chain.ts'
 import { devAccounts } from '../../src/chain/devAccounts.ts'
+import { replayBlock } from '../../src/evm/tracers/blockReplayer.ts'
+import type { TxTracer } from '../../src/evm/tracers/txTracer.ts'
 import { openChain } from '../../src/node/node.ts'
 import { manualClock } from '../../src/primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../../src/primitives/hex.ts'
@@ -36,6 +38,8 @@ export interface TracingChain {
   send(tx: { to?: string; data?: Uint8Array; value?: bigint; gasLimit?: bigint }): Promise<Uint8Array>
   /** Deploys `runtime` and returns the contract address. */
   deploy(runtime: string): Promise<string>
+  /** Replays the block of `hash` and returns what `tracer` made of that transaction. */
+  trace<R>(hash: Uint8Array, tracer: TxTracer<R>): Promise<R>
   close(): void
 }
 
@@ -82,5 +86,11 @@ export async function tracingChain(): Promise<TracingChain> {
     if (!(await chain.findTransaction(hash))) throw new Error('deployment not mined')
     return bytesToHex(computeContractAddress(hexToBytes(account.address), nonce - 1n))
   }
-  return { chain, sender: account.address, send, deploy, close }
+  const trace = async <R>(hash: Uint8Array, tracer: TxTracer<R>) => {
+    const found = await chain.findTransaction(hash)
+    if (!found) throw new Error('transaction not found')
+    const out = await replayBlock(chain, found.block, (_tx, i) => (i === found.index ? tracer : undefined), found.index)
+    return out.get(found.index) as R
+  }
+  return { chain, sender: account.address, send, deploy, trace, close }
 }

@@ -1,0 +1,239 @@
+/**
+ * The call tracer: the tree of message calls a transaction made, built from the EVM's
+ * before/after-message events. `CallTracer` keeps frames as bigint/bytes; `formatCallFrame` gives
+ * geth's callTracer JSON, and `parityTrace.ts` flattens the same tree into parity traces.
+ */
+import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
+import type { RunTxResult } from '@ethereumjs/vm'
+import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import type { TxContext, TxTracer } from './txTracer.ts'
+
+export type CallType = 'CALL' | 'STATICCALL' | 'DELEGATECALL' | 'CALLCODE' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT'
+
+export interface CallLog {
+  address: Uint8Array
+  topics: Uint8Array[]
+  data: Uint8Array
+  /** How many sub-calls of the frame came before this log. */
+  position: number
+}
+
+export interface CallFrame {
+  type: CallType
+  from: Uint8Array
+  /** The callee, or the created contract (absent when a create failed before an address existed). */
+  to?: Uint8Array
+  /** Undefined for DELEGATECALL and STATICCALL, which carry no value. */
+  value?: bigint
+  gas: bigint
+  gasUsed: bigint
+  /** For the top frame: gas and gas used of its message (without intrinsic gas and refunds). */
+  messageGas?: bigint
+  messageGasUsed?: bigint
+  input: Uint8Array
+  output: Uint8Array
+  /** geth's error text (`execution reverted`, `out of gas`, …). */
+  error?: string
+  calls: CallFrame[]
+  logs: CallLog[]
+  isStatic: boolean
+}
+
+export interface CallTracerOptions {
+  onlyTopCall?: boolean
+  withLog?: boolean
+  /** Record SELFDESTRUCT as a frame (needs per-opcode events, so it costs time). */
+  withSelfdestructs?: boolean
+}
+
+const GETH_ERRORS: Record<string, string> = {
+  revert: 'execution reverted',
+  'invalid JUMP': 'invalid jump destination',
+  'static state change': 'write protection',
+  'code store out of gas': 'contract creation code storage out of gas',
+  'code size to deposit exceeds maximum code size': 'max code size exceeded',
+  'create collision': 'contract address collision',
+}
+
+/** geth's wording of an EVM error. */
+export function gethErrorText(error: string): string {
+  return GETH_ERRORS[error] ?? error
+}
+
+const LOG0 = 0xa0
+const LOG4 = 0xa4
+const SELFDESTRUCT = 0xff
+const EMPTY = new Uint8Array(0)
+
+function callTypeOf(m: Message, parent: CallFrame | undefined): CallType {
+  if (m.to === undefined) return m.salt === undefined ? 'CREATE' : 'CREATE2'
+  if (m.delegatecall) return 'DELEGATECALL'
+  if ((m as unknown as { _codeAddress?: unknown })._codeAddress !== undefined) return 'CALLCODE'
+  if (m.isStatic && parent !== undefined && !parent.isStatic) return 'STATICCALL'
+  return 'CALL'
+}
+
+function bigintToWord(n: bigint): Uint8Array {
+  const out = new Uint8Array(32)
+  let v = n
+  for (let i = 31; i >= 0 && v > 0n; i--) {
+    out[i] = Number(v & 0xffn)
+    v >>= 8n
+  }
+  return out
+}
+
+export class CallTracer implements TxTracer<CallFrame> {
+  private readonly stack: CallFrame[] = []
+  private root?: CallFrame
+  private evm?: EVM
+
+  constructor(private readonly opts: CallTracerOptions = {}) {}
+
+  start({ vm }: TxContext): void {
+    this.evm = vm.evm as EVM
+    this.evm.events.on('beforeMessage', this.onEnter)
+    this.evm.events.on('afterMessage', this.onExit)
+    if (this.opts.withLog || this.opts.withSelfdestructs) this.evm.events.on('step', this.onStep)
+  }
+
+  finish({ tx, sender }: TxContext, result: RunTxResult): CallFrame {
+    this.evm?.events.off('beforeMessage', this.onEnter)
+    this.evm?.events.off('afterMessage', this.onExit)
+    this.evm?.events.off('step', this.onStep)
+    const root = this.root ?? this.emptyRoot(sender, tx.to?.bytes, tx.data, tx.value)
+    root.messageGas = root.gas
+    root.messageGasUsed = root.gasUsed
+    root.gas = tx.gasLimit
+    root.gasUsed = result.totalGasSpent
+    if (result.createdAddress) root.to = result.createdAddress.bytes
+    return root
+  }
+
+  private emptyRoot(from: Uint8Array, to: Uint8Array | undefined, input: Uint8Array, value: bigint): CallFrame {
+    return {
+      type: to ? 'CALL' : 'CREATE',
+      from,
+      to,
+      value,
+      gas: 0n,
+      gasUsed: 0n,
+      input,
+      output: EMPTY,
+      calls: [],
+      logs: [],
+      isStatic: false,
+    }
+  }
+
+  private readonly onEnter = (m: Message): void => {
+    const parent = this.stack[this.stack.length - 1]
+    const type = callTypeOf(m, parent)
+    const frame: CallFrame = {
+      type,
+      from: m.caller.bytes,
+      to: m.to?.bytes,
+      value: type === 'DELEGATECALL' || type === 'STATICCALL' ? undefined : m.value,
+      gas: m.gasLimit,
+      gasUsed: 0n,
+      input: m.data,
+      output: EMPTY,
+      calls: [],
+      logs: [],
+      isStatic: m.isStatic,
+    }
+    if (this.stack.length === 0) this.root = frame
+    this.stack.push(frame)
+  }
+
+  private readonly onExit = (r: EVMResult): void => {
+    const frame = this.stack.pop()
+    if (!frame) return
+    const exec = r.execResult
+    frame.gasUsed = exec.executionGasUsed
+    if (r.createdAddress) frame.to = r.createdAddress.bytes
+    const err = exec.exceptionError?.error
+    if (err === undefined) frame.output = exec.returnValue
+    else {
+      frame.error = gethErrorText(err)
+      if (err === 'revert') frame.output = exec.returnValue
+      frame.logs = []
+      for (const c of frame.calls) dropLogs(c)
+    }
+    const parent = this.stack[this.stack.length - 1]
+    if (parent && !this.opts.onlyTopCall) parent.calls.push(frame)
+  }
+
+  private readonly onStep = (s: InterpreterStep): void => {
+    const op = s.opcode.code
+    const frame = this.stack[this.stack.length - 1]
+    if (!frame) return
+    const st = s.stack
+    const n = st.length
+    if (op >= LOG0 && op <= LOG4 && this.opts.withLog && n >= 2 + op - LOG0) {
+      const offset = Number(st[n - 1])
+      const size = Number(st[n - 2])
+      const data = new Uint8Array(size)
+      data.set(s.memory.subarray(offset, offset + size))
+      const topics: Uint8Array[] = []
+      for (let i = 0; i < op - LOG0; i++) topics.push(bigintToWord(st[n - 3 - i]))
+      frame.logs.push({ address: s.address.bytes, topics, data, position: frame.calls.length })
+    } else if (op === SELFDESTRUCT && this.opts.withSelfdestructs && n >= 1 && !this.opts.onlyTopCall) {
+      const beneficiary = bigintToWord(st[n - 1]).subarray(12)
+      frame.calls.push({
+        type: 'SELFDESTRUCT',
+        from: s.address.bytes,
+        to: beneficiary,
+        value: s.account.balance,
+        gas: 0n,
+        gasUsed: 0n,
+        input: EMPTY,
+        output: EMPTY,
+        calls: [],
+        logs: [],
+        isStatic: false,
+      })
+    }
+  }
+}
+
+function dropLogs(frame: CallFrame): void {
+  frame.logs = []
+  for (const c of frame.calls) dropLogs(c)
+}
+
+/** An ABI `Error(string)` revert reason, if the output is one. */
+export function revertReason(output: Uint8Array): string | undefined {
+  if (output.length < 68 || output[0] !== 0x08 || output[1] !== 0xc3 || output[2] !== 0x79 || output[3] !== 0xa0)
+    return undefined
+  const len = Number(new DataView(output.buffer, output.byteOffset + 4 + 56, 8).getBigUint64(0))
+  if (68 + len > output.length) return undefined
+  return new TextDecoder().decode(output.subarray(68, 68 + len))
+}
+
+/** geth's callTracer JSON of a frame tree. */
+export function formatCallFrame(f: CallFrame): Record<string, unknown> {
+  const out: Record<string, unknown> = {
+    from: bytesToHex(f.from),
+    gas: toQuantity(f.gas),
+    gasUsed: toQuantity(f.gasUsed),
+  }
+  if (f.to) out.to = bytesToHex(f.to)
+  out.input = bytesToHex(f.input)
+  if (f.output.length > 0) out.output = bytesToHex(f.output)
+  if (f.error !== undefined) out.error = f.error
+  const reason = f.error === 'execution reverted' ? revertReason(f.output) : undefined
+  if (reason !== undefined) out.revertReason = reason
+  if (f.logs.length > 0) {
+    out.logs = f.logs.map((l) => ({
+      address: bytesToHex(l.address),
+      topics: l.topics.map(bytesToHex),
+      data: bytesToHex(l.data),
+      position: toQuantity(l.position),
+    }))
+  }
+  if (f.calls.length > 0) out.calls = f.calls.map(formatCallFrame)
+  if (f.value !== undefined) out.value = toQuantity(f.value)
+  out.type = f.type
+  return out
+}

@@ -1,0 +1,92 @@
+/**
+ * Parity-style ("flat") traces, as Besu's trace_* methods return them: the call tree in depth-first
+ * order, each entry with its `traceAddress` path and number of `subtraces`.
+ */
+import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import type { CallFrame } from './callTracer.ts'
+
+type Json = Record<string, unknown>
+
+/** Where a transaction sits, for trace_transaction / trace_block / trace_filter entries. */
+export interface TraceLocation {
+  blockHash: Uint8Array
+  blockNumber: bigint
+  transactionHash: Uint8Array
+  transactionPosition: number
+}
+
+const PARITY_ERRORS: Record<string, string> = {
+  'execution reverted': 'Reverted',
+  'out of gas': 'Out of gas',
+  'invalid opcode': 'Bad instruction',
+  'invalid jump destination': 'Bad jump destination',
+  'stack underflow': 'Stack underflow',
+  'stack overflow': 'Stack overflow',
+  'write protection': 'Mutable call in static context',
+  'contract creation code storage out of gas': 'Out of gas',
+  'max code size exceeded': 'Out of gas',
+  'contract address collision': 'Contract address collision',
+}
+
+function actionAndResult(f: CallFrame, isTop: boolean): { action: Json; result: Json | null; type: string } {
+  const gas = isTop && f.messageGas !== undefined ? f.messageGas : f.gas
+  const gasUsed = isTop && f.messageGasUsed !== undefined ? f.messageGasUsed : f.gasUsed
+  if (f.type === 'SELFDESTRUCT') {
+    return {
+      type: 'suicide',
+      action: { address: bytesToHex(f.from), balance: toQuantity(f.value ?? 0n), refundAddress: bytesToHex(f.to!) },
+      result: null,
+    }
+  }
+  if (f.type === 'CREATE' || f.type === 'CREATE2') {
+    return {
+      type: 'create',
+      action: {
+        creationMethod: f.type.toLowerCase(),
+        from: bytesToHex(f.from),
+        gas: toQuantity(gas),
+        init: bytesToHex(f.input),
+        value: toQuantity(f.value ?? 0n),
+      },
+      result: { address: f.to ? bytesToHex(f.to) : null, code: bytesToHex(f.output), gasUsed: toQuantity(gasUsed) },
+    }
+  }
+  return {
+    type: 'call',
+    action: {
+      callType: f.type.toLowerCase(),
+      from: bytesToHex(f.from),
+      gas: toQuantity(gas),
+      input: bytesToHex(f.input),
+      to: bytesToHex(f.to!),
+      value: toQuantity(f.value ?? 0n),
+    },
+    result: { gasUsed: toQuantity(gasUsed), output: bytesToHex(f.output) },
+  }
+}
+
+/** The flat traces of one transaction's call tree; `at` adds the block and transaction fields. */
+export function flattenCallFrames(root: CallFrame, at?: TraceLocation): Json[] {
+  const out: Json[] = []
+  const walk = (f: CallFrame, path: number[]) => {
+    const { action, result, type } = actionAndResult(f, path.length === 0)
+    const entry: Json = { action }
+    if (at) {
+      entry.blockHash = bytesToHex(at.blockHash)
+      entry.blockNumber = Number(at.blockNumber)
+    }
+    if (f.error !== undefined) entry.error = PARITY_ERRORS[f.error] ?? f.error
+    else entry.result = result
+    entry.subtraces = f.calls.length
+    entry.traceAddress = path
+    if (at) {
+      entry.transactionHash = bytesToHex(at.transactionHash)
+      entry.transactionPosition = at.transactionPosition
+    }
+    entry.type = type
+    out.push(entry)
+    f.calls.forEach((c, i) => walk(c, [...path, i]))
+  }
+  walk(root, [])
+  return out
+}
