@@ -43,6 +43,10 @@ export function registerRunCommand(cli: CAC): void {
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
     .option('--dev-accounts-unlocked', 'Let eth_sendTransaction sign with the dev accounts')
+    .option('--graphql-http-enabled', 'Serve GraphQL (EIP-1767) over HTTP at /graphql')
+    .option('--graphql-http-host <host>', 'GraphQL host', { default: '127.0.0.1' })
+    .option('--graphql-http-port <port>', 'GraphQL port (0 picks a free one)', { default: '8547' })
+    .option('--graphql-http-cors-origins <list>', 'Comma-separated CORS origins GraphQL allows, or *')
     .option('--engine-rpc-enabled', 'Serve the Engine API for a consensus client (the dev sealer then stays off)')
     .option('--engine-rpc-port <port>', 'Engine API port', { default: '8550' })
     .option('--engine-host-allowlist <list>', 'Host header values the Engine API accepts, or *', { default: 'localhost,127.0.0.1' })
@@ -98,6 +102,12 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     configOut: s('configOut'),
     isMinerEnabled: optBool(o, 'minerEnabled', 'miner-enabled', !genesisFile),
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
+    graphql: {
+      isEnabled: optBool(o, 'graphqlHttpEnabled', 'graphql-http-enabled', false),
+      host: nonEmpty('graphql-http-host', s('graphqlHttpHost')),
+      port: portOpt('graphql-http-port', s('graphqlHttpPort')),
+      corsOrigins: list(s('graphqlHttpCorsOrigins')),
+    },
     engine: {
       isEnabled: optBool(o, 'engineRpcEnabled', 'engine-rpc-enabled', false),
       port: portOpt('engine-rpc-port', s('engineRpcPort')),

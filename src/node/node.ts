@@ -13,6 +13,7 @@ import {
   normalizeGenesis,
 } from '../chain/genesis.ts'
 import { clientVersion } from '../primitives/version.ts'
+import { GraphqlService } from '../graphql/graphqlService.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
@@ -25,6 +26,7 @@ import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
+import { startGraphqlListener } from '../server/graphqlListener.ts'
 import { startRpcListener, type RunningListener } from '../server/rpcListener.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
@@ -140,6 +142,12 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     engine.startIdleWarnings()
   }
   if (config.isMinerEnabled && !engine) sealer.start()
+  if (config.graphql.isEnabled) {
+    const { host, port, corsOrigins } = config.graphql
+    const l = startGraphqlListener(new GraphqlService(services), { host, port, corsOrigins, hostAllowlist: config.hostAllowlist })
+    settings.ports.graphql = l.port
+    listeners.push(l)
+  }
   printBanner(config, settings, accounts)
   if (config.configOut) writeConfigOut(config.configOut, settings, chain, accounts)
   log.info('node started', { chainId, head: chain.head.header.number, ms: Date.now() - startedMs })
@@ -168,6 +176,7 @@ function printBanner(config: NodeConfig, s: RpcSettings, accounts: { address: st
   accounts.forEach((a, i) => lines.push(`  (${i}) ${a.address}  key ${a.privateKey}`))
   if (s.ports.http !== undefined) lines.push('', `JSON-RPC: http://${config.http.host}:${s.ports.http}`)
   if (s.ports.ws !== undefined) lines.push(`WebSocket: ws://${config.ws.host}:${s.ports.ws}`)
+  if (s.ports.graphql !== undefined) lines.push(`GraphQL: http://${config.graphql.host}:${s.ports.graphql}/graphql`)
   process.stdout.write(`${lines.join('\n')}\n\n`)
 }
 
@@ -178,6 +187,7 @@ function writeConfigOut(file: string, s: RpcSettings, chain: Chain, accounts: { 
     genesisHash: bytesToHex(chain.genesis.hash()),
     rpcHttpPort: s.ports.http ?? null,
     rpcWsPort: s.ports.ws ?? null,
+    graphqlHttpPort: s.ports.graphql ?? null,
     engineRpcPort: s.ports.engine ?? null,
     accounts: accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
   }
