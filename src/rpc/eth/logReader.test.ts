@@ -1,0 +1,103 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { type EventChain, eventChain, PING_TOPIC } from '../../../test/logs/eventChain.ts'
+import type { Chain } from '../../chain/chain.ts'
+import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import { ChainStore } from '../../storage/chainStore.ts'
+import { migrate } from '../../storage/schema.ts'
+import { openSqlite } from '../../storage/sqlite.ts'
+import { LogReader, MAX_LOG_RESULTS } from './logReader.ts'
+
+let c: EventChain
+let reader: LogReader
+const any = { addresses: [], topics: [] }
+
+beforeAll(async () => {
+  c = await eventChain()
+  reader = new LogReader(c.chain)
+  await c.ping(1n, 2n)
+  await c.ping(3n)
+})
+afterAll(() => c.close())
+
+const values = (logs: Record<string, unknown>[]) => logs.map((l) => BigInt(l.data as string))
+
+describe('LogReader.range', () => {
+  it('resolves tags to block numbers', () => {
+    expect(reader.range('earliest', 'latest')).toEqual({ from: 0n, to: c.chain.head.header.number })
+  })
+
+  it('refuses a reversed range with the execution-apis message', () => {
+    expect(() => reader.range(3n, 2n)).toThrow('invalid block range params')
+  })
+
+  it('refuses a range past the head unless clamped', () => {
+    const head = c.chain.head.header.number
+    expect(() => reader.range(0n, head + 1n)).toThrow('block range extends beyond current head block')
+    expect(reader.range(0n, head + 5n, true)).toEqual({ from: 0n, to: head })
+  })
+
+  it('refuses safe before there is a safe block', () => {
+    expect(() => reader.range('safe', 'latest')).toThrow('Unknown block')
+  })
+})
+
+describe('LogReader.inRange', () => {
+  it('answers logs in chain order with their block timestamp', () => {
+    const logs = reader.inRange(0n, c.chain.head.header.number, { addresses: [c.emitter], topics: [[PING_TOPIC]] })
+    expect(values(logs)).toEqual([1n, 2n, 3n])
+    expect(logs[2]).toMatchObject({
+      address: bytesToHex(c.emitter),
+      blockHash: bytesToHex(c.chain.head.hash()),
+      blockNumber: toQuantity(c.chain.head.header.number),
+      blockTimestamp: toQuantity(c.chain.head.header.timestamp),
+      logIndex: '0x0',
+      transactionIndex: '0x0',
+      removed: false,
+    })
+  })
+
+  it('matches the indexed topic at position 1', () => {
+    const two = new Uint8Array(32)
+    two[31] = 2
+    expect(values(reader.inRange(0n, c.chain.head.header.number, { addresses: [], topics: [null, [two]] }))).toEqual([
+      2n,
+    ])
+  })
+
+  it('answers nothing for a constraint on a fifth topic', () => {
+    expect(
+      reader.inRange(0n, c.chain.head.header.number, { addresses: [], topics: [null, null, null, null, [PING_TOPIC]] }),
+    ).toEqual([])
+  })
+
+  it('refuses more than MAX_LOG_RESULTS logs with -32005', async () => {
+    const db = await openSqlite(':memory:')
+    migrate(db, true)
+    const store = new ChainStore(db)
+    const z = new Uint8Array(32)
+    const logs = Array.from({ length: MAX_LOG_RESULTS + 1 }, (_, i) => ({
+      blockNumber: 1,
+      logIndex: i,
+      blockHash: z,
+      txHash: z,
+      txIndex: 0,
+      address: new Uint8Array(20),
+      topics: [],
+      data: z,
+      blockTimestamp: 1,
+    }))
+    db.transaction(() => store.writeCanonical({ number: 1n, hash: z, txHashes: [], logs }))
+    const big = new LogReader({ store } as unknown as Chain)
+    expect(() => big.inRange(0n, 1n, any)).toThrow('query returned more than 10000 results')
+  })
+})
+
+describe('LogReader.inBlock', () => {
+  it('answers the logs of one block by hash', async () => {
+    expect(values(await reader.inBlock(c.chain.head.hash(), any))).toEqual([3n])
+  })
+
+  it('answers no logs for an unknown block, as Besu does', async () => {
+    expect(await reader.inBlock(new Uint8Array(32), any)).toEqual([])
+  })
+})
