@@ -17,7 +17,7 @@ afterEach(() => {
 })
 
 interface FakeConnection extends Connection {
-  sent: { subscription: string; result: Record<string, unknown> & string }[]
+  sent: { subscription: string; result: Record<string, unknown> }[]
   close(): void
 }
 
@@ -91,7 +91,7 @@ describe('SubscriptionManager', () => {
     fm.subscriptions.subscribe(conn, 'newPendingTransactions')
     fm.subscriptions.subscribe(conn, 'newPendingTransactions', { isFull: true })
     const hash = await c.queuePing(9n)
-    expect(conn.sent[0].result).toBe(hash)
+    expect(conn.sent[0].result as unknown).toBe(hash)
     expect(conn.sent[1].result).toMatchObject({ hash, to: bytesToHex(c.emitter), type: '0x2', gasPrice: null })
   })
 
