@@ -1,0 +1,212 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
+import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../test/tracing/tracingChain.ts'
+import { devAccounts } from '../chain/devAccounts.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import type { RpcServices } from '../rpc/context.ts'
+import { TxPool } from '../txpool/txPool.ts'
+import { GraphqlService } from './graphqlService.ts'
+
+let tc: TracingChain
+let pool: TxPool
+let service: GraphqlService
+let store: string
+let caller: string
+let callTxHash: string
+
+beforeAll(async () => {
+  tc = await tracingChain()
+  store = await tc.deploy(STORE_RUNTIME)
+  caller = await tc.deploy(callerRuntime(store))
+  callTxHash = bytesToHex(await tc.send({ to: caller }))
+  const chain = tc.chain
+  pool = new TxPool(
+    {
+      chainId: chain.common.chainId(),
+      headGasLimit: () => chain.head.header.gasLimit,
+      headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
+      account: async (a) => {
+        const acc = await chain.stateAt(chain.head).getAccount(new Address(a))
+        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
+      },
+    },
+    { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 },
+  )
+  const settings = {
+    chainId: 1337n,
+    gasPriceBlocks: 100,
+    gasPricePercentile: 50,
+    minGasPrice: 1000n,
+    gasPriceMax: 10n ** 12n,
+    rpcGasCap: 0n,
+  }
+  service = new GraphqlService({ chain, pool, settings } as unknown as RpcServices)
+})
+afterAll(() => tc?.close())
+
+const run = (query: string, variables?: unknown) => service.execute({ query, variables })
+const data = async (query: string, variables?: unknown) => {
+  const res = await run(query, variables)
+  expect(res.body.errors).toBeUndefined()
+  return res.body.data as any
+}
+
+describe('Query.block', () => {
+  it('answers the head with Long as a JSON number and hashes as hex', async () => {
+    const d = await data('{ block { number hash parent { number } transactionCount } }')
+    expect(d.block.number).toBe(3)
+    expect(d.block.hash).toBe(bytesToHex(tc.chain.head.hash()))
+    expect(d.block.parent.number).toBe(2)
+    expect(d.block.transactionCount).toBe(1)
+  })
+
+  it('finds a block by number given as a hex string variable', async () => {
+    const d = await data('query($n: Long) { block(number: $n) { number } }', { n: '0x1' })
+    expect(d.block.number).toBe(1)
+  })
+
+  it('gives a located field error with Besu wording for an unknown number', async () => {
+    const res = await run('{ block(number: 99) { number } }')
+    expect(res.status).toBe(400)
+    expect(res.body.data).toEqual({ block: null })
+    expect(res.body.errors).toEqual([
+      {
+        message: 'Exception while fetching data (/block) : Block number 99 was not found',
+        locations: [{ line: 1, column: 3 }],
+        path: ['block'],
+        extensions: { classification: 'DataFetchingException' },
+      },
+    ])
+  })
+
+  it('refuses both number and hash', async () => {
+    const res = await run(`{ block(number: 1, hash: "${bytesToHex(tc.chain.head.hash())}") { number } }`)
+    expect((res.body.errors as any)[0].message).toContain('Invalid params')
+  })
+})
+
+describe('Block', () => {
+  it('reads accounts, storage and logs in the block state', async () => {
+    const d = await data(
+      `{ block { account(address: "${store}") { code storage(slot: "0x0") } logs(filter: {}) { index topics } } }`,
+    )
+    expect(d.block.account.code).toBe(`0x${STORE_RUNTIME}`)
+    expect(d.block.account.storage).toBe(`0x${'0'.repeat(62)}2a`)
+    expect(d.block.logs).toEqual([{ index: 0, topics: [`0x${'0'.repeat(63)}1`] }])
+  })
+
+  it('calls and estimates on the block state', async () => {
+    const d = await data(
+      `{ block { call(data: { to: "${store}" }) { data status gasUsed } estimateGas(data: { to: "${store}" }) } }`,
+    )
+    expect(d.block.call.data).toBe(`0x${'0'.repeat(62)}2a`)
+    expect(d.block.call.status).toBe(1)
+    expect(d.block.estimateGas).toBeGreaterThan(21000)
+  })
+
+  it('reports a reverting call as status 0', async () => {
+    const reverter = await tc.deploy('60006000fd')
+    const d = await data(`{ block { call(data: { to: "${reverter}" }) { status } } }`)
+    expect(d.block.call.status).toBe(0)
+  })
+})
+
+describe('Query.transaction', () => {
+  it('answers receipt fields, logs and the raw receipt of a mined transaction', async () => {
+    const d = await data(
+      `{ transaction(hash: "${callTxHash}") { index status gasUsed type from { address } to { address } logs { index data } rawReceipt block { number } } }`,
+    )
+    const t = d.transaction
+    expect(t.index).toBe(0)
+    expect(t.status).toBe(1)
+    expect(t.type).toBe(2)
+    expect(t.from.address).toBe(tc.sender)
+    expect(t.to.address).toBe(caller)
+    expect(t.logs[0].data).toBe(`0x${'0'.repeat(62)}2a`)
+    expect(t.rawReceipt.startsWith('0x02')).toBe(true)
+  })
+
+  it('answers null for an unknown hash', async () => {
+    expect((await data(`{ transaction(hash: "0x${'1'.repeat(64)}") { hash } }`)).transaction).toBeNull()
+  })
+})
+
+describe('Query.logs', () => {
+  it('filters by topic over a range', async () => {
+    const d = await data(
+      `{ logs(filter: { fromBlock: 0, topics: [["0x${'0'.repeat(63)}1"]] }) { index account { address } transaction { hash } } }`,
+    )
+    expect(d.logs).toEqual([{ index: 0, account: { address: caller }, transaction: { hash: callTxHash } }])
+  })
+})
+
+describe('Query.pending', () => {
+  it('counts and lists pool transactions and reads the head state', async () => {
+    const key = hexToBytes(devAccounts()[1].privateKey)
+    const tx = createFeeMarket1559Tx(
+      {
+        chainId: 1337n,
+        nonce: 0n,
+        to: store as `0x${string}`,
+        gasLimit: 50_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1n,
+      },
+      { common: tc.chain.commonForNextBlock() },
+    ).sign(key)
+    await pool.add(tx)
+    const d = await data(
+      `{ pending { transactionCount transactions { hash index block { number } } account(address: "${store}") { code } } }`,
+    )
+    expect(d.pending.transactionCount).toBe(1)
+    expect(d.pending.transactions).toEqual([{ hash: bytesToHex(tx.hash()), index: null, block: null }])
+    expect(d.pending.account.code).toBe(`0x${STORE_RUNTIME}`)
+  })
+})
+
+describe('Query scalars at the root', () => {
+  it('answers chainID and gasPrice as hex and syncing as null', async () => {
+    const d = await data('{ chainID gasPrice maxPriorityFeePerGas syncing { currentBlock } }')
+    expect(d.chainID).toBe('0x539')
+    expect(d.gasPrice.startsWith('0x')).toBe(true)
+    expect(d.syncing).toBeNull()
+  })
+})
+
+describe('GraphqlService.execute', () => {
+  it('answers a syntax error with its location', async () => {
+    const res = await run('{ block ')
+    expect(res.status).toBe(400)
+    expect((res.body.errors as any)[0].locations).toEqual([{ line: 1, column: 9 }])
+  })
+
+  it('answers a bad scalar literal with a located validation error', async () => {
+    const res = await run('{ block(hash: "abc") { number } }')
+    expect(res.body.errors).toEqual([
+      {
+        message: "Bytes32 value 'abc' is not prefixed with 0x",
+        locations: [{ line: 1, column: 15 }],
+        path: undefined,
+        extensions: { classification: 'ValidationError' },
+      },
+    ])
+  })
+
+  it("refuses Besu's too-complex query before running it", async () => {
+    const res = await run('{ block { transactions { block { transactions { block { number }}}}}}')
+    expect(res.body.errors).toEqual([
+      { message: 'maximum query complexity exceeded 204 > 200', extensions: { classification: 'ExecutionAborted' } },
+    ])
+  })
+
+  it('refuses mutations on read-only (GET) requests', async () => {
+    const res = await service.execute({ query: 'mutation { sendRawTransaction(data: "0x00") }' }, true)
+    expect(res.status).toBe(405)
+  })
+
+  it('turns a rejected raw transaction into a field error', async () => {
+    const res = await run('mutation { sendRawTransaction(data: "0x01") }')
+    expect((res.body.errors as any)[0].path).toEqual(['sendRawTransaction'])
+  })
+})
