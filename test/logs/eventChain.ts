@@ -1,30 +1,18 @@
 /**
  * An in-memory dev chain for log, filter and subscription tests: a pool, a dev sealer on a manual
- * clock, and a deployed contract that emits `Ping(uint256 indexed a, uint256 b)` with a = b = the
- * first calldata word.
+ * clock, and the Ping emitter (./emitter.ts) deployed in block 1.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
-import { keccak_256 } from '@noble/hashes/sha3.js'
 import { computeContractAddress } from '../../src/chain/addresses.ts'
 import type { Chain } from '../../src/chain/chain.ts'
 import { devAccounts } from '../../src/chain/devAccounts.ts'
 import { openChain } from '../../src/node/node.ts'
 import { manualClock } from '../../src/primitives/clock.ts'
-import { bigintToPaddedBytes, bytesToHex, hexToBytes } from '../../src/primitives/hex.ts'
+import { bigintToPaddedBytes, hexToBytes } from '../../src/primitives/hex.ts'
 import { DevSealer } from '../../src/producer/devSealer.ts'
 import { TxPool } from '../../src/txpool/txPool.ts'
-
-export const PING_TOPIC = keccak_256(new TextEncoder().encode('Ping(uint256,uint256)'))
-
-/** Runtime: LOG2(mem[0..32] = calldata[0..32], PING_TOPIC, calldata[0..32]). */
-export const EMITTER_RUNTIME = `60003580600052 7f${bytesToHex(PING_TOPIC).slice(2)} 60206000a200`.replaceAll(' ', '')
-
-/** Init code returning `runtime` (hex without 0x, under 256 bytes). */
-export function deployCode(runtime: string): Uint8Array {
-  const len = (runtime.length / 2).toString(16).padStart(2, '0')
-  return hexToBytes(`60${len}600c60003960${len}6000f3${runtime}`)
-}
+import { deployCodeHex, EMITTER_RUNTIME } from './emitter.ts'
 
 export interface EventChain {
   chain: Chain
@@ -79,7 +67,7 @@ export async function eventChain(): Promise<EventChain> {
     clock.advance(12_000)
     await sealer.sealBlock(false)
   }
-  await queue(undefined, deployCode(EMITTER_RUNTIME))
+  await queue(undefined, hexToBytes(deployCodeHex(EMITTER_RUNTIME)))
   await seal()
   const emitter = computeContractAddress(sender, 0n)
   const queuePing = (value: bigint) => queue(emitter, bigintToPaddedBytes(value, 32))

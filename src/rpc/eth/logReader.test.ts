@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type EventChain, eventChain, PING_TOPIC } from '../../../test/logs/eventChain.ts'
+import { PING_TOPIC } from '../../../test/logs/emitter.ts'
+import { type EventChain, eventChain } from '../../../test/logs/eventChain.ts'
 import type { Chain } from '../../chain/chain.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { ChainStore } from '../../storage/chainStore.ts'
