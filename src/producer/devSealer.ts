@@ -5,14 +5,14 @@
  * `Chain.commitBlock`, so a block is durable before any client sees its receipt.
  */
 import type { Block } from '@ethereumjs/block'
-import { buildBlock } from '@ethereumjs/vm'
 import type { Chain } from '../chain/chain.ts'
+import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm, type VM } from '../evm/vmFactory.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { openState } from '../state/worldState.ts'
-import type { TxPool } from '../txpool/txPool.ts'
+import type { PoolTx, TxPool } from '../txpool/txPool.ts'
 
 const log = createLogger('sealer')
 
@@ -82,11 +82,21 @@ export class DevSealer {
     const baseFee = parent.header.calcNextBaseFee()
     const candidates = this.pool.executable(baseFee)
     if (candidates.length === 0 && !isEmptyAllowed) return undefined
+    try {
+      return await this.buildOnHead(parent, candidates, timestampSec)
+    } catch (e) {
+      // A failed build can leave the writer VM with an open checkpoint and dirty caches: start over.
+      this.vm = undefined
+      throw e
+    }
+  }
+
+  private async buildOnHead(parent: Block, candidates: PoolTx[], timestampSec?: bigint): Promise<Block> {
     const vm = await this.vmAtHead()
     const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))
     const timestamp = timestampSec ?? (nowSec > parent.header.timestamp ? nowSec : parent.header.timestamp + 1n)
     vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp })
-    const builder = await buildBlock(vm, {
+    const builder = await startBlock(vm, {
       parentBlock: parent,
       headerData: {
         timestamp,
@@ -98,7 +108,7 @@ export class DevSealer {
       withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
       blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
     })
-    const included: typeof candidates = []
+    const included: PoolTx[] = []
     for (const t of candidates) {
       try {
         await builder.addTransaction(t.tx, { skipHardForkValidation: true })
@@ -111,7 +121,8 @@ export class DevSealer {
       }
     }
     const { block } = await builder.build()
-    await this.chain.commitBlock(block, builder.transactionReceipts, included.map((t) => t.sender), { setHead: true })
+    const senders = included.map((t) => t.sender)
+    await this.chain.commitBlock(block, builder.transactionReceipts, senders, { setHead: true })
     this.vmRoot = bytesToHex(block.header.stateRoot)
     this.pool.onNewHead(included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
     log.info('sealed block', { number: block.header.number, txs: included.length, gasUsed: block.header.gasUsed })
