@@ -13,6 +13,7 @@ import {
   normalizeGenesis,
 } from '../chain/genesis.ts'
 import { clientVersion } from '../primitives/version.ts'
+import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { GraphqlService } from '../graphql/graphqlService.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { systemClock } from '../primitives/clock.ts'
@@ -62,6 +63,7 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 
 /** Opens the chain described by `config` (creating its database on first use). */
 export async function openChain(config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>): Promise<{ chain: Chain; genesis: GenesisJson; close(): void }> {
+  installCommonParamsMemo()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = {}
   const common = createChainCommon(genesis, crypto)
