@@ -1,0 +1,124 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  encodeAbiParameters,
+  http,
+  numberToHex,
+  type PublicClient,
+} from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { bytesToHex } from '../../src/primitives/hex.ts'
+import { deployCodeHex, EMITTER_RUNTIME, PING_ABI, PING_TOPIC } from '../logs/emitter.ts'
+import { type StartedNode, startNode } from './harness.ts'
+
+let node: StartedNode
+let client: PublicClient
+let emitter: `0x${string}`
+let ping: (value: bigint) => Promise<{ blockHash: `0x${string}`; blockNumber: bigint }>
+const topic0 = bytesToHex(PING_TOPIC)
+const word = (v: bigint) => encodeAbiParameters([{ type: 'uint256' }], [v])
+
+beforeAll(async () => {
+  node = await startNode()
+  const chain = defineChain({
+    id: 1337,
+    name: 'basalt',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [node.url] } },
+  })
+  const account = privateKeyToAccount(node.config.accounts[4].privateKey as `0x${string}`)
+  const wallet = createWalletClient({ account, chain, transport: http() })
+  client = createPublicClient({ chain, transport: http(), pollingInterval: 50 }) as PublicClient
+  const deployed = await client.waitForTransactionReceipt({
+    hash: await wallet.sendTransaction({ data: deployCodeHex(EMITTER_RUNTIME), gas: 200_000n }),
+  })
+  emitter = deployed.contractAddress!
+  ping = async (value) =>
+    client.waitForTransactionReceipt({
+      hash: await wallet.sendTransaction({ to: emitter, data: word(value), gas: 100_000n }),
+    })
+})
+afterAll(async () => {
+  await node?.cleanup()
+})
+
+describe('eth_getLogs', () => {
+  it('answers the logs of a contract across blocks, by address and topics', async () => {
+    const first = await ping(1n)
+    await ping(2n)
+    const logs = await node.rpc<Record<string, string>[]>('eth_getLogs', [
+      { address: emitter, fromBlock: numberToHex(first.blockNumber), toBlock: 'latest' },
+    ])
+    expect(logs.map((l) => BigInt(l.data))).toEqual([1n, 2n])
+    expect(logs[0]).toMatchObject({
+      address: emitter,
+      topics: [topic0, word(1n)],
+      blockHash: first.blockHash,
+      removed: false,
+    })
+    const byTopic = await node.rpc<Record<string, string>[]>('eth_getLogs', [
+      { fromBlock: 'earliest', topics: [null, [word(2n), word(99n)]] },
+    ])
+    expect(byTopic.map((l) => BigInt(l.data))).toEqual([2n])
+  })
+
+  it('answers the logs of one block by hash (EIP-234) and none for an unknown hash', async () => {
+    const r = await ping(3n)
+    const logs = await node.rpc<Record<string, string>[]>('eth_getLogs', [{ blockHash: r.blockHash, topics: [topic0] }])
+    expect(logs.map((l) => BigInt(l.data))).toEqual([3n])
+    expect(await node.rpc('eth_getLogs', [{ blockHash: `0x${'ab'.repeat(32)}` }])).toEqual([])
+  })
+
+  it('decodes through viem getLogs with an event ABI', async () => {
+    const logs = await client.getLogs({ address: emitter, event: PING_ABI[0], args: { a: 2n }, fromBlock: 0n })
+    expect(logs.map((l) => l.args.b)).toEqual([2n])
+  })
+
+  it('refuses reversed and future ranges and blockHash with a range with -32602', async () => {
+    const head = await client.getBlockNumber()
+    const cases = [
+      [{ fromBlock: numberToHex(head), toBlock: '0x1' }, 'invalid block range params'],
+      [{ fromBlock: '0x1', toBlock: numberToHex(head + 10n) }, 'block range extends beyond current head block'],
+      [
+        { blockHash: `0x${'ab'.repeat(32)}`, fromBlock: '0x1' },
+        'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other',
+      ],
+    ] as const
+    for (const [filter, message] of cases) {
+      const { json } = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [filter] })
+      expect(json.error).toEqual({ code: -32602, message })
+    }
+  })
+})
+
+describe('installed filters', () => {
+  it('collects new events for viem createEventFilter / getFilterChanges', async () => {
+    const fromBlock = (await client.getBlockNumber()) + 1n
+    const filter = await client.createEventFilter({ address: emitter, event: PING_ABI[0], fromBlock })
+    expect(filter.id).toMatch(/^0x[0-9a-f]+$/)
+    await ping(4n)
+    await ping(5n)
+    const changes = await client.getFilterChanges({ filter })
+    expect(changes.map((l) => l.args.a)).toEqual([4n, 5n])
+    expect(await client.getFilterChanges({ filter })).toEqual([])
+    const all = await client.getFilterLogs({ filter })
+    expect(all.map((l) => l.args.a)).toEqual([4n, 5n])
+    expect(await client.uninstallFilter({ filter })).toBe(true)
+  })
+
+  it('collects block hashes for a block filter', async () => {
+    const filter = await client.createBlockFilter()
+    const r = await ping(6n)
+    expect(await client.getFilterChanges({ filter })).toEqual([r.blockHash])
+  })
+
+  it('answers Filter not found (-32000) for an unknown or uninstalled filter', async () => {
+    const id = await node.rpc<string>('eth_newBlockFilter')
+    expect(await node.rpc('eth_uninstallFilter', [id])).toBe(true)
+    expect(await node.rpc('eth_uninstallFilter', [id])).toBe(false)
+    const { json } = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getFilterChanges', params: [id] })
+    expect(json.error).toEqual({ code: -32000, message: 'Filter not found' })
+  })
+})
