@@ -3,15 +3,20 @@ import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
 import { engineMethods } from '../engine/engineMethods.ts'
 import { adminMethods } from './admin/adminMethods.ts'
 import type { RpcContext } from './context.ts'
+import { debugMethods } from './debug/debugMethods.ts'
 import { blockMethods } from './eth/blockMethods.ts'
-import { chainMethods, sendTransactionRefused } from './eth/chainMethods.ts'
+import { callMethods } from './eth/callMethods.ts'
+import { chainMethods } from './eth/chainMethods.ts'
 import { feeMethods } from './eth/feeMethods.ts'
 import { filterMethods } from './eth/filterMethods.ts'
 import { logMethods } from './eth/logMethods.ts'
+import { proofMethods } from './eth/proofMethods.ts'
+import { sendTransaction } from './eth/sendTransactionMethod.ts'
 import { stateMethods } from './eth/stateMethods.ts'
 import { subscriptionMethods } from './eth/subscriptionMethods.ts'
 import { txMethods } from './eth/txMethods.ts'
 import { netMethods, rpcModulesMethods, web3Methods } from './netWeb3Methods.ts'
+import { traceMethods } from './trace/traceMethods.ts'
 
 /** `rpc_modules` is always enabled. */
 export const ALWAYS_ENABLED_GROUP = 'RPC'
@@ -20,12 +25,14 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
   return [
     {
       group: 'ETH',
-      methods: [...chainMethods, ...stateMethods, ...blockMethods, ...txMethods, ...feeMethods, sendTransactionRefused,
-        ...logMethods, ...filterMethods, ...subscriptionMethods],
+      methods: [...chainMethods, ...stateMethods, ...blockMethods, ...txMethods, ...feeMethods, sendTransaction,
+        ...logMethods, ...filterMethods, ...subscriptionMethods, ...callMethods, ...proofMethods],
     },
     { group: 'NET', methods: netMethods },
     { group: 'WEB3', methods: web3Methods },
     { group: 'ADMIN', methods: adminMethods },
+    { group: 'DEBUG', methods: debugMethods },
+    { group: 'TRACE', methods: traceMethods },
     { group: 'ENGINE', methods: engineMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]

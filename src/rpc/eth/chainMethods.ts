@@ -1,6 +1,5 @@
 /** Chain identity and node status. Spec: execution-apis src/eth/client.yaml */
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { besuError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 
@@ -52,14 +51,6 @@ export const protocolVersion = defineMethod({
   name: 'eth_protocolVersion',
   params: [],
   handler: () => '0x44',
-})
-
-export const sendTransactionRefused = defineMethod({
-  name: 'eth_sendTransaction',
-  params: [],
-  handler: () => {
-    throw besuError('sendTxNotAvailable')
-  },
 })
 
 export const chainMethods = [chainId, blockNumber, syncing, mining, coinbase, hashrate, accounts, protocolVersion]

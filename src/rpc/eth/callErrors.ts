@@ -1,0 +1,94 @@
+/**
+ * The one mapping from message-execution outcomes to JSON-RPC errors, with Besu's codes: a revert
+ * is code 3 with the revert bytes as `data` and the Error(string) reason in the message; any other
+ * EVM failure is Besu's "could not be completed due to an exception" with the halt reason; a
+ * message that cannot start (cannot pay, too little gas) gets the matching transaction error.
+ */
+import { CallError, type CallErrorKind } from '../../evm/callError.ts'
+import type { CallResult } from '../../evm/callService.ts'
+import { StateOverrideError } from '../../evm/stateOverrides.ts'
+import {
+  BESU_ERRORS,
+  type BesuErrorKind,
+  besuError,
+  ExecutionRevertedError,
+  InternalError,
+  InvalidParamsError,
+  type RpcError,
+} from '../../jsonrpc/errors.ts'
+import { bytesToBigint, bytesToHex } from '../../primitives/hex.ts'
+
+const ERROR_SELECTOR = '0x08c379a0'
+
+/** The string of an ABI-encoded `Error(string)`, or undefined for any other revert data. */
+export function decodeRevertReason(data: Uint8Array): string | undefined {
+  if (data.length < 68 || bytesToHex(data.subarray(0, 4)) !== ERROR_SELECTOR) return undefined
+  const body = data.subarray(4)
+  const offset = bytesToBigint(body.subarray(0, 32))
+  if (offset + 32n > BigInt(body.length)) return undefined
+  const start = Number(offset)
+  const length = bytesToBigint(body.subarray(start, start + 32))
+  if (BigInt(start + 32) + length > BigInt(body.length)) return undefined
+  return new TextDecoder().decode(body.subarray(start + 32, start + 32 + Number(length)))
+}
+
+/** Besu's names for the EVM's halt reasons. */
+const HALT_REASONS: Record<string, string> = {
+  'out of gas': 'Out of gas',
+  'code store out of gas': 'Out of gas',
+  'invalid opcode': 'Invalid opcode',
+  'invalid JUMP': 'Invalid jump destination',
+  'stack underflow': 'Stack underflow',
+  'stack overflow': 'Stack overflow',
+  'static state change': 'Illegal state change',
+  'code size to deposit exceeds maximum code size': 'Code is too large',
+  'value out of range': 'Out of bounds',
+  'create collision': 'Contract address collision',
+  'insufficient balance': 'Insufficient balance',
+}
+
+/** The RPC error for a run that did not succeed. */
+export function failedCallError(r: CallResult): RpcError {
+  if (r.isRevert) {
+    const reason = decodeRevertReason(r.returnData)
+    return new ExecutionRevertedError(
+      reason === undefined ? 'Execution reverted' : `Execution reverted: ${reason}`,
+      bytesToHex(r.returnData),
+    )
+  }
+  const reason = HALT_REASONS[r.exceptionError ?? ''] ?? r.exceptionError
+  return besuError('executionHalted', `${BESU_ERRORS.executionHalted[1]}: ${reason}`)
+}
+
+/** The short text geth puts in eth_createAccessList's and eth_simulateV1's `error` fields. */
+export function failureText(r: CallResult): string {
+  return r.isRevert ? 'execution reverted' : (r.exceptionError ?? 'execution failed')
+}
+
+const KINDS: Partial<Record<CallErrorKind, BesuErrorKind>> = {
+  insufficientFunds: 'upfrontCostExceedsBalance',
+  intrinsicGasTooLow: 'intrinsicGasExceedsLimit',
+  feeCapBelowBaseFee: 'gasPriceBelowBaseFee',
+  blobFeeCapTooLow: 'blobGasPriceBelowBlobBaseFee',
+  priorityFeeExceedsMaxFee: 'priorityFeeExceedsMaxFee',
+  gasLimitTooHigh: 'exceedsBlockGasLimit',
+}
+
+/** Maps the call service's errors; anything else is rethrown untouched. */
+export function callServiceError(e: unknown): unknown {
+  if (e instanceof StateOverrideError) return new InvalidParamsError(e.message)
+  if (!(e instanceof CallError)) return e
+  const kind = KINDS[e.kind]
+  if (kind) return besuError(kind)
+  if (e.kind === 'invalidBlobs') return new InvalidParamsError(e.message)
+  return new InternalError(e.message)
+}
+
+/** Runs `fn`, turning the call service's errors into RPC errors. */
+export async function mapCallErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (e) {
+    throw callServiceError(e)
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * Codecs for the parameters of message-execution methods: the call object (GenericTransaction in
+ * execution-apis), state overrides and block overrides. Failures name the field at fault.
+ */
+import type { Authorization, CallRequest } from '../../evm/callTransaction.ts'
+import type { BlockOverrides } from '../../evm/simulationBlock.ts'
+import type { AccountOverride, StateOverrides } from '../../evm/stateOverrides.ts'
+import { CodecError, codec, decoders } from '../../jsonrpc/codecs.ts'
+import { equalBytes } from '../../primitives/hex.ts'
+
+const { quantity, data, fixed, bool, fail } = decoders
+const address = fixed(20, 'an address')
+const bytes32 = fixed(32, 'a 32-byte value')
+
+type Obj = Record<string, unknown>
+
+function object(v: unknown, what: string): Obj {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(`expected ${what} object, got ${JSON.stringify(v)}`)
+  return v as Obj
+}
+
+/** Decodes `o[name]` (absent or null = undefined), prefixing a failure with the field name. */
+function field<T>(o: Obj, name: string, decode: (v: unknown) => T): T | undefined {
+  const v = o[name]
+  if (v === undefined || v === null) return undefined
+  try {
+    return decode(v)
+  } catch (e) {
+    if (e instanceof CodecError) fail(`${name}: ${e.message}`)
+    throw e
+  }
+}
+
+function list<T>(decode: (v: unknown) => T) {
+  return (v: unknown): T[] => {
+    if (!Array.isArray(v)) return fail(`expected an array, got ${JSON.stringify(v)}`)
+    return v.map((x, i) => {
+      try {
+        return decode(x)
+      } catch (e) {
+        return fail(`element ${i}: ${(e as Error).message}`)
+      }
+    })
+  }
+}
+
+function accessListEntry(v: unknown) {
+  const o = object(v, 'an access list entry')
+  return {
+    address: field(o, 'address', address) ?? fail('address: missing'),
+    storageKeys: field(o, 'storageKeys', list(bytes32)) ?? [],
+  }
+}
+
+function authorization(v: unknown): Authorization {
+  const o = object(v, 'an authorization')
+  const req = <T>(name: string, decode: (v: unknown) => T): T => field(o, name, decode) ?? fail(`${name}: missing`)
+  const yParity = field(o, 'yParity', quantity) ?? field(o, 'v', quantity) ?? fail('yParity: missing')
+  return {
+    chainId: req('chainId', quantity),
+    address: req('address', address),
+    nonce: req('nonce', quantity),
+    yParity,
+    r: req('r', quantity),
+    s: req('s', quantity),
+  }
+}
+
+/** The call object of eth_call, eth_estimateGas, eth_createAccessList and eth_simulateV1. */
+export function decodeCallRequest(v: unknown): CallRequest {
+  const o = object(v, 'a transaction call')
+  const input = field(o, 'input', data)
+  const legacyData = field(o, 'data', data)
+  if (input && legacyData && !equalBytes(input, legacyData)) {
+    fail('both "data" and "input" are set and not equal. Please use "input" to pass transaction call data')
+  }
+  const type = field(o, 'type', quantity)
+  if (type !== undefined && type > 4n) fail(`type: unsupported transaction type ${type}`)
+  return {
+    from: field(o, 'from', address),
+    to: field(o, 'to', address),
+    gas: field(o, 'gas', quantity),
+    gasPrice: field(o, 'gasPrice', quantity),
+    maxFeePerGas: field(o, 'maxFeePerGas', quantity),
+    maxPriorityFeePerGas: field(o, 'maxPriorityFeePerGas', quantity),
+    value: field(o, 'value', quantity),
+    data: input ?? legacyData,
+    nonce: field(o, 'nonce', quantity),
+    accessList: field(o, 'accessList', list(accessListEntry)),
+    authorizationList: field(o, 'authorizationList', list(authorization)),
+    blobVersionedHashes: field(o, 'blobVersionedHashes', list(bytes32)),
+    maxFeePerBlobGas: field(o, 'maxFeePerBlobGas', quantity),
+    type: type === undefined ? undefined : Number(type),
+    strict: field(o, 'strict', bool),
+  }
+}
+
+function slots(v: unknown): [Uint8Array, Uint8Array][] {
+  return Object.entries(object(v, 'a storage')).map(([k, x]) => [bytes32(k), bytes32(x)])
+}
+
+function accountOverride(v: unknown): AccountOverride {
+  const o = object(v, 'an account override')
+  return {
+    balance: field(o, 'balance', quantity),
+    nonce: field(o, 'nonce', quantity),
+    code: field(o, 'code', data),
+    state: field(o, 'state', slots),
+    stateDiff: field(o, 'stateDiff', slots),
+    movePrecompileToAddress: field(o, 'movePrecompileToAddress', address),
+  }
+}
+
+/** `{ <address>: { balance, nonce, code, state, stateDiff, movePrecompileToAddress } }`. */
+export function decodeStateOverrides(v: unknown): StateOverrides {
+  return Object.entries(object(v, 'a state override')).map(([k, x]) => {
+    try {
+      return [address(k), accountOverride(x)]
+    } catch (e) {
+      return fail(`${k}: ${(e as Error).message}`)
+    }
+  })
+}
+
+/** `{ number, time, gasLimit, feeRecipient, prevRandao, baseFeePerGas, blobBaseFee }`. */
+export function decodeBlockOverrides(v: unknown): BlockOverrides {
+  const o = object(v, 'a block override')
+  return {
+    number: field(o, 'number', quantity),
+    time: field(o, 'time', quantity),
+    gasLimit: field(o, 'gasLimit', quantity),
+    feeRecipient: field(o, 'feeRecipient', address) ?? field(o, 'coinbase', address),
+    prevRandao: field(o, 'prevRandao', bytes32) ?? field(o, 'random', bytes32),
+    baseFeePerGas: field(o, 'baseFeePerGas', quantity) ?? field(o, 'baseFee', quantity),
+    blobBaseFee: field(o, 'blobBaseFee', quantity),
+  }
+}
+
+export const callParams = {
+  call: codec('transaction', decodeCallRequest),
+  stateOverrides: codec('state overrides', decodeStateOverrides),
+  blockOverrides: codec('block overrides', decodeBlockOverrides),
+}
+
+export { field, list, object }

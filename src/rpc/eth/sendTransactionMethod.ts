@@ -1,0 +1,88 @@
+/**
+ * eth_sendTransaction for the dev accounts, when they were unlocked explicitly: fills nonce (pending),
+ * fees (the gas price oracle and the next base fee) and gas (an estimate), signs with the account's
+ * key and submits to the pool. Refused as Besu refuses it otherwise.
+ */
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
+import { buildCallTransaction, type CallRequest, callTxType } from '../../evm/callTransaction.ts'
+import { estimateGas } from '../../evm/gasEstimator.ts'
+import { CodecError, p } from '../../jsonrpc/codecs.ts'
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import type { RpcContext } from '../context.ts'
+import { failedCallError, mapCallErrors } from './callErrors.ts'
+import { decodeCallRequest } from './callRequest.ts'
+import { suggestGasPrice, suggestPriorityFee } from './gasOracle.ts'
+import { submitTransaction } from './txMethods.ts'
+
+function unlockedKey(ctx: RpcContext, from: string | undefined): Uint8Array | undefined {
+  if (!ctx.settings.isDevAccountsUnlocked || from === undefined) return undefined
+  const account = ctx.settings.devAccounts.find((a) => a.address.toLowerCase() === from)
+  return account ? hexToBytes(account.privateKey) : undefined
+}
+
+function decodeRequest(v: unknown): CallRequest {
+  try {
+    return decodeCallRequest(v)
+  } catch (e) {
+    if (e instanceof CodecError) throw new InvalidParamsError(`invalid argument 0 (transaction): ${e.message}`)
+    throw e
+  }
+}
+
+type FilledRequest = CallRequest & { nonce: bigint; gas: bigint }
+
+/** The request with nonce, fees and gas filled in as a wallet would. */
+async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledRequest> {
+  const head = ctx.chain.head
+  const fromHex = bytesToHex(req.from!)
+  const stateNonce = (await ctx.chain.stateAt(head).getAccount(new Address(req.from!)))?.nonce ?? 0n
+  const nonce = req.nonce ?? ctx.pool.pendingNonce(fromHex, stateNonce)
+  const filled: CallRequest = { ...req, nonce }
+  const type = callTxType(req, head.header.baseFeePerGas !== undefined)
+  if (type < 2) {
+    filled.gasPrice = req.gasPrice ?? (await suggestGasPrice(ctx))
+  } else {
+    const nextBaseFee = head.header.calcNextBaseFee()
+    let tip = req.maxPriorityFeePerGas ?? (await suggestPriorityFee(ctx))
+    const maxFee = req.maxFeePerGas ?? 2n * nextBaseFee + tip
+    if (tip > maxFee) tip = maxFee
+    filled.maxPriorityFeePerGas = tip
+    filled.maxFeePerGas = maxFee
+  }
+  if (req.gas !== undefined) return { ...filled, nonce, gas: req.gas }
+  const estimate = await mapCallErrors(() => estimateGas(ctx.chain, head, filled, { gasCap: ctx.settings.rpcGasCap }))
+  if (estimate.failure) throw failedCallError(estimate.failure)
+  return { ...filled, nonce, gas: estimate.gas }
+}
+
+function sign(ctx: RpcContext, req: FilledRequest, key: Uint8Array): TypedTransaction {
+  const fees = {
+    gasPrice: req.gasPrice ?? 0n,
+    maxFeePerGas: req.maxFeePerGas ?? 0n,
+    maxPriorityFeePerGas: req.maxPriorityFeePerGas ?? 0n,
+    maxFeePerBlobGas: req.maxFeePerBlobGas ?? 0n,
+  }
+  try {
+    return buildCallTransaction(ctx.chain.commonForNextBlock(), req, req.gas, req.nonce, fees).sign(key)
+  } catch (e) {
+    throw new InvalidParamsError(`Invalid params: ${(e as Error).message}`)
+  }
+}
+
+/** Signs and sends a transaction from an unlocked dev account. Spec: execution-apis src/eth/sign.yaml */
+export const sendTransaction = defineMethod({
+  name: 'eth_sendTransaction',
+  params: [p.any.optional()],
+  handler: async (ctx: RpcContext, [raw]) => {
+    const from = (raw as { from?: unknown } | undefined)?.from
+    const key = unlockedKey(ctx, typeof from === 'string' ? from.toLowerCase() : undefined)
+    if (!key) throw besuError('sendTxNotAvailable')
+    const req = decodeRequest(raw)
+    if (req.blobVersionedHashes !== undefined)
+      throw new InvalidParamsError('Invalid params: blob transactions need blobs; use eth_sendRawTransaction')
+    return submitTransaction(ctx, sign(ctx, await fill(ctx, req), key))
+  },
+})
