@@ -3,6 +3,7 @@ import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
 import { engineMethods } from '../engine/engineMethods.ts'
 import { adminMethods } from './admin/adminMethods.ts'
 import type { RpcContext } from './context.ts'
+import { debugMethods } from './debug/debugMethods.ts'
 import { blockMethods } from './eth/blockMethods.ts'
 import { callMethods } from './eth/callMethods.ts'
 import { chainMethods } from './eth/chainMethods.ts'
@@ -15,6 +16,7 @@ import { stateMethods } from './eth/stateMethods.ts'
 import { subscriptionMethods } from './eth/subscriptionMethods.ts'
 import { txMethods } from './eth/txMethods.ts'
 import { netMethods, rpcModulesMethods, web3Methods } from './netWeb3Methods.ts'
+import { traceMethods } from './trace/traceMethods.ts'
 
 /** `rpc_modules` is always enabled. */
 export const ALWAYS_ENABLED_GROUP = 'RPC'
@@ -29,6 +31,8 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'NET', methods: netMethods },
     { group: 'WEB3', methods: web3Methods },
     { group: 'ADMIN', methods: adminMethods },
+    { group: 'DEBUG', methods: debugMethods },
+    { group: 'TRACE', methods: traceMethods },
     { group: 'ENGINE', methods: engineMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]

@@ -85,7 +85,7 @@ export function flattenCallFrames(root: CallFrame, at?: TraceLocation): Json[] {
     }
     entry.type = type
     out.push(entry)
-    f.calls.forEach((c, i) => walk(c, [...path, i]))
+    for (let i = 0; i < f.calls.length; i++) walk(f.calls[i], [...path, i])
   }
   walk(root, [])
   return out

@@ -1,0 +1,92 @@
+/**
+ * Parity's replay output (trace_replay*, trace_call): the transaction's output with, as asked, its
+ * flat call traces and its state diff. vmTrace is not produced (always null).
+ */
+import type { RunTxResult } from '@ethereumjs/vm'
+import { bytesToHex, type Hex } from '../../primitives/hex.ts'
+import { CallTracer } from './callTracer.ts'
+import { flattenCallFrames } from './parityTrace.ts'
+import { PrestateTracer } from './prestateTracer.ts'
+import type { TxContext, TxTracer } from './txTracer.ts'
+
+export type TraceType = 'trace' | 'stateDiff' | 'vmTrace'
+
+type AccountJson = { balance?: Hex; nonce?: number; code?: Hex; storage?: Record<string, Hex> }
+type Diff = '=' | { '+': Hex } | { '-': Hex } | { '*': { from: Hex; to: Hex } }
+
+export interface ReplayResult {
+  output: Hex
+  stateDiff: Record<string, unknown> | null
+  trace: Record<string, unknown>[]
+  vmTrace: null
+}
+
+const ZERO_WORD: Hex = `0x${'0'.repeat(64)}`
+
+function nonceHex(n: number | undefined): Hex {
+  return `0x${(n ?? 0).toString(16)}`
+}
+
+function change(from: Hex | undefined, to: Hex | undefined, fallback: Hex): Diff {
+  if (to === undefined) return '='
+  const before = from ?? fallback
+  return before === to ? '=' : { '*': { from: before, to } }
+}
+
+function account(a: AccountJson, sign: '+' | '-'): Record<string, unknown> {
+  const one = (v: Hex) => (sign === '+' ? { '+': v } : { '-': v })
+  const storage: Record<string, Diff> = {}
+  for (const [k, v] of Object.entries(a.storage ?? {})) storage[k] = one(v)
+  return { balance: one(a.balance ?? '0x0'), code: one(a.code ?? '0x'), nonce: one(nonceHex(a.nonce)), storage }
+}
+
+/** Parity's stateDiff from a prestate diff (`pre` and `post` of what changed). */
+export function toStateDiff(
+  pre: Record<string, AccountJson>,
+  post: Record<string, AccountJson>,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const addr of new Set([...Object.keys(pre), ...Object.keys(post)])) {
+    const before = pre[addr]
+    const after = post[addr]
+    if (!before) out[addr] = account(after, '+')
+    else if (!after) out[addr] = account(before, '-')
+    else {
+      const storage: Record<string, Diff> = {}
+      for (const k of new Set([...Object.keys(before.storage ?? {}), ...Object.keys(after.storage ?? {})])) {
+        storage[k] = change(before.storage?.[k], after.storage?.[k] ?? ZERO_WORD, ZERO_WORD)
+      }
+      out[addr] = {
+        balance: change(before.balance, after.balance, '0x0'),
+        code: change(before.code, after.code, '0x'),
+        nonce: change(nonceHex(before.nonce), after.nonce === undefined ? undefined : nonceHex(after.nonce), '0x0'),
+        storage,
+      }
+    }
+  }
+  return out
+}
+
+/** A tracer for trace_replay*: `types` says which parts to fill. */
+export function createReplayTracer(types: TraceType[]): TxTracer<ReplayResult> {
+  const calls = types.includes('trace') ? new CallTracer({ withSelfdestructs: true }) : undefined
+  const diff = types.includes('stateDiff') ? new PrestateTracer({ diffMode: true }) : undefined
+  return {
+    async start(ctx: TxContext) {
+      await calls?.start(ctx)
+      await diff?.start(ctx)
+    },
+    async finish(ctx: TxContext, r: RunTxResult) {
+      const root = calls ? calls.finish(ctx, r) : undefined
+      const prestate = diff
+        ? ((await diff.finish(ctx, r)) as { pre: Record<string, AccountJson>; post: Record<string, AccountJson> })
+        : undefined
+      return {
+        output: bytesToHex(r.execResult.returnValue),
+        stateDiff: prestate ? toStateDiff(prestate.pre, prestate.post) : null,
+        trace: root ? flattenCallFrames(root) : [],
+        vmTrace: null,
+      }
+    },
+  }
+}

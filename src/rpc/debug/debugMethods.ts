@@ -1,0 +1,94 @@
+/**
+ * The DEBUG group: transaction and block traces (struct logs or a named tracer), raw RLP getters,
+ * bad blocks and storage ranges. Tracing replays blocks through evm/tracers; nothing here writes
+ * to the chain. Spec: execution-apis src/debug/trace.yaml, src/debug/getters.yaml
+ */
+import { createBlockFromRLP } from '@ethereumjs/block'
+import { traceCallRequest } from '../../evm/tracers/callRequestTracer.ts'
+import { createTracer } from '../../evm/tracers/createTracer.ts'
+import { p } from '../../jsonrpc/codecs.ts'
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import type { RpcContext } from '../context.ts'
+import { mapCallErrors } from '../eth/callErrors.ts'
+import { callParams } from '../eth/callRequest.ts'
+import { requireBlock } from '../eth/resolveBlock.ts'
+import { rawMethods } from './rawMethods.ts'
+import { storageRangeAt } from './storageRangeAt.ts'
+import {
+  mapTracingErrors,
+  requireBlockByHash,
+  requireTransaction,
+  traceBlockTransactions,
+  traceConfig,
+  traceTransactionAt,
+} from './traceRunner.ts'
+
+const config = traceConfig.optional()
+
+/** Replays a transaction and returns its trace. Spec: execution-apis src/debug/trace.yaml */
+export const traceTransaction = defineMethod({
+  name: 'debug_traceTransaction',
+  params: [p.hash, config],
+  handler: async (ctx: RpcContext, [hash, cfg]) => {
+    const { block, index } = await requireTransaction(ctx, hash)
+    const tracer = await mapTracingErrors(async () => createTracer(cfg))
+    return traceTransactionAt(ctx, block, index, tracer)
+  },
+})
+
+/** Traces every transaction of a canonical block. Spec: execution-apis src/debug/trace.yaml */
+export const traceBlockByNumber = defineMethod({
+  name: 'debug_traceBlockByNumber',
+  params: [p.blockNumberOrTag, config],
+  handler: async (ctx: RpcContext, [ref, cfg]) => {
+    const block = await ctx.chain.resolve(ref)
+    if (!block) throw besuError('blockNotFound', `block ${ref} not found`)
+    return traceBlockTransactions(ctx, block, cfg)
+  },
+})
+
+/** Traces every transaction of a block named by hash. Spec: execution-apis src/debug/trace.yaml */
+export const traceBlockByHash = defineMethod({
+  name: 'debug_traceBlockByHash',
+  params: [p.hash, config],
+  handler: async (ctx: RpcContext, [hash, cfg]) =>
+    traceBlockTransactions(ctx, await requireBlockByHash(ctx, hash), cfg),
+})
+
+/** Traces a block given as RLP, on top of its (stored) parent. */
+export const traceBlock = defineMethod({
+  name: 'debug_traceBlock',
+  params: [p.named('block', p.data), config],
+  handler: async (ctx: RpcContext, [rlp, cfg]) => {
+    let block: ReturnType<typeof createBlockFromRLP>
+    try {
+      block = createBlockFromRLP(rlp, { common: ctx.chain.common, setHardfork: true })
+    } catch (e) {
+      throw new InvalidParamsError(`Invalid params: could not decode block: ${(e as Error).message}`)
+    }
+    return traceBlockTransactions(ctx, block, cfg)
+  },
+})
+
+/** Runs a call on a block's state and traces it. */
+export const traceCall = defineMethod({
+  name: 'debug_traceCall',
+  params: [callParams.call, p.block.optional('latest'), config],
+  handler: async (ctx: RpcContext, [req, ref, cfg]) => {
+    const block = await requireBlock(ctx, ref)
+    const tracer = await mapTracingErrors(async () => createTracer(cfg))
+    const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: req.strict }
+    return mapCallErrors(() => traceCallRequest(ctx.chain, block, req, opts, tracer))
+  },
+})
+
+export const debugMethods = [
+  traceTransaction,
+  traceBlockByNumber,
+  traceBlockByHash,
+  traceBlock,
+  traceCall,
+  storageRangeAt,
+  ...rawMethods,
+]

@@ -1,0 +1,45 @@
+/** debug_storageRangeAt: a page of a contract's storage after a transaction, in hashed-key order. */
+import { Address } from '@ethereumjs/util'
+import type { TxTracer } from '../../evm/tracers/txTracer.ts'
+import { p } from '../../jsonrpc/codecs.ts'
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { bytesToBigint } from '../../primitives/hex.ts'
+import type { StateManager } from '../../state/worldState.ts'
+import type { RpcContext } from '../context.ts'
+import { requireBlockByHash, traceTransactionAt } from './traceRunner.ts'
+
+/** Not a tracer of execution: it reads the storage range once the transaction has run (Besu's rule). */
+function storageReader(address: Uint8Array, startKey: bigint, limit: number): TxTracer<unknown> {
+  return {
+    start: () => {},
+    finish: async ({ vm }) => {
+      const state = vm.stateManager as StateManager
+      await state.flush()
+      return state.dumpStorageRange(new Address(address), startKey, limit)
+    },
+  }
+}
+
+/** Storage of `address` after transaction `txIndex` of a block, from `startKey` (a hashed key) on. */
+export const storageRangeAt = defineMethod({
+  name: 'debug_storageRangeAt',
+  params: [
+    p.named('blockHash', p.hash),
+    p.named('txIndex', p.index),
+    p.address,
+    p.named('startKey', p.data),
+    p.named('limit', p.index),
+  ],
+  handler: async (ctx: RpcContext, [blockHash, txIndex, address, startKey, limit]) => {
+    const block = await requireBlockByHash(ctx, blockHash)
+    if (txIndex >= BigInt(block.transactions.length))
+      throw new InvalidParamsError('Invalid params: transaction index out of range')
+    return traceTransactionAt(
+      ctx,
+      block,
+      Number(txIndex),
+      storageReader(address, bytesToBigint(startKey), Number(limit)),
+    )
+  },
+})

@@ -1,0 +1,77 @@
+/**
+ * What the debug_ and trace_ groups share: finding what to trace, replaying it with a tracer, and
+ * the one mapping of tracing failures to Besu's errors.
+ */
+import type { Block } from '@ethereumjs/block'
+import { ReplayError, replayBlock } from '../../evm/tracers/blockReplayer.ts'
+import { createTracer, type TraceConfig, UnknownTracerError } from '../../evm/tracers/createTracer.ts'
+import type { TxTracer } from '../../evm/tracers/txTracer.ts'
+import { codec, decoders } from '../../jsonrpc/codecs.ts'
+import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { bytesToHex } from '../../primitives/hex.ts'
+import type { RpcContext } from '../context.ts'
+
+/** Turns tracing failures into RPC errors; anything else passes through. */
+export function tracingError(e: unknown): unknown {
+  if (e instanceof ReplayError) return besuError('blockNotFound', e.message)
+  if (e instanceof UnknownTracerError) return new InvalidParamsError(`Invalid params: ${e.message}`)
+  return e
+}
+
+export async function mapTracingErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (e) {
+    throw tracingError(e)
+  }
+}
+
+/** The TraceConfig object; unknown members are ignored, as in geth and Besu. */
+export const traceConfig = codec('trace config', (v): TraceConfig => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return decoders.fail('expected a trace config object')
+  const o = v as Record<string, unknown>
+  for (const k of ['disableStack', 'disableStorage', 'enableMemory', 'enableReturnData', 'disableMemory']) {
+    if (o[k] !== undefined && typeof o[k] !== 'boolean') decoders.fail(`${k}: expected a boolean`)
+  }
+  if (o.tracer !== undefined && typeof o.tracer !== 'string') decoders.fail('tracer: expected a string')
+  if (o.tracerConfig !== undefined && (typeof o.tracerConfig !== 'object' || o.tracerConfig === null)) {
+    decoders.fail('tracerConfig: expected an object')
+  }
+  return o as TraceConfig
+})
+
+/** Replays transaction `index` of `block` with `tracer`. */
+export async function traceTransactionAt<R>(
+  ctx: RpcContext,
+  block: Block,
+  index: number,
+  tracer: TxTracer<R>,
+): Promise<R> {
+  const out = await mapTracingErrors(() =>
+    replayBlock(ctx.chain, block, (_tx, i) => (i === index ? tracer : undefined), index),
+  )
+  return out.get(index) as R
+}
+
+/** The transaction a hash names, or Besu's -32000 `transaction not found`. */
+export async function requireTransaction(ctx: RpcContext, hash: Uint8Array): Promise<{ block: Block; index: number }> {
+  const found = await ctx.chain.findTransaction(hash)
+  if (!found) throw besuError('transactionNotFound', 'transaction not found')
+  return found
+}
+
+/** Traces every transaction of a block as debug_traceBlock* answer: `[{txHash, result}]`. */
+export async function traceBlockTransactions(ctx: RpcContext, block: Block, config: TraceConfig = {}) {
+  const results = await mapTracingErrors(async () => {
+    createTracer(config)
+    return replayBlock(ctx.chain, block, () => createTracer(config))
+  })
+  return block.transactions.map((tx, i) => ({ txHash: bytesToHex(tx.hash()), result: results.get(i) }))
+}
+
+/** A block named by hash, or Besu's -32000 error. */
+export async function requireBlockByHash(ctx: RpcContext, hash: Uint8Array): Promise<Block> {
+  const block = await ctx.chain.getBlockByHash(hash)
+  if (!block) throw besuError('blockNotFound', `block ${bytesToHex(hash)} not found`)
+  return block
+}

@@ -1,0 +1,73 @@
+/** trace_filter: flat traces of a block range, filtered by sender and recipient, paged. */
+import { codec, decoders } from '../../jsonrpc/codecs.ts'
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { besuError } from '../../jsonrpc/errors.ts'
+import { bytesToHex } from '../../primitives/hex.ts'
+import type { RpcContext } from '../context.ts'
+import { blockTraces } from './blockTraces.ts'
+
+/** Besu's default cap on the blocks one trace_filter may replay. */
+const MAX_BLOCK_RANGE = 1000n
+
+interface TraceFilter {
+  fromBlock: ReturnType<typeof decoders.blockNumberOrTag>
+  toBlock: ReturnType<typeof decoders.blockNumberOrTag>
+  fromAddress?: Set<string>
+  toAddress?: Set<string>
+  after: number
+  count?: number
+}
+
+function addresses(v: unknown): Set<string> | undefined {
+  if (v === undefined || v === null) return undefined
+  if (!Array.isArray(v)) return decoders.fail('expected an array of addresses')
+  return new Set(v.map((a) => bytesToHex(decoders.fixed(20, 'an address')(a))))
+}
+
+const filter = codec('filter', (v): TraceFilter => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return decoders.fail('expected a filter object')
+  const o = v as Record<string, unknown>
+  return {
+    fromBlock: o.fromBlock === undefined ? 'latest' : decoders.blockNumberOrTag(o.fromBlock),
+    toBlock: o.toBlock === undefined ? 'latest' : decoders.blockNumberOrTag(o.toBlock),
+    fromAddress: addresses(o.fromAddress),
+    toAddress: addresses(o.toAddress),
+    after: o.after === undefined ? 0 : Number(decoders.lenientQuantity(o.after)),
+    count: o.count === undefined ? undefined : Number(decoders.lenientQuantity(o.count)),
+  }
+})
+
+function matches(t: Record<string, unknown>, f: TraceFilter): boolean {
+  const action = t.action as Record<string, string>
+  const result = t.result as Record<string, string> | null | undefined
+  const from = action.from ?? action.address
+  const to = action.to ?? action.refundAddress ?? result?.address
+  if (f.fromAddress && !f.fromAddress.has(from)) return false
+  if (f.toAddress && !(to && f.toAddress.has(to))) return false
+  return true
+}
+
+/** Flat traces of a block range matching a filter. */
+export const traceFilter = defineMethod({
+  name: 'trace_filter',
+  params: [filter],
+  handler: async (ctx: RpcContext, [f]) => {
+    const from = await ctx.chain.resolve(f.fromBlock)
+    const to = await ctx.chain.resolve(f.toBlock)
+    if (!from || !to) throw besuError('blockNotFound')
+    if (to.header.number - from.header.number >= MAX_BLOCK_RANGE) throw besuError('exceedsMaxBlockRange')
+    const out: Record<string, unknown>[] = []
+    let skipped = 0
+    for (let n = from.header.number; n <= to.header.number; n++) {
+      const block = await ctx.chain.getBlockByNumber(n)
+      if (!block) break
+      for (const t of await blockTraces(ctx, block)) {
+        if (!matches(t, f)) continue
+        if (skipped++ < f.after) continue
+        out.push(t)
+        if (f.count !== undefined && out.length >= f.count) return out
+      }
+    }
+    return out
+  },
+})
