@@ -75,6 +75,14 @@ describe('StructLogger', () => {
     expect(r.structLogs.map((l) => l.op)).toEqual(['PUSH1', 'PUSH1', 'REVERT'])
   })
 
+  it('logs the implicit STOP of code that runs off its end', async () => {
+    const runsOff = await t.deploy('6001600055')
+    const r = await trace(await t.send({ to: runsOff }))
+    const last = r.structLogs[r.structLogs.length - 1]
+    expect(r.structLogs.map((l) => l.op)).toEqual(['PUSH1', 'PUSH1', 'SSTORE', 'STOP'])
+    expect(last).toEqual({ pc: 5, op: 'STOP', gas: r.structLogs[2].gas - r.structLogs[2].gasCost, gasCost: 0, depth: 1, stack: [] })
+  })
+
   it('has no logs for a plain transfer and reports the gas used', async () => {
     const hash = await t.send({ to: '0x00000000000000000000000000000000000000aa', value: 1n })
     const r = await trace(hash)

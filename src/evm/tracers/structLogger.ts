@@ -46,6 +46,8 @@ const SSTORE = 0x55
 const REVERT_MESSAGE = 'revert'
 const HEX_WORD = 64
 const EMPTY = new Uint8Array(0)
+/** STOP, RETURN, REVERT, INVALID, SELFDESTRUCT: a frame whose last opcode is one of these ended on it. */
+const HALTS = new Set([0x00, 0xf3, 0xfd, 0xfe, 0xff])
 
 function quantity(n: bigint): Hex {
   return `0x${n.toString(16)}`
@@ -74,7 +76,7 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
   /** An SLOAD whose loaded value is known only at the next step (it is then on top of the stack). */
   private pendingLoad?: { log: StructLog; slots: Map<string, Hex>; key: string }
   /** Open frames (innermost last): where their logs start, the return data of their last call. */
-  private readonly frames: { firstLog: number; returnData: Uint8Array }[] = []
+  private readonly frames: { firstLog: number; returnData: Uint8Array; lastOp: number }[] = []
   private evm?: EVM
 
   constructor(opts: StructLoggerOptions = {}) {
@@ -108,6 +110,8 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
   private readonly onStep = (s: InterpreterStep): void => {
     const depth = s.depth + 1
     if (this.pendingLoad) this.resolveLoad(s.stack[s.stack.length - 1] ?? 0n)
+    const frame = this.frames[this.frames.length - 1]
+    if (frame) frame.lastOp = s.opcode.code
     if (this.limit > 0 && this.logs.length >= this.limit) return
     const log: StructLog = {
       pc: s.pc,
@@ -128,6 +132,18 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     }
     if (this.isStorage && (s.opcode.code === SLOAD || s.opcode.code === SSTORE)) this.recordStorage(s, log)
     if (s.gasRefund > 0n) log.refund = Number(s.gasRefund)
+    this.logs.push(log)
+  }
+
+  /** Code that runs off its end stops there; geth logs that STOP, the EVM emits no step for it. */
+  private logImplicitStop(r: EVMResult, returnData: Uint8Array): void {
+    const run = r.execResult.runState
+    if (!run || (this.limit > 0 && this.logs.length >= this.limit)) return
+    const log: StructLog = { pc: run.programCounter, op: 'STOP', gas: Number(run.gasLeft), gasCost: 0, depth: this.frames.length + 1 }
+    if (this.isStack) log.stack = run.stack.getStack().map(quantity)
+    if (this.isMemory && run.memoryWordCount > 0n) log.memory = memoryWords(run.memory.read(0, Number(run.memoryWordCount) * 32))
+    if (this.isReturnData && returnData.length > 0) log.returnData = bytesToHex(returnData)
+    if (run.gasRefund > 0n) log.refund = Number(run.gasRefund)
     this.logs.push(log)
   }
 
@@ -157,7 +173,7 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
   }
 
   private readonly onEnter = (_m: Message): void => {
-    this.frames.push({ firstLog: this.logs.length, returnData: EMPTY })
+    this.frames.push({ firstLog: this.logs.length, returnData: EMPTY, lastOp: -1 })
   }
 
   private readonly onExit = (r: EVMResult): void => {
@@ -168,6 +184,9 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     }
     const frame = this.frames.pop()
     const parent = this.frames[this.frames.length - 1]
+    if (frame && frame.lastOp >= 0 && !HALTS.has(frame.lastOp) && !r.execResult.exceptionError) {
+      this.logImplicitStop(r, frame.returnData)
+    }
     if (parent) parent.returnData = r.execResult.returnValue
     const err = r.execResult.exceptionError
     if (!err || err.error === REVERT_MESSAGE || !frame || this.logs.length <= frame.firstLog) return
