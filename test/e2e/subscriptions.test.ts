@@ -7,7 +7,6 @@ import {
   encodeAbiParameters,
   http,
   type PublicClient,
-  type WalletClient,
   webSocket,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -30,10 +29,15 @@ function clients(node: StartedNode, keyIndex: number) {
   })
   const account = privateKeyToAccount(node.config.accounts[keyIndex].privateKey as `0x${string}`)
   return {
-    wallet: createWalletClient({ account, chain, transport: http() }) as WalletClient & { account: typeof account },
+    wallet: createWalletClient({ account, chain, transport: http() }),
     client: createPublicClient({ chain, transport: http(), pollingInterval: 50 }) as PublicClient,
     wsClient: createPublicClient({ chain, transport: webSocket(node.wsUrl) }) as PublicClient,
   }
+}
+
+interface RpcReply {
+  result?: string | boolean
+  error?: { code: number; message: string }
 }
 
 /** A raw WebSocket that collects eth_subscription notifications. */
@@ -41,7 +45,7 @@ async function rawSocket(url: string) {
   const ws = new WebSocket(url)
   await within(new Promise((res) => ws.addEventListener('open', res)), 'the WebSocket to open')
   const notifications: { subscription: string; result: unknown }[] = []
-  const replies = new Map<number, (v: unknown) => void>()
+  const replies = new Map<number, (v: RpcReply) => void>()
   ws.addEventListener('message', (e) => {
     const m = JSON.parse(String(e.data))
     if (m.method === 'eth_subscription') notifications.push(m.params)
@@ -51,7 +55,7 @@ async function rawSocket(url: string) {
   const call = (method: string, params: unknown[]) => {
     const reqId = id++
     ws.send(JSON.stringify({ jsonrpc: '2.0', id: reqId, method, params }))
-    return within(new Promise<any>((res) => replies.set(reqId, res)), method)
+    return within(new Promise<RpcReply>((res) => replies.set(reqId, res)), method)
   }
   return { ws, notifications, call }
 }
@@ -62,13 +66,13 @@ describe('eth_subscribe on an automine node', () => {
   let emitter: `0x${string}`
   const ping = async (v: bigint) =>
     c.client.waitForTransactionReceipt({
-      hash: await c.wallet.sendTransaction({ to: emitter, data: word(v), gas: 100_000n, chain: null }),
+      hash: await c.wallet.sendTransaction({ to: emitter, data: word(v), gas: 100_000n }),
     })
 
   beforeAll(async () => {
     node = await startNode()
     c = clients(node, 5)
-    const hash = await c.wallet.sendTransaction({ data: deployCodeHex(EMITTER_RUNTIME), gas: 200_000n, chain: null })
+    const hash = await c.wallet.sendTransaction({ data: deployCodeHex(EMITTER_RUNTIME), gas: 200_000n })
     emitter = (await c.client.waitForTransactionReceipt({ hash })).contractAddress!
   })
   afterAll(async () => {
@@ -187,8 +191,8 @@ describe('newPendingTransactions with --block-period', () => {
       )
       expect(await node.rpc('eth_getTransactionReceipt', [hash])).toBeNull()
       const bySub = Object.fromEntries(s.notifications.map((n) => [n.subscription, n.result]))
-      expect(bySub[hashes.result]).toBe(hash)
-      expect(bySub[full.result]).toMatchObject({
+      expect(bySub[String(hashes.result)]).toBe(hash)
+      expect(bySub[String(full.result)]).toMatchObject({
         hash,
         from: wallet.account.address.toLowerCase(),
         to: '0x000000000000000000000000000000000000beef',
