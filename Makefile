@@ -4,7 +4,7 @@ BUN := node_modules/.bin/bun
 SRC := $(shell find src -type f 2>/dev/null) package.json
 SHARED ?= ../shared
 
-.PHONY: install build run test check typecheck lint unit e2e conformance bench clean
+.PHONY: install build run test check typecheck lint unit e2e conformance bench clean e2e-lodestar
 
 install: node_modules/.installed
 
@@ -39,6 +39,10 @@ check: typecheck lint test
 
 conformance: build
 	bash test/conformance/run.sh $(SHARED)/conformance
+
+# Basalt under a real consensus client (Lodestar 1.5.1, installed once into /tmp/lodestar); see docs/engine-api.md.
+e2e-lodestar: build
+	BASALT_BIN=$(CURDIR)/dist/basalt SHARED=$(SHARED) bash test/lodestar/run.sh
 
 bench: build
 	bash bench/run.sh $(SHARED)/bench
