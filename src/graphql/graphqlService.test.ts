@@ -6,7 +6,7 @@ import { devAccounts } from '../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import type { RpcServices } from '../rpc/context.ts'
 import { TxPool } from '../txpool/txPool.ts'
-import { GraphqlService } from './graphqlService.ts'
+import { type GraphqlResponse, GraphqlService } from './graphqlService.ts'
 
 let tc: TracingChain
 let pool: TxPool
@@ -46,9 +46,12 @@ beforeAll(async () => {
 afterAll(() => tc?.close())
 
 const run = (query: string, variables?: unknown) => service.execute({ query, variables })
+const firstError = (res: GraphqlResponse) =>
+  res.body.errors?.[0] ?? { message: '', locations: undefined, path: undefined }
 const data = async (query: string, variables?: unknown) => {
   const res = await run(query, variables)
   expect(res.body.errors).toBeUndefined()
+  // biome-ignore lint/suspicious/noExplicitAny: tests walk the answer's nested JSON
   return res.body.data as any
 }
 
@@ -82,7 +85,7 @@ describe('Query.block', () => {
 
   it('refuses both number and hash', async () => {
     const res = await run(`{ block(number: 1, hash: "${bytesToHex(tc.chain.head.hash())}") { number } }`)
-    expect((res.body.errors as any)[0].message).toContain('Invalid params')
+    expect(firstError(res).message).toContain('Invalid params')
   })
 })
 
@@ -178,7 +181,7 @@ describe('GraphqlService.execute', () => {
   it('answers a syntax error with its location', async () => {
     const res = await run('{ block ')
     expect(res.status).toBe(400)
-    expect((res.body.errors as any)[0].locations).toEqual([{ line: 1, column: 9 }])
+    expect(firstError(res).locations).toEqual([{ line: 1, column: 9 }])
   })
 
   it('answers a bad scalar literal with a located validation error', async () => {
@@ -207,6 +210,6 @@ describe('GraphqlService.execute', () => {
 
   it('turns a rejected raw transaction into a field error', async () => {
     const res = await run('mutation { sendRawTransaction(data: "0x01") }')
-    expect((res.body.errors as any)[0].path).toEqual(['sendRawTransaction'])
+    expect(firstError(res).path).toEqual(['sendRawTransaction'])
   })
 })

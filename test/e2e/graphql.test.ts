@@ -1,0 +1,336 @@
+/**
+ * GraphQL (EIP-1767) on its own port, against the compiled binary: every query shape that replaces
+ * a JSON-RPC method gives the JSON-RPC answer on the same chain; errors are GraphQL errors with
+ * locations; the listener applies the host allowlist and CORS.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { createWalletClient, defineChain, type Hex, http, parseEther, publicActions } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { type StartedNode, startNode } from './harness.ts'
+
+/** Deploys a runtime that stores 0x2a in slot 0 and returns slot 0. */
+const STORE_INIT = '0x6010600c60003960106000f3602a60005560005460005260206000f3'
+
+let node: StartedNode
+let graphqlUrl: string
+let wallet: ReturnType<typeof walletFor>
+let contract: Hex
+let minedHash: Hex
+
+function walletFor(url: string, key: Hex) {
+  const chain = defineChain({
+    id: 1337,
+    name: 'basalt',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [url] } },
+  })
+  return createWalletClient({ account: privateKeyToAccount(key), chain, transport: http() }).extend(publicActions)
+}
+
+async function gql(query: string, variables?: Record<string, unknown>, headers: Record<string, string> = {}) {
+  const res = await fetch(graphqlUrl, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query, variables }),
+  })
+  // biome-ignore lint/suspicious/noExplicitAny: tests walk the answer's nested JSON
+  return { status: res.status, json: (await res.json()) as any }
+}
+
+async function data(query: string, variables?: Record<string, unknown>) {
+  const { status, json } = await gql(query, variables)
+  expect(json.errors).toBeUndefined()
+  expect(status).toBe(200)
+  return json.data
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: JSON-RPC objects are read field by field
+type Json = Record<string, any>
+
+const hex = (n: number) => `0x${n.toString(16)}`
+
+beforeAll(async () => {
+  node = await startNode({
+    args: ['--graphql-http-enabled', '--graphql-http-port', '0', '--graphql-http-cors-origins', 'http://app.example'],
+  })
+  const out = JSON.parse(readFileSync(join(node.dir, 'config-out.json'), 'utf8')) as { graphqlHttpPort: number }
+  graphqlUrl = `http://127.0.0.1:${out.graphqlHttpPort}/graphql`
+  wallet = walletFor(node.url, node.config.accounts[4].privateKey as Hex)
+  const deploy = await wallet.sendTransaction({ data: STORE_INIT, gas: 200_000n })
+  contract = (await wallet.waitForTransactionReceipt({ hash: deploy })).contractAddress as Hex
+  minedHash = await wallet.sendTransaction({
+    to: '0x000000000000000000000000000000000000beef',
+    value: parseEther('2'),
+    gas: 21_000n,
+  })
+  await wallet.waitForTransactionReceipt({ hash: minedHash })
+})
+afterAll(async () => {
+  await node?.cleanup()
+})
+
+describe('GraphQL queries equal their JSON-RPC counterparts', () => {
+  it('block { number } is eth_blockNumber', async () => {
+    const d = await data('{ block { number } }')
+    expect(hex(d.block.number)).toBe(await node.rpc<string>('eth_blockNumber'))
+  })
+
+  it('gasPrice is eth_gasPrice and maxPriorityFeePerGas is eth_maxPriorityFeePerGas', async () => {
+    const d = await data('{ gasPrice maxPriorityFeePerGas chainID }')
+    expect(d.gasPrice).toBe(await node.rpc<string>('eth_gasPrice'))
+    expect(d.maxPriorityFeePerGas).toBe(await node.rpc<string>('eth_maxPriorityFeePerGas'))
+    expect(d.chainID).toBe(await node.rpc<string>('eth_chainId'))
+  })
+
+  it('syncing is null when eth_syncing is false', async () => {
+    expect(await node.rpc('eth_syncing')).toBe(false)
+    expect((await data('{ syncing { startingBlock currentBlock highestBlock } }')).syncing).toBeNull()
+  })
+
+  it('block { account { balance transactionCount code storage } } is eth_getBalance and friends', async () => {
+    const who = node.config.accounts[4].address
+    const d = await data(
+      'query($a: Address!, $c: Address!) { block { a: account(address: $a) { balance transactionCount } c: account(address: $c) { code storage(slot: "0x0") } } }',
+      { a: who, c: contract },
+    )
+    expect(d.block.a.balance).toBe(await node.rpc<string>('eth_getBalance', [who, 'latest']))
+    expect(hex(d.block.a.transactionCount)).toBe(await node.rpc<string>('eth_getTransactionCount', [who, 'latest']))
+    expect(d.block.c.code).toBe(await node.rpc<string>('eth_getCode', [contract, 'latest']))
+    expect(d.block.c.storage).toBe(await node.rpc<string>('eth_getStorageAt', [contract, '0x0', 'latest']))
+  })
+
+  it('block(hash) with every field is eth_getBlockByHash', async () => {
+    const head = await node.rpc<Json>('eth_getBlockByNumber', ['latest', false])
+    const d = await data(
+      `query($h: Bytes32) { block(hash: $h) {
+        number hash parent { hash } nonce transactionsRoot transactionCount stateRoot receiptsRoot miner { address }
+        extraData gasLimit gasUsed baseFeePerGas nextBaseFeePerGas timestamp logsBloom mixHash difficulty totalDifficulty
+        ommerCount ommers { hash } ommerHash transactions { hash } rawHeader raw withdrawalsRoot
+        withdrawals { index validator address amount } blobGasUsed excessBlobGas } }`,
+      { h: head.hash },
+    )
+    const b = d.block
+    const rpc = await node.rpc<Json>('eth_getBlockByHash', [head.hash, false])
+    expect({
+      number: hex(b.number),
+      hash: b.hash,
+      parentHash: b.parent.hash,
+      nonce: b.nonce,
+      transactionsRoot: b.transactionsRoot,
+      stateRoot: b.stateRoot,
+      receiptsRoot: b.receiptsRoot,
+      miner: b.miner.address,
+      extraData: b.extraData,
+      gasLimit: hex(b.gasLimit),
+      gasUsed: hex(b.gasUsed),
+      baseFeePerGas: b.baseFeePerGas,
+      timestamp: hex(b.timestamp),
+      logsBloom: b.logsBloom,
+      mixHash: b.mixHash,
+      difficulty: b.difficulty,
+      sha3Uncles: b.ommerHash,
+      uncles: b.ommers.map((o: { hash: string }) => o.hash),
+      transactions: b.transactions.map((t: { hash: string }) => t.hash),
+      withdrawalsRoot: b.withdrawalsRoot,
+      blobGasUsed: hex(b.blobGasUsed),
+      excessBlobGas: hex(b.excessBlobGas),
+    }).toEqual({
+      number: rpc.number,
+      hash: rpc.hash,
+      parentHash: rpc.parentHash,
+      nonce: rpc.nonce,
+      transactionsRoot: rpc.transactionsRoot,
+      stateRoot: rpc.stateRoot,
+      receiptsRoot: rpc.receiptsRoot,
+      miner: rpc.miner,
+      extraData: rpc.extraData,
+      gasLimit: rpc.gasLimit,
+      gasUsed: rpc.gasUsed,
+      baseFeePerGas: rpc.baseFeePerGas,
+      timestamp: rpc.timestamp,
+      logsBloom: rpc.logsBloom,
+      mixHash: rpc.mixHash,
+      difficulty: rpc.difficulty,
+      sha3Uncles: rpc.sha3Uncles,
+      uncles: rpc.uncles,
+      transactions: rpc.transactions,
+      withdrawalsRoot: rpc.withdrawalsRoot,
+      blobGasUsed: rpc.blobGasUsed,
+      excessBlobGas: rpc.excessBlobGas,
+    })
+    expect(b.transactionCount).toBe(rpc.transactions.length)
+    expect(b.ommerCount).toBe(0)
+    expect(b.withdrawals).toEqual(rpc.withdrawals)
+    expect(hex(b.raw.length / 2 - 1)).toBe(rpc.size)
+    expect(`0x${Buffer.from(keccak_256(Buffer.from(b.rawHeader.slice(2), 'hex'))).toString('hex')}`).toBe(rpc.hash)
+  })
+
+  it('block { call } is eth_call and block { estimateGas } is eth_estimateGas', async () => {
+    const d = await data(
+      'query($c: Address!) { block { call(data: { to: $c }) { data status gasUsed } estimateGas(data: { to: $c }) } }',
+      { c: contract },
+    )
+    expect(d.block.call.data).toBe(await node.rpc<string>('eth_call', [{ to: contract }, 'latest']))
+    expect(d.block.call.status).toBe(1)
+    expect(hex(d.block.estimateGas)).toBe(await node.rpc<string>('eth_estimateGas', [{ to: contract }, 'latest']))
+  })
+
+  it('transaction(hash) is eth_getTransactionByHash with its receipt', async () => {
+    const d = await data(
+      'query($h: Bytes32!) { transaction(hash: $h) { hash nonce index from { address } to { address } value gasPrice maxFeePerGas maxPriorityFeePerGas gas inputData block { hash } status gasUsed cumulativeGasUsed effectiveGasPrice type r s v yParity } }',
+      { h: minedHash },
+    )
+    const t = d.transaction
+    const tx = await node.rpc<Json>('eth_getTransactionByHash', [minedHash])
+    const receipt = await node.rpc<Json>('eth_getTransactionReceipt', [minedHash])
+    expect([t.hash, hex(t.nonce), hex(t.index), t.from.address, t.to.address, t.value, t.gasPrice]).toEqual([
+      tx.hash,
+      tx.nonce,
+      tx.transactionIndex,
+      tx.from,
+      tx.to,
+      tx.value,
+      tx.gasPrice,
+    ])
+    expect([t.maxFeePerGas, t.maxPriorityFeePerGas, hex(t.gas), t.inputData, t.block.hash, hex(t.type)]).toEqual([
+      tx.maxFeePerGas,
+      tx.maxPriorityFeePerGas,
+      tx.gas,
+      tx.input,
+      tx.blockHash,
+      tx.type,
+    ])
+    expect([t.r, t.s, t.v, t.yParity]).toEqual([tx.r, tx.s, tx.v, tx.yParity])
+    expect([hex(t.status), hex(t.gasUsed), hex(t.cumulativeGasUsed), t.effectiveGasPrice]).toEqual([
+      receipt.status,
+      receipt.gasUsed,
+      receipt.cumulativeGasUsed,
+      receipt.effectiveGasPrice,
+    ])
+  })
+
+  it('pending { transactionCount transactions { hash } } lists what the pool holds', async () => {
+    const account = privateKeyToAccount(node.config.accounts[5].privateKey as Hex)
+    const nonce = await node.rpc<string>('eth_getTransactionCount', [account.address, 'latest'])
+    // A nonce gap keeps the transaction in the pool: with automine the next one would be mined at once.
+    const raw = await account.signTransaction({
+      chainId: 1337,
+      type: 'eip1559',
+      to: contract,
+      nonce: Number(nonce) + 3,
+      gas: 50_000n,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 1n,
+    })
+    const hash = await node.rpc<Hex>('eth_sendRawTransaction', [raw])
+    const d = await data('{ pending { transactionCount transactions { hash index block { number } } } }')
+    expect(d.pending.transactionCount).toBeGreaterThanOrEqual(1)
+    expect(d.pending.transactions).toContainEqual({ hash, index: null, block: null })
+    expect((await node.rpc<Json>('eth_getTransactionByHash', [hash])).blockHash).toBeNull()
+  })
+
+  it('pending { account call estimateGas } read the head state', async () => {
+    const who = node.config.accounts[4].address
+    const d = await data(
+      'query($a: Address!, $c: Address!) { pending { account(address: $a) { balance } call(data: { to: $c }) { data } estimateGas(data: { to: $c }) } }',
+      {
+        a: who,
+        c: contract,
+      },
+    )
+    expect(d.pending.account.balance).toBe(await node.rpc<string>('eth_getBalance', [who, 'latest']))
+    expect(d.pending.call.data).toBe(await node.rpc<string>('eth_call', [{ to: contract }, 'latest']))
+    expect(hex(d.pending.estimateGas)).toBe(await node.rpc<string>('eth_estimateGas', [{ to: contract }, 'latest']))
+  })
+
+  it('logs(filter) and blocks(from, to) walk the chain', async () => {
+    const head = Number(await node.rpc<string>('eth_blockNumber'))
+    const d = await data('{ blocks(from: 0) { number } logs(filter: { fromBlock: 0 }) { index } }')
+    expect(d.blocks.map((b: { number: number }) => b.number)).toEqual([...Array(head + 1).keys()])
+    const rpcLogs = await node.rpc<{ logIndex: string }[]>('eth_getLogs', [{ fromBlock: '0x0' }])
+    expect(d.logs.map((l: { index: number }) => hex(l.index))).toEqual(rpcLogs.map((l) => l.logIndex))
+  })
+})
+
+describe('GraphQL mutation', () => {
+  it('sendRawTransaction submits like eth_sendRawTransaction', async () => {
+    const account = privateKeyToAccount(node.config.accounts[6].privateKey as Hex)
+    const raw = await account.signTransaction({
+      chainId: 1337,
+      type: 'eip1559',
+      to: '0x000000000000000000000000000000000000cafe',
+      value: 5n,
+      nonce: 0,
+      gas: 21_000n,
+      maxFeePerGas: 10n ** 11n,
+      maxPriorityFeePerGas: 1n,
+    })
+    const d = await data('mutation($r: Bytes!) { sendRawTransaction(data: $r) }', { r: raw })
+    const receipt = await wallet.waitForTransactionReceipt({ hash: d.sendRawTransaction })
+    expect(receipt.status).toBe('success')
+  })
+})
+
+describe('GraphQL errors', () => {
+  it('answers an unknown block with a located field error and HTTP 400', async () => {
+    const { status, json } = await gql('{ block(number: 88888888) { number } }')
+    expect(status).toBe(400)
+    expect(json.data).toEqual({ block: null })
+    expect(json.errors[0]).toMatchObject({
+      message: 'Exception while fetching data (/block) : Block number 88888888 was not found',
+      locations: [{ line: 1, column: 3 }],
+      path: ['block'],
+    })
+  })
+
+  it('answers a bad scalar and a syntax error with their locations', async () => {
+    const bad = await gql('{ block(hash: "0xzz") { number } }')
+    expect(bad.status).toBe(400)
+    expect(bad.json.errors[0]).toMatchObject({
+      message: "Bytes32 value '0xzz' is not valid hex",
+      locations: [{ line: 1, column: 15 }],
+    })
+    const syntax = await gql('{ block { number }')
+    expect(syntax.json.errors[0]).toMatchObject({
+      locations: [{ line: 1, column: 19 }],
+      extensions: { classification: 'InvalidSyntax' },
+    })
+  })
+
+  it('refuses a query over the complexity limit', async () => {
+    const { status, json } = await gql('{ block { transactions { block { transactions { block { number }}}}}}')
+    expect(status).toBe(400)
+    expect(json.errors[0].message).toBe('maximum query complexity exceeded 204 > 200')
+  })
+})
+
+describe('GraphQL listener', () => {
+  it('serves GET /graphql?query=', async () => {
+    const res = await fetch(`${graphqlUrl}?query=${encodeURIComponent('{ block { number } }')}`)
+    expect(res.status).toBe(200)
+    expect(((await res.json()) as { data: { block: { number: number } } }).data.block.number).toBeGreaterThan(0)
+  })
+
+  it('refuses a Host outside the allowlist with 403', async () => {
+    const res = await fetch(graphqlUrl, {
+      method: 'POST',
+      headers: { host: 'evil.example', 'content-type': 'application/json' },
+      body: '{"query":"{ chainID }"}',
+    })
+    expect(res.status).toBe(403)
+  })
+
+  it('applies --graphql-http-cors-origins', async () => {
+    const ok = await gql('{ chainID }', undefined, { origin: 'http://app.example' })
+    expect(ok.status).toBe(200)
+    const res = await fetch(graphqlUrl, {
+      method: 'POST',
+      headers: { origin: 'http://other.example' },
+      body: '{"query":"{ chainID }"}',
+    })
+    expect(res.status).toBe(403)
+  })
+})
