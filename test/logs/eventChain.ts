@@ -1,18 +1,16 @@
 /**
- * An in-memory dev chain for log, filter and subscription tests: a pool, a dev sealer on a manual
- * clock, and the Ping emitter (./emitter.ts) deployed in block 1.
+ * An in-memory dev chain for log, filter and subscription tests: the tracing test chain with the
+ * Ping emitter (./emitter.ts) deployed, and transactions to it sent from a second dev account.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
-import { computeContractAddress } from '../../src/chain/addresses.ts'
 import type { Chain } from '../../src/chain/chain.ts'
 import { devAccounts } from '../../src/chain/devAccounts.ts'
-import { openChain } from '../../src/node/node.ts'
-import { manualClock } from '../../src/primitives/clock.ts'
 import { bigintToPaddedBytes, hexToBytes } from '../../src/primitives/hex.ts'
-import { DevSealer } from '../../src/producer/devSealer.ts'
-import { TxPool } from '../../src/txpool/txPool.ts'
-import { deployCodeHex, EMITTER_RUNTIME } from './emitter.ts'
+import type { DevSealer } from '../../src/producer/devSealer.ts'
+import type { TxPool } from '../../src/txpool/txPool.ts'
+import { tracingChain } from '../tracing/tracingChain.ts'
+import { EMITTER_RUNTIME } from './emitter.ts'
 
 export interface EventChain {
   chain: Chain
@@ -21,40 +19,26 @@ export interface EventChain {
   emitter: Uint8Array
   /** Adds a transaction calling the emitter with `value` to the pool (not sealed). */
   queuePing(value: bigint): Promise<string>
-  /** Calls the emitter with each value, all in one new block; returns the block. */
+  /** Calls the emitter with each value, all in one new block. */
   ping(...values: bigint[]): Promise<void>
   close(): void
 }
 
 export async function eventChain(): Promise<EventChain> {
-  const { chain, close } = await openChain({ dataPath: ':memory:' })
-  const clock = manualClock(1_700_000_000_000)
-  const pool = new TxPool(
-    {
-      chainId: chain.common.chainId(),
-      headGasLimit: () => chain.head.header.gasLimit,
-      headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
-      account: async (address) => {
-        const a = await chain.stateAt(chain.head).getAccount(new Address(address))
-        return { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }
-      },
-    },
-    { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 },
-  )
-  const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock })
-  const { address, privateKey } = devAccounts()[0]
+  const t = await tracingChain()
+  const { chain, pool, sealer, clock } = t
+  const emitter = hexToBytes(await t.deploy(EMITTER_RUNTIME))
+  const { address, privateKey } = devAccounts()[1]
   const key = hexToBytes(privateKey)
-  const sender = hexToBytes(address)
-  const queue = async (to: Uint8Array | undefined, data: Uint8Array) => {
+  const queuePing = async (value: bigint) => {
     // From the head's state, so that sending still works after the head moved back.
-    const account = await chain.stateAt(chain.head).getAccount(new Address(sender))
-    const nonce = (account?.nonce ?? 0n) + BigInt(pool.size)
+    const account = await chain.stateAt(chain.head).getAccount(new Address(hexToBytes(address)))
     const tx = createFeeMarket1559Tx(
       {
         chainId: chain.common.chainId(),
-        nonce,
-        to,
-        data,
+        nonce: (account?.nonce ?? 0n) + BigInt(pool.size),
+        to: emitter,
+        data: bigintToPaddedBytes(value, 32),
         gasLimit: 200_000n,
         maxFeePerGas: 10n ** 10n,
         maxPriorityFeePerGas: 1n,
@@ -63,17 +47,10 @@ export async function eventChain(): Promise<EventChain> {
     ).sign(key)
     return pool.add(tx)
   }
-  const seal = async () => {
+  const ping = async (...values: bigint[]) => {
+    for (const v of values) await queuePing(v)
     clock.advance(12_000)
     await sealer.sealBlock(false)
   }
-  await queue(undefined, hexToBytes(deployCodeHex(EMITTER_RUNTIME)))
-  await seal()
-  const emitter = computeContractAddress(sender, 0n)
-  const queuePing = (value: bigint) => queue(emitter, bigintToPaddedBytes(value, 32))
-  const ping = async (...values: bigint[]) => {
-    for (const v of values) await queuePing(v)
-    await seal()
-  }
-  return { chain, pool, sealer, emitter, queuePing, ping, close }
+  return { chain, pool, sealer, emitter, queuePing, ping, close: t.close }
 }

@@ -33,6 +33,10 @@ export function deployCode(runtime: string): Uint8Array {
 
 export interface TracingChain {
   chain: Chain
+  /** The pool, sealer and clock behind `send`, for tests that seal on their own. */
+  pool: TxPool
+  sealer: DevSealer
+  clock: ReturnType<typeof manualClock>
   sender: string
   /** Sends a transaction from the first dev account and seals it; returns its hash. */
   send(tx: { to?: string; data?: Uint8Array; value?: bigint; gasLimit?: bigint }): Promise<Uint8Array>
@@ -92,5 +96,5 @@ export async function tracingChain(): Promise<TracingChain> {
     const out = await replayBlock(chain, found.block, (_tx, i) => (i === found.index ? tracer : undefined), found.index)
     return out.get(found.index) as R
   }
-  return { chain, sender: account.address, send, deploy, trace, close }
+  return { chain, pool, sealer, clock, sender: account.address, send, deploy, trace, close }
 }
