@@ -175,7 +175,7 @@ export class CallSession {
 }
 
 /** Undoes the refund (capped at a fifth of the gas spent, EIP-3529) that `runTx` subtracted. */
-function gasBeforeRefund(spent: bigint, refund: bigint): bigint {
+export function gasBeforeRefund(spent: bigint, refund: bigint): bigint {
   return 4n * refund <= spent ? spent + refund : (spent * 5n + 3n) / 4n
 }
 

@@ -12,6 +12,7 @@ import { filterMethods } from './eth/filterMethods.ts'
 import { logMethods } from './eth/logMethods.ts'
 import { proofMethods } from './eth/proofMethods.ts'
 import { sendTransaction } from './eth/sendTransactionMethod.ts'
+import { simulateMethods } from './eth/simulateMethods.ts'
 import { stateMethods } from './eth/stateMethods.ts'
 import { subscriptionMethods } from './eth/subscriptionMethods.ts'
 import { txMethods } from './eth/txMethods.ts'
@@ -26,7 +27,8 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     {
       group: 'ETH',
       methods: [...chainMethods, ...stateMethods, ...blockMethods, ...txMethods, ...feeMethods, sendTransaction,
-        ...logMethods, ...filterMethods, ...subscriptionMethods, ...callMethods, ...proofMethods],
+        ...logMethods, ...filterMethods, ...subscriptionMethods, ...callMethods, ...proofMethods,
+        ...simulateMethods],
     },
     { group: 'NET', methods: netMethods },
     { group: 'WEB3', methods: web3Methods },

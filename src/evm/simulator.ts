@@ -1,0 +1,221 @@
+/**
+ * eth_simulateV1's engine: builds a chain of simulated blocks on top of a stored block, each with
+ * its own block and state overrides and a list of calls executed in order on a scratch state. The
+ * blocks are real blocks (system calls, withdrawals, requests, roots) built with the library's
+ * block builder; calls run unsigned, with nonce and balance checks only under `validation`.
+ */
+import { type Block, createBlock, type HeaderData } from '@ethereumjs/block'
+import type { Log } from '@ethereumjs/evm'
+import type { TypedTransaction } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
+import { type RunTxResult, runTx } from '@ethereumjs/vm'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import type { StateManager } from '../state/worldState.ts'
+import { callFailure } from './callError.ts'
+import { type CallChain, gasBeforeRefund } from './callService.ts'
+import { buildCallTransaction, type CallRequest, ZERO_ADDRESS } from './callTransaction.ts'
+import { startBlock } from './fastBlockBuilder.ts'
+import { openScratchState } from './scratchState.ts'
+import type { BlockOverrides } from './simulationBlock.ts'
+import { applyStateOverrides, type StateOverrides } from './stateOverrides.ts'
+import { createVm, type VM } from './vmFactory.ts'
+
+export interface BlockStateCall {
+  blockOverrides?: BlockOverrides
+  stateOverrides?: StateOverrides
+  calls?: CallRequest[]
+}
+
+export interface SimulateRequest {
+  blockStateCalls: BlockStateCall[]
+  isValidated: boolean
+}
+
+export interface SimulatedCall {
+  sender: Uint8Array
+  returnData: Uint8Array
+  logs: Log[]
+  gasUsed: bigint
+  maxUsedGas: bigint
+  isSuccess: boolean
+  isRevert: boolean
+  exceptionError?: string
+}
+
+export interface SimulatedBlock {
+  block: Block
+  calls: SimulatedCall[]
+}
+
+export type SimulateErrorKind =
+  | 'nonceTooLow'
+  | 'nonceTooHigh'
+  | 'baseFeeTooLow'
+  | 'intrinsicGas'
+  | 'insufficientFunds'
+  | 'blockGasLimitReached'
+  | 'blockNumberOrder'
+  | 'timestampOrder'
+  | 'tooManyBlocks'
+  | 'invalid'
+
+export class SimulateError extends Error {
+  constructor(
+    readonly kind: SimulateErrorKind,
+    message: string,
+  ) {
+    super(message)
+    this.name = 'SimulateError'
+  }
+}
+
+const MAX_BLOCKS = 256n
+/** EIP-7825's cap on a transaction's gas (Osaka). */
+const MAX_TX_GAS = 1n << 24n
+const SECONDS_PER_SLOT = 12n
+const ZERO_32 = new Uint8Array(32)
+
+/** Sorts a VM refusal of one call into the spec's error kinds. */
+function callRefusal(e: unknown): Error {
+  const f = callFailure(e)
+  const m = f.message
+  const nonces = /account has nonce of: (\d+) tx has nonce of: (\d+)/.exec(m)
+  if (nonces) return new SimulateError(BigInt(nonces[2]) < BigInt(nonces[1]) ? 'nonceTooLow' : 'nonceTooHigh', m)
+  if (/baseFeePerGas/.test(m)) return new SimulateError('baseFeeTooLow', m)
+  if (/INTRINSIC_GAS_TOO_LOW|minimum gas limit/.test(m)) return new SimulateError('intrinsicGas', m)
+  if (/enough funds/.test(m)) return new SimulateError('insufficientFunds', m)
+  if (/higher gas limit/.test(m)) return new SimulateError('blockGasLimitReached', m)
+  return f
+}
+
+/** Headers of the blocks to build, with the empty blocks that fill gaps in the requested numbers. */
+function plan(base: Block, req: SimulateRequest): { overrides: BlockOverrides; call?: BlockStateCall }[] {
+  const out: { overrides: BlockOverrides; call?: BlockStateCall }[] = []
+  let number = base.header.number
+  let time = base.header.timestamp
+  for (const call of req.blockStateCalls) {
+    const o = call.blockOverrides ?? {}
+    const n = o.number ?? number + 1n
+    if (n <= number) throw new SimulateError('blockNumberOrder', `block numbers must be in order: ${n} <= ${number}`)
+    if (n - base.header.number > MAX_BLOCKS) throw new SimulateError('tooManyBlocks', 'too many blocks')
+    for (let gap = number + 1n; gap < n; gap++) {
+      time += SECONDS_PER_SLOT
+      out.push({ overrides: { number: gap, time } })
+    }
+    const t = o.time ?? time + SECONDS_PER_SLOT
+    if (t <= time) throw new SimulateError('timestampOrder', `block timestamps must be in order: ${t} <= ${time}`)
+    number = n
+    time = t
+    out.push({ overrides: { ...o, number: n, time: t }, call })
+  }
+  return out
+}
+
+/** The hash an unsigned transaction gets (signature fields encoded as zero, like geth). */
+export function unsignedTxHash(tx: TypedTransaction): Uint8Array {
+  return keccak_256(tx.serialize())
+}
+
+/** Runs every block state call in order; throws SimulateError when a call cannot be included. */
+export async function simulate(chain: CallChain, base: Block, req: SimulateRequest): Promise<SimulatedBlock[]> {
+  const state = openScratchState(chain, base.header.stateRoot)
+  const vm = await createVm(chain.common, state, chain)
+  const out: SimulatedBlock[] = []
+  let parent = base
+  for (const step of plan(base, req)) {
+    const result = await simulateBlock(vm, state, parent, step.overrides, step.call, req.isValidated)
+    out.push(result)
+    parent = result.block
+  }
+  return out
+}
+
+async function simulateBlock(
+  vm: VM,
+  state: StateManager,
+  parent: Block,
+  o: BlockOverrides,
+  step: BlockStateCall | undefined,
+  isValidated: boolean,
+): Promise<SimulatedBlock> {
+  vm.common.setHardforkBy({ blockNumber: o.number!, timestamp: o.time! })
+  if (step?.stateOverrides) await applyStateOverrides(vm, state, step.stateOverrides)
+  const london = vm.common.isActivatedEIP(1559)
+  const headerData: HeaderData = {
+    parentHash: parent.hash(),
+    number: o.number,
+    timestamp: o.time,
+    gasLimit: o.gasLimit ?? parent.header.gasLimit,
+    coinbase: o.feeRecipient ?? ZERO_ADDRESS,
+    mixHash: o.prevRandao ?? ZERO_32,
+    difficulty: 0n,
+    baseFeePerGas: london ? (o.baseFeePerGas ?? (isValidated ? parent.header.calcNextBaseFee() : 0n)) : undefined,
+    parentBeaconBlockRoot: vm.common.isActivatedEIP(4788) ? ZERO_32 : undefined,
+  }
+  const builder = await startBlock(vm, {
+    parentBlock: parent,
+    headerData,
+    withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
+    blockOpts: { putBlockIntoBlockchain: false, freeze: false, skipConsensusFormatValidation: true, common: vm.common },
+  })
+  const fields = builder as unknown as {
+    transactions: TypedTransaction[]
+    transactionResults: RunTxResult[]
+    headerData: HeaderData
+  }
+  const env = createBlock(
+    { header: { ...fields.headerData, gasUsed: 0n } },
+    { common: vm.common, freeze: false, skipConsensusFormatValidation: true },
+  )
+  const blobBaseFee = o.blobBaseFee ?? (isValidated ? undefined : 0n)
+  if (blobBaseFee !== undefined && vm.common.isActivatedEIP(4844))
+    Object.assign(env.header, { getBlobGasPrice: () => blobBaseFee })
+  const calls: SimulatedCall[] = []
+  for (const c of step?.calls ?? []) {
+    const sender = c.from ?? ZERO_ADDRESS
+    const nonce = c.nonce ?? (await vm.stateManager.getAccount(new Address(sender)))?.nonce ?? 0n
+    const remaining = BigInt(headerData.gasLimit as bigint) - builder.gasUsed
+    const gasLimit = c.gas ?? (vm.common.isActivatedEIP(7825) && remaining > MAX_TX_GAS ? MAX_TX_GAS : remaining)
+    const gasPrice = c.gasPrice ?? 0n
+    const fees = {
+      gasPrice,
+      maxFeePerGas: c.maxFeePerGas ?? gasPrice,
+      maxPriorityFeePerGas: c.maxPriorityFeePerGas ?? gasPrice,
+      maxFeePerBlobGas: c.maxFeePerBlobGas ?? 0n,
+    }
+    let r: RunTxResult
+    let tx: TypedTransaction
+    try {
+      tx = buildCallTransaction(vm.common, c, gasLimit, nonce, fees)
+      if (tx.gasLimit > BigInt(headerData.gasLimit as bigint) - builder.gasUsed)
+        throw new SimulateError('blockGasLimitReached', 'block gas limit reached')
+      r = await runTx(vm, {
+        tx,
+        block: env,
+        skipNonce: !isValidated,
+        skipBalance: !isValidated,
+        skipHardForkValidation: true,
+        blockGasUsed: builder.gasUsed,
+      })
+    } catch (e) {
+      throw e instanceof SimulateError ? e : callRefusal(e)
+    }
+    fields.transactions.push(tx)
+    fields.transactionResults.push(r)
+    builder.gasUsed += r.blockGasSpent ?? r.totalGasSpent
+    const err = r.execResult.exceptionError?.error
+    calls.push({
+      sender,
+      returnData: r.execResult.returnValue,
+      logs: err ? [] : (r.execResult.logs ?? []),
+      gasUsed: r.totalGasSpent,
+      maxUsedGas: gasBeforeRefund(r.totalGasSpent, r.gasRefund ?? 0n),
+      isSuccess: err === undefined,
+      isRevert: err === 'revert',
+      exceptionError: err,
+    })
+  }
+  const { block } = await builder.build()
+  for (const tx of block.transactions) Object.assign(tx, { hash: () => unsignedTxHash(tx) })
+  return { block, calls }
+}

@@ -1,0 +1,126 @@
+/** eth_simulateV1: calls in simulated blocks on top of a stored one. Spec: execution-apis src/eth/execute.yaml */
+import type { Log } from '@ethereumjs/evm'
+import { CallError } from '../../evm/callError.ts'
+import {
+  type SimulatedBlock,
+  SimulateError,
+  type SimulateErrorKind,
+  type SimulateRequest,
+  simulate,
+} from '../../evm/simulator.ts'
+import { StateOverrideError } from '../../evm/stateOverrides.ts'
+import { codec, decoders, p } from '../../jsonrpc/codecs.ts'
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { RpcError } from '../../jsonrpc/errors.ts'
+import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import type { RpcContext } from '../context.ts'
+import { formatBlock } from '../format.ts'
+import { decodeBlockOverrides, decodeCallRequest, decodeStateOverrides, field, list, object } from './callRequest.ts'
+import { requireBlock } from './resolveBlock.ts'
+
+/** The spec's error codes for eth_simulateV1. */
+const CODES: Record<SimulateErrorKind, number> = {
+  nonceTooLow: -38010,
+  nonceTooHigh: -38011,
+  baseFeeTooLow: -38012,
+  intrinsicGas: -38013,
+  insufficientFunds: -38014,
+  blockGasLimitReached: -38015,
+  blockNumberOrder: -38020,
+  timestampOrder: -38021,
+  tooManyBlocks: -38026,
+  invalid: -32602,
+}
+const OVERRIDE_CODES: Record<string, number> = { moveToItself: -38022, precompileMovedTwice: -38023 }
+const VM_ERROR = -32015
+const REVERTED = 3
+
+function simulateError(e: unknown): unknown {
+  if (e instanceof SimulateError) return new RpcError(CODES[e.kind], e.message)
+  if (e instanceof StateOverrideError) return new RpcError(OVERRIDE_CODES[e.kind] ?? -32602, e.message)
+  if (e instanceof CallError) return new RpcError(-32602, e.message)
+  return e
+}
+
+interface Payload extends SimulateRequest {
+  isFullTransactions: boolean
+}
+
+function decodePayload(v: unknown): Payload {
+  const o = object(v, 'a simulation')
+  const blockStateCalls = field(
+    o,
+    'blockStateCalls',
+    list((b) => {
+      const s = object(b, 'a block state call')
+      return {
+        blockOverrides: field(s, 'blockOverrides', decodeBlockOverrides),
+        stateOverrides: field(s, 'stateOverrides', decodeStateOverrides),
+        calls: field(s, 'calls', list(decodeCallRequest)),
+      }
+    }),
+  )
+  if (!blockStateCalls) return decoders.fail('blockStateCalls: missing')
+  return {
+    blockStateCalls,
+    isValidated: field(o, 'validation', decoders.bool) ?? false,
+    isFullTransactions: field(o, 'returnFullTransactions', decoders.bool) ?? false,
+  }
+}
+
+function formatLog(log: Log, b: SimulatedBlock, txIndex: number, logIndex: number) {
+  const [address, topics, data] = log
+  return {
+    address: bytesToHex(address),
+    topics: topics.map(bytesToHex),
+    data: bytesToHex(data),
+    blockNumber: toQuantity(b.block.header.number),
+    transactionHash: bytesToHex(b.block.transactions[txIndex].hash()),
+    transactionIndex: toQuantity(txIndex),
+    blockHash: bytesToHex(b.block.hash()),
+    blockTimestamp: toQuantity(b.block.header.timestamp),
+    logIndex: toQuantity(logIndex),
+    removed: false,
+  }
+}
+
+function formatSimulatedBlock(b: SimulatedBlock, isFull: boolean) {
+  let logIndex = 0
+  const calls = b.calls.map((c, i) => {
+    const out: Record<string, unknown> = {
+      returnData: bytesToHex(c.returnData),
+      logs: c.logs.map((l) => formatLog(l, b, i, logIndex++)),
+      gasUsed: toQuantity(c.gasUsed),
+      maxUsedGas: toQuantity(c.maxUsedGas),
+      status: c.isSuccess ? '0x1' : '0x0',
+    }
+    if (c.isRevert) out.error = { code: REVERTED, message: 'execution reverted', data: bytesToHex(c.returnData) }
+    else if (!c.isSuccess) out.error = { code: VM_ERROR, message: c.exceptionError }
+    return out
+  })
+  return {
+    ...formatBlock(
+      b.block,
+      isFull,
+      b.calls.map((c) => c.sender),
+    ),
+    calls,
+  }
+}
+
+/** Simulates blocks of calls with overrides. Spec: execution-apis src/eth/execute.yaml */
+export const simulateV1 = defineMethod({
+  name: 'eth_simulateV1',
+  params: [codec('simulation', decodePayload), p.block.optional('latest' as const)],
+  handler: async (ctx: RpcContext, [payload, ref]) => {
+    const base = await requireBlock(ctx, ref)
+    try {
+      const blocks = await simulate(ctx.chain, base, payload)
+      return blocks.map((b) => formatSimulatedBlock(b, payload.isFullTransactions))
+    } catch (e) {
+      throw simulateError(e)
+    }
+  },
+})
+
+export const simulateMethods = [simulateV1]
