@@ -7,10 +7,12 @@
 import { type Context, Hono } from 'hono'
 import type { GraphqlRequest, GraphqlResponse, GraphqlService } from '../graphql/graphqlService.ts'
 import { createLogger } from '../primitives/logger.ts'
-import { hostChecker, type RunningListener } from './rpcListener.ts'
+import { hostAndCorsGuard } from './httpGuard.ts'
+import type { RunningListener } from './rpcListener.ts'
 
 const log = createLogger('server')
-const MAX_BODY_BYTES = 8 * 1024 * 1024
+/** As the JSON-RPC listener (Besu: 5 MiB). */
+const MAX_BODY_BYTES = 5 * 1024 * 1024
 
 export interface GraphqlListenerOptions {
   host: string
@@ -22,25 +24,7 @@ export interface GraphqlListenerOptions {
 /** Serves `service` on `opts.host:opts.port` (0 picks a free port). */
 export function startGraphqlListener(service: GraphqlService, opts: GraphqlListenerOptions): RunningListener {
   const app = new Hono()
-  const isHostAllowed = hostChecker(opts.hostAllowlist)
-  const isAnyOrigin = opts.corsOrigins.includes('*')
-
-  app.use('*', async (c, next) => {
-    if (!isHostAllowed(c.req.header('host'))) return c.text('Host not authorized.', 403)
-    const origin = c.req.header('origin')
-    if (origin !== undefined) {
-      if (!isAnyOrigin && !opts.corsOrigins.includes(origin)) return c.text('Origin not allowed.', 403)
-      c.header('Access-Control-Allow-Origin', isAnyOrigin ? '*' : origin)
-      c.header('Vary', 'Origin')
-      if (c.req.method === 'OPTIONS') {
-        c.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
-        c.header('Access-Control-Allow-Headers', c.req.header('access-control-request-headers') ?? 'content-type')
-        c.header('Access-Control-Max-Age', '86400')
-        return c.body(null, 204)
-      }
-    }
-    await next()
-  })
+  app.use('*', hostAndCorsGuard(opts.hostAllowlist, opts.corsOrigins))
   app.get('/graphql', async (c) => {
     const q = c.req.query()
     return reply(

@@ -1,0 +1,28 @@
+/**
+ * The checks every HTTP listener makes before routing: the Host header against the allowlist (403),
+ * and CORS for browser requests (403 for an origin not allowed, preflight answered here).
+ */
+import type { MiddlewareHandler } from 'hono'
+import { hostChecker } from './rpcListener.ts'
+
+/** A hono middleware enforcing `hostAllowlist` and `corsOrigins` (`*` allows any in both). */
+export function hostAndCorsGuard(hostAllowlist: string[], corsOrigins: string[]): MiddlewareHandler {
+  const isHostAllowed = hostChecker(hostAllowlist)
+  const isAnyOrigin = corsOrigins.includes('*')
+  return async (c, next) => {
+    if (!isHostAllowed(c.req.header('host'))) return c.text('Host not authorized.', 403)
+    const origin = c.req.header('origin')
+    if (origin !== undefined) {
+      if (!isAnyOrigin && !corsOrigins.includes(origin)) return c.text('Origin not allowed.', 403)
+      c.header('Access-Control-Allow-Origin', isAnyOrigin ? '*' : origin)
+      c.header('Vary', 'Origin')
+      if (c.req.method === 'OPTIONS') {
+        c.header('Access-Control-Allow-Methods', 'GET, POST, OPTIONS')
+        c.header('Access-Control-Allow-Headers', c.req.header('access-control-request-headers') ?? 'content-type')
+        c.header('Access-Control-Max-Age', '86400')
+        return c.body(null, 204)
+      }
+    }
+    await next()
+  }
+}
