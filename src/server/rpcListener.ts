@@ -85,25 +85,44 @@ export function startRpcListener(
     }),
   )
   if (opts.isHttpServed) {
-    app.post('/', async (c) => {
-      const text = await c.req.text()
-      if (text.length > MAX_BODY_BYTES) return c.text('Request body too large', 413)
-      const { body, isParseError } = await dispatcher.handleText(text, httpCtx, dispatch)
-      if (body === undefined) return c.body(null, 200)
-      return c.body(body, isParseError ? 400 : 200, { 'content-type': 'application/json' })
-    })
+    app.post('/', (c) => postRpc(c.req.raw))
   }
+
+  const postRpc = async (req: Request): Promise<Response> => {
+    const text = await req.text()
+    if (text.length > MAX_BODY_BYTES) return new Response('Request body too large', { status: 413 })
+    const { body, isParseError } = await dispatcher.handleText(text, httpCtx, dispatch)
+    if (body === undefined) return new Response(null, { status: 200 })
+    return new Response(body, { status: isParseError ? 400 : 200, headers: JSON_HEADERS })
+  }
+  // The hot path: a same-origin POST / from an allowed host needs none of the router's work (CORS,
+  // WebSocket upgrade, probes), so it goes straight to the dispatcher; everything else to hono.
+  const fetch: typeof app.fetch = (req, server) =>
+    opts.isHttpServed &&
+    req.method === 'POST' &&
+    isRootPath(req.url) &&
+    !req.headers.has('origin') &&
+    isHostAllowed(req.headers.get('host') ?? undefined)
+      ? postRpc(req)
+      : app.fetch(req, server)
 
   const server = Bun.serve({
     hostname: opts.host,
     port: opts.port,
-    fetch: app.fetch,
+    fetch,
     websocket,
     maxRequestBodySize: MAX_BODY_BYTES,
     idleTimeout: 120,
   })
   log.info('listening', { url: `http://${opts.host}:${server.port}`, apis: opts.apis.join(','), http: opts.isHttpServed })
   return { port: server.port ?? opts.port, stop: async () => void (await server.stop(true)) }
+}
+
+const JSON_HEADERS = { 'content-type': 'application/json' }
+
+/** Whether an absolute request URL's path is exactly `/` (no query). */
+function isRootPath(url: string): boolean {
+  return url.indexOf('/', url.indexOf('//') + 2) === url.length - 1
 }
 
 /** A Host-header test for an allowlist (`*` allows any). */
