@@ -33,23 +33,39 @@ function fail(msg: string): never {
   throw new CodecError(msg)
 }
 
+const MAX_ECHO_CHARS = 48
+
+/**
+ * A bad value as an error message quotes it: short, and safe for values that cannot be stringified
+ * (too deep, cyclic). The dispatcher bounds JSON depth, so stringifying stays cheap.
+ */
+export function describe(v: unknown): string {
+  let s: string
+  try {
+    s = JSON.stringify(v) ?? String(v)
+  } catch {
+    s = Array.isArray(v) ? 'an unprintable array' : 'an unprintable object'
+  }
+  return s.length > MAX_ECHO_CHARS ? `${s.slice(0, MAX_ECHO_CHARS)}… (${s.length} characters)` : s
+}
+
 const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/
 
 function quantity(v: unknown): bigint {
   if (typeof v === 'string' && QUANTITY.test(v)) return BigInt(v)
-  if (typeof v === 'string' && /^0x0[0-9a-fA-F]+$/.test(v)) fail(`hex number with leading zero digits: ${v}`)
-  return fail(`expected a hex quantity, got ${JSON.stringify(v)}`)
+  if (typeof v === 'string' && /^0x0[0-9a-fA-F]+$/.test(v)) fail(`hex number with leading zero digits: ${describe(v)}`)
+  return fail(`expected a hex quantity, got ${describe(v)}`)
 }
 
 /** Accepts any hex number including leading zeros (some clients send them in filters/indices). */
 function lenientQuantity(v: unknown): bigint {
   if (typeof v === 'string' && /^0x[0-9a-fA-F]+$/.test(v)) return BigInt(v)
   if (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0) return BigInt(v)
-  return fail(`expected a hex quantity, got ${JSON.stringify(v)}`)
+  return fail(`expected a hex quantity, got ${describe(v)}`)
 }
 
 function data(v: unknown): Uint8Array {
-  if (!isHexData(v)) fail(`expected 0x-prefixed hex data of even length, got ${JSON.stringify(v)}`)
+  if (!isHexData(v)) fail(`expected 0x-prefixed hex data of even length, got ${describe(v)}`)
   return hexToBytes(v)
 }
 
@@ -65,10 +81,16 @@ export type BlockTagName = 'latest' | 'earliest' | 'pending' | 'safe' | 'finaliz
 const TAGS = new Set(['latest', 'earliest', 'pending', 'safe', 'finalized'])
 export type BlockParam = BlockTagName | bigint | { hash: Uint8Array; requireCanonical?: boolean }
 
+/** Block numbers are uint64 (execution-apis); Besu refuses larger ones as unparsable too. */
+const MAX_BLOCK_NUMBER = (1n << 64n) - 1n
+
 function blockNumberOrTag(v: unknown): BlockTagName | bigint {
   if (typeof v === 'string' && TAGS.has(v)) return v as BlockTagName
-  if (typeof v === 'string' && v.startsWith('0x')) return lenientQuantity(v)
-  return fail(`expected a block number or one of latest, earliest, pending, safe, finalized, got ${JSON.stringify(v)}`)
+  if (typeof v === 'string' && v.startsWith('0x')) {
+    const n = lenientQuantity(v)
+    return n > MAX_BLOCK_NUMBER ? fail(`block number larger than 64 bits: ${describe(v)}`) : n
+  }
+  return fail(`expected a block number or one of latest, earliest, pending, safe, finalized, got ${describe(v)}`)
 }
 
 /** EIP-1898: a block number, tag, `0x` block hash, or `{blockNumber}` / `{blockHash, requireCanonical}`. */
@@ -76,7 +98,8 @@ function blockParam(v: unknown): BlockParam {
   if (typeof v === 'string' && v.length === 66) return { hash: fixed(32, 'a block hash')(v) }
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     const o = v as Record<string, unknown>
-    if (o.blockHash !== undefined && o.blockNumber !== undefined) fail('blockHash and blockNumber are mutually exclusive')
+    if (o.blockHash !== undefined && o.blockNumber !== undefined)
+      fail('blockHash and blockNumber are mutually exclusive')
     if (o.blockHash !== undefined) {
       const requireCanonical = o.requireCanonical === undefined ? false : bool(o.requireCanonical)
       return { hash: fixed(32, 'a block hash')(o.blockHash), requireCanonical }
@@ -88,7 +111,7 @@ function blockParam(v: unknown): BlockParam {
 }
 
 function bool(v: unknown): boolean {
-  if (typeof v !== 'boolean') fail(`expected a boolean, got ${JSON.stringify(v)}`)
+  if (typeof v !== 'boolean') fail(`expected a boolean, got ${describe(v)}`)
   return v
 }
 
@@ -104,14 +127,16 @@ export const p = {
   bool: codec('bool', bool),
   blockNumberOrTag: codec('block', blockNumberOrTag),
   block: codec('block', blockParam),
-  string: codec('string', (v) => (typeof v === 'string' ? v : fail(`expected a string, got ${JSON.stringify(v)}`))),
+  string: codec('string', (v) => (typeof v === 'string' ? v : fail(`expected a string, got ${describe(v)}`))),
   any: codec('value', (v) => v),
   object: codec('object', (v) =>
-    typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : fail('expected an object'),
+    typeof v === 'object' && v !== null && !Array.isArray(v)
+      ? (v as Record<string, unknown>)
+      : fail('expected an object'),
   ),
   array<T>(inner: Codec<T>, label = `${inner.label}s`): Codec<T[]> {
     return codec(label, (v) => {
-      if (!Array.isArray(v)) fail(`expected an array, got ${JSON.stringify(v)}`)
+      if (!Array.isArray(v)) fail(`expected an array, got ${describe(v)}`)
       return v.map((x, i) => {
         try {
           return inner.decode(x)
@@ -127,6 +152,6 @@ export const p = {
 }
 
 /** Raw decoders for building object codecs field by field. */
-export const decoders = { quantity, lenientQuantity, data, fixed, bool, blockParam, blockNumberOrTag, fail }
+export const decoders = { quantity, lenientQuantity, data, fixed, bool, blockParam, blockNumberOrTag, fail, describe }
 
 export type { Hex }

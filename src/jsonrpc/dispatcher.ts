@@ -5,7 +5,15 @@
  */
 import { createLogger } from '../primitives/logger.ts'
 import type { RpcMethod } from './defineMethod.ts'
-import { besuError, InternalError, InvalidRequestError, MethodNotEnabledError, MethodNotFoundError, ParseError, RpcError } from './errors.ts'
+import {
+  besuError,
+  InternalError,
+  InvalidRequestError,
+  MethodNotEnabledError,
+  MethodNotFoundError,
+  ParseError,
+  RpcError,
+} from './errors.ts'
 
 const log = createLogger('rpc')
 
@@ -25,7 +33,10 @@ type Json = Record<string, unknown>
 export class RpcDispatcher<Ctx> {
   private readonly methods = new Map<string, { method: RpcMethod<Ctx>; group: string }>()
 
-  constructor(groups: MethodGroup<Ctx>[], private readonly mapError: (e: unknown) => RpcError | undefined = () => undefined) {
+  constructor(
+    groups: MethodGroup<Ctx>[],
+    private readonly mapError: (e: unknown) => RpcError | undefined = () => undefined,
+  ) {
     for (const g of groups) {
       for (const m of g.methods) {
         if (this.methods.has(m.name)) throw new Error(`RPC method defined twice: ${m.name}`)
@@ -40,9 +51,14 @@ export class RpcDispatcher<Ctx> {
   }
 
   /** Answers one request body; undefined when nothing is to be sent (notifications only). */
-  async handleText(text: string, ctx: Ctx, opts: DispatchOptions): Promise<{ body: string | undefined; isParseError: boolean }> {
+  async handleText(
+    text: string,
+    ctx: Ctx,
+    opts: DispatchOptions,
+  ): Promise<{ body: string | undefined; isParseError: boolean }> {
     let payload: unknown
     try {
+      if (text.length > MAX_JSON_DEPTH && isNestedDeeperThan(text, MAX_JSON_DEPTH)) throw new Error('too deep')
       payload = JSON.parse(text)
     } catch {
       return { body: JSON.stringify(errorResponse(null, new ParseError())), isParseError: true }
@@ -61,12 +77,14 @@ export class RpcDispatcher<Ctx> {
   }
 
   private async handleOne(req: unknown, ctx: Ctx, opts: DispatchOptions): Promise<Json | undefined> {
-    if (typeof req !== 'object' || req === null || Array.isArray(req)) return errorResponse(null, new InvalidRequestError())
+    if (typeof req !== 'object' || req === null || Array.isArray(req))
+      return errorResponse(null, new InvalidRequestError())
     const r = req as Json
     const id = r.id === undefined ? undefined : r.id
     if (!isValidId(id)) return errorResponse(null, new InvalidRequestError())
     if (r.jsonrpc !== '2.0' || typeof r.method !== 'string') return errorResponse(id ?? null, new InvalidRequestError())
-    if (r.params !== undefined && !Array.isArray(r.params) && (typeof r.params !== 'object' || r.params === null)) {
+    // Besu takes positional params only: by-name (object) or scalar params are an invalid request.
+    if (r.params !== undefined && r.params !== null && !Array.isArray(r.params)) {
       return errorResponse(id ?? null, new InvalidRequestError())
     }
     const entry = this.methods.get(r.method)
@@ -75,7 +93,7 @@ export class RpcDispatcher<Ctx> {
     else if (!opts.enabledGroups.has(entry.group)) response = errorResponse(id ?? null, new MethodNotEnabledError())
     else {
       try {
-        const params = Array.isArray(r.params) ? r.params : r.params === undefined ? [] : [r.params]
+        const params = Array.isArray(r.params) ? r.params : []
         const result = await entry.method.call(ctx, params)
         response = { jsonrpc: '2.0', id: id ?? null, result: result === undefined ? null : result }
       } catch (e) {
@@ -92,6 +110,26 @@ export class RpcDispatcher<Ctx> {
     log.error('method failed', { method, error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
     return new InternalError()
   }
+}
+
+/** Jackson's default nesting limit, which Besu's parser enforces; deeper JSON is a parse error. */
+const MAX_JSON_DEPTH = 1000
+
+/** Whether JSON text nests arrays/objects deeper than `max`, without parsing it. */
+export function isNestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0
+  let isInString = false
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i)
+    if (isInString) {
+      if (c === 0x5c) i++
+      else if (c === 0x22) isInString = false
+    } else if (c === 0x22) isInString = true
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true
+    } else if (c === 0x5d || c === 0x7d) depth--
+  }
+  return false
 }
 
 function isValidId(id: unknown): boolean {

@@ -10,7 +10,9 @@ import { createLogger } from '../primitives/logger.ts'
 import type { Connection, RpcContext, RpcServices } from '../rpc/context.ts'
 
 const log = createLogger('server')
-const MAX_BODY_BYTES = 128 * 1024 * 1024
+/** Besu's defaults: --rpc-http-max-request-content-length 5 MiB, --rpc-ws-max-frame-size 1 MiB. */
+const MAX_BODY_BYTES = 5 * 1024 * 1024
+const MAX_WS_FRAME_BYTES = 1024 * 1024
 
 export interface RpcListenerOptions {
   host: string
@@ -84,6 +86,8 @@ export function startRpcListener(
       }
     }),
   )
+  // A plain GET / is a health probe; Besu answers it 201 with no body.
+  app.get('/', (c) => c.body(null, 201))
   if (opts.isHttpServed) {
     app.post('/', (c) => postRpc(c.req.raw))
   }
@@ -110,7 +114,8 @@ export function startRpcListener(
     hostname: opts.host,
     port: opts.port,
     fetch,
-    websocket,
+    // A larger frame closes the connection with 1009 (message too big), as Besu's does.
+    websocket: { ...websocket, maxPayloadLength: MAX_WS_FRAME_BYTES },
     maxRequestBodySize: MAX_BODY_BYTES,
     idleTimeout: 120,
   })

@@ -1,0 +1,736 @@
+/**
+ * Bad input gets a clear error and loses nothing: every method refuses malformed parameters with a
+ * JSON-RPC error (Besu's code, a message naming the argument), the transport refuses malformed
+ * bodies and frames, and afterwards the node still serves with its chain unchanged.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { Wallet } from 'ethers'
+import { methodGroups } from '../../src/rpc/methodGroups.ts'
+import { type StartedNode, startNode } from './harness.ts'
+
+const A20 = `0x${'11'.repeat(20)}`
+const H32 = `0x${'22'.repeat(32)}`
+const nest = (depth: number): unknown => {
+  let v: unknown = []
+  for (let i = 0; i < depth; i++) v = [v]
+  return v
+}
+const DEEP = nest(64)
+const DEEP_OBJECT = JSON.parse(`${'{"a":'.repeat(64)}1${'}'.repeat(64)}`)
+const WRONG_TYPES = [123, -1, 1.5, {}, [], true, DEEP, DEEP_OBJECT]
+const NOT_OBJECT = ['x', 123, [], true, DEEP]
+const BAD_HEX = ['', '0x', '0xzz', '0x1', 'abcd', '0X11', ' 0x11']
+
+/** A parameter kind: one valid value, values that must be refused, words an error may name it by. */
+interface Kind {
+  valid: unknown
+  bad: unknown[]
+  names: string[]
+}
+
+const blockTagBad = [
+  ...WRONG_TYPES,
+  'lates',
+  'latest ',
+  '',
+  '0x',
+  '0xzz',
+  '-0x1',
+  'pending1',
+  '1',
+  `0x1${'0'.repeat(16)}`, // 2^64: beyond a block number's uint64
+  `0x${'f'.repeat(70)}`,
+]
+
+/** Values refused where `size` bytes of hex are expected: wrong types, sizes and forms. */
+function fixedSizeBad(size: number, byte: string): unknown[] {
+  const hex = byte.repeat(size)
+  const sized = [byte.repeat(size - 1), byte.repeat(size + 1), hex.slice(1), 'zz'.repeat(size)]
+  return [...WRONG_TYPES, ...BAD_HEX, ...sized.map((h) => `0x${h}`), hex]
+}
+
+const KINDS = {
+  address: { valid: A20, bad: fixedSizeBad(20, '11'), names: ['address'] },
+  hash: { valid: H32, bad: fixedSizeBad(32, '22'), names: ['hash'] },
+  index: {
+    valid: '0x0',
+    bad: [{}, [], true, -1, 1.5, DEEP, '', '0x', '0xzz', '-0x1', 'abc', 'latest'],
+    names: ['index'],
+  },
+  blockTag: { valid: 'latest', bad: blockTagBad, names: ['block'] },
+  block: {
+    valid: 'latest',
+    bad: [
+      ...blockTagBad,
+      `0x${'22'.repeat(31)}`,
+      `0x${'22'.repeat(33)}`,
+      { blockHash: `0x${'22'.repeat(31)}` },
+      { blockHash: H32, blockNumber: '0x0' },
+      { blockNumber: 'lates' },
+      { blockHash: H32, requireCanonical: 'yes' },
+      { blockHash: 123 },
+    ],
+    names: ['block'],
+  },
+  bool: { valid: false, bad: ['true', 'false', 1, 0, {}, [], 'yes', DEEP], names: ['bool'] },
+  data: { valid: '0x', bad: [...WRONG_TYPES, '0x1', '0xzz', 'abcd', '0x0g'], names: ['data'] },
+  rawTx: {
+    valid: '0x',
+    bad: [...WRONG_TYPES, '0x1', '0xzz', 'abcd', '0x', '0x00', '0xc0', '0xdeadbeef', `0x02${'ff'.repeat(40)}`],
+    names: ['transaction'],
+  },
+  string: { valid: 'x', bad: [123, {}, [], true, DEEP, DEEP_OBJECT], names: ['string'] },
+  filterId: { valid: '0x1', bad: [123, {}, [], true, DEEP], names: ['filter'] },
+  filter: {
+    valid: {},
+    bad: [
+      ...NOT_OBJECT,
+      { fromBlock: 'lates' },
+      { toBlock: 123 },
+      { fromBlock: `0x${'f'.repeat(70)}` },
+      { address: '0x12' },
+      { address: [A20, '0x12'] },
+      { address: {} },
+      { topics: 'x' },
+      { topics: ['0x12'] },
+      { topics: [[H32, '0x1']] },
+      { topics: [{}] },
+      { blockHash: '0x12' },
+      { blockHash: H32, fromBlock: 'latest' },
+    ],
+    names: ['filter'],
+  },
+  blockCount: {
+    valid: '0x1',
+    bad: ['0x0', '0x401', 'x', {}, [], true, -1, '-0x1', `0x${'f'.repeat(70)}`],
+    names: ['blockCount', 'block count'],
+  },
+  percentiles: {
+    valid: [],
+    bad: ['x', {}, 12, [101], [-1], ['x'], [50, 10], [DEEP], [{}]],
+    names: ['percentile'],
+  },
+  logLevel: { valid: 'INFO', bad: ['NOPE', '', 123, {}, [], DEEP], names: ['log level', 'string'] },
+  logFilters: { valid: ['x'], bad: ['x', [1], {}, 12], names: ['logFilters'] },
+  call: {
+    valid: {},
+    bad: [
+      ...NOT_OBJECT,
+      { from: '0x12' },
+      { to: 123 },
+      { gas: '0x01' },
+      { value: '-0x1' },
+      { data: '0x1' },
+      { input: '0x11', data: '0x22' },
+      { accessList: 'x' },
+      { accessList: [{ address: '0x12' }] },
+      { type: '0x9' },
+      { nonce: 1.5 },
+      { maxFeePerGas: {} },
+      { authorizationList: [{}] },
+    ],
+    names: ['transaction', 'call'],
+  },
+  stateOverrides: {
+    valid: {},
+    bad: [
+      'x',
+      123,
+      [],
+      DEEP,
+      { '0x12': {} },
+      { [A20]: { balance: '0x01' } },
+      { [A20]: 'x' },
+      { [A20]: { code: '0x1' } },
+      { [A20]: { state: { '0x12': H32 } } },
+    ],
+    names: ['override'],
+  },
+  blockOverrides: {
+    valid: {},
+    bad: ['x', 123, [], DEEP, { number: '0x01' }, { time: 'x' }, { feeRecipient: '0x12' }, { prevRandao: '0x12' }],
+    names: ['override'],
+  },
+  traceConfig: {
+    valid: {},
+    bad: ['x', 123, [], true, DEEP, { disableStack: 'yes' }, { tracer: 123 }, { tracerConfig: 'x' }],
+    names: ['config'],
+  },
+  storageKeys: {
+    valid: [],
+    bad: ['x', {}, 12, ['0x'], [`0x${'1'.repeat(65)}`], [123], ['zz'], [DEEP]],
+    names: ['storage key'],
+  },
+  storageRequests: {
+    valid: {},
+    bad: ['x', [], 123, DEEP, { '0x12': [] }, { [A20]: 'x' }, { [A20]: ['0xzz'] }],
+    names: ['requests'],
+  },
+  rawBlock: {
+    valid: '0x',
+    bad: [...WRONG_TYPES, '0x1', '0xzz', 'abcd', '0x', '0x00', '0xc0', '0xdeadbeef'],
+    names: ['block'],
+  },
+  traceTypes: { valid: ['trace'], bad: ['x', {}, 123, ['nope'], [123], [DEEP]], names: ['trace type'] },
+  indices: { valid: ['0x0'], bad: ['x', {}, 123, ['zz'], [{}], [DEEP]], names: ['indices'] },
+  traceFilter: {
+    valid: {},
+    bad: [
+      'x',
+      [],
+      123,
+      DEEP,
+      { fromBlock: 'lates' },
+      { fromAddress: 'x' },
+      { fromAddress: ['0x12'] },
+      { after: 'x' },
+      { count: -1 },
+    ],
+    names: ['filter'],
+  },
+  simulation: {
+    valid: { blockStateCalls: [] },
+    bad: [
+      ...NOT_OBJECT,
+      {},
+      { blockStateCalls: 'x' },
+      { blockStateCalls: [{ calls: [{ from: '0x12' }] }] },
+      { blockStateCalls: [{ blockOverrides: { number: '0x01' } }] },
+      { blockStateCalls: [{ stateOverrides: { '0x12': {} } }] },
+      { blockStateCalls: [], validation: 'yes' },
+      { blockStateCalls: [], returnFullTransactions: 1 },
+    ],
+    names: ['simulation', 'blockStateCalls'],
+  },
+  txObject: { valid: undefined, bad: ['x', 123], names: [] },
+  subscriptionType: { valid: 'newHeads', bad: ['nope', '', 123, {}, [], DEEP], names: [] },
+  subscriptionArg: { valid: undefined, bad: [], names: [] },
+  subscriptionId: { valid: '0x1', bad: [123, {}, [], true, DEEP], names: [] },
+} satisfies Record<string, Kind>
+
+type KindName = keyof typeof KINDS
+/** A parameter list: kind names, optional ones ending in `?`. */
+type Spec = `${KindName}${'' | '?'}`[]
+
+/** Every method the HTTP listener serves, with its parameters. */
+const SPECS: Record<string, Spec> = {
+  eth_chainId: [],
+  eth_blockNumber: [],
+  eth_syncing: [],
+  eth_mining: [],
+  eth_coinbase: [],
+  eth_hashrate: [],
+  eth_accounts: [],
+  eth_protocolVersion: [],
+  eth_gasPrice: [],
+  eth_maxPriorityFeePerGas: [],
+  eth_blobBaseFee: [],
+  eth_sendTransaction: ['txObject?'],
+  eth_newBlockFilter: [],
+  eth_newPendingTransactionFilter: [],
+  eth_getBalance: ['address', 'block?'],
+  eth_getCode: ['address', 'block?'],
+  eth_getStorageAt: ['address', 'index', 'block?'],
+  eth_getTransactionCount: ['address', 'block?'],
+  eth_getBlockByHash: ['hash', 'bool?'],
+  eth_getBlockByNumber: ['blockTag', 'bool?'],
+  eth_getBlockTransactionCountByHash: ['hash'],
+  eth_getBlockTransactionCountByNumber: ['blockTag'],
+  eth_getUncleCountByBlockHash: ['hash'],
+  eth_getUncleCountByBlockNumber: ['blockTag'],
+  eth_getUncleByBlockHashAndIndex: ['hash', 'index'],
+  eth_getUncleByBlockNumberAndIndex: ['blockTag', 'index'],
+  eth_getBlockReceipts: ['block'],
+  eth_sendRawTransaction: ['rawTx'],
+  eth_getTransactionByHash: ['hash'],
+  eth_getTransactionByBlockHashAndIndex: ['hash', 'index'],
+  eth_getTransactionByBlockNumberAndIndex: ['blockTag', 'index'],
+  eth_getTransactionReceipt: ['hash'],
+  eth_feeHistory: ['blockCount', 'blockTag', 'percentiles?'],
+  eth_getLogs: ['filter'],
+  eth_newFilter: ['filter'],
+  eth_getFilterChanges: ['filterId'],
+  eth_getFilterLogs: ['filterId'],
+  eth_uninstallFilter: ['filterId'],
+  eth_call: ['call', 'block?', 'stateOverrides?', 'blockOverrides?'],
+  eth_estimateGas: ['call', 'block?', 'stateOverrides?'],
+  eth_createAccessList: ['call', 'block?', 'stateOverrides?'],
+  eth_simulateV1: ['simulation', 'block?'],
+  eth_getProof: ['address', 'storageKeys', 'block?'],
+  eth_getStorageValues: ['storageRequests', 'block?'],
+  eth_config: [],
+  eth_capabilities: [],
+  eth_baseFee: [],
+  debug_traceTransaction: ['hash', 'traceConfig?'],
+  debug_traceBlockByNumber: ['blockTag', 'traceConfig?'],
+  debug_traceBlockByHash: ['hash', 'traceConfig?'],
+  debug_traceBlock: ['rawBlock', 'traceConfig?'],
+  debug_traceCall: ['call', 'block?', 'traceConfig?'],
+  debug_storageRangeAt: ['hash', 'index', 'address', 'data', 'index'],
+  debug_getRawHeader: ['block'],
+  debug_getRawBlock: ['block'],
+  debug_getRawReceipts: ['block'],
+  debug_getRawTransaction: ['hash'],
+  debug_getBadBlocks: [],
+  trace_transaction: ['hash'],
+  trace_block: ['blockTag'],
+  trace_get: ['hash', 'indices'],
+  trace_replayTransaction: ['hash', 'traceTypes'],
+  trace_replayBlockTransactions: ['blockTag', 'traceTypes'],
+  trace_call: ['call', 'traceTypes', 'block?'],
+  trace_filter: ['traceFilter'],
+  txpool_content: [],
+  txpool_contentFrom: ['address'],
+  txpool_status: [],
+  txpool_besuTransactions: [],
+  txpool_besuStatistics: [],
+  txpool_basaltStatistics: [],
+  txpool_clientStatistics: [],
+  net_version: [],
+  net_listening: [],
+  net_peerCount: [],
+  web3_clientVersion: [],
+  web3_sha3: ['data'],
+  rpc_modules: [],
+  admin_nodeInfo: [],
+  admin_peers: [],
+  admin_addPeer: ['string'],
+  admin_removePeer: ['string'],
+  admin_changeLogLevel: ['logLevel', 'logFilters?'],
+}
+
+/** Methods served over WebSocket only: Besu refuses their malformed requests with -32600. */
+const WS_SPECS: Record<string, Spec> = {
+  eth_subscribe: ['subscriptionType', 'subscriptionArg?'],
+  eth_unsubscribe: ['subscriptionId'],
+}
+
+/** Methods battered elsewhere: the Engine API lives on its own JWT listener. */
+const ELSEWHERE = new Set([
+  'engine_exchangeCapabilities',
+  'engine_exchangeTransitionConfigurationV1',
+  'engine_getClientVersionV1',
+  'engine_getBlobsV1',
+  'engine_getBlobsV2',
+  'engine_forkchoiceUpdatedV1',
+  'engine_forkchoiceUpdatedV2',
+  'engine_forkchoiceUpdatedV3',
+  'engine_getPayloadV1',
+  'engine_getPayloadV2',
+  'engine_getPayloadV3',
+  'engine_getPayloadV4',
+  'engine_getPayloadV5',
+  'engine_getPayloadBodiesByHashV1',
+  'engine_getPayloadBodiesByRangeV1',
+  'engine_newPayloadV1',
+  'engine_newPayloadV2',
+  'engine_newPayloadV3',
+  'engine_newPayloadV4',
+])
+
+/**
+ * Failures known and reported to the method's owner, by `method (why)`; the battery skips them so
+ * it keeps guarding everything else. Remove an entry once fixed.
+ */
+const KNOWN_ISSUES: Record<string, string> = {
+  'debug_traceBlock (argument 0 = "0xc0")': 'the RLP decoder TypeError text leaks into the message',
+}
+
+/** Besu answers these with its own code whatever the parameters. */
+const OTHER_CODES: Record<string, number[]> = { eth_sendTransaction: [-32604] }
+
+interface Case {
+  method: string
+  params: unknown[]
+  why: string
+  /** The argument index the message must name, when one value is at fault. */
+  arg?: number
+  names?: string[]
+  codes: number[]
+}
+
+function parse(spec: Spec) {
+  return spec.map((s) => ({ kind: KINDS[s.replace('?', '') as KindName] as Kind, isOptional: s.endsWith('?') }))
+}
+
+/** The battery for one method: each bad value in each position, counts, nulls, extra arguments. */
+function casesFor(method: string, spec: Spec, codes: number[]): Case[] {
+  const params = parse(spec)
+  const valid = params.map((p) => p.kind.valid)
+  const required = params.filter((p) => !p.isOptional).length
+  const out: Case[] = []
+  const allowed = [...codes, ...(OTHER_CODES[method] ?? [])]
+  params.forEach((p, i) => {
+    for (const bad of p.kind.bad) {
+      const args = [...valid.slice(0, i), bad, ...valid.slice(i + 1)]
+      out.push({
+        method,
+        params: args,
+        why: `argument ${i} = ${short(bad)}`,
+        arg: i,
+        names: p.kind.names,
+        codes: allowed,
+      })
+    }
+    if (!p.isOptional) {
+      out.push({
+        method,
+        params: [...valid.slice(0, i), null, ...valid.slice(i + 1)],
+        why: `null argument ${i}`,
+        arg: i,
+        names: p.kind.names,
+        codes: allowed,
+      })
+    }
+  })
+  out.push({ method, params: [...valid, 'latest'], why: 'one argument too many', codes: allowed })
+  out.push({ method, params: [...valid, null, null, null, null, null], why: 'five arguments too many', codes: allowed })
+  if (required > 0)
+    out.push({ method, params: valid.slice(0, required - 1), why: 'a required argument missing', codes: allowed })
+  return out
+}
+
+function short(v: unknown): string {
+  const s = JSON.stringify(v) ?? String(v)
+  return s.length > 40 ? `${s.slice(0, 40)}…` : s
+}
+
+/** What is wrong with one answer to a case, or undefined when it is right. */
+function judge(c: Case, status: number, json: any): string | undefined {
+  if (status >= 500) return `HTTP ${status}`
+  if (!json || typeof json !== 'object') return `no JSON-RPC response (HTTP ${status})`
+  if (!('error' in json)) return `a result: ${short(json.result)}`
+  const { code, message } = json.error
+  if (code === -32603) return `Internal error: ${message}`
+  if (!c.codes.includes(code)) return `code ${code} (${message}), expected ${c.codes.join(' or ')}`
+  if (typeof message !== 'string' || message.length === 0) return 'no message'
+  if (message.length > 300) return `a ${message.length}-character message`
+  if (/is not an object|is not a function|Cannot read propert|undefined is not/.test(message)) {
+    return `an internal failure in the message: ${message}`
+  }
+  const isSpecific = code !== -32602 || c.arg === undefined
+  const lower = message.toLowerCase()
+  const namesIt = lower.includes(`argument ${c.arg}`) || (c.names ?? []).some((n) => lower.includes(n.toLowerCase()))
+  if (!isSpecific && !namesIt) return `message does not name argument ${c.arg}: ${message}`
+  return undefined
+}
+
+let node: StartedNode
+let headBefore: { number: string; hash: string }
+/** The transaction mined on purpose before the batteries, and its block. */
+let txHash: string
+let blockHash: string
+let id = 1
+
+async function post(
+  body: string | Uint8Array,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+) {
+  const res = await fetch(node.url, { method: 'POST', headers, body })
+  const text = await res.text()
+  let json: any
+  try {
+    json = text ? JSON.parse(text) : undefined
+  } catch {
+    json = undefined
+  }
+  return { status: res.status, json, text }
+}
+
+const call = (method: string, params: unknown) => post(JSON.stringify({ jsonrpc: '2.0', id: id++, method, params }))
+
+async function head() {
+  const { json } = await call('eth_getBlockByNumber', ['latest', false])
+  return { number: json.result.number as string, hash: json.result.hash as string }
+}
+
+function rssKb(pid: number): number {
+  const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))
+  return m ? Number(m[1]) : 0
+}
+
+/** A WebSocket that records what it receives; resolves once open. */
+function openWs(url = node.wsUrl) {
+  const ws = new WebSocket(url)
+  const received: string[] = []
+  let closeCode: number | undefined
+  ws.onmessage = (e) => received.push(String(e.data))
+  ws.onclose = (e) => {
+    closeCode = e.code
+  }
+  const opened = new Promise<void>((resolve, reject) => {
+    ws.onopen = () => resolve()
+    ws.onerror = () => reject(new Error('websocket error'))
+  })
+  const next = async (timeoutMs = 5000): Promise<any> => {
+    const start = received.length
+    const deadline = Date.now() + timeoutMs
+    while (received.length === start && Date.now() < deadline && closeCode === undefined) await Bun.sleep(5)
+    return received.length > start ? JSON.parse(received[start]) : undefined
+  }
+  const closed = async (timeoutMs = 5000) => {
+    const deadline = Date.now() + timeoutMs
+    while (closeCode === undefined && Date.now() < deadline) await Bun.sleep(5)
+    return closeCode
+  }
+  return { ws, opened, next, closed, received }
+}
+
+beforeAll(async () => {
+  node = await startNode({
+    args: ['--rpc-http-api', 'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING', '--rpc-ws-api', 'ETH,NET,WEB3'],
+  })
+  const wallet = new Wallet(node.config.accounts[0].privateKey)
+  const raw = await wallet.signTransaction({
+    to: A20,
+    value: 1n,
+    gasLimit: 21_000n,
+    gasPrice: 10n ** 10n,
+    nonce: 0,
+    chainId: 1337n,
+  })
+  txHash = (await call('eth_sendRawTransaction', [raw])).json.result
+  blockHash = (await call('eth_getTransactionReceipt', [txHash])).json.result.blockHash
+  headBefore = await head()
+  expect(headBefore.hash).toBe(blockHash)
+})
+afterAll(async () => {
+  await node?.cleanup()
+})
+
+describe('the method list', () => {
+  it('covers every method the dispatcher knows', () => {
+    const known = methodGroups().flatMap((g) => g.methods.map((m) => m.name))
+    const listed = new Set([...Object.keys(SPECS), ...Object.keys(WS_SPECS), ...ELSEWHERE])
+    expect(known.filter((m) => !listed.has(m))).toEqual([])
+  })
+})
+
+describe('bad parameters over HTTP', () => {
+  it('answers every malformed parameter set with -32602 naming the argument', async () => {
+    const failures: string[] = []
+    let count = 0
+    // Methods listed ahead of their registration are skipped until the dispatcher knows them.
+    const known = new Set(methodGroups().flatMap((g) => g.methods.map((m) => m.name)))
+    for (const [method, spec] of Object.entries(SPECS)) {
+      if (!known.has(method)) continue
+      for (const c of casesFor(method, spec, [-32602])) {
+        const { status, json } = await call(c.method, c.params)
+        const wrong = judge(c, status, json)
+        if (wrong && !KNOWN_ISSUES[`${c.method} (${c.why})`]) failures.push(`${c.method} (${c.why}): ${wrong}`)
+        count++
+      }
+    }
+    expect(count).toBeGreaterThan(700)
+    expect(failures).toEqual([])
+  }, 120_000)
+
+  it('refuses values the codecs accept but the method cannot serve, naming what is wrong', async () => {
+    const cases: [string, unknown[], string][] = [
+      ['debug_traceTransaction', [txHash, { tracer: 'noSuchTracer' }], 'tracer'],
+      ['debug_traceBlockByHash', [blockHash, { tracer: 'noSuchTracer' }], 'tracer'],
+      ['eth_getStorageAt', [A20, `0x1${'0'.repeat(64)}`, 'latest'], 'argument 1'],
+      ['eth_feeHistory', ['0x1', 'latest', [50, 10]], 'percentile'],
+      ['debug_storageRangeAt', [blockHash, '0x5', A20, '0x', '0x1'], 'index'],
+    ]
+    const failures: string[] = []
+    for (const [method, params, name] of cases) {
+      const { status, json } = await call(method, params)
+      const wrong = judge({ method, params, why: '', arg: 0, names: [name], codes: [-32602] }, status, json)
+      if (wrong) failures.push(`${method} ${short(params)}: ${wrong}`)
+    }
+    expect(failures).toEqual([])
+  })
+
+  it('answers non-array params: an object or a string is an invalid request, null means none', async () => {
+    expect((await call('eth_getBalance', { address: A20 })).json.error.code).toBe(-32600)
+    expect((await call('eth_getBalance', A20)).json.error.code).toBe(-32600)
+    expect((await call('eth_getBalance', 12)).json.error.code).toBe(-32600)
+    expect((await call('eth_chainId', null)).json.result).toBe('0x539')
+  })
+})
+
+describe('bad parameters over WebSocket', () => {
+  it('answers malformed subscription requests with an error and keeps the connection', async () => {
+    const { ws, opened, next } = openWs()
+    await opened
+    const failures: string[] = []
+    for (const [method, spec] of Object.entries(WS_SPECS)) {
+      for (const c of casesFor(method, spec, [-32600, -32602])) {
+        ws.send(JSON.stringify({ jsonrpc: '2.0', id: id++, method: c.method, params: c.params }))
+        const wrong = judge({ ...c, arg: undefined }, 200, await next())
+        if (wrong) failures.push(`${c.method} (${c.why}): ${wrong}`)
+      }
+    }
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['logs', { address: '0x12' }] }))
+    const logs = await next()
+    if (logs?.error?.code !== -32600) failures.push(`logs with a bad filter: ${short(logs)}`)
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] }))
+    expect((await next()).result).toBe('0x539')
+    ws.close()
+    expect(failures).toEqual([])
+  })
+})
+
+describe('bad request bodies over HTTP', () => {
+  const parseError = async (body: string | Uint8Array, headers?: Record<string, string>) => {
+    const r = await post(body, headers)
+    expect(r.status).toBe(400)
+    expect(r.json).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })
+  }
+
+  it('answers an empty or blank body with a parse error', async () => {
+    await parseError('')
+    await parseError(' \n\t ')
+  })
+
+  it('answers an empty batch and a batch of non-objects with -32600', async () => {
+    expect((await post('[]')).json).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid Request' },
+    })
+    const r = await post('[1,2]')
+    expect(r.json).toHaveLength(2)
+    for (const e of r.json)
+      expect(e).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request' } })
+  })
+
+  it('answers a request with an object id, or no method name, with -32600', async () => {
+    expect((await post('{"jsonrpc":"2.0","id":{},"method":"eth_chainId"}')).json.error.code).toBe(-32600)
+    expect((await post('{"jsonrpc":"2.0","id":[1],"method":"eth_chainId"}')).json.error.code).toBe(-32600)
+    expect((await post('{"jsonrpc":"2.0","id":1,"method":123}')).json).toMatchObject({ id: 1, error: { code: -32600 } })
+    expect((await post('{"jsonrpc":"2.0","id":1,"method":{"a":1}}')).json).toMatchObject({
+      id: 1,
+      error: { code: -32600 },
+    })
+    expect((await post('{"jsonrpc":"2.0","id":1}')).json).toMatchObject({ id: 1, error: { code: -32600 } })
+    expect((await post('"eth_chainId"')).json.error.code).toBe(-32600)
+    expect((await post('null')).json.error.code).toBe(-32600)
+  })
+
+  it('echoes large ids unchanged', async () => {
+    const longId = 'i'.repeat(10_000)
+    expect((await post(`{"jsonrpc":"2.0","id":"${longId}","method":"eth_chainId"}`)).json.id).toBe(longId)
+    expect((await post('{"jsonrpc":"2.0","id":1e300,"method":"eth_chainId"}')).json.id).toBe(1e300)
+    expect((await post('{"jsonrpc":"2.0","id":-5,"method":"eth_chainId"}')).json.id).toBe(-5)
+  })
+
+  it('refuses a body over 5 MB with HTTP 413, as Besu by default', async () => {
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'web3_sha3',
+      params: [`0x${'ab'.repeat(5 * 1024 * 1024)}`],
+    })
+    expect((await post(big)).status).toBe(413)
+    const chunk = new TextEncoder().encode(' '.repeat(1024 * 1024))
+    let sent = 0
+    const stream = new ReadableStream({
+      pull: (c) => (sent++ < 10 ? c.enqueue(chunk) : c.close()),
+    })
+    const res = await fetch(node.url, { method: 'POST', body: stream, headers: { 'content-type': 'application/json' } })
+    expect(res.status).toBe(413)
+  })
+
+  it('refuses a batch above 1024 requests with -32005 and serves one of 1024', async () => {
+    const req = (n: number) => ({ jsonrpc: '2.0', id: n, method: 'eth_chainId', params: [] })
+    const over = await post(JSON.stringify(Array.from({ length: 2000 }, (_, i) => req(i))))
+    expect(over.status).toBeLessThan(500)
+    expect(over.json.error).toEqual({ code: -32005, message: 'Number of requests exceeds max batch size' })
+    const full = await post(JSON.stringify(Array.from({ length: 1024 }, (_, i) => req(i))))
+    expect(full.json).toHaveLength(1024)
+  })
+
+  it('answers JSON nested 100,000 levels with a parse error', async () => {
+    await parseError('['.repeat(100_000) + ']'.repeat(100_000))
+    const deepParams = `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":[${'['.repeat(100_000)}${']'.repeat(100_000)}]}`
+    await parseError(deepParams)
+    const deepObject = `{"jsonrpc":"2.0","id":1,"method":"eth_getLogs","params":[${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}]}`
+    await parseError(deepObject)
+  })
+
+  it('answers invalid UTF-8 with a JSON-RPC error, not a crash', async () => {
+    const prefix = new TextEncoder().encode('{"jsonrpc":"2.0","id":1,"method":"eth_')
+    const suffix = new TextEncoder().encode('chainId","params":[]}')
+    const inName = new Uint8Array([...prefix, 0xff, 0xfe, 0xc3, ...suffix])
+    const r = await post(inName)
+    expect(r.status).toBeLessThan(500)
+    expect(r.json.error.code).toBe(-32601)
+    const outside = new Uint8Array([0xff, 0xfe, 0x80, ...suffix])
+    expect((await post(outside)).json.error.code).toBe(-32700)
+  })
+
+  it('accepts any content type, as Besu does', async () => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
+    expect((await post(body, { 'content-type': 'text/plain' })).json.result).toBe('0x539')
+    expect((await post(body, {})).json.result).toBe('0x539')
+    expect((await post(body, { 'content-type': 'application/x-www-form-urlencoded' })).json.result).toBe('0x539')
+  })
+
+  it('answers GET / with 201 and no body, as Besu does for health checks', async () => {
+    const res = await fetch(node.url)
+    expect(res.status).toBe(201)
+    expect(await res.text()).toBe('')
+  })
+})
+
+describe('bad frames over WebSocket', () => {
+  it('answers garbage text and binary frames with parse errors and keeps the connection', async () => {
+    const { ws, opened, next } = openWs()
+    await opened
+    ws.send('not json at all')
+    expect((await next()).error.code).toBe(-32700)
+    ws.send(new Uint8Array([0xff, 0x00, 0x13, 0x37]))
+    expect((await next()).error.code).toBe(-32700)
+    ws.send('['.repeat(100_000) + ']'.repeat(100_000))
+    expect((await next()).error.code).toBe(-32700)
+    ws.send(new TextEncoder().encode('{"jsonrpc":"2.0","id":9,"method":"eth_chainId","params":[]}'))
+    expect(await next()).toEqual({ jsonrpc: '2.0', id: 9, result: '0x539' })
+    ws.send('{"jsonrpc":"2.0","id":10,"method":"eth_chainId","params":[]}')
+    expect((await next()).result).toBe('0x539')
+    ws.close()
+  })
+
+  it('closes a connection that sends a 5 MB frame and keeps serving others', async () => {
+    const { ws, opened, closed } = openWs()
+    await opened
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'web3_sha3', params: [`0x${'ab'.repeat(2_500_000)}`] }))
+    expect(await closed()).toBe(1009)
+    const other = openWs()
+    await other.opened
+    other.ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}')
+    expect((await other.next()).result).toBe('0x539')
+    other.ws.close()
+  }, 30_000)
+
+  it('survives 200 connections opened and closed quickly without growing', async () => {
+    const pid = node.proc.pid
+    const before = rssKb(pid)
+    for (let round = 0; round < 10; round++) {
+      await Promise.all(
+        Array.from({ length: 20 }, async () => {
+          const { ws, opened } = openWs()
+          await opened.catch(() => undefined)
+          ws.close()
+        }),
+      )
+    }
+    const { ws, opened, next } = openWs()
+    await opened
+    ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}')
+    expect((await next()).result).toBe(headBefore.number)
+    ws.close()
+    expect(rssKb(pid) - before).toBeLessThan(64 * 1024)
+  }, 60_000)
+})
+
+describe('after the batteries', () => {
+  it('still serves, with the chain unchanged', async () => {
+    expect((await call('eth_blockNumber', [])).json.result).toBe(headBefore.number)
+    expect(await head()).toEqual(headBefore)
+    expect(node.proc.exitCode).toBeNull()
+    expect(node.output()).not.toContain('method failed')
+  })
+})
