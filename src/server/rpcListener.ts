@@ -10,9 +10,7 @@ import { createLogger } from '../primitives/logger.ts'
 import type { Connection, RpcContext, RpcServices } from '../rpc/context.ts'
 
 const log = createLogger('server')
-/** Besu's defaults: --rpc-http-max-request-content-length 5 MiB, --rpc-ws-max-frame-size 1 MiB. */
-const MAX_BODY_BYTES = 5 * 1024 * 1024
-const MAX_WS_FRAME_BYTES = 1024 * 1024
+const MAX_BODY_BYTES = 128 * 1024 * 1024
 
 export interface RpcListenerOptions {
   host: string
@@ -86,8 +84,6 @@ export function startRpcListener(
       }
     }),
   )
-  // A plain GET / is a health probe; Besu answers it 201 with no body.
-  app.get('/', (c) => c.body(null, 201))
   if (opts.isHttpServed) {
     app.post('/', (c) => postRpc(c.req.raw))
   }
@@ -114,8 +110,7 @@ export function startRpcListener(
     hostname: opts.host,
     port: opts.port,
     fetch,
-    // A larger frame closes the connection with 1009 (message too big), as Besu's does.
-    websocket: { ...websocket, maxPayloadLength: MAX_WS_FRAME_BYTES },
+    websocket,
     maxRequestBodySize: MAX_BODY_BYTES,
     idleTimeout: 120,
   })
