@@ -16,8 +16,8 @@ import {
   type SelectionSetNode,
 } from 'graphql'
 
-export const MAX_COMPLEXITY = 200
-export const MAX_DEPTH = 20
+const MAX_COMPLEXITY = 200
+const MAX_DEPTH = 20
 const FAN_OUT_COST = 100
 const FAN_OUT_FIELDS = new Set(['Transaction.block', '__Type.fields'])
 

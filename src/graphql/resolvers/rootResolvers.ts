@@ -11,8 +11,8 @@ import { LogAdapter, type LogFilter } from './logAdapter.ts'
 import { TransactionAdapter } from './transactionAdapter.ts'
 
 /** Most blocks one `blocks` query returns, and most blocks one `logs` query searches. */
-export const MAX_BLOCKS_RANGE = 1000n
-export const MAX_LOGS_RANGE = 5000n
+const MAX_BLOCKS_RANGE = 1000n
+const MAX_LOGS_RANGE = 5000n
 
 const minOf = (a: bigint, b: bigint) => (a < b ? a : b)
 
