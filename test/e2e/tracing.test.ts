@@ -158,7 +158,7 @@ describe('debug_traceBlockByNumber and debug_traceBlockByHash', () => {
   })
 
   it('refuses the genesis block', async () => {
-    const err = await node.rpc('debug_traceBlockByNumber', ['0x0']).catch((e) => e as { code: number })
+    const err = (await node.rpc('debug_traceBlockByNumber', ['0x0']).catch((e) => e)) as { code: number }
     expect(err.code).toBe(-32000)
   })
 })
@@ -257,7 +257,7 @@ describe('group enabling', () => {
   it('answers -32604 for DEBUG methods on a node without the group', async () => {
     const plain = await startNode()
     try {
-      const err = await plain.rpc('debug_traceTransaction', [transferHash]).catch((e) => e as { code: number })
+      const err = (await plain.rpc('debug_traceTransaction', [transferHash]).catch((e) => e)) as { code: number }
       expect(err.code).toBe(-32604)
     } finally {
       await plain.cleanup()
