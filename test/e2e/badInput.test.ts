@@ -11,6 +11,8 @@ import { type StartedNode, startNode } from './harness.ts'
 
 const A20 = `0x${'11'.repeat(20)}`
 const H32 = `0x${'22'.repeat(32)}`
+/** Payload attributes whose withdrawal list holds a null. */
+const WITHDRAWAL_NULL = { timestamp: '0x1', prevRandao: H32, suggestedFeeRecipient: A20, withdrawals: [null] }
 const nest = (depth: number): unknown => {
   let v: unknown = []
   for (let i = 0; i < depth; i++) v = [v]
@@ -19,8 +21,10 @@ const nest = (depth: number): unknown => {
 const DEEP = nest(64)
 const DEEP_OBJECT = JSON.parse(`${'{"a":'.repeat(64)}1${'}'.repeat(64)}`)
 const WRONG_TYPES = [123, -1, 1.5, {}, [], true, DEEP, DEEP_OBJECT]
-const NOT_OBJECT = ['x', 123, [], true, DEEP]
-const BAD_HEX = ['', '0x', '0xzz', '0x1', 'abcd', '0X11', ' 0x11']
+/** A long value: an error may quote it, but only in part. */
+const LONG = 'x'.repeat(100_000)
+const NOT_OBJECT = ['x', 123, [], true, DEEP, LONG]
+const BAD_HEX = ['', '0x', '0xzz', '0x1', 'abcd', '0X11', ' 0x11', LONG]
 
 /** A parameter kind: one valid value, values that must be refused, words an error may name it by. */
 interface Kind {
@@ -172,7 +176,7 @@ const KINDS = {
     bad: [...WRONG_TYPES, '0x1', '0xzz', 'abcd', '0x', '0x00', '0xc0', '0xdeadbeef'],
     names: ['block'],
   },
-  traceTypes: { valid: ['trace'], bad: ['x', {}, 123, ['nope'], [123], [DEEP]], names: ['trace type'] },
+  traceTypes: { valid: ['trace'], bad: ['x', {}, 123, [LONG], ['nope'], [123], [DEEP]], names: ['trace type'] },
   indices: { valid: ['0x0'], bad: ['x', {}, 123, ['zz'], [{}], [DEEP]], names: ['indices'] },
   traceFilter: {
     valid: {},
@@ -203,6 +207,22 @@ const KINDS = {
     ],
     names: ['simulation', 'blockStateCalls'],
   },
+  payloadAttributes: {
+    valid: { timestamp: '0x1', prevRandao: H32, suggestedFeeRecipient: A20 },
+    bad: [
+      ...NOT_OBJECT,
+      {},
+      { timestamp: '0x01', prevRandao: H32, suggestedFeeRecipient: A20 },
+      { timestamp: '0x1', prevRandao: '0x12', suggestedFeeRecipient: A20 },
+      { timestamp: '0x1', prevRandao: H32, suggestedFeeRecipient: '0x12' },
+      { timestamp: '0x1', prevRandao: H32, suggestedFeeRecipient: A20, withdrawals: 'x' },
+      WITHDRAWAL_NULL,
+      { timestamp: '0x1', prevRandao: H32, suggestedFeeRecipient: A20, withdrawals: [{}] },
+      { timestamp: '0x1', prevRandao: H32, suggestedFeeRecipient: A20, parentBeaconBlockRoot: '0x12' },
+    ],
+    names: ['payloadAttributes'],
+  },
+  rawTxs: { valid: [], bad: ['x', {}, 12, ['0x1'], ['zz'], [123], [DEEP]], names: ['transactions'] },
   txObject: { valid: undefined, bad: ['x', 123], names: [] },
   subscriptionType: { valid: 'newHeads', bad: ['nope', '', 123, {}, [], DEEP], names: [] },
   subscriptionArg: { valid: undefined, bad: [], names: [] },
@@ -287,6 +307,7 @@ const SPECS: Record<string, Spec> = {
   txpool_besuStatistics: [],
   txpool_basaltStatistics: [],
   txpool_clientStatistics: [],
+  testing_buildBlockV1: ['hash', 'payloadAttributes', 'rawTxs?', 'data?'],
   net_version: [],
   net_listening: [],
   net_peerCount: [],
@@ -333,8 +354,25 @@ const ELSEWHERE = new Set([
  * Failures known and reported to the method's owner, by `method (why)`; the battery skips them so
  * it keeps guarding everything else. Remove an entry once fixed.
  */
+const LONG_ECHO = 'the whole bad value is echoed (JSON.stringify instead of decoders.describe)'
 const KNOWN_ISSUES: Record<string, string> = {
   'debug_traceBlock (argument 0 = "0xc0")': 'the RLP decoder TypeError text leaks into the message',
+  [`testing_buildBlockV1 (argument 1 = ${short(WITHDRAWAL_NULL)})`]: 'decodeAttributes reads w.index of null: -32603',
+  ...Object.fromEntries(
+    [
+      'eth_call (argument 0',
+      'eth_estimateGas (argument 0',
+      'eth_createAccessList (argument 0',
+      'eth_simulateV1 (argument 0',
+      'debug_traceCall (argument 0',
+      'trace_call (argument 0',
+    ].map((k) => [`${k} = ${short(LONG)})`, LONG_ECHO]),
+  ),
+  ...Object.fromEntries(
+    ['trace_replayTransaction (argument 1', 'trace_replayBlockTransactions (argument 1', 'trace_call (argument 1'].map(
+      (k) => [`${k} = ${short([LONG])})`, LONG_ECHO],
+    ),
+  ),
 }
 
 /** Besu answers these with its own code whatever the parameters. */
@@ -731,6 +769,10 @@ describe('after the batteries', () => {
     expect((await call('eth_blockNumber', [])).json.result).toBe(headBefore.number)
     expect(await head()).toEqual(headBefore)
     expect(node.proc.exitCode).toBeNull()
-    expect(node.output()).not.toContain('method failed')
+    const internal = node
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('method failed'))
+    expect(internal.filter((l) => !l.includes('method=testing_buildBlockV1'))).toEqual([])
   })
 })
