@@ -12,8 +12,13 @@ import type { TxPool } from '../txpool/txPool.ts'
 /** Cell proofs per blob under EIP-7594 (CELLS_PER_EXT_BLOB). */
 export const CELLS_PER_EXT_BLOB = 128
 
+/** Versioned hashes as the library holds them (hex strings in @ethereumjs/tx 10), in lower-case hex. */
+export function blobHashesOf(tx: TypedTransaction): string[] {
+  const hashes = (tx as { blobVersionedHashes?: (string | Uint8Array)[] }).blobVersionedHashes ?? []
+  return hashes.map((h) => (typeof h === 'string' ? h.toLowerCase() : bytesToHex(h)))
+}
+
 interface BlobSidecar {
-  blobVersionedHashes: Uint8Array[]
   blobs?: string[]
   kzgCommitments?: string[]
   kzgProofs?: string[]
@@ -56,13 +61,14 @@ export async function blobsBundle(chain: Chain, txs: TypedTransaction[], isCellP
 
 /** The pool's blobs for `hashes`, in order; null where the pool has none (or not with the proof kind asked). */
 export async function poolBlobs(chain: Chain, pool: TxPool, hashes: Uint8Array[], isCellProofs: boolean) {
-  const wanted = new Set(hashes.map(bytesToHex))
+  const wanted = new Set<string>(hashes.map((h) => bytesToHex(h)))
   const found = new Map<string, { blob: string; proofs: string[] }>()
   for (const t of pool.all()) {
     const s = sidecar(t.tx)
     if (!s) continue
-    for (let i = 0; i < s.blobVersionedHashes.length; i++) {
-      const key = bytesToHex(s.blobVersionedHashes[i])
+    const txHashes = blobHashesOf(t.tx)
+    for (let i = 0; i < txHashes.length; i++) {
+      const key = txHashes[i]
       if (!wanted.has(key) || found.has(key)) continue
       const proofs = await proofsOf(chain, s, i, isCellProofs)
       if (proofs.length > 0) found.set(key, { blob: s.blobs![i], proofs })

@@ -16,6 +16,7 @@ import { bigintToBytes, bytesToHex, concatBytes, equalBytes } from '../primitive
 import { createLogger } from '../primitives/logger.ts'
 import type { BuildAttributes, PayloadBuilder, PayloadJob } from '../producer/payloadBuilder.ts'
 import type { TxPool } from '../txpool/txPool.ts'
+import { blobHashesOf } from './blobs.ts'
 import { engineError } from './errors.ts'
 import type { ExecutionPayload, ForkchoiceState, PayloadAttributes } from './payloadCodec.ts'
 import { PayloadBlockError, type PayloadExtras, payloadToBlock } from './payloadToBlock.ts'
@@ -113,11 +114,9 @@ export class EngineService {
     }
     const key = bytesToHex(block.hash())
     if (opts.expectedBlobHashes) {
-      const actual = block.transactions.flatMap(
-        (tx) => (tx as { blobVersionedHashes?: Uint8Array[] }).blobVersionedHashes ?? [],
-      )
-      const expected = opts.expectedBlobHashes
-      if (actual.length !== expected.length || actual.some((h, i) => !equalBytes(h, expected[i]))) {
+      const actual = block.transactions.flatMap((tx) => blobHashesOf(tx))
+      const expected = opts.expectedBlobHashes.map((h) => bytesToHex(h))
+      if (actual.length !== expected.length || actual.some((h, i) => h !== expected[i])) {
         return status('INVALID', null, 'Payload blob versioned hashes do not match the expected ones')
       }
     }
