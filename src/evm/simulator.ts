@@ -29,6 +29,8 @@ export interface BlockStateCall {
 export interface SimulateRequest {
   blockStateCalls: BlockStateCall[]
   isValidated: boolean
+  /** The RPC gas cap (0 = none): a call's gas when it names none, within the block's remaining gas. */
+  gasCap: bigint
 }
 
 export interface SimulatedCall {
@@ -123,7 +125,7 @@ export async function simulate(chain: CallChain, base: Block, req: SimulateReque
   const out: SimulatedBlock[] = []
   let parent = base
   for (const step of plan(base, req)) {
-    const result = await simulateBlock(vm, state, parent, step.overrides, step.call, req.isValidated)
+    const result = await simulateBlock(vm, state, parent, step.overrides, step.call, req)
     out.push(result)
     parent = result.block
   }
@@ -136,8 +138,9 @@ async function simulateBlock(
   parent: Block,
   o: BlockOverrides,
   step: BlockStateCall | undefined,
-  isValidated: boolean,
+  req: SimulateRequest,
 ): Promise<SimulatedBlock> {
+  const { isValidated, gasCap } = req
   vm.common.setHardforkBy({ blockNumber: o.number!, timestamp: o.time! })
   if (step?.stateOverrides) await applyStateOverrides(vm, state, step.stateOverrides)
   const london = vm.common.isActivatedEIP(1559)
@@ -175,7 +178,7 @@ async function simulateBlock(
     const sender = c.from ?? ZERO_ADDRESS
     const nonce = c.nonce ?? (await vm.stateManager.getAccount(new Address(sender)))?.nonce ?? 0n
     const remaining = BigInt(headerData.gasLimit as bigint) - builder.gasUsed
-    const gasLimit = c.gas ?? (vm.common.isActivatedEIP(7825) && remaining > MAX_TX_GAS ? MAX_TX_GAS : remaining)
+    const gasLimit = c.gas ?? (gasCap > 0n && gasCap < remaining ? gasCap : remaining)
     const gasPrice = c.gasPrice ?? 0n
     const fees = {
       gasPrice,
@@ -186,7 +189,9 @@ async function simulateBlock(
     let r: RunTxResult
     let tx: TypedTransaction
     try {
-      tx = buildCallTransaction(vm.common, c, gasLimit, nonce, fees)
+      // Simulations are not bound by EIP-7825's per-transaction cap (geth's defaults exceed it).
+      tx = buildCallTransaction(vm.common, c, gasLimit > MAX_TX_GAS ? MAX_TX_GAS : gasLimit, nonce, fees)
+      Object.assign(tx, { gasLimit })
       if (tx.gasLimit > BigInt(headerData.gasLimit as bigint) - builder.gasUsed)
         throw new SimulateError('blockGasLimitReached', 'block gas limit reached')
       r = await runTx(vm, {
@@ -215,6 +220,11 @@ async function simulateBlock(
       exceptionError: err,
     })
   }
+  // The block re-creates its transactions; let them keep gas above EIP-7825's cap, as geth's do.
+  const relaxed = vm.common.copy()
+  const isActive = relaxed.isActivatedEIP.bind(relaxed)
+  Object.assign(relaxed, { isActivatedEIP: (eip: number) => eip !== 7825 && isActive(eip) })
+  ;(builder as unknown as { blockOpts: { common: unknown } }).blockOpts.common = relaxed
   const { block } = await builder.build()
   for (const tx of block.transactions) Object.assign(tx, { hash: () => unsignedTxHash(tx) })
   return { block, calls }

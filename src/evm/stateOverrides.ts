@@ -21,7 +21,7 @@ export interface AccountOverride {
 
 export type StateOverrides = [address: Uint8Array, override: AccountOverride][]
 
-export type OverrideErrorKind = 'stateAndStateDiff' | 'notAPrecompile' | 'precompileMovedTwice' | 'moveToItself'
+export type OverrideErrorKind = 'stateAndStateDiff' | 'notAPrecompile' | 'moveToItself'
 
 /** An override set that cannot be applied (both `state` and `stateDiff`, a bad precompile move). */
 export class StateOverrideError extends Error {
@@ -43,7 +43,6 @@ export async function applyStateOverrides(vm: VM, state: StateManager, overrides
   const precompiles = vm.evm.precompiles as Map<string, unknown>
   const moves = overrides.filter(([, o]) => o.movePrecompileToAddress !== undefined)
   const moved = new Map<string, unknown>()
-  const targets = new Set<string>()
   for (const [address, o] of moves) {
     const from = key(address)
     const to = key(o.movePrecompileToAddress!)
@@ -53,12 +52,6 @@ export async function applyStateOverrides(vm: VM, state: StateManager, overrides
     if (equalBytes(address, o.movePrecompileToAddress!)) {
       throw new StateOverrideError('moveToItself', `account ${bytesToHex(address)} is already at the destination`)
     }
-    if (targets.has(to))
-      throw new StateOverrideError(
-        'precompileMovedTwice',
-        `account ${bytesToHex(o.movePrecompileToAddress!)} is already overridden`,
-      )
-    targets.add(to)
     moved.set(to, fn)
   }
   for (const [address] of moves) precompiles.delete(key(address))

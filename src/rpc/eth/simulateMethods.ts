@@ -31,7 +31,7 @@ const CODES: Record<SimulateErrorKind, number> = {
   tooManyBlocks: -38026,
   invalid: -32602,
 }
-const OVERRIDE_CODES: Record<string, number> = { moveToItself: -38022, precompileMovedTwice: -38023 }
+const OVERRIDE_CODES: Record<string, number> = { moveToItself: -32000, notAPrecompile: -32000 }
 const VM_ERROR = -32015
 const REVERTED = 3
 
@@ -42,7 +42,7 @@ function simulateError(e: unknown): unknown {
   return e
 }
 
-interface Payload extends SimulateRequest {
+interface Payload extends Omit<SimulateRequest, 'gasCap'> {
   isFullTransactions: boolean
 }
 
@@ -115,7 +115,7 @@ export const simulateV1 = defineMethod({
   handler: async (ctx: RpcContext, [payload, ref]) => {
     const base = await requireBlock(ctx, ref)
     try {
-      const blocks = await simulate(ctx.chain, base, payload)
+      const blocks = await simulate(ctx.chain, base, { ...payload, gasCap: ctx.settings.rpcGasCap })
       return blocks.map((b) => formatSimulatedBlock(b, payload.isFullTransactions))
     } catch (e) {
       throw simulateError(e)

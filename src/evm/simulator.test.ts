@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Chain } from '../chain/chain.ts'
+import { openChain } from '../node/node.ts'
+import { bytesToBigint, hexToBytes } from '../primitives/hex.ts'
+import { SimulateError, simulate } from './simulator.ts'
+
+let chain: Chain
+let close: () => void
+beforeAll(async () => {
+  ;({ chain, close } = await openChain({ dataPath: ':memory:' }))
+})
+afterAll(() => close())
+
+const A = hexToBytes('0xc000000000000000000000000000000000000000')
+const B = hexToBytes('0xc100000000000000000000000000000000000000')
+/** Returns NUMBER. */
+const RETURN_NUMBER = hexToBytes('0x4360005260206000f3')
+
+describe('simulate', () => {
+  it('carries state from one simulated block to the next', async () => {
+    const blocks = await simulate(chain, chain.head, {
+      isValidated: false,
+      gasCap: 0n,
+      blockStateCalls: [
+        { stateOverrides: [[A, { balance: 1000n }]], calls: [{ from: A, to: B, value: 1000n }] },
+        { calls: [{ from: B, to: A, value: 1000n }] },
+      ],
+    })
+    expect(blocks.map((b) => b.block.header.number)).toEqual([1n, 2n])
+    expect(blocks.every((b) => b.calls[0].isSuccess)).toBe(true)
+    expect(blocks[1].block.header.parentHash).toEqual(blocks[0].block.hash())
+  })
+
+  it('fills gaps in block numbers with empty blocks', async () => {
+    const blocks = await simulate(chain, chain.head, {
+      isValidated: false,
+      gasCap: 0n,
+      blockStateCalls: [
+        { blockOverrides: { number: 3n }, stateOverrides: [[B, { code: RETURN_NUMBER }]], calls: [{ to: B }] },
+      ],
+    })
+    expect(blocks.length).toBe(3)
+    expect(bytesToBigint(blocks[2].calls[0].returnData)).toBe(3n)
+  })
+
+  it('refuses block numbers that go backwards', async () => {
+    const err = await simulate(chain, chain.head, {
+      isValidated: false,
+      gasCap: 0n,
+      blockStateCalls: [{ blockOverrides: { number: 5n } }, { blockOverrides: { number: 4n } }],
+    }).catch((e) => e)
+    expect(err).toBeInstanceOf(SimulateError)
+    expect((err as SimulateError).kind).toBe('blockNumberOrder')
+  })
+})
