@@ -39,6 +39,7 @@ const META_SAFE = 'safe'
 const META_FINALIZED = 'finalized'
 const META_GENESIS = 'genesis'
 const BLOCK_CACHE_SIZE = 512
+const STATE_CACHE_SIZE = 4
 
 export class Chain {
   head!: Block
@@ -47,6 +48,7 @@ export class Chain {
   genesis!: Block
   private readonly blockCache = new Map<string, Block>()
   private readonly receiptCache = new Map<string, Receipt[]>()
+  private readonly stateCache = new Map<string, StateManager>()
   private readonly listeners = new Set<(e: NewBlockEvent) => void>()
   private readonly forkCommons = new Map<string, Common>()
 
@@ -190,9 +192,21 @@ export class Chain {
     return block ? { block, index: loc.index } : undefined
   }
 
-  /** A read-only view of the state after `block`. */
+  /**
+   * A read-only view of the state after `block`, shared between callers: never write to it. The
+   * views of the last few state roots are kept, the head's with an account cache, so that repeated
+   * reads at the head (balances, nonces for the pool) skip both the trie set-up and the trie walk.
+   */
   stateAt(block: Block): StateManager {
-    return openState(this.trieDb, this.common, block.header.stateRoot)
+    const root = block.header.stateRoot
+    const key = bytesToHex(root)
+    let state = this.stateCache.get(key)
+    if (!state) {
+      state = openState(this.trieDb, this.common, root, block === this.head)
+      this.stateCache.set(key, state)
+      if (this.stateCache.size > STATE_CACHE_SIZE) this.stateCache.delete(this.stateCache.keys().next().value!)
+    }
+    return state
   }
 
   /**

@@ -10,7 +10,9 @@ import { createLogger } from '../primitives/logger.ts'
 import type { Connection, RpcContext, RpcServices } from '../rpc/context.ts'
 
 const log = createLogger('server')
-const MAX_BODY_BYTES = 128 * 1024 * 1024
+/** Besu's defaults: --rpc-http-max-request-content-length 5 MiB, --rpc-ws-max-frame-size 1 MiB. */
+const MAX_BODY_BYTES = 5 * 1024 * 1024
+const MAX_WS_FRAME_BYTES = 1024 * 1024
 
 export interface RpcListenerOptions {
   host: string
@@ -84,16 +86,25 @@ export function startRpcListener(
       }
     }),
   )
+  // A plain GET / is a health probe; Besu answers it 201 with no body.
+  app.get('/', (c) => c.body(null, 201))
   if (opts.isHttpServed) {
-    app.post('/', (c) => postRpc(c.req.raw))
+    app.post('/', async (c) => {
+      const { body, status, headers } = await rpcAnswer(c.req.raw)
+      return body === null ? c.body(null, status) : c.body(body, status, headers)
+    })
   }
 
-  const postRpc = async (req: Request): Promise<Response> => {
+  const rpcAnswer = async (req: Request): Promise<RpcAnswer> => {
     const text = await req.text()
-    if (text.length > MAX_BODY_BYTES) return new Response('Request body too large', { status: 413 })
+    if (text.length > MAX_BODY_BYTES) return { body: 'Request body too large', status: 413, headers: TEXT_HEADERS }
     const { body, isParseError } = await dispatcher.handleText(text, httpCtx, dispatch)
-    if (body === undefined) return new Response(null, { status: 200 })
-    return new Response(body, { status: isParseError ? 400 : 200, headers: JSON_HEADERS })
+    if (body === undefined) return { body: null, status: 200 }
+    return { body, status: isParseError ? 400 : 200, headers: JSON_HEADERS }
+  }
+  const postRpc = async (req: Request): Promise<Response> => {
+    const { body, status, headers } = await rpcAnswer(req)
+    return new Response(body, { status, headers })
   }
   // The hot path: a same-origin POST / from an allowed host needs none of the router's work (CORS,
   // WebSocket upgrade, probes), so it goes straight to the dispatcher; everything else to hono.
@@ -110,7 +121,8 @@ export function startRpcListener(
     hostname: opts.host,
     port: opts.port,
     fetch,
-    websocket,
+    // A larger frame closes the connection with 1009 (message too big), as Besu's does.
+    websocket: { ...websocket, maxPayloadLength: MAX_WS_FRAME_BYTES },
     maxRequestBodySize: MAX_BODY_BYTES,
     idleTimeout: 120,
   })
@@ -119,6 +131,13 @@ export function startRpcListener(
 }
 
 const JSON_HEADERS = { 'content-type': 'application/json' }
+const TEXT_HEADERS = { 'content-type': 'text/plain; charset=UTF-8' }
+
+interface RpcAnswer {
+  body: string | null
+  status: 200 | 400 | 413
+  headers?: Record<string, string>
+}
 
 /** Whether an absolute request URL's path is exactly `/` (no query). */
 function isRootPath(url: string): boolean {
