@@ -78,6 +78,7 @@ export class FastBlockBuilder extends BlockBuilder {
     if (vm.common.isActivatedEIP(8037) && result.txRegularGas !== undefined) {
       self.blockRegularGasUsed += result.txRegularGas
       self.blockStateGasUsed += result.txStateGas ?? 0n
+      // biome-ignore lint/complexity/useMathMinMax: bigint operands
       this.gasUsed =
         self.blockRegularGasUsed > self.blockStateGasUsed ? self.blockRegularGasUsed : self.blockStateGasUsed
     } else {

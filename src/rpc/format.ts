@@ -72,7 +72,7 @@ export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, at?:
     chainId?: bigint
     accessList?: [Uint8Array, Uint8Array[]][]
     maxFeePerBlobGas?: bigint
-    blobVersionedHashes?: Uint8Array[]
+    blobVersionedHashes?: (string | Uint8Array)[]
     authorizationList?: Uint8Array[][]
   }
   const baseFee = at?.block.header.baseFeePerGas
@@ -96,7 +96,8 @@ export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, at?:
     type: toQuantity(tx.type),
     accessList: tx.type >= 1 ? (t.accessList ?? []).map(([a, keys]) => ({ address: bytesToHex(a), storageKeys: keys.map(bytesToHex) })) : undefined,
     chainId: tx.type >= 1 || (tx.v !== undefined && tx.v > 28n) ? toQuantity(t.chainId ?? tx.common.chainId()) : undefined,
-    blobVersionedHashes: t.blobVersionedHashes?.map(bytesToHex),
+    // @ethereumjs/tx v10 holds versioned hashes as hex strings.
+    blobVersionedHashes: t.blobVersionedHashes?.map((h) => (typeof h === 'string' ? h : bytesToHex(h))),
     authorizationList: tx.type === 4 ? (t.authorizationList ?? []).map(formatAuthorization) : undefined,
     v: toQuantity(tx.v ?? 0n),
     r: toQuantity(tx.r ?? 0n),

@@ -55,6 +55,10 @@ export class TxPool {
     return this.byHash.size
   }
 
+  get maxSize(): number {
+    return this.opts.maxSize
+  }
+
   onAdded(fn: (t: PoolTx) => void): () => void {
     this.listeners.add(fn)
     return () => this.listeners.delete(fn)

@@ -30,7 +30,9 @@ export const blobBaseFee = defineMethod({
   handler: (ctx: RpcContext) => {
     const h = ctx.chain.head.header
     if (h.excessBlobGas === undefined) return toQuantity(0n)
-    const common = ctx.chain.commonForNextBlock()
+    // The head header's rules carry the block parameters (blobGasPerBlob) that the chain's own lack.
+    const common = h.common.copy()
+    common.setHardfork(ctx.chain.commonForNextBlock().hardfork())
     return toQuantity(h.calcNextBlobGasPrice(common))
   },
 })

@@ -1,6 +1,6 @@
 /** Account state at a block. Spec: execution-apis src/eth/state.yaml */
 import { Address } from '@ethereumjs/util'
-import { p } from '../../jsonrpc/codecs.ts'
+import { codec, decoders, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bigintToPaddedBytes, bytesToHex, toQuantity } from '../../primitives/hex.ts'
@@ -8,6 +8,13 @@ import type { RpcContext } from '../context.ts'
 import { requireBlock } from './resolveBlock.ts'
 
 const latest = p.block.optional('latest' as const)
+
+/** A storage slot as a hex number of at most 64 digits (leading zeros count, as in geth). */
+const storageKey = codec('position', (v) => {
+  if (typeof v === 'string' && v.length > 66)
+    decoders.fail(`storage key too long (want at most 32 bytes): ${JSON.stringify(v)}`)
+  return decoders.lenientQuantity(v)
+})
 
 export const getBalance = defineMethod({
   name: 'eth_getBalance',
@@ -30,7 +37,7 @@ export const getCode = defineMethod({
 
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
-  params: [p.address, p.named('position', p.index), latest],
+  params: [p.address, storageKey, latest],
   handler: async (ctx: RpcContext, [address, slot, ref]) => {
     if (slot >= 1n << 256n) throw new InvalidParamsError('invalid argument 1 (position): larger than 32 bytes')
     const state = ctx.chain.stateAt(await requireBlock(ctx, ref))

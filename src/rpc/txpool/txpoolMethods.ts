@@ -1,0 +1,94 @@
+/**
+ * The TXPOOL group: the pool's content and counts in geth's shapes (txpool_content, _contentFrom,
+ * _status) and Besu's (txpool_besuTransactions, txpool_besuStatistics). Reads the pool only.
+ * Spec: execution-apis src/txpool/txpool.yaml
+ */
+import { toChecksumAddress } from '@ethereumjs/util'
+import { p } from '../../jsonrpc/codecs.ts'
+import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import type { PoolTx } from '../../txpool/txPool.ts'
+import type { RpcContext } from '../context.ts'
+import { formatTransaction } from '../format.ts'
+
+function byNonce(txs: PoolTx[] = []): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const t of txs) out[t.nonce.toString()] = formatTransaction(t.tx, t.sender)
+  return out
+}
+
+function bySender(groups: Map<string, PoolTx[]>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [sender, txs] of groups) out[toChecksumAddress(sender)] = byNonce(txs)
+  return out
+}
+
+function count(groups: Map<string, PoolTx[]>): number {
+  let n = 0
+  for (const txs of groups.values()) n += txs.length
+  return n
+}
+
+/** Pending and queued transactions, by sender and nonce. Spec: execution-apis src/txpool/txpool.yaml */
+export const content = defineMethod({
+  name: 'txpool_content',
+  params: [],
+  handler: (ctx: RpcContext) => {
+    const { pending, queued } = ctx.pool.content()
+    return { pending: bySender(pending), queued: bySender(queued) }
+  },
+})
+
+/** One sender's pending and queued transactions, by nonce. Spec: execution-apis src/txpool/txpool.yaml */
+export const contentFrom = defineMethod({
+  name: 'txpool_contentFrom',
+  params: [p.address],
+  handler: (ctx: RpcContext, [address]) => {
+    const { pending, queued } = ctx.pool.content()
+    const key = bytesToHex(address)
+    return { pending: byNonce(pending.get(key)), queued: byNonce(queued.get(key)) }
+  },
+})
+
+/** Numbers of pending and queued transactions. Spec: execution-apis src/txpool/txpool.yaml */
+export const status = defineMethod({
+  name: 'txpool_status',
+  params: [],
+  handler: (ctx: RpcContext) => {
+    const { pending, queued } = ctx.pool.content()
+    return { pending: toQuantity(count(pending)), queued: toQuantity(count(queued)) }
+  },
+})
+
+/** Besu's list of pooled transactions with when they arrived; every one came over RPC (local). */
+export const besuTransactions = defineMethod({
+  name: 'txpool_besuTransactions',
+  params: [],
+  handler: (ctx: RpcContext) =>
+    ctx.pool.all().map((t) => ({
+      hash: t.hash,
+      isReceivedFromLocalSource: true,
+      addedToPoolAt: new Date(t.addedAtMs).toISOString(),
+    })),
+})
+
+function statistics(ctx: RpcContext) {
+  return { maxSize: ctx.pool.maxSize, localCount: ctx.pool.size, remoteCount: 0 }
+}
+
+/** Besu's pool size limit and counts of local and remote transactions. */
+export const besuStatistics = defineMethod({ name: 'txpool_besuStatistics', params: [], handler: statistics })
+/** `txpool_besuStatistics` under this client's name. */
+export const basaltStatistics = defineMethod({ name: 'txpool_basaltStatistics', params: [], handler: statistics })
+/** `txpool_besuStatistics` under a client-neutral name. */
+export const clientStatistics = defineMethod({ name: 'txpool_clientStatistics', params: [], handler: statistics })
+
+export const txpoolMethods = [
+  content,
+  contentFrom,
+  status,
+  besuTransactions,
+  besuStatistics,
+  basaltStatistics,
+  clientStatistics,
+]
