@@ -6,15 +6,50 @@
 import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { buildBlock } from '@ethereumjs/vm'
-import { blockToPayloadJson, ep, type PayloadAttributes } from '../../engine/payloadCodec.ts'
 import { createVm } from '../../evm/vmFactory.ts'
-import { p } from '../../jsonrpc/codecs.ts'
+import { codec, decoders, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { besuError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { openState } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
 import { decodeRawTransaction } from '../eth/txMethods.ts'
+
+interface Withdrawal {
+  index: bigint
+  validatorIndex: bigint
+  address: Uint8Array
+  amount: bigint
+}
+
+interface Attributes {
+  timestamp: bigint
+  prevRandao: Uint8Array
+  feeRecipient: Uint8Array
+  withdrawals?: Withdrawal[]
+  parentBeaconBlockRoot?: Uint8Array
+}
+
+/** PayloadAttributesV3, decoded here: the rpc layer does not reach into the engine layer's codecs. */
+function decodeAttributes(v: unknown): Attributes {
+  const { quantity, fixed, fail } = decoders
+  const o = p.object.decode(v)
+  const w = o.withdrawals ?? undefined
+  if (w !== undefined && !Array.isArray(w)) fail('withdrawals: expected an array')
+  return {
+    timestamp: quantity(o.timestamp),
+    prevRandao: fixed(32, 'prevRandao')(o.prevRandao),
+    feeRecipient: fixed(20, 'suggestedFeeRecipient')(o.suggestedFeeRecipient),
+    withdrawals: (w as Record<string, unknown>[] | undefined)?.map((x) => ({
+      index: quantity(x.index),
+      validatorIndex: quantity(x.validatorIndex),
+      address: fixed(20, 'address')(x.address),
+      amount: quantity(x.amount),
+    })),
+    parentBeaconBlockRoot:
+      o.parentBeaconBlockRoot == null ? undefined : fixed(32, 'parentBeaconBlockRoot')(o.parentBeaconBlockRoot),
+  }
+}
 
 /** The gas limit a built block moves toward, by at most parent/1024 per block (geth's default target). */
 const TARGET_GAS_LIMIT = 60_000_000n
@@ -29,12 +64,7 @@ export function nextGasLimit(parentGasLimit: bigint, target = TARGET_GAS_LIMIT):
 
 type Builder = Awaited<ReturnType<typeof buildBlock>>
 
-async function startBuilder(
-  ctx: RpcContext,
-  parent: Block,
-  a: PayloadAttributes,
-  extraData: Uint8Array,
-): Promise<Builder> {
+async function startBuilder(ctx: RpcContext, parent: Block, a: Attributes, extraData: Uint8Array): Promise<Builder> {
   const state = openState(ctx.chain.trieDb, ctx.chain.common, parent.header.stateRoot, true)
   const vm = await createVm(ctx.chain.common, state, ctx.chain)
   vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp: a.timestamp })
@@ -42,7 +72,7 @@ async function startBuilder(
     parentBlock: parent,
     headerData: {
       timestamp: a.timestamp,
-      coinbase: a.suggestedFeeRecipient,
+      coinbase: a.feeRecipient,
       gasLimit: nextGasLimit(parent.header.gasLimit),
       mixHash: a.prevRandao,
       difficulty: 0n,
@@ -90,6 +120,36 @@ function blobsBundle(txs: TypedTransaction[]) {
   return out
 }
 
+/** The block as an ExecutionPayloadV3 (the shape engine_getPayload answers with). */
+function payloadJson(block: Block): Record<string, unknown> {
+  const h = block.header
+  const q = toQuantity
+  return {
+    parentHash: bytesToHex(h.parentHash),
+    feeRecipient: bytesToHex(h.coinbase.bytes),
+    stateRoot: bytesToHex(h.stateRoot),
+    receiptsRoot: bytesToHex(h.receiptTrie),
+    logsBloom: bytesToHex(h.logsBloom),
+    prevRandao: bytesToHex(h.mixHash),
+    blockNumber: q(h.number),
+    gasLimit: q(h.gasLimit),
+    gasUsed: q(h.gasUsed),
+    timestamp: q(h.timestamp),
+    extraData: bytesToHex(h.extraData),
+    baseFeePerGas: q(h.baseFeePerGas ?? 0n),
+    blockHash: bytesToHex(block.hash()),
+    transactions: block.transactions.map((tx) => bytesToHex(tx.serialize())),
+    withdrawals: block.withdrawals?.map((w) => ({
+      index: q(w.index),
+      validatorIndex: q(w.validatorIndex),
+      address: bytesToHex(w.address.bytes),
+      amount: q(w.amount),
+    })),
+    blobGasUsed: h.blobGasUsed === undefined ? undefined : q(h.blobGasUsed),
+    excessBlobGas: h.excessBlobGas === undefined ? undefined : q(h.excessBlobGas),
+  }
+}
+
 /**
  * Builds a block on `parentHash` from `transactions` (the pool's when null) and returns it as a
  * getPayload-style envelope. Spec: execution-apis src/testing/testing_buildBlockV1.yaml
@@ -98,7 +158,7 @@ export const buildBlockV1 = defineMethod({
   name: 'testing_buildBlockV1',
   params: [
     p.named('parentHash', p.hash),
-    ep.payloadAttributes,
+    codec('payloadAttributes', decodeAttributes),
     p.array(p.data, 'transactions').optional(),
     p.named('extraData', p.data).optional(),
   ],
@@ -116,7 +176,7 @@ export const buildBlockV1 = defineMethod({
     }
     const { block, requests } = await builder.build()
     return {
-      executionPayload: blockToPayloadJson(block),
+      executionPayload: payloadJson(block),
       blockValue: toQuantity(builder.minerValue),
       blobsBundle: blobsBundle(included.filter((tx) => tx.type === 3)),
       executionRequests: (requests ?? []).filter((r) => r.bytes.length > 1).map((r) => bytesToHex(r.bytes)),
