@@ -6,6 +6,7 @@
  */
 import { p } from '../jsonrpc/codecs.ts'
 import { defineMethod, type RpcMethod } from '../jsonrpc/defineMethod.ts'
+import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
 import { toQuantity } from '../primitives/hex.ts'
 import type { RpcContext } from '../rpc/context.ts'
 import { poolBlobs } from './blobs.ts'
@@ -91,3 +92,6 @@ export const engineMethods: RpcMethod<RpcContext>[] = [
   getBlobsV1,
   getBlobsV2,
 ]
+
+/** The ENGINE group, served on the Engine API port (and wherever `--rpc-http-api` lists ENGINE). */
+export const engineGroup: MethodGroup<RpcContext> = { group: 'ENGINE', methods: engineMethods }

@@ -22,6 +22,8 @@ import { createLogger } from '../primitives/logger.ts'
 import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
+import { engineGroup } from '../engine/engineMethods.ts'
+import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
@@ -118,8 +120,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     ports: {},
   }
   const engine = config.engine.isEnabled ? new EngineService(chain, pool, new PayloadBuilder(chain, pool), systemClock) : undefined
-  const services: RpcServices = { chain, pool, sealer, engine, filters: new FilterManager(chain, pool), settings }
-  const dispatcher = new RpcDispatcher<RpcContext>(methodGroups())
+  const services: RpcServices & Pick<EngineContext, 'engine'> = { chain, pool, sealer, engine, filters: new FilterManager(chain, pool), settings }
+  const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup])
   const listeners: RunningListener[] = []
   const common = { hostAllowlist: config.hostAllowlist, corsOrigins: config.http.corsOrigins, maxBatchSize: config.http.maxBatchSize }
   if (config.http.isEnabled) {

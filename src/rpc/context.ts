@@ -1,6 +1,5 @@
 /** What RPC handlers are given: the node's services, and the connection a request came on. */
 import type { Chain } from '../chain/chain.ts'
-import type { EngineService } from '../engine/engineService.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { FilterManager } from './eth/filterManager.ts'
@@ -34,8 +33,6 @@ export interface RpcServices {
   chain: Chain
   pool: TxPool
   sealer?: DevSealer
-  /** Present when the node runs the Engine API (blocks come from a consensus client). */
-  engine?: EngineService
   filters: FilterManager
   settings: RpcSettings
 }

@@ -1,6 +1,5 @@
 /** Every RPC group and its methods; the one list the dispatcher is built from. */
 import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
-import { engineMethods } from '../engine/engineMethods.ts'
 import { adminMethods } from './admin/adminMethods.ts'
 import type { RpcContext } from './context.ts'
 import { debugMethods } from './debug/debugMethods.ts'
@@ -40,7 +39,6 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'TRACE', methods: traceMethods },
     { group: 'TXPOOL', methods: txpoolMethods },
     { group: 'TESTING', methods: testingMethods },
-    { group: 'ENGINE', methods: engineMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }
