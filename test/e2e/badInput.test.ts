@@ -354,25 +354,8 @@ const ELSEWHERE = new Set([
  * Failures known and reported to the method's owner, by `method (why)`; the battery skips them so
  * it keeps guarding everything else. Remove an entry once fixed.
  */
-const LONG_ECHO = 'the whole bad value is echoed (JSON.stringify instead of decoders.describe)'
 const KNOWN_ISSUES: Record<string, string> = {
-  'debug_traceBlock (argument 0 = "0xc0")': 'the RLP decoder TypeError text leaks into the message',
   [`testing_buildBlockV1 (argument 1 = ${short(WITHDRAWAL_NULL)})`]: 'decodeAttributes reads w.index of null: -32603',
-  ...Object.fromEntries(
-    [
-      'eth_call (argument 0',
-      'eth_estimateGas (argument 0',
-      'eth_createAccessList (argument 0',
-      'eth_simulateV1 (argument 0',
-      'debug_traceCall (argument 0',
-      'trace_call (argument 0',
-    ].map((k) => [`${k} = ${short(LONG)})`, LONG_ECHO]),
-  ),
-  ...Object.fromEntries(
-    ['trace_replayTransaction (argument 1', 'trace_replayBlockTransactions (argument 1', 'trace_call (argument 1'].map(
-      (k) => [`${k} = ${short([LONG])})`, LONG_ECHO],
-    ),
-  ),
 }
 
 /** Besu answers these with its own code whatever the parameters. */

@@ -64,8 +64,8 @@ export const traceBlock = defineMethod({
     let block: ReturnType<typeof createBlockFromRLP>
     try {
       block = createBlockFromRLP(rlp, { common: ctx.chain.common, setHardfork: true })
-    } catch (e) {
-      throw new InvalidParamsError(`Invalid params: could not decode block: ${(e as Error).message}`)
+    } catch {
+      throw new InvalidParamsError('Invalid params: invalid block RLP')
     }
     return traceBlockTransactions(ctx, block, cfg)
   },

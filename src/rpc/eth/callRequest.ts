@@ -15,7 +15,7 @@ const bytes32 = fixed(32, 'a 32-byte value')
 type Obj = Record<string, unknown>
 
 function object(v: unknown, what: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(`expected ${what} object, got ${JSON.stringify(v)}`)
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(`expected ${what} object, got ${decoders.describe(v)}`)
   return v as Obj
 }
 
@@ -33,7 +33,7 @@ function field<T>(o: Obj, name: string, decode: (v: unknown) => T): T | undefine
 
 function list<T>(decode: (v: unknown) => T) {
   return (v: unknown): T[] => {
-    if (!Array.isArray(v)) return fail(`expected an array, got ${JSON.stringify(v)}`)
+    if (!Array.isArray(v)) return fail(`expected an array, got ${decoders.describe(v)}`)
     return v.map((x, i) => {
       try {
         return decode(x)

@@ -19,7 +19,7 @@ interface StorageKey {
 
 function storageKey(v: unknown): StorageKey {
   if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(v))
-    return decoders.fail(`expected a storage key of up to 32 bytes, got ${JSON.stringify(v)}`)
+    return decoders.fail(`expected a storage key of up to 32 bytes, got ${decoders.describe(v)}`)
   return { slot: hexToBytes(padHex(v, 32)), isFullHash: v.length === 66 }
 }
 

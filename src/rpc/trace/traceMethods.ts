@@ -21,7 +21,7 @@ import { traceFilter } from './traceFilter.ts'
 const TRACE_TYPES = new Set(['trace', 'stateDiff', 'vmTrace'])
 const traceTypes = codec('trace types', (v): TraceType[] => {
   if (!Array.isArray(v)) return decoders.fail('expected an array of trace types')
-  for (const t of v) if (!TRACE_TYPES.has(t)) decoders.fail(`unknown trace type ${JSON.stringify(t)}`)
+  for (const t of v) if (!TRACE_TYPES.has(t)) decoders.fail(`unknown trace type ${decoders.describe(t)}`)
   return v as TraceType[]
 })
 
