@@ -16,6 +16,9 @@ import type { PoolTx, TxPool } from '../txpool/txPool.ts'
 
 const log = createLogger('sealer')
 
+/** Resolves after the event loop has handled the I/O that is already waiting. */
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
 export interface DevSealerOptions {
   coinbase: Uint8Array
   /** Interval mining when set; automine otherwise. */
@@ -59,16 +62,20 @@ export class DevSealer {
 
   /**
    * Coalesces triggers: one sealing pass runs at a time and takes everything pending; a trigger
-   * during a pass schedules exactly one more.
+   * during a pass schedules exactly one more. Each block starts on a fresh event-loop turn, so that
+   * requests already received (other senders' transactions) join it rather than each one sealing a
+   * block of its own inside the microtasks of the request that triggered it.
    */
   private schedule(isEmptyAllowed: boolean): void {
     if (this.isScheduled) return
     this.isScheduled = true
     this.sealing = this.sealing.then(async () => {
+      await nextTurn()
       this.isScheduled = false
       try {
         do {
           await this.sealBlock(isEmptyAllowed)
+          if (!this.opts.blockPeriodMs) await nextTurn()
         } while (!this.opts.blockPeriodMs && this.pool.executable(this.chain.head.header.calcNextBaseFee()).length > 0)
       } catch (e) {
         log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
