@@ -55,7 +55,8 @@ RUN_ARGS=(run --genesis-file "$TESTS/genesis.json" --data-path "$WORK/data" --ne
   --min-gas-price 1 --tx-pool-price-bump 0 --rpc-gas-cap 50000000
   --rpc-http-api DEBUG,TRACE,ETH,NET,TXPOOL,WEB3,ADMIN,TESTING --rpc-http-port "$HTTP_PORT" --rpc-ws-enabled=false)
 RUNNER_ARGS=(--url "http://127.0.0.1:$HTTP_PORT")
-if "$BIN" run --help 2>/dev/null | grep -q -- '--engine-rpc-enabled'; then
+RUN_HELP=$("$BIN" run --help 2>/dev/null || true)
+if [[ "$RUN_HELP" == *--engine-rpc-enabled* ]]; then
   ENGINE_PORT=$(free_port)
   printf '%s' "$JWT_HEX" >"$WORK/jwtsecret"
   RUN_ARGS+=(--engine-rpc-enabled --engine-rpc-port "$ENGINE_PORT" --engine-jwt-secret "$WORK/jwtsecret")
