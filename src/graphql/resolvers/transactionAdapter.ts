@@ -4,6 +4,7 @@ import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { computeContractAddress } from '../../chain/addresses.ts'
 import type { Receipt } from '../../chain/receipts.ts'
+import { hexToBytes } from '../../primitives/hex.ts'
 import { effectivePrice } from '../../rpc/format.ts'
 import { effectiveTip, fees } from '../../txpool/txPool.ts'
 import type { GraphqlContext } from '../context.ts'
@@ -21,7 +22,7 @@ interface Mined {
 type TxFields = TypedTransaction & {
   accessList?: [Uint8Array, Uint8Array[]][]
   maxFeePerBlobGas?: bigint
-  blobVersionedHashes?: Uint8Array[]
+  blobVersionedHashes?: (string | Uint8Array)[]
 }
 
 export class TransactionAdapter {
@@ -197,8 +198,9 @@ export class TransactionAdapter {
     return rlp ? (RLP.decode(rlp) as Uint8Array[])[this.at.index] : undefined
   }
 
+  /** The library holds blob hashes as hex strings; the Bytes32 scalar wants bytes. */
   blobVersionedHashes(): Uint8Array[] | undefined {
-    return this.t.blobVersionedHashes
+    return this.t.blobVersionedHashes?.map((h) => (typeof h === 'string' ? hexToBytes(h) : h))
   }
 
   /** Revert reasons are not recorded in receipts. */
