@@ -95,7 +95,7 @@ async function validateAndExecute(
   // leaves only unreferenced, content-addressed nodes behind, which are harmless.
   const state = openState(chain.trieDb, chain.common, parent.header.stateRoot, true)
   const vm = await createVm(chain.common, state, ancestorSource(chain, parent))
-  const result = await runBlock(vm, { block, skipHeaderValidation: true, setHardfork: true })
+  const result = await runBlock(vm, { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true })
   return result.receipts
 }
 
