@@ -116,17 +116,13 @@ export async function importFiles(chain: Chain, opts: BlocksOptions): Promise<Im
   const tally: ImportTally = { imported: 0, skipped: 0, gasUsed: 0n }
   const progress = new ImportProgress()
   for (const file of opts.files) {
-    const items = splitRlpItemsOf(file)
-    progress.total += items.length
-    for (const rlp of items) {
-      const peeked = peek(file, rlp, tally)
-      const n = peeked.number
-      if (n < opts.startBlock || (opts.endBlock !== undefined && n >= opts.endBlock)) {
-        progress.total--
-        continue
-      }
+    const inRange = splitRlpItemsOf(file)
+      .map((rlp, i) => ({ rlp, ...peek(file, rlp, i) }))
+      .filter(({ number: n }) => n >= opts.startBlock && (opts.endBlock === undefined || n < opts.endBlock))
+    progress.total += inRange.length
+    for (const { rlp, hash, number: n } of inRange) {
       // Re-running an import skips what is stored without decoding (and without loading KZG).
-      if (chain.store.hasBlock(peeked.hash)) {
+      if (chain.store.hasBlock(hash)) {
         tally.skipped++
         progress.update(tally.imported + tally.skipped, tally.gasUsed)
         continue
@@ -157,14 +153,11 @@ export async function importFiles(chain: Chain, opts: BlocksOptions): Promise<Im
   return tally
 }
 
-function peek(file: string, rlp: Uint8Array, t: ImportTally): { hash: Uint8Array; number: bigint } {
+function peek(file: string, rlp: Uint8Array, index: number): { hash: Uint8Array; number: bigint } {
   try {
     return peekBlock(rlp)
   } catch (e) {
-    throw new CliError(
-      `${file}: cannot decode item ${t.imported + t.skipped + 1}: ${(e as Error).message}`,
-      IMPORT_FAILED,
-    )
+    throw new CliError(`${file}: cannot decode item ${index + 1}: ${(e as Error).message}`, IMPORT_FAILED)
   }
 }
 
