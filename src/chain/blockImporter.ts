@@ -12,6 +12,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { openState } from '../state/worldState.ts'
 import type { Chain } from './chain.ts'
 import { HeaderRuleError, validateHeader, validateOmmers } from './headerValidation.ts'
+import { replaceUsedKzgStandIn } from './kzgStandIn.ts'
 
 export interface ImportOptions {
   /** Make the block the canonical head once stored. */
@@ -68,6 +69,7 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
   try {
     receipts = await validateAndExecute(chain, block, parent, opts)
   } catch (e) {
+    if (await replaceUsedKzgStandIn(chain.common)) return importBlock(chain, block, opts)
     const reason = e instanceof Error ? e.message : String(e)
     chain.store.writeBadBlock(hash, block.serialize(), reason, Date.now())
     throw new BlockImportError('invalid', block.header.number, hash, reason)

@@ -9,6 +9,7 @@ import type { CAC } from 'cac'
 import { BlockImportError, importBlock } from '../chain/blockImporter.ts'
 import { decodeBlockRlp, peekBlock, splitRlpItems } from '../chain/blockRlp.ts'
 import type { Chain } from '../chain/chain.ts'
+import { installKzgStandIn } from '../chain/kzgStandIn.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { optBool, optString } from './argv.ts'
@@ -114,6 +115,7 @@ interface ImportTally {
 /** Imports the blocks of every file in order; stops at the first bad block (exit 1). */
 export async function importFiles(chain: Chain, opts: BlocksOptions): Promise<ImportTally> {
   const tally: ImportTally = { imported: 0, skipped: 0, gasUsed: 0n }
+  installKzgStandIn(chain.common)
   const progress = new ImportProgress()
   for (const file of opts.files) {
     const inRange = splitRlpItemsOf(file)
