@@ -61,7 +61,7 @@ EOF
 
 STARTED=$(date -u +%Y-%m-%dT%H:%MZ)
 echo "bench: $ONLY, $ROUNDS round(s), harness options: ${HARNESS_ARGS[*]:-(defaults)}" >&2
-node "$WORK/compare.mjs" --peers "$WORK/peers.json" --rounds "$ROUNDS" --baseline basalt --only "$ONLY" \
+TMPDIR="$WORK" node "$WORK/compare.mjs" --peers "$WORK/peers.json" --rounds "$ROUNDS" --baseline basalt --only "$ONLY" \
   --out "$WORK/results" -- "${HARNESS_ARGS[@]}"
 
 [ "$DOC" = "-" ] && exit 0
