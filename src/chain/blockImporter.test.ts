@@ -93,10 +93,11 @@ describe.skipIf(!HAS_FIXTURES)('importBlock', () => {
     expect(e2.reason).toContain('invalid timestamp')
   })
 
-  it('refuses proof-of-work blocks unless seal validation is skipped', async () => {
+  it('refuses proof-of-work blocks unless seal validation is skipped, without recording them as bad', async () => {
     const err = await importBlock(chain, blocks[0], { setHead: true }).catch((e) => e)
     expect(err.kind).toBe('invalid')
     expect(err.reason).toContain('seal')
+    expect(chain.store.readBadBlocks()).toEqual([])
   })
 
   it('reports an unknown parent without recording a bad block', async () => {

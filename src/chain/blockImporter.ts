@@ -11,7 +11,7 @@ import { type BlockSource, createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { openState } from '../state/worldState.ts'
 import type { Chain } from './chain.ts'
-import { HeaderRuleError, validateHeader, validateOmmers } from './headerValidation.ts'
+import { validateHeader, validateOmmers } from './headerValidation.ts'
 import { replaceUsedKzgStandIn } from './kzgStandIn.ts'
 
 export interface ImportOptions {
@@ -65,9 +65,15 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
       `unknown parent ${bytesToHex(block.header.parentHash)}`,
     )
   }
+  if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation) {
+    // A refusal, not a verdict: the block is not recorded as bad.
+    const reason =
+      'proof-of-work seal not verified: ethash verification is not supported (use --skip-pow-validation-enabled)'
+    throw new BlockImportError('invalid', block.header.number, hash, reason)
+  }
   let receipts: TxReceipt[]
   try {
-    receipts = await validateAndExecute(chain, block, parent, opts)
+    receipts = await validateAndExecute(chain, block, parent)
   } catch (e) {
     if (await replaceUsedKzgStandIn(chain.common)) return importBlock(chain, block, opts)
     const reason = e instanceof Error ? e.message : String(e)
@@ -79,18 +85,8 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
   return { block, receipts, isKnown: false }
 }
 
-async function validateAndExecute(
-  chain: Chain,
-  block: Block,
-  parent: Block,
-  opts: ImportOptions,
-): Promise<TxReceipt[]> {
+async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
   validateHeader(block.header, parent.header)
-  if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation) {
-    throw new HeaderRuleError(
-      'proof-of-work seal not verified: ethash verification is not supported (use --skip-pow-validation-enabled)',
-    )
-  }
   await validateOmmers(block, chain)
   block.validateBlobTransactions(parent.header)
   // State nodes written here stay pending in the trie store until commitBlock; a failed block
