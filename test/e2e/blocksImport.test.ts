@@ -52,7 +52,7 @@ describe.skipIf(!HAS_FIXTURES)('basalt blocks', () => {
   it('imports a range, skips what is stored on a second run, and exports the same bytes', async () => {
     const from = join(tmp, 'chain.rlp')
     writeFileSync(from, concat(firstBlocks(45)))
-    const first = await basalt([
+    const args = [
       'blocks',
       'import',
       '--from',
@@ -61,20 +61,12 @@ describe.skipIf(!HAS_FIXTURES)('basalt blocks', () => {
       '--skip-pow-validation-enabled',
       '--end-block',
       '41',
-    ])
+    ]
+    const first = await basalt(args)
     expect(first.stderr).toBe('')
     expect(first.code).toBe(0)
     expect(first.stdout).toMatch(/^imported 40 blocks \(1\.\.40\) in [\d.]+ s: .* blocks\/s, .* Mgas\/s, head 40 0x/)
-    const again = await basalt([
-      'blocks',
-      'import',
-      '--from',
-      from,
-      ...common(dataPath),
-      '--skip-pow-validation-enabled',
-      '--end-block',
-      '41',
-    ])
+    const again = await basalt(args)
     expect(again.stdout).toContain('imported 0 blocks, skipped 40 already present')
     const to = join(tmp, 'export.rlp')
     const exported = await basalt(['blocks', 'export', '--to', to, ...common(dataPath)])
