@@ -354,9 +354,7 @@ const ELSEWHERE = new Set([
  * Failures known and reported to the method's owner, by `method (why)`; the battery skips them so
  * it keeps guarding everything else. Remove an entry once fixed.
  */
-const KNOWN_ISSUES: Record<string, string> = {
-  [`testing_buildBlockV1 (argument 1 = ${short(WITHDRAWAL_NULL)})`]: 'decodeAttributes reads w.index of null: -32603',
-}
+const KNOWN_ISSUES: Record<string, string> = {}
 
 /** Besu answers these with its own code whatever the parameters. */
 const OTHER_CODES: Record<string, number[]> = { eth_sendTransaction: [-32604] }

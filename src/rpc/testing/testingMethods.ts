@@ -40,12 +40,18 @@ function decodeAttributes(v: unknown): Attributes {
     timestamp: quantity(o.timestamp),
     prevRandao: fixed(32, 'prevRandao')(o.prevRandao),
     feeRecipient: fixed(20, 'suggestedFeeRecipient')(o.suggestedFeeRecipient),
-    withdrawals: (w as Record<string, unknown>[] | undefined)?.map((x) => ({
-      index: quantity(x.index),
-      validatorIndex: quantity(x.validatorIndex),
-      address: fixed(20, 'address')(x.address),
-      amount: quantity(x.amount),
-    })),
+    withdrawals: (w as unknown[] | undefined)?.map((item) => {
+      const x =
+        typeof item === 'object' && item !== null
+          ? (item as Record<string, unknown>)
+          : fail('withdrawals: expected objects')
+      return {
+        index: quantity(x.index),
+        validatorIndex: quantity(x.validatorIndex),
+        address: fixed(20, 'address')(x.address),
+        amount: quantity(x.amount),
+      }
+    }),
     parentBeaconBlockRoot:
       o.parentBeaconBlockRoot == null ? undefined : fixed(32, 'parentBeaconBlockRoot')(o.parentBeaconBlockRoot),
   }
