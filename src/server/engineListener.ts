@@ -16,7 +16,8 @@ import type { DispatchOptions, RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { RpcContext, RpcServices } from '../rpc/context.ts'
-import { hostChecker, type RunningListener } from './rpcListener.ts'
+import { hostChecker } from './httpGuard.ts'
+import type { RunningListener } from './rpcListener.ts'
 
 const log = createLogger('engine-server')
 const MAX_BODY_BYTES = 128 * 1024 * 1024

@@ -3,7 +3,6 @@
  * and CORS for browser requests (403 for an origin not allowed, preflight answered here).
  */
 import type { MiddlewareHandler } from 'hono'
-import { hostChecker } from './rpcListener.ts'
 
 /** A hono middleware enforcing `hostAllowlist` and `corsOrigins` (`*` allows any in both). */
 export function hostAndCorsGuard(hostAllowlist: string[], corsOrigins: string[]): MiddlewareHandler {
@@ -24,5 +23,16 @@ export function hostAndCorsGuard(hostAllowlist: string[], corsOrigins: string[])
       }
     }
     await next()
+  }
+}
+
+/** A Host-header test for an allowlist (`*` allows any); the port is ignored. */
+export function hostChecker(allowlist: string[]): (host: string | undefined) => boolean {
+  if (allowlist.includes('*')) return () => true
+  const allowed = new Set(allowlist.map((h) => h.toLowerCase()))
+  return (host) => {
+    if (!host) return false
+    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]
+    return allowed.has(name.toLowerCase())
   }
 }

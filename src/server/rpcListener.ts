@@ -8,6 +8,7 @@ import { createBunWebSocket } from 'hono/bun'
 import type { DispatchOptions, RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { Connection, RpcContext, RpcServices } from '../rpc/context.ts'
+import { hostAndCorsGuard, hostChecker } from './httpGuard.ts'
 
 const log = createLogger('server')
 /** Besu's defaults: --rpc-http-max-request-content-length 5 MiB, --rpc-ws-max-frame-size 1 MiB. */
@@ -43,22 +44,7 @@ export function startRpcListener(
   const app = new Hono()
   const isHostAllowed = hostChecker(opts.hostAllowlist)
 
-  app.use('*', async (c, next) => {
-    if (!isHostAllowed(c.req.header('host'))) return c.text('Host not authorized.', 403)
-    const origin = c.req.header('origin')
-    if (origin !== undefined) {
-      if (!isOriginAllowed(opts.corsOrigins, origin)) return c.text('Origin not allowed.', 403)
-      c.header('Access-Control-Allow-Origin', opts.corsOrigins.includes('*') ? '*' : origin)
-      c.header('Vary', 'Origin')
-      if (c.req.method === 'OPTIONS') {
-        c.header('Access-Control-Allow-Methods', 'POST, GET, OPTIONS')
-        c.header('Access-Control-Allow-Headers', c.req.header('access-control-request-headers') ?? 'content-type')
-        c.header('Access-Control-Max-Age', '86400')
-        return c.body(null, 204)
-      }
-    }
-    await next()
-  })
+  app.use('*', hostAndCorsGuard(opts.hostAllowlist, opts.corsOrigins))
   app.get('/liveness', (c) => c.json({ status: 'UP' }))
   app.get('/readiness', (c) => c.json({ status: 'UP' }))
   app.get(
@@ -126,7 +112,11 @@ export function startRpcListener(
     maxRequestBodySize: MAX_BODY_BYTES,
     idleTimeout: 120,
   })
-  log.info('listening', { url: `http://${opts.host}:${server.port}`, apis: opts.apis.join(','), http: opts.isHttpServed })
+  log.info('listening', {
+    url: `http://${opts.host}:${server.port}`,
+    apis: opts.apis.join(','),
+    http: opts.isHttpServed,
+  })
   return { port: server.port ?? opts.port, stop: async () => void (await server.stop(true)) }
 }
 
@@ -142,19 +132,4 @@ interface RpcAnswer {
 /** Whether an absolute request URL's path is exactly `/` (no query). */
 function isRootPath(url: string): boolean {
   return url.indexOf('/', url.indexOf('//') + 2) === url.length - 1
-}
-
-/** A Host-header test for an allowlist (`*` allows any). */
-export function hostChecker(allowlist: string[]): (host: string | undefined) => boolean {
-  if (allowlist.includes('*')) return () => true
-  const allowed = new Set(allowlist.map((h) => h.toLowerCase()))
-  return (host) => {
-    if (!host) return false
-    const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]
-    return allowed.has(name.toLowerCase())
-  }
-}
-
-function isOriginAllowed(allowed: string[], origin: string): boolean {
-  return allowed.includes('*') || allowed.includes(origin)
 }
