@@ -9,11 +9,12 @@ import { InvalidParamsError } from '../jsonrpc/errors.ts'
 import { bytesToHex, toQuantity } from '../primitives/hex.ts'
 import type { BuiltPayload } from '../producer/payloadBuilder.ts'
 import type { RpcContext } from '../rpc/context.ts'
+import { blockToBodyJson, blockToPayloadJson } from '../rpc/payloadJson.ts'
 import { blobsBundle } from './blobs.ts'
 import { engineOf } from './engineOf.ts'
 import { engineError } from './errors.ts'
 import { type EngineFork, requireFork } from './forkRules.ts'
-import { blockToBodyJson, blockToPayloadJson, ep } from './payloadCodec.ts'
+import { ep } from './payloadCodec.ts'
 
 /** Most payload bodies one request may ask for (execution-apis shanghai.md). */
 export const MAX_PAYLOAD_BODIES = 1024n

@@ -9,6 +9,7 @@ import type { Receipt } from '../chain/receipts.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import type { StoredLog } from '../storage/chainStore.ts'
 import { fees } from '../txpool/txPool.ts'
+import { withdrawalJson } from './payloadJson.ts'
 
 type Json = Record<string, unknown>
 
@@ -51,12 +52,7 @@ export function formatBlock(block: Block, isFull: boolean, senders: Uint8Array[]
     : block.transactions.map((tx) => bytesToHex(tx.hash()))
   out.uncles = block.uncleHeaders.map((u) => bytesToHex(u.hash()))
   if (block.withdrawals !== undefined) {
-    out.withdrawals = block.withdrawals.map((w) => ({
-      index: toQuantity(w.index),
-      validatorIndex: toQuantity(w.validatorIndex),
-      address: bytesToHex(w.address.bytes),
-      amount: toQuantity(w.amount),
-    }))
+    out.withdrawals = block.withdrawals.map(withdrawalJson)
   }
   return sortKeys(out)
 }
@@ -83,7 +79,9 @@ export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, at?:
     blockTimestamp: at ? toQuantity(at.block.header.timestamp) : undefined,
     from: bytesToHex(sender),
     gas: toQuantity(tx.gasLimit),
-    gasPrice: toQuantity(tx.type >= 2 && at && baseFee !== undefined ? effectivePrice(maxFee, priorityFee, baseFee) : maxFee),
+    gasPrice: toQuantity(
+      tx.type >= 2 && at && baseFee !== undefined ? effectivePrice(maxFee, priorityFee, baseFee) : maxFee,
+    ),
     maxFeePerGas: tx.type >= 2 ? toQuantity(maxFee) : undefined,
     maxPriorityFeePerGas: tx.type >= 2 ? toQuantity(priorityFee) : undefined,
     maxFeePerBlobGas: t.maxFeePerBlobGas === undefined ? undefined : toQuantity(t.maxFeePerBlobGas),
@@ -94,8 +92,12 @@ export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, at?:
     transactionIndex: at ? toQuantity(at.index) : null,
     value: toQuantity(tx.value),
     type: toQuantity(tx.type),
-    accessList: tx.type >= 1 ? (t.accessList ?? []).map(([a, keys]) => ({ address: bytesToHex(a), storageKeys: keys.map(bytesToHex) })) : undefined,
-    chainId: tx.type >= 1 || (tx.v !== undefined && tx.v > 28n) ? toQuantity(t.chainId ?? tx.common.chainId()) : undefined,
+    accessList:
+      tx.type >= 1
+        ? (t.accessList ?? []).map(([a, keys]) => ({ address: bytesToHex(a), storageKeys: keys.map(bytesToHex) }))
+        : undefined,
+    chainId:
+      tx.type >= 1 || (tx.v !== undefined && tx.v > 28n) ? toQuantity(t.chainId ?? tx.common.chainId()) : undefined,
     // @ethereumjs/tx v10 holds versioned hashes as hex strings.
     blobVersionedHashes: t.blobVersionedHashes?.map((h) => (typeof h === 'string' ? h : bytesToHex(h))),
     authorizationList: tx.type === 4 ? (t.authorizationList ?? []).map(formatAuthorization) : undefined,
@@ -167,8 +169,13 @@ export function formatReceipt(c: ReceiptContext): Json {
 }
 
 function formatLogFields(
-  block: Block, txHash: Hex, txIndex: number, logIndex: number,
-  address: Uint8Array, topics: Uint8Array[], data: Uint8Array,
+  block: Block,
+  txHash: Hex,
+  txIndex: number,
+  logIndex: number,
+  address: Uint8Array,
+  topics: Uint8Array[],
+  data: Uint8Array,
 ): Json {
   return {
     address: bytesToHex(address),
@@ -205,4 +212,3 @@ function sortKeys(o: Json): Json {
   for (const k of Object.keys(o).sort()) out[k] = o[k]
   return out
 }
-

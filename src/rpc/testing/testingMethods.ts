@@ -14,6 +14,7 @@ import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { openState } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
 import { decodeRawTransaction } from '../eth/txMethods.ts'
+import { blockToPayloadJson } from '../payloadJson.ts'
 
 interface Withdrawal {
   index: bigint
@@ -126,36 +127,6 @@ function blobsBundle(txs: TypedTransaction[]) {
   return out
 }
 
-/** The block as an ExecutionPayloadV3 (the shape engine_getPayload answers with). */
-function payloadJson(block: Block): Record<string, unknown> {
-  const h = block.header
-  const q = toQuantity
-  return {
-    parentHash: bytesToHex(h.parentHash),
-    feeRecipient: bytesToHex(h.coinbase.bytes),
-    stateRoot: bytesToHex(h.stateRoot),
-    receiptsRoot: bytesToHex(h.receiptTrie),
-    logsBloom: bytesToHex(h.logsBloom),
-    prevRandao: bytesToHex(h.mixHash),
-    blockNumber: q(h.number),
-    gasLimit: q(h.gasLimit),
-    gasUsed: q(h.gasUsed),
-    timestamp: q(h.timestamp),
-    extraData: bytesToHex(h.extraData),
-    baseFeePerGas: q(h.baseFeePerGas ?? 0n),
-    blockHash: bytesToHex(block.hash()),
-    transactions: block.transactions.map((tx) => bytesToHex(tx.serialize())),
-    withdrawals: block.withdrawals?.map((w) => ({
-      index: q(w.index),
-      validatorIndex: q(w.validatorIndex),
-      address: bytesToHex(w.address.bytes),
-      amount: q(w.amount),
-    })),
-    blobGasUsed: h.blobGasUsed === undefined ? undefined : q(h.blobGasUsed),
-    excessBlobGas: h.excessBlobGas === undefined ? undefined : q(h.excessBlobGas),
-  }
-}
-
 /**
  * Builds a block on `parentHash` from `transactions` (the pool's when null) and returns it as a
  * getPayload-style envelope. Spec: execution-apis src/testing/testing_buildBlockV1.yaml
@@ -182,7 +153,7 @@ export const buildBlockV1 = defineMethod({
     }
     const { block, requests } = await builder.build()
     return {
-      executionPayload: payloadJson(block),
+      executionPayload: blockToPayloadJson(block),
       blockValue: toQuantity(builder.minerValue),
       blobsBundle: blobsBundle(included.filter((tx) => tx.type === 3)),
       executionRequests: (requests ?? []).filter((r) => r.bytes.length > 1).map((r) => bytesToHex(r.bytes)),
