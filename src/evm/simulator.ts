@@ -7,7 +7,7 @@
 import { type Block, createBlock, type HeaderData } from '@ethereumjs/block'
 import type { Log } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Address } from '@ethereumjs/util'
+import { Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
 import { type RunTxResult, runTx } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { StateManager } from '../state/worldState.ts'
@@ -18,7 +18,8 @@ import { startBlock } from './fastBlockBuilder.ts'
 import { openScratchState } from './scratchState.ts'
 import type { BlockOverrides } from './simulationBlock.ts'
 import { applyStateOverrides, type StateOverrides } from './stateOverrides.ts'
-import { createVm, type VM } from './vmFactory.ts'
+import { enableTransferLogs, takeTransferLogs } from './transferLogs.ts'
+import { type BlockSource, createVm, type VM } from './vmFactory.ts'
 
 export interface BlockStateCall {
   blockOverrides?: BlockOverrides
@@ -29,7 +30,9 @@ export interface BlockStateCall {
 export interface SimulateRequest {
   blockStateCalls: BlockStateCall[]
   isValidated: boolean
-  /** The RPC gas cap (0 = none): a call's gas when it names none, within the block's remaining gas. */
+  /** Report ETH transfers as ERC-7528 logs in the calls' results. */
+  isTraceTransfers?: boolean
+  /** The RPC gas cap (0 = none): the gas all calls of the simulation may use together. */
   gasCap: bigint
 }
 
@@ -118,40 +121,88 @@ export function unsignedTxHash(tx: TypedTransaction): Uint8Array {
   return keccak_256(tx.serialize())
 }
 
+/** BLOCKHASH's view: stored blocks up to the base, then the blocks simulated so far. */
+function simulatedChain(chain: CallChain, base: Block, built: Map<bigint, Block>): BlockSource {
+  return {
+    getBlockByNumber: async (n) => (n <= base.header.number ? chain.getBlockByNumber(n) : built.get(n)),
+  }
+}
+
 /** Runs every block state call in order; throws SimulateError when a call cannot be included. */
 export async function simulate(chain: CallChain, base: Block, req: SimulateRequest): Promise<SimulatedBlock[]> {
   const state = openScratchState(chain, base.header.stateRoot)
-  const vm = await createVm(chain.common, state, chain)
+  const built = new Map<bigint, Block>()
+  const vm = await createVm(chain.common, state, simulatedChain(chain, base, built))
+  if (req.isTraceTransfers) enableTransferLogs(vm.common)
+  const run: SimulationRun = { vm, state, req, budget: req.gasCap > 0n ? req.gasCap : undefined }
   const out: SimulatedBlock[] = []
   let parent = base
   for (const step of plan(base, req)) {
-    const result = await simulateBlock(vm, state, parent, step.overrides, step.call, req)
+    const result = await simulateBlock(run, parent, step.overrides, step.call)
     out.push(result)
+    built.set(result.block.header.number, result.block)
     parent = result.block
   }
   return out
 }
 
+interface SimulationRun {
+  vm: VM
+  state: StateManager
+  req: SimulateRequest
+  /** Gas the remaining calls may still use (geth's RPC gas cap over the whole simulation). */
+  budget?: bigint
+}
+
+/**
+ * geth's simulation skips EIP-3607 (a sender with code): hide the sender's code from the VM's
+ * one sender check, the first read of its account in `runTx`.
+ */
+async function allowSenderWithCode(vm: VM, sender: Address): Promise<void> {
+  const account = await vm.stateManager.getAccount(sender)
+  if (!account || equalsBytes(account.codeHash, KECCAK256_NULL)) return
+  const sm = vm.stateManager
+  const getAccount = sm.getAccount
+  sm.getAccount = async (a: Address) => {
+    const acc = await getAccount.call(sm, a)
+    if (!acc || !a.equals(sender)) return acc
+    sm.getAccount = getAccount
+    let isMasked = true
+    Object.defineProperty(acc, 'codeHash', {
+      configurable: true,
+      get() {
+        if (!isMasked) return (this as { _codeHash: Uint8Array })._codeHash
+        isMasked = false
+        return KECCAK256_NULL
+      },
+      set(v: Uint8Array) {
+        ;(this as { _codeHash: Uint8Array })._codeHash = v
+      },
+    })
+    return acc
+  }
+}
+
 async function simulateBlock(
-  vm: VM,
-  state: StateManager,
+  run: SimulationRun,
   parent: Block,
   o: BlockOverrides,
   step: BlockStateCall | undefined,
-  req: SimulateRequest,
 ): Promise<SimulatedBlock> {
-  const { isValidated, gasCap } = req
+  const { vm, state } = run
+  const { isValidated } = run.req
   vm.common.setHardforkBy({ blockNumber: o.number!, timestamp: o.time! })
   if (step?.stateOverrides) await applyStateOverrides(vm, state, step.stateOverrides)
   const london = vm.common.isActivatedEIP(1559)
+  // geth: fee recipient, difficulty and gas limit carry over from the block before.
   const headerData: HeaderData = {
     parentHash: parent.hash(),
     number: o.number,
     timestamp: o.time,
     gasLimit: o.gasLimit ?? parent.header.gasLimit,
-    coinbase: o.feeRecipient ?? ZERO_ADDRESS,
+    coinbase: o.feeRecipient ?? parent.header.coinbase,
     mixHash: o.prevRandao ?? ZERO_32,
-    difficulty: 0n,
+    difficulty: parent.header.difficulty,
     baseFeePerGas: london ? (o.baseFeePerGas ?? (isValidated ? parent.header.calcNextBaseFee() : 0n)) : undefined,
     parentBeaconBlockRoot: vm.common.isActivatedEIP(4788) ? ZERO_32 : undefined,
   }
@@ -166,60 +217,16 @@ async function simulateBlock(
     transactionResults: RunTxResult[]
     headerData: HeaderData
   }
-  const env = createBlock(
-    { header: { ...fields.headerData, gasUsed: 0n } },
-    { common: vm.common, freeze: false, skipConsensusFormatValidation: true },
-  )
+  const envHeader = { ...fields.headerData, gasUsed: 0n }
+  const blockOpts = { common: vm.common, freeze: false, skipConsensusFormatValidation: true }
+  const env = createBlock({ header: envHeader }, blockOpts)
+  // Without validation a call may offer less than the base fee (geth's NoBaseFee).
+  const feeFreeEnv = london ? createBlock({ header: { ...envHeader, baseFeePerGas: 0n } }, blockOpts) : env
   const blobBaseFee = o.blobBaseFee ?? (isValidated ? undefined : 0n)
   if (blobBaseFee !== undefined && vm.common.isActivatedEIP(4844))
-    Object.assign(env.header, { getBlobGasPrice: () => blobBaseFee })
+    for (const b of [env, feeFreeEnv]) Object.assign(b.header, { getBlobGasPrice: () => blobBaseFee })
   const calls: SimulatedCall[] = []
-  for (const c of step?.calls ?? []) {
-    const sender = c.from ?? ZERO_ADDRESS
-    const nonce = c.nonce ?? (await vm.stateManager.getAccount(new Address(sender)))?.nonce ?? 0n
-    const remaining = BigInt(headerData.gasLimit as bigint) - builder.gasUsed
-    const gasLimit = c.gas ?? (gasCap > 0n && gasCap < remaining ? gasCap : remaining)
-    const gasPrice = c.gasPrice ?? 0n
-    const fees = {
-      gasPrice,
-      maxFeePerGas: c.maxFeePerGas ?? gasPrice,
-      maxPriorityFeePerGas: c.maxPriorityFeePerGas ?? gasPrice,
-      maxFeePerBlobGas: c.maxFeePerBlobGas ?? 0n,
-    }
-    let r: RunTxResult
-    let tx: TypedTransaction
-    try {
-      // Simulations are not bound by EIP-7825's per-transaction cap (geth's defaults exceed it).
-      tx = buildCallTransaction(vm.common, c, gasLimit > MAX_TX_GAS ? MAX_TX_GAS : gasLimit, nonce, fees)
-      Object.assign(tx, { gasLimit })
-      if (tx.gasLimit > BigInt(headerData.gasLimit as bigint) - builder.gasUsed)
-        throw new SimulateError('blockGasLimitReached', 'block gas limit reached')
-      r = await runTx(vm, {
-        tx,
-        block: env,
-        skipNonce: !isValidated,
-        skipBalance: !isValidated,
-        skipHardForkValidation: true,
-        blockGasUsed: builder.gasUsed,
-      })
-    } catch (e) {
-      throw e instanceof SimulateError ? e : callRefusal(e)
-    }
-    fields.transactions.push(tx)
-    fields.transactionResults.push(r)
-    builder.gasUsed += r.blockGasSpent ?? r.totalGasSpent
-    const err = r.execResult.exceptionError?.error
-    calls.push({
-      sender,
-      returnData: r.execResult.returnValue,
-      logs: err ? [] : (r.execResult.logs ?? []),
-      gasUsed: r.totalGasSpent,
-      maxUsedGas: gasBeforeRefund(r.totalGasSpent, r.gasRefund ?? 0n),
-      isSuccess: err === undefined,
-      isRevert: err === 'revert',
-      exceptionError: err,
-    })
-  }
+  for (const c of step?.calls ?? []) calls.push(await simulateCall(run, builder, fields, c, env, feeFreeEnv))
   // The block re-creates its transactions; let them keep gas above EIP-7825's cap, as geth's do.
   const relaxed = vm.common.copy()
   const isActive = relaxed.isActivatedEIP.bind(relaxed)
@@ -228,4 +235,66 @@ async function simulateBlock(
   const { block } = await builder.build()
   for (const tx of block.transactions) Object.assign(tx, { hash: () => unsignedTxHash(tx) })
   return { block, calls }
+}
+
+type Builder = Awaited<ReturnType<typeof startBlock>>
+
+async function simulateCall(
+  run: SimulationRun,
+  builder: Builder,
+  fields: { transactions: TypedTransaction[]; transactionResults: RunTxResult[]; headerData: HeaderData },
+  c: CallRequest,
+  env: Block,
+  feeFreeEnv: Block,
+): Promise<SimulatedCall> {
+  const { vm } = run
+  const { isValidated } = run.req
+  const sender = c.from ?? ZERO_ADDRESS
+  const nonce = c.nonce ?? (await vm.stateManager.getAccount(new Address(sender)))?.nonce ?? 0n
+  const remaining = BigInt(fields.headerData.gasLimit as bigint) - builder.gasUsed
+  let gasLimit = c.gas ?? remaining
+  if (run.budget !== undefined && gasLimit > run.budget) gasLimit = run.budget
+  const gasPrice = c.gasPrice ?? 0n
+  const fees = {
+    gasPrice,
+    maxFeePerGas: c.maxFeePerGas ?? gasPrice,
+    maxPriorityFeePerGas: c.maxPriorityFeePerGas ?? gasPrice,
+    maxFeePerBlobGas: c.maxFeePerBlobGas ?? 0n,
+  }
+  let r: RunTxResult
+  let tx: TypedTransaction
+  try {
+    // Simulations are not bound by EIP-7825's per-transaction cap (geth's defaults exceed it).
+    tx = buildCallTransaction(vm.common, c, gasLimit > MAX_TX_GAS ? MAX_TX_GAS : gasLimit, nonce, fees)
+    Object.assign(tx, { gasLimit })
+    if (tx.gasLimit > remaining) throw new SimulateError('blockGasLimitReached', 'block gas limit reached')
+    const baseFee = env.header.baseFeePerGas ?? 0n
+    const offered = 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx.gasPrice as bigint)
+    await allowSenderWithCode(vm, new Address(sender))
+    r = await runTx(vm, {
+      tx,
+      block: !isValidated && offered < baseFee ? feeFreeEnv : env,
+      skipNonce: !isValidated,
+      skipHardForkValidation: true,
+      blockGasUsed: builder.gasUsed,
+    })
+  } catch (e) {
+    throw e instanceof SimulateError ? e : callRefusal(e)
+  }
+  const logs = run.req.isTraceTransfers ? takeTransferLogs(r, vm.common) : (r.execResult.logs ?? [])
+  fields.transactions.push(tx)
+  fields.transactionResults.push(r)
+  builder.gasUsed += r.blockGasSpent ?? r.totalGasSpent
+  if (run.budget !== undefined) run.budget -= r.totalGasSpent
+  const err = r.execResult.exceptionError?.error
+  return {
+    sender,
+    returnData: r.execResult.returnValue,
+    logs: err ? [] : logs,
+    gasUsed: r.totalGasSpent,
+    maxUsedGas: gasBeforeRefund(r.totalGasSpent, r.gasRefund ?? 0n),
+    isSuccess: err === undefined,
+    isRevert: err === 'revert',
+    exceptionError: err,
+  }
 }

@@ -16,7 +16,7 @@ import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 import { formatBlock } from '../format.ts'
 import { decodeBlockOverrides, decodeCallRequest, decodeStateOverrides, field, list, object } from './callRequest.ts'
-import { requireBlock } from './resolveBlock.ts'
+import { findBlock } from './resolveBlock.ts'
 
 /** The spec's error codes for eth_simulateV1. */
 const CODES: Record<SimulateErrorKind, number> = {
@@ -64,6 +64,7 @@ function decodePayload(v: unknown): Payload {
   return {
     blockStateCalls,
     isValidated: field(o, 'validation', decoders.bool) ?? false,
+    isTraceTransfers: field(o, 'traceTransfers', decoders.bool) ?? false,
     isFullTransactions: field(o, 'returnFullTransactions', decoders.bool) ?? false,
   }
 }
@@ -113,7 +114,9 @@ export const simulateV1 = defineMethod({
   name: 'eth_simulateV1',
   params: [codec('simulation', decodePayload), p.block.optional('latest' as const)],
   handler: async (ctx: RpcContext, [payload, ref]) => {
-    const base = await requireBlock(ctx, ref)
+    // geth: a block the node does not have is -32000 "header not found" here.
+    const base = await findBlock(ctx, ref)
+    if (!base) throw new RpcError(-32000, 'header not found')
     try {
       const blocks = await simulate(ctx.chain, base, { ...payload, gasCap: ctx.settings.rpcGasCap })
       return blocks.map((b) => formatSimulatedBlock(b, payload.isFullTransactions))
