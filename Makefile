@@ -42,7 +42,7 @@ conformance: build
 
 # Basalt under a real consensus client (Lodestar 1.5.1, installed once into /tmp/lodestar); see docs/engine-api.md.
 e2e-lodestar: build
-	BASALT_BIN=$(CURDIR)/dist/basalt SHARED=$(SHARED) bash test/lodestar/run.sh
+	BASALT_BIN=$(CURDIR)/dist/basalt SHARED=$(SHARED) bash test/lodestar/run.sh --blocks 20 --timeout 180
 
 bench: build
 	bash bench/run.sh $(SHARED)/bench

@@ -20,6 +20,8 @@ RPC_PORT=$((BASE + 45)); ENGINE_PORT=$((BASE + 51))
 [ -f "$RUNNER" ] || { echo "FAIL: $RUNNER not found (set SHARED)"; exit 1; }
 
 WORK=$(mktemp -d /tmp/basalt-lodestar.XXXXXX)
+SENDER_PID=
+trap '[ -z "$SENDER_PID" ] || kill "$SENDER_PID" 2>/dev/null || true; [ -n "${LS_KEEP:-}" ] || rm -rf "$WORK"' EXIT
 node -e 'console.log(require("crypto").randomBytes(32).toString("hex"))' > "$WORK/jwt.hex"
 
 # The EL command runs with GENESIS_TIME, SHANGHAI_TIME and JWT_FILE exported by the runner.
@@ -42,5 +44,17 @@ exec "$BASALT_BIN" run --genesis-file "$WORK/genesis.json" --data-path "$WORK/da
 EOS
 
 echo "[lodestar] workdir $WORK"
+# Transfers sent while Lodestar drives the node, so that its blocks carry transactions.
+"$ROOT/node_modules/.bin/bun" "$HERE/sendTransfers.ts" --rpc-url "http://127.0.0.1:$RPC_PORT" --count "${LS_TX_COUNT:-8}" \
+  --seconds 170 > "$WORK/transfers.json" 2> "$WORK/transfers.log" &
+SENDER_PID=$!
+status=0
 bash "$RUNNER" --install --el-cmd "bash $WORK/el.sh" --engine-url "http://127.0.0.1:$ENGINE_PORT" \
-  --jwt "$WORK/jwt.hex" --rpc-url "http://127.0.0.1:$RPC_PORT" --workdir "$WORK/run" "$@"
+  --jwt "$WORK/jwt.hex" --rpc-url "http://127.0.0.1:$RPC_PORT" --workdir "$WORK/run" "$@" || status=$?
+wait "$SENDER_PID" || true
+echo "[lodestar] transfers: $(cat "$WORK/transfers.json" 2>/dev/null)"
+if ! node -e 'const t=JSON.parse(require("fs").readFileSync(process.argv[1],"utf8")); process.exit(t.sent>0 && t.mined===t.sent ? 0 : 1)' "$WORK/transfers.json" 2>/dev/null; then
+  echo "FAIL: not every transfer sent during the run was mined"; cat "$WORK/transfers.log" 2>/dev/null | tail -5
+  status=1
+fi
+exit "$status"
