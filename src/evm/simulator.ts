@@ -40,6 +40,8 @@ export interface SimulatedCall {
   sender: Uint8Array
   returnData: Uint8Array
   logs: Log[]
+  /** Logs the call emitted and then lost to a failure; geth's log indexes still count them. */
+  discardedLogCount: number
   gasUsed: bigint
   maxUsedGas: bigint
   isSuccess: boolean
@@ -55,6 +57,7 @@ export interface SimulatedBlock {
 export type SimulateErrorKind =
   | 'nonceTooLow'
   | 'nonceTooHigh'
+  | 'nonceMax'
   | 'baseFeeTooLow'
   | 'intrinsicGas'
   | 'insufficientFunds'
@@ -86,6 +89,7 @@ function callRefusal(e: unknown): Error {
   const m = f.message
   const nonces = /account has nonce of: (\d+) tx has nonce of: (\d+)/.exec(m)
   if (nonces) return new SimulateError(BigInt(nonces[2]) < BigInt(nonces[1]) ? 'nonceTooLow' : 'nonceTooHigh', m)
+  if (/nonce cannot equal or exceed/.test(m)) return new SimulateError('nonceMax', m)
   if (/baseFeePerGas/.test(m)) return new SimulateError('baseFeeTooLow', m)
   if (/INTRINSIC_GAS_TOO_LOW|minimum gas limit/.test(m)) return new SimulateError('intrinsicGas', m)
   if (/enough funds/.test(m)) return new SimulateError('insufficientFunds', m)
@@ -121,6 +125,20 @@ export function unsignedTxHash(tx: TypedTransaction): Uint8Array {
   return keccak_256(tx.serialize())
 }
 
+/**
+ * Precompiles that state overrides may move, while the addresses warm at the start of every
+ * transaction (EIP-2929; the VM reads them through `entries()`) stay the fork's own, as in geth.
+ */
+class PrecompileMap extends Map<string, unknown> {
+  constructor(private readonly original: Map<string, unknown>) {
+    super(original)
+  }
+
+  override entries(): MapIterator<[string, unknown]> {
+    return this.original.entries()
+  }
+}
+
 /** BLOCKHASH's view: stored blocks up to the base, then the blocks simulated so far. */
 function simulatedChain(chain: CallChain, base: Block, built: Map<bigint, Block>): BlockSource {
   return {
@@ -134,7 +152,8 @@ export async function simulate(chain: CallChain, base: Block, req: SimulateReque
   const built = new Map<bigint, Block>()
   const vm = await createVm(chain.common, state, simulatedChain(chain, base, built))
   if (req.isTraceTransfers) enableTransferLogs(vm.common)
-  const run: SimulationRun = { vm, state, req, budget: req.gasCap > 0n ? req.gasCap : undefined }
+  const precompiles = new Map(vm.evm.precompiles as Map<string, unknown>)
+  const run: SimulationRun = { vm, state, req, precompiles, budget: req.gasCap > 0n ? req.gasCap : undefined }
   const out: SimulatedBlock[] = []
   let parent = base
   for (const step of plan(base, req)) {
@@ -150,6 +169,8 @@ interface SimulationRun {
   vm: VM
   state: StateManager
   req: SimulateRequest
+  /** The base block's precompiles: every block starts from them, whatever earlier overrides moved. */
+  precompiles: Map<string, unknown>
   /** Gas the remaining calls may still use (geth's RPC gas cap over the whole simulation). */
   budget?: bigint
 }
@@ -192,7 +213,18 @@ async function simulateBlock(
   const { vm, state } = run
   const { isValidated } = run.req
   vm.common.setHardforkBy({ blockNumber: o.number!, timestamp: o.time! })
-  if (step?.stateOverrides) await applyStateOverrides(vm, state, step.stateOverrides)
+  Object.assign(vm.evm, { _precompiles: new PrecompileMap(run.precompiles) })
+  if (step?.stateOverrides) {
+    await applyStateOverrides(vm, state, step.stateOverrides)
+    // Overridden accounts left empty do not exist (EIP-161), as in geth's finalised state.
+    for (const [address] of step.stateOverrides) {
+      const a = new Address(address)
+      if ((await state.getAccount(a))?.isEmpty()) await state.deleteAccount(a)
+    }
+    // Write the overrides through now: cache entries made before the block's checkpoint would
+    // otherwise stay out of its state root unless a call touches them again.
+    await state.flush()
+  }
   const london = vm.common.isActivatedEIP(1559)
   // geth: fee recipient, difficulty and gas limit carry over from the block before.
   const headerData: HeaderData = {
@@ -285,12 +317,17 @@ async function simulateCall(
   fields.transactions.push(tx)
   fields.transactionResults.push(r)
   builder.gasUsed += r.blockGasSpent ?? r.totalGasSpent
+  const blobs = (tx as { blobVersionedHashes?: Uint8Array[] }).blobVersionedHashes?.length ?? 0
+  if (blobs > 0)
+    (builder as unknown as { blobGasUsed: bigint }).blobGasUsed += BigInt(blobs) * vm.common.param('blobGasPerBlob')
   if (run.budget !== undefined) run.budget -= r.totalGasSpent
   const err = r.execResult.exceptionError?.error
   return {
     sender,
     returnData: r.execResult.returnValue,
     logs: err ? [] : logs,
+    // The top-level value transfer's log, made before the call failed.
+    discardedLogCount: err && run.req.isTraceTransfers && (c.value ?? 0n) > 0n && c.to !== undefined ? 1 : 0,
     gasUsed: r.totalGasSpent,
     maxUsedGas: gasBeforeRefund(r.totalGasSpent, r.gasRefund ?? 0n),
     isSuccess: err === undefined,

@@ -22,6 +22,7 @@ import { findBlock } from './resolveBlock.ts'
 const CODES: Record<SimulateErrorKind, number> = {
   nonceTooLow: -38010,
   nonceTooHigh: -38011,
+  nonceMax: -32603,
   baseFeeTooLow: -38012,
   intrinsicGas: -38013,
   insufficientFunds: -38014,
@@ -88,8 +89,10 @@ function formatLog(log: Log, b: SimulatedBlock, txIndex: number, logIndex: numbe
 function formatSimulatedBlock(b: SimulatedBlock, isFull: boolean) {
   let logIndex = 0
   const calls = b.calls.map((c, i) => {
+    logIndex += c.discardedLogCount
     const out: Record<string, unknown> = {
-      returnData: bytesToHex(c.returnData),
+      // geth: a revert's output is the error's data, not the call's return data.
+      returnData: c.isRevert ? '0x' : bytesToHex(c.returnData),
       logs: c.logs.map((l) => formatLog(l, b, i, logIndex++)),
       gasUsed: toQuantity(c.gasUsed),
       maxUsedGas: toQuantity(c.maxUsedGas),
