@@ -4,17 +4,19 @@
  * each with its own Common copy) for every transaction it adds, which makes building a block of n
  * transactions O(n²). This subclass runs each transaction against one header-only block made at
  * the start and keeps the library's system calls (EIP-4788, EIP-2935), withdrawals, requests
- * (EIP-7685) and `build()` unchanged.
+ * (EIP-7685) and `build()` unchanged, except for one shortcut: the EIP-7002/7251 dequeue call of a
+ * request contract whose queue is empty is skipped (see `idleRequestContracts`).
  */
 import { type Block, createBlock } from '@ethereumjs/block'
-import { txExceedsAvailableBlockGas8037 } from '@ethereumjs/evm'
+import { type EVMResult, type EVMRunCallOpts, txExceedsAvailableBlockGas8037 } from '@ethereumjs/evm'
 import {
   Blob4844Tx,
   createMinimal4844TxFromNetworkWrapper,
   NetworkWrapperType,
   type TypedTransaction,
 } from '@ethereumjs/tx'
-import { BlockBuilder, type BuildBlockOpts, type RunTxResult, runTx, type VM } from '@ethereumjs/vm'
+import { type Address, bigIntToAddressBytes, bytesToHex, createAddressFromBigInt } from '@ethereumjs/util'
+import { BlockBuilder, type BuildBlockOpts, type RunTxResult, runTx, type SealBlockOpts, type VM } from '@ethereumjs/vm'
 
 /** The library builder's fields this subclass maintains (private in its typings, plain at runtime). */
 interface BuilderFields {
@@ -30,8 +32,36 @@ interface BuilderFields {
   checkStatus(): void
 }
 
+/** Storage slots of the EIP-7002/7251 contracts: excess (0), count (1), queue head (2), queue tail (3). */
+const REQUEST_QUEUE_SLOTS = [0, 1, 2, 3].map((i) => {
+  const key = new Uint8Array(32)
+  key[31] = i
+  return key
+})
+
+/** What the dequeue system call of an idle request contract returns: no requests. */
+const IDLE_REQUEST_CALL = {
+  execResult: { returnValue: new Uint8Array(0), executionGasUsed: 0n },
+} as unknown as EVMResult
+
+export interface FastBuildOptions {
+  /**
+   * Code hashes (hex) of the EIP-7002/7251 contracts whose semantics the shortcut relies on. With
+   * none given, every request system call runs in the EVM.
+   */
+  requestContractCodeHashes?: ReadonlySet<string>
+}
+
 export class FastBlockBuilder extends BlockBuilder {
   private headerBlock?: Block
+
+  constructor(
+    vm: VM,
+    opts: BuildBlockOpts,
+    private readonly fastOpts: FastBuildOptions = {},
+  ) {
+    super(vm, opts)
+  }
 
   /** Runs `tx` on the block being built and adds it; throws when it cannot be included. */
   override async addTransaction(
@@ -88,6 +118,64 @@ export class FastBlockBuilder extends BlockBuilder {
     return result
   }
 
+  /**
+   * Builds the block; a request contract that `idleRequestContracts` finds idle answers its system
+   * call with no requests instead of running, which leaves the same state (see there).
+   */
+  override async build(sealOpts?: SealBlockOpts): ReturnType<BlockBuilder['build']> {
+    const { vm } = this as unknown as BuilderFields
+    const idle = await this.idleRequestContracts()
+    if (idle.size === 0) return super.build(sealOpts)
+    const evm = vm.evm as { runCall(o: EVMRunCallOpts): Promise<EVMResult> }
+    const runCall = evm.runCall
+    const isOwn = Object.hasOwn(evm, 'runCall')
+    const system = bytesToHex(bigIntToAddressBytes(vm.common.param('systemAddress')))
+    evm.runCall = (o) =>
+      o.to !== undefined && idle.has(o.to.toString()) && o.caller?.toString() === system
+        ? Promise.resolve(IDLE_REQUEST_CALL)
+        : runCall.call(vm.evm, o)
+    try {
+      return await super.build(sealOpts)
+    } finally {
+      if (isOwn) evm.runCall = runCall
+      else delete (evm as Partial<typeof evm>).runCall
+    }
+  }
+
+  /**
+   * The EIP-7002/7251 contracts (known code only) whose dequeue call would change nothing. Called by
+   * the system address, the contract dequeues nothing from an empty queue (head = tail), writes 0
+   * to head and tail, writes the new excess — max(0, excess + count − target), 0 when excess and
+   * count are 0 — and 0 to count, and returns no requests. With all four slots 0 every write
+   * stores the value already there, so the state and the (empty) requests are what the call gives.
+   * Not used with EIP-7928, whose access list records the call's reads.
+   */
+  private async idleRequestContracts(): Promise<Set<string>> {
+    const { vm } = this as unknown as BuilderFields
+    const idle = new Set<string>()
+    const codeHashes = this.fastOpts.requestContractCodeHashes
+    if (!codeHashes || !vm.common.isActivatedEIP(7685) || vm.common.isActivatedEIP(7928)) return idle
+    const contracts: [number, string][] = [
+      [7002, 'withdrawalRequestPredeployAddress'],
+      [7251, 'consolidationRequestPredeployAddress'],
+    ]
+    for (const [eip, param] of contracts) {
+      if (!vm.common.isActivatedEIP(eip)) continue
+      const address: Address = createAddressFromBigInt(vm.common.param(param))
+      const account = await vm.stateManager.getAccount(address)
+      if (!account || !codeHashes.has(bytesToHex(account.codeHash))) continue
+      let isIdle = true
+      for (const slot of REQUEST_QUEUE_SLOTS) {
+        if ((await vm.stateManager.getStorage(address, slot)).length > 0) {
+          isIdle = false
+          break
+        }
+      }
+      if (isIdle) idle.add(address.toString())
+    }
+    return idle
+  }
+
   private checkBlobTx(tx: Blob4844Tx, blobGasPerBlob: bigint, allowNoBlobs: boolean): void {
     const { vm } = this as unknown as BuilderFields
     const is7594 = vm.common.isActivatedEIP(7594)
@@ -107,8 +195,12 @@ export class FastBlockBuilder extends BlockBuilder {
 }
 
 /** Starts a block on `opts.parentBlock`: the builder with the block's system calls already applied. */
-export async function startBlock(vm: VM, opts: BuildBlockOpts): Promise<FastBlockBuilder> {
-  const builder = new FastBlockBuilder(vm, opts)
+export async function startBlock(
+  vm: VM,
+  opts: BuildBlockOpts,
+  fastOpts: FastBuildOptions = {},
+): Promise<FastBlockBuilder> {
+  const builder = new FastBlockBuilder(vm, opts, fastOpts)
   await builder.initState()
   return builder
 }

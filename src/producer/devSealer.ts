@@ -5,16 +5,25 @@
  * `Chain.commitBlock`, so a block is durable before any client sees its receipt.
  */
 import type { Block } from '@ethereumjs/block'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
+import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm, type VM } from '../evm/vmFactory.ts'
 import type { Clock } from '../primitives/clock.ts'
-import { bytesToHex } from '../primitives/hex.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { openState } from '../state/worldState.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
 
 const log = createLogger('sealer')
+
+/** The request contracts (EIP-7002, EIP-7251) whose idle dequeue call the block builder may skip. */
+const REQUEST_CONTRACT_CODE_HASHES: ReadonlySet<string> = new Set(
+  SYSTEM_CONTRACTS.filter((c) => c.eip === 'EIP-7002' || c.eip === 'EIP-7251').map((c) =>
+    bytesToHex(keccak_256(hexToBytes(c.code))),
+  ),
+)
 
 /** Resolves after the event loop has handled the I/O that is already waiting. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
@@ -103,18 +112,22 @@ export class DevSealer {
     const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))
     const timestamp = timestampSec ?? (nowSec > parent.header.timestamp ? nowSec : parent.header.timestamp + 1n)
     vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp })
-    const builder = await startBlock(vm, {
-      parentBlock: parent,
-      headerData: {
-        timestamp,
-        coinbase: this.opts.coinbase,
-        gasLimit: parent.header.gasLimit,
-        mixHash: parent.header.mixHash,
-        difficulty: 0n,
+    const builder = await startBlock(
+      vm,
+      {
+        parentBlock: parent,
+        headerData: {
+          timestamp,
+          coinbase: this.opts.coinbase,
+          gasLimit: parent.header.gasLimit,
+          mixHash: parent.header.mixHash,
+          difficulty: 0n,
+        },
+        withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
+        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
       },
-      withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
-      blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
-    })
+      { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
+    )
     const included: PoolTx[] = []
     for (const t of candidates) {
       try {

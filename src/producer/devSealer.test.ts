@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'bun:test'
+import { createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { Address, KECCAK256_RLP } from '@ethereumjs/util'
+import { importBlock } from '../chain/blockImporter.ts'
+import { Chain } from '../chain/chain.ts'
+import { devAccounts } from '../chain/devAccounts.ts'
+import { createChainCommon, createGenesisBlock, devGenesis, genesisState } from '../chain/genesis.ts'
+import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
+import { manualClock } from '../primitives/clock.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { TrieDb } from '../state/trieDb.ts'
+import { openState } from '../state/worldState.ts'
+import { ChainStore } from '../storage/chainStore.ts'
+import { migrate } from '../storage/schema.ts'
+import { openSqlite } from '../storage/sqlite.ts'
+import { TxPool } from '../txpool/txPool.ts'
+import { DevSealer } from './devSealer.ts'
+
+async function openDevChain(): Promise<Chain> {
+  const genesis = devGenesis()
+  const db = await openSqlite(':memory:')
+  migrate(db, true)
+  const common = createChainCommon(genesis, {})
+  const store = new ChainStore(db)
+  const trieDb = new TrieDb(store)
+  const state = openState(trieDb, common, KECCAK256_RLP, true)
+  await state.generateCanonicalGenesis(genesisState(genesis))
+  const chain = new Chain(common, store, trieDb)
+  await chain.open(createGenesisBlock(common, await state.getStateRoot()))
+  return chain
+}
+
+function openPool(chain: Chain): TxPool {
+  return new TxPool(
+    {
+      chainId: chain.common.chainId(),
+      headGasLimit: () => chain.head.header.gasLimit,
+      headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
+      account: async (a) => {
+        const acc = await chain.stateAt(chain.head).getAccount(new Address(a))
+        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
+      },
+    },
+    { minGasPrice: 0n, maxSize: 1000, priceBumpPercent: 10 },
+  )
+}
+
+const contract = (eip: string) => SYSTEM_CONTRACTS.find((c) => c.eip === eip)!.address as `0x${string}`
+const WITHDRAWALS = contract('EIP-7002')
+const CONSOLIDATIONS = contract('EIP-7251')
+
+describe('DevSealer', () => {
+  it('seals blocks that a full re-execution imports, request queues busy or idle', async () => {
+    const chain = await openDevChain()
+    const pool = openPool(chain)
+    const clock = manualClock(1_700_000_000_000)
+    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20).fill(0xc0), clock })
+    const key = hexToBytes(devAccounts()[0].privateKey)
+    let nonce = 0n
+    const send = async (to: `0x${string}`, data: `0x${string}`, value: bigint, gasLimit = 200_000n) => {
+      const tx = createFeeMarket1559Tx(
+        { nonce: nonce++, to, data, value, gasLimit, maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n },
+        { common: chain.commonForNextBlock() },
+      ).sign(key)
+      await pool.add(tx)
+    }
+    const pubkey = (i: number): `0x${string}` => `0x${'ab'.repeat(47)}${i.toString(16).padStart(2, '0')}`
+    // Per block: the requests to queue. Above the per-block targets (2 and 1) they raise the excess,
+    // which then decays over the following idle blocks; the idle dequeue calls are skipped.
+    const plan: { withdrawals: number; consolidations: number; transfers: number }[] = [
+      { withdrawals: 0, consolidations: 0, transfers: 1 },
+      { withdrawals: 1, consolidations: 0, transfers: 0 },
+      { withdrawals: 0, consolidations: 0, transfers: 2 },
+      { withdrawals: 5, consolidations: 3, transfers: 1 },
+      ...Array.from({ length: 6 }, () => ({ withdrawals: 0, consolidations: 0, transfers: 1 })),
+      { withdrawals: 20, consolidations: 4, transfers: 0 },
+      ...Array.from({ length: 8 }, () => ({ withdrawals: 0, consolidations: 0, transfers: 0 })),
+    ]
+    const sealed = []
+    const requestCounts: number[] = []
+    for (const [i, step] of plan.entries()) {
+      for (let k = 0; k < step.withdrawals; k++) await send(WITHDRAWALS, `${pubkey(k)}${'00'.repeat(7)}01`, 10n)
+      for (let k = 0; k < step.consolidations; k++)
+        await send(CONSOLIDATIONS, `${pubkey(k)}${pubkey(k + 1).slice(2)}`, 10n)
+      for (let k = 0; k < step.transfers; k++)
+        await send(`0x${(i * 16 + k + 1).toString(16).padStart(40, '0')}`, '0x', 1n, 21_000n)
+      clock.advance(12_000)
+      const block = await sealer.sealBlock(true)
+      expect(block?.transactions.length).toBe(step.withdrawals + step.consolidations + step.transfers)
+      sealed.push(block!)
+      requestCounts.push(bytesToHex(block!.header.requestsHash!) === EMPTY_REQUESTS_HASH ? 0 : 1)
+    }
+    // A block dequeues what it queued, up to 16 withdrawals and 2 consolidations; the rest waits a block.
+    const withRequests = plan.map((s) => (s.withdrawals + s.consolidations > 0 ? 1 : 0))
+    withRequests[4] = 1
+    withRequests[11] = 1
+    expect(requestCounts).toEqual(withRequests)
+
+    const importer = await openDevChain()
+    for (const block of sealed) await importBlock(importer, block, { setHead: true })
+    expect(bytesToHex(importer.head.hash())).toBe(bytesToHex(chain.head.hash()))
+    expect(bytesToHex(importer.head.header.stateRoot)).toBe(bytesToHex(chain.head.header.stateRoot))
+  })
+})
+
+/** sha256 of nothing: the requests hash of a block without requests. */
+const EMPTY_REQUESTS_HASH = '0xe3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855'
