@@ -3,6 +3,7 @@ import type { Chain } from '../chain/chain.ts'
 import { openChain } from '../node/node.ts'
 import { bytesToBigint, hexToBytes } from '../primitives/hex.ts'
 import { SimulateError, simulate } from './simulator.ts'
+import { ETH_TOKEN_ADDRESS } from './transferLogs.ts'
 
 let chain: Chain
 let close: () => void
@@ -41,6 +42,19 @@ describe('simulate', () => {
     })
     expect(blocks.length).toBe(3)
     expect(bytesToBigint(blocks[2].calls[0].returnData)).toBe(3n)
+  })
+
+  it('reports value transfers as ERC-7528 logs with traceTransfers, outside the receipts', async () => {
+    const [b] = await simulate(chain, chain.head, {
+      isValidated: false,
+      isTraceTransfers: true,
+      gasCap: 0n,
+      blockStateCalls: [{ stateOverrides: [[A, { balance: 1000n }]], calls: [{ from: A, to: B, value: 1000n }] }],
+    })
+    const [log] = b.calls[0].logs
+    expect(log[0]).toEqual(ETH_TOKEN_ADDRESS)
+    expect(bytesToBigint(log[2])).toBe(1000n)
+    expect(b.block.header.logsBloom.every((x) => x === 0)).toBe(true)
   })
 
   it('refuses block numbers that go backwards', async () => {
