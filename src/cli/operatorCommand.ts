@@ -19,11 +19,10 @@ import {
   publicKeyToAddress,
 } from '../primitives/nodeKey.ts'
 import { optString } from './argv.ts'
-import { CliError } from './cliError.ts'
+import { CliError, INPUT_ERROR, inputError } from './cliError.ts'
 
 const SUBCOMMANDS = ['generate-blockchain-config']
 /** Exit code for a bad config file or output directory (2 is kept for command-line mistakes). */
-const INPUT_ERROR = 1
 
 export interface OperatorOptions {
   configFile: string
@@ -237,10 +236,6 @@ function describe(value: JsonValue | undefined): string {
   if (Array.isArray(value)) return 'an array'
   if (value instanceof JsonNumber) return value.text
   return JSON.stringify(value)
-}
-
-function inputError(message: string): CliError {
-  return new CliError(message, INPUT_ERROR)
 }
 
 // --- JSON text, read losslessly and printed as Besu prints it ------------------------------------

@@ -15,12 +15,12 @@ import {
   publicKeyToAddress,
 } from '../primitives/nodeKey.ts'
 import { optString } from './argv.ts'
-import { CliError } from './cliError.ts'
+import { CliError, INPUT_ERROR } from './cliError.ts'
+import { writeOutput } from './cliOutput.ts'
 
 const SUBCOMMANDS = ['export', 'export-address'] as const
 type PublicKeySubcommand = (typeof SUBCOMMANDS)[number]
 /** Exit code for a key file that is missing or unreadable (2 is kept for command-line mistakes). */
-const INPUT_ERROR = 1
 
 export interface PublicKeyOptions {
   subcommand: PublicKeySubcommand
@@ -75,16 +75,4 @@ export function exportNodeKey(options: PublicKeyOptions): string {
     throw new CliError((err as Error).message, INPUT_ERROR)
   }
   return bytesToHex(options.subcommand === 'export' ? publicKey : publicKeyToAddress(publicKey))
-}
-
-function writeOutput(text: string, file: string | undefined): void {
-  if (file === undefined) {
-    process.stdout.write(`${text}\n`)
-    return
-  }
-  try {
-    fs.writeFileSync(file, text)
-  } catch (err) {
-    throw new CliError(`Cannot write output file ${file}: ${(err as Error).message}`, INPUT_ERROR)
-  }
 }

@@ -8,14 +8,14 @@ import type { CAC } from 'cac'
 import { type BftKind, decodeBftExtraData, genesisExtraData } from '../consensus/bftExtraData.ts'
 import { bytesToHex, hexToBytes, isHexData } from '../primitives/hex.ts'
 import { optString } from './argv.ts'
-import { CliError } from './cliError.ts'
+import { CliError, inputError } from './cliError.ts'
+import { writeOutput } from './cliOutput.ts'
 
 const SUBCOMMANDS = ['encode', 'decode'] as const
 type RlpSubcommand = (typeof SUBCOMMANDS)[number]
 /** Besu's names for the extraData layouts; IBFT_EXTRA_DATA is the default, as in Besu. */
 const TYPES: Record<string, BftKind> = { IBFT_EXTRA_DATA: 'ibft2', QBFT_EXTRA_DATA: 'qbft' }
 /** Exit code for input that cannot be read or encoded (2 is kept for command-line mistakes). */
-const INPUT_ERROR = 1
 const ADDRESS = /^(0x)?[0-9a-fA-F]{40}$/
 
 export interface RlpOptions {
@@ -98,20 +98,4 @@ async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer)
   return Buffer.concat(chunks).toString('utf8')
-}
-
-function writeOutput(text: string, file: string | undefined): void {
-  if (file === undefined) {
-    process.stdout.write(`${text}\n`)
-    return
-  }
-  try {
-    fs.writeFileSync(file, text)
-  } catch (err) {
-    throw inputError(`Cannot write output file ${file}: ${(err as Error).message}`)
-  }
-}
-
-function inputError(message: string): CliError {
-  return new CliError(message, INPUT_ERROR)
 }
