@@ -35,7 +35,7 @@ import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
-import { openSqlite } from '../storage/sqlite.ts'
+import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import type { NodeConfig } from './config.ts'
 
@@ -73,6 +73,7 @@ export async function openChain(config: Pick<NodeConfig, 'genesisFile' | 'dataPa
   if (!isMemory) mkdirSync(config.dataPath, { recursive: true })
   const db = await openSqlite(isMemory ? ':memory:' : join(config.dataPath, DB_FILE))
   migrate(db, isMemory)
+  if (!config.genesisFile) skipCheckpointSyncs(db)
   const store = new ChainStore(db)
   const trieDb = new TrieDb(store)
   const state = openState(trieDb, common, KECCAK256_RLP, true)

@@ -40,7 +40,7 @@ export const SCHEMA_VERSION = MIGRATIONS.length
 export function migrate(db: SqlDatabase, isMemory: boolean): void {
   if (!isMemory) db.exec('PRAGMA journal_mode = WAL')
   // NORMAL in WAL mode: a commit survives a process crash (kill -9); only a power loss can drop
-  // the last transactions, which a dev chain accepts for the speed.
+  // the last transactions. The dev chain goes further with OFF (`skipCheckpointSyncs` in sqlite.ts).
   db.exec('PRAGMA synchronous = NORMAL')
   db.exec('PRAGMA cache_size = -65536')
   db.exec('PRAGMA temp_store = MEMORY')

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openSqlite } from './sqlite.ts'
+import { openSqlite, skipCheckpointSyncs } from './sqlite.ts'
 
 describe('openSqlite', () => {
   it('commits a transaction and rolls one back on a throw', async () => {
@@ -36,5 +36,12 @@ describe('openSqlite', () => {
     expect(db.prepare('PRAGMA wal_autocheckpoint').get()?.wal_autocheckpoint).toBe(16384)
     db.close()
     rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('turns off the checkpoint fsyncs for a dev chain', async () => {
+    const db = await openSqlite(':memory:')
+    skipCheckpointSyncs(db)
+    expect(db.prepare('PRAGMA synchronous').get()?.synchronous).toBe(0)
+    db.close()
   })
 })

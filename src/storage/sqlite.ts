@@ -32,6 +32,16 @@ export async function openSqlite(file: string): Promise<SqlDatabase> {
   return db
 }
 
+/**
+ * For the dev chain: `synchronous = OFF` leaves out the fsyncs of the WAL and the database at each
+ * checkpoint, which cost about 0.5 ms per block on average. Commits still reach the OS before a
+ * receipt is visible, so a killed process (kill -9) loses nothing; an OS crash or a power loss can
+ * leave the database unusable, which a throw-away dev chain accepts. Other chains keep NORMAL.
+ */
+export function skipCheckpointSyncs(db: SqlDatabase): void {
+  db.exec('PRAGMA synchronous = OFF')
+}
+
 async function openBunSqlite(file: string): Promise<SqlDatabase> {
   const { Database } = await import('bun:sqlite')
   const db = new Database(file, { create: true, strict: true })
