@@ -87,6 +87,31 @@ describe('call', () => {
   })
 })
 
+describe('call without overrides', () => {
+  /** Creation code that returns BALANCE(EMPTY). */
+  const READ_BALANCE = hexToBytes(`0x73${bytesToHex(EMPTY).slice(2)}3160005260206000f3`)
+
+  it('runs concurrent calls on one shared VM, each on the untouched state', async () => {
+    const runs = Array.from({ length: 6 }, (_, i) =>
+      i % 2 === 0
+        ? call(chain, chain.head, { from: FUNDED, to: EMPTY, value: 1000n }, opts)
+        : call(chain, chain.head, { from: FUNDED, data: READ_BALANCE }, opts),
+    )
+    const results = await Promise.all(runs)
+    for (const [i, r] of results.entries()) {
+      expect(r.exceptionError).toBeUndefined()
+      if (i % 2 === 1) expect(bytesToBigint(r.returnData)).toBe(0n)
+    }
+  })
+
+  it('recovers after a call the VM refuses', async () => {
+    const poor = hexToBytes('0x00000000000000000000000000000000000b0b01')
+    await expect(call(chain, chain.head, { from: poor, to: EMPTY, value: 1n, gasPrice: 1n }, opts)).rejects.toThrow()
+    const r = await call(chain, chain.head, { from: FUNDED, data: READ_BALANCE }, opts)
+    expect(bytesToBigint(r.returnData)).toBe(0n)
+  })
+})
+
 describe('CallSession.gasLimitFor', () => {
   it('defaults to the gas cap and clamps larger requests to it', async () => {
     const s = await CallSession.open(chain, chain.head, {}, { gasCap: 1_000_000n })

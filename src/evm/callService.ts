@@ -11,7 +11,7 @@ import type { Log } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
-import { hexToBytes } from '../primitives/hex.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import type { StateManager } from '../state/worldState.ts'
 import { callFailure } from './callError.ts'
 import {
@@ -179,10 +179,59 @@ export function gasBeforeRefund(spent: bigint, refund: bigint): bigint {
   return 4n * refund <= spent ? spent + refund : (spent * 5n + 3n) / 4n
 }
 
-/** Runs `req` once against the state after `block`. */
+/** A session kept for plain calls at one block and fee rule, used by one call at a time. */
+interface SharedSession {
+  session: Promise<CallSession>
+  /** Settles when the last queued call is done. */
+  tail: Promise<unknown>
+}
+
+/** Sessions of recent blocks: building a VM (opcode tables, precompiles, params) costs more than most calls. */
+const sharedSessions = new WeakMap<CallChain, Map<string, SharedSession>>()
+const SHARED_SESSIONS = 4
+
+function hasBlockOverrides(o: BlockOverrides | undefined): boolean {
+  return o !== undefined && Object.values(o).some((v) => v !== undefined)
+}
+
+/**
+ * Runs `req` once against the state after `block`. Calls without overrides share one VM per block
+ * and fee rule, queued one after the other: each run is undone by its checkpoint, so they see the
+ * same state as a fresh VM would.
+ */
 export async function call(chain: CallChain, block: Block, req: CallRequest, opts: CallOptions): Promise<CallResult> {
-  const session = await CallSession.open(chain, block, req, opts)
-  return session.run(req)
+  if (opts.stateOverrides?.length || hasBlockOverrides(opts.blockOverrides)) {
+    const session = await CallSession.open(chain, block, req, opts)
+    return session.run(req)
+  }
+  const isBalanceChecked = opts.isBalanceChecked ?? isPricedCall(req, block)
+  let byKey = sharedSessions.get(chain)
+  if (!byKey) {
+    byKey = new Map()
+    sharedSessions.set(chain, byKey)
+  }
+  const key = `${bytesToHex(block.hash())}|${isBalanceChecked}|${opts.gasCap}`
+  let shared = byKey.get(key)
+  if (!shared) {
+    shared = {
+      session: CallSession.open(chain, block, req, { gasCap: opts.gasCap, isBalanceChecked }),
+      tail: Promise.resolve(),
+    }
+    byKey.set(key, shared)
+    if (byKey.size > SHARED_SESSIONS) byKey.delete(byKey.keys().next().value!)
+  }
+  const entry = shared
+  const result = entry.tail.then(async () => {
+    try {
+      return await (await entry.session).run(req)
+    } catch (e) {
+      // A failed run may leave the VM mid-transaction; the next call starts over.
+      if (byKey.get(key) === entry) byKey.delete(key)
+      throw e
+    }
+  })
+  entry.tail = result.catch(() => {})
+  return result
 }
 
 export type { BlockOverrides, StateOverrides }

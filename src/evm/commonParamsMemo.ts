@@ -15,11 +15,19 @@ interface CommonInternals {
   _buildParamsCache(): void
 }
 
-interface Memo {
-  /** Params tables already merged into this `_params`, without changing it. */
-  merged: WeakSet<object>
+/** One content of a shared params table. */
+interface ParamsState {
+  /** The content each table merged here leads to (this one when it changes nothing). */
+  next: WeakMap<object, ParamsState>
   /** Built parameter caches by hardfork and EIP list. */
   caches: Map<string, Record<string, unknown>>
+}
+
+interface Memo {
+  current?: ParamsState
+  /** Contents seen, by their JSON: the EVM's and the VM's tables disagree (EIP-2935's serve window),
+   * so each VM construction flips the shared table between two contents, which must not reset the memo. */
+  byContent: Map<string, ParamsState>
 }
 
 const memos = new WeakMap<object, Memo>()
@@ -34,23 +42,40 @@ export function installCommonParamsMemo(): void {
     const c = this as unknown as CommonInternals
     const key = `${c._hardfork}|${c._eips.join(',')}`
     let memo = memos.get(c._params)
-    if (memo?.merged.has(params)) {
-      const cached = memo.caches.get(key)
-      if (cached) {
-        c._paramsCache = cached
-        return
-      }
-      c._buildParamsCache()
-      memo.caches.set(key, c._paramsCache)
-      return
-    }
-    const before = JSON.stringify(c._params)
-    original.call(this, params)
-    if (!memo || JSON.stringify(c._params) !== before) {
-      memo = { merged: new WeakSet(), caches: new Map() }
+    if (!memo) {
+      memo = { byContent: new Map() }
       memos.set(c._params, memo)
     }
-    memo.merged.add(params)
-    memo.caches.set(key, c._paramsCache)
+    const from = memo.current
+    let to = from?.next.get(params)
+    if (to === undefined) {
+      const before = from ? undefined : JSON.stringify(c._params)
+      original.call(this, params)
+      const after = JSON.stringify(c._params)
+      if (from === undefined && before !== undefined) memo.current = stateFor(memo, before)
+      to = stateFor(memo, after)
+      memo.current?.next.set(params, to)
+      memo.current = to
+      if (!to.caches.has(key)) to.caches.set(key, c._paramsCache)
+      return
+    }
+    if (to !== from) original.call(this, params)
+    memo.current = to
+    const cached = to.caches.get(key)
+    if (cached) {
+      c._paramsCache = cached
+      return
+    }
+    c._buildParamsCache()
+    to.caches.set(key, c._paramsCache)
   }
+}
+
+function stateFor(memo: Memo, content: string): ParamsState {
+  let state = memo.byContent.get(content)
+  if (!state) {
+    state = { next: new WeakMap(), caches: new Map() }
+    memo.byContent.set(content, state)
+  }
+  return state
 }
