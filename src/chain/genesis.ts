@@ -104,9 +104,13 @@ export function devGenesis(): GenesisJson {
   }
 }
 
-/** A holder for optional crypto (KZG) that is filled in later, when a blob transaction needs it. */
+/**
+ * A holder for optional crypto: KZG, filled in later, when a blob transaction needs it; a faster
+ * keccak-256 when the caller loaded one.
+ */
 export interface CryptoHolder {
   kzg?: unknown
+  keccak256?: (data: Uint8Array) => Uint8Array
 }
 
 /**

@@ -14,10 +14,10 @@ import {
 } from '../chain/genesis.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
-import { GraphqlService } from '../graphql/graphqlService.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
+import { loadKeccak256 } from '../primitives/keccak.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { DevSealer } from '../producer/devSealer.ts'
@@ -67,7 +67,7 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 export async function openChain(config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>): Promise<{ chain: Chain; genesis: GenesisJson; close(): void }> {
   installCommonParamsMemo()
   const genesis = loadGenesis(config as NodeConfig)
-  const crypto: CryptoHolder = {}
+  const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const common = createChainCommon(genesis, crypto)
   const isMemory = config.dataPath === ':memory:'
   if (!isMemory) mkdirSync(config.dataPath, { recursive: true })
@@ -148,6 +148,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   }
   if (config.isMinerEnabled && !engine) sealer.start()
   if (config.graphql.isEnabled) {
+    // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
+    const { GraphqlService } = await import('../graphql/graphqlService.ts')
     const { host, port, corsOrigins } = config.graphql
     const l = startGraphqlListener(new GraphqlService(services), { host, port, corsOrigins, hostAllowlist: config.hostAllowlist })
     settings.ports.graphql = l.port
