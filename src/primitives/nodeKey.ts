@@ -39,7 +39,16 @@ export function generateKeyPair(curve: EcCurve = DEFAULT_EC_CURVE): KeyPair {
 /** The key pair of a 32-byte private key; throws when it is not a valid scalar of `curve`. */
 export function keyPairFromPrivateKey(privateKey: Uint8Array, curve: EcCurve = DEFAULT_EC_CURVE): KeyPair {
   if (!CURVES[curve].utils.isValidSecretKey(privateKey)) throw new Error(`not a valid ${curve} private key`)
-  return { privateKey, publicKey: CURVES[curve].getPublicKey(privateKey, false).slice(1) }
+  // Derived on first read: the first derivation builds the curve's tables (~60 ms), which a node
+  // starting up only needs if admin_nodeInfo is asked for.
+  let publicKey: Uint8Array | undefined
+  return {
+    privateKey,
+    get publicKey() {
+      publicKey ??= CURVES[curve].getPublicKey(privateKey, false).slice(1)
+      return publicKey
+    },
+  }
 }
 
 /** True when `publicKey` is 64 bytes x‖y of a point on `curve`. */
