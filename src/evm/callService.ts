@@ -223,7 +223,12 @@ export async function call(chain: CallChain, block: Block, req: CallRequest, opt
   const entry = shared
   const result = entry.tail.then(async () => {
     try {
-      return await (await entry.session).run(req)
+      const session = await entry.session
+      const r = await session.run(req)
+      // Before Byzantium a receipt's state root flushes the caches inside the checkpoint, which the
+      // revert then cannot undo; start from the block's root again.
+      if (!session.vm.common.gteHardfork('byzantium')) await session.state.setStateRoot(block.header.stateRoot)
+      return r
     } catch (e) {
       // A failed run may leave the VM mid-transaction; the next call starts over.
       if (byKey.get(key) === entry) byKey.delete(key)

@@ -7,7 +7,7 @@ import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
-import { bigintToPaddedBytes, hexToBytes } from '../../primitives/hex.ts'
+import { bigintToPaddedBytes, bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import type { TrieDb } from '../../state/trieDb.ts'
 import { openState, type StateManager } from '../../state/worldState.ts'
 import { type BlockSource, createVm, type VM } from '../vmFactory.ts'
@@ -32,13 +32,6 @@ export class ReplayError extends Error {
   ) {
     super(message)
   }
-}
-
-/** A VM over a throw-away copy of `root`'s state. */
-export async function scratchVm(chain: ReplaySource, root: Uint8Array): Promise<{ vm: VM; state: StateManager }> {
-  const state = openState(new OverlayTrieDb(chain.trieDb), chain.common, root, true)
-  const vm = await createVm(chain.common, state, chain)
-  return { vm, state }
 }
 
 /** The block-level writes that precede the first transaction (EIP-2935 history, EIP-4788 root). */
@@ -70,9 +63,26 @@ async function applyPreTxSystemWrites(vm: VM, block: Block): Promise<void> {
   }
 }
 
+/** A replay VM kept per parent state and fork, used by one replay at a time. */
+interface ReplayVm {
+  vm: Promise<VM>
+  overlay: OverlayTrieDb
+  root: Uint8Array
+  /** Settles when the last queued replay is done. */
+  tail: Promise<unknown>
+}
+
+/** VMs of recent parents: building one (opcode tables, precompiles, params) costs more than most replays. */
+const replayVms = new WeakMap<ReplaySource, Map<string, ReplayVm>>()
+const REPLAY_VMS = 2
+
 /**
  * Replays `block` up to and including transaction `lastIndex` (all by default); `tracerFor` picks
  * the tracer of each transaction (undefined: run untraced). Returns the tracers' results by index.
+ * Replays of blocks on the same parent share one VM, one after the other; after each, the state is
+ * set back to the parent's root and the overlay's writes are dropped. (Not a checkpoint and revert:
+ * a flush inside a checkpoint, as pre-Byzantium receipts and debug_storageRangeAt do, cannot be
+ * reverted.)
  */
 export async function replayBlock<R>(
   chain: ReplaySource,
@@ -83,8 +93,61 @@ export async function replayBlock<R>(
   if (block.header.number === 0n) throw new ReplayError('genesis', 'genesis is not traceable')
   const parent = await chain.getBlockByHash(block.header.parentHash)
   if (!parent) throw new ReplayError('missingParent', `parent of block ${block.header.number} not found`)
-  const { vm } = await scratchVm(chain, parent.header.stateRoot)
-  vm.common.setHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp })
+  const fork = chain.common.getHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp })
+  let byKey = replayVms.get(chain)
+  if (!byKey) {
+    byKey = new Map()
+    replayVms.set(chain, byKey)
+  }
+  const root = parent.header.stateRoot
+  const key = `${bytesToHex(root)}|${fork}`
+  let shared = byKey.get(key)
+  if (!shared) {
+    const overlay = new OverlayTrieDb(chain.trieDb)
+    const state = openState(overlay, chain.common, root, true)
+    const vm = createVm(chain.common, state, chain).then((vm) => {
+      vm.common.setHardfork(fork)
+      return vm
+    })
+    shared = { vm, overlay, root, tail: Promise.resolve() }
+    byKey.set(key, shared)
+    if (byKey.size > REPLAY_VMS) byKey.delete(byKey.keys().next().value!)
+  }
+  const entry = shared
+  const result = entry.tail.then(async () => {
+    const vm = await entry.vm
+    let isClean = false
+    try {
+      const out = await replayTransactions(chain, vm, block, tracerFor, lastIndex)
+      isClean = true
+      return out
+    } finally {
+      // A failed replay may leave tracers subscribed or the EVM mid-transaction: start over next time.
+      const isReset =
+        isClean &&
+        (await resetState(entry, vm).then(
+          () => true,
+          () => false,
+        ))
+      if (!isReset && byKey.get(key) === entry) byKey.delete(key)
+    }
+  })
+  entry.tail = result.catch(() => {})
+  return result
+}
+
+async function resetState(entry: ReplayVm, vm: VM): Promise<void> {
+  await (vm.stateManager as StateManager).setStateRoot(entry.root)
+  entry.overlay.clear()
+}
+
+async function replayTransactions<R>(
+  chain: ReplaySource,
+  vm: VM,
+  block: Block,
+  tracerFor: (tx: TypedTransaction, index: number) => TxTracer<R> | undefined,
+  lastIndex: number,
+): Promise<Map<number, R>> {
   await applyPreTxSystemWrites(vm, block)
   const senders = chain.getSenders(block)
   const out = new Map<number, R>()

@@ -28,6 +28,11 @@ export class OverlayTrieDb extends TrieDb {
     for (const op of ops) if (op.type === 'put') await this.put(op.key, op.value)
   }
 
+  /** Drops every write (once no trie refers to them any more). */
+  clear(): void {
+    this.local.clear()
+  }
+
   override takePending(): [Uint8Array, Uint8Array][] {
     return []
   }
