@@ -21,7 +21,7 @@ import {
   type CallRequest,
   ZERO_ADDRESS,
 } from './callTransaction.ts'
-import { openScratchState, type StateSource } from './scratchState.ts'
+import { memoizeTrieReads, openScratchState, type StateSource } from './scratchState.ts'
 import { type BlockOverrides, simulationBlock } from './simulationBlock.ts'
 import { applyStateOverrides, type StateOverrides } from './stateOverrides.ts'
 import { type BlockSource, createVm, type VM } from './vmFactory.ts'
@@ -182,6 +182,9 @@ export function gasBeforeRefund(spent: bigint, refund: bigint): bigint {
 /** A session kept for plain calls at one block and fee rule, used by one call at a time. */
 interface SharedSession {
   session: Promise<CallSession>
+  /** Before Byzantium a receipt's state root flushes the caches inside the checkpoint, which the
+   * revert then cannot undo; such a session starts from the block's root again after each call. */
+  isRootReset: boolean
   /** Settles when the last queued call is done. */
   tail: Promise<unknown>
 }
@@ -213,10 +216,11 @@ export async function call(chain: CallChain, block: Block, req: CallRequest, opt
   const key = `${bytesToHex(block.hash())}|${isBalanceChecked}|${opts.gasCap}`
   let shared = byKey.get(key)
   if (!shared) {
-    shared = {
-      session: CallSession.open(chain, block, req, { gasCap: opts.gasCap, isBalanceChecked }),
-      tail: Promise.resolve(),
-    }
+    const session = CallSession.open(chain, block, req, { gasCap: opts.gasCap, isBalanceChecked }).then((s) => {
+      memoizeTrieReads(s.state)
+      return s
+    })
+    shared = { session, isRootReset: !block.common.gteHardfork('byzantium'), tail: Promise.resolve() }
     byKey.set(key, shared)
     if (byKey.size > SHARED_SESSIONS) byKey.delete(byKey.keys().next().value!)
   }
@@ -225,9 +229,7 @@ export async function call(chain: CallChain, block: Block, req: CallRequest, opt
     try {
       const session = await entry.session
       const r = await session.run(req)
-      // Before Byzantium a receipt's state root flushes the caches inside the checkpoint, which the
-      // revert then cannot undo; start from the block's root again.
-      if (!session.vm.common.gteHardfork('byzantium')) await session.state.setStateRoot(block.header.stateRoot)
+      if (entry.isRootReset) await session.state.setStateRoot(block.header.stateRoot)
       return r
     } catch (e) {
       // A failed run may leave the VM mid-transaction; the next call starts over.
