@@ -47,4 +47,5 @@ async function main(argv: string[]): Promise<void> {
   }
 }
 
-if (import.meta.main) await main(process.argv)
+// Not a top-level await: the executable is compiled to bytecode, which needs a CommonJS bundle.
+if (import.meta.main) void main(process.argv)
