@@ -80,9 +80,9 @@ const REPLAY_VMS = 2
  * Replays `block` up to and including transaction `lastIndex` (all by default); `tracerFor` picks
  * the tracer of each transaction (undefined: run untraced). Returns the tracers' results by index.
  * Replays of blocks on the same parent share one VM, one after the other; after each, the state is
- * set back to the parent's root and the overlay's writes are dropped. (Not a checkpoint and revert:
- * a flush inside a checkpoint, as pre-Byzantium receipts and debug_storageRangeAt do, cannot be
- * reverted.)
+ * set back to the parent's root and the overlay's writes are dropped. (A checkpoint's revert alone
+ * is not enough: a flush inside it, as pre-Byzantium receipts and debug_storageRangeAt do, cannot
+ * be reverted.)
  */
 export async function replayBlock<R>(
   chain: ReplaySource,
@@ -116,6 +116,8 @@ export async function replayBlock<R>(
   const entry = shared
   const result = entry.tail.then(async () => {
     const vm = await entry.vm
+    // The checkpoint spares each transaction's flush into the trie; the reset below undoes the rest.
+    await vm.stateManager.checkpoint()
     let isClean = false
     try {
       const out = await replayTransactions(chain, vm, block, tracerFor, lastIndex)
@@ -137,6 +139,7 @@ export async function replayBlock<R>(
 }
 
 async function resetState(entry: ReplayVm, vm: VM): Promise<void> {
+  await vm.stateManager.revert()
   await (vm.stateManager as StateManager).setStateRoot(entry.root)
   entry.overlay.clear()
 }
