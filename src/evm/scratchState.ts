@@ -4,6 +4,8 @@
  * can never leak trie nodes into the next committed block.
  */
 import type { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
+import { type Address, unpadBytes } from '@ethereumjs/util'
 import { bytesToHex } from '../primitives/hex.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
@@ -17,7 +19,30 @@ export interface StateSource {
 
 /** A writable state rooted at `root` that never writes to `source`. */
 export function openScratchState(source: StateSource, root: Uint8Array): StateManager {
-  return openState(new OverlayTrieDb(source.trieDb), source.common, root, true)
+  const state = openState(new OverlayTrieDb(source.trieDb), source.common, root, true)
+  cacheStorageWrites(state)
+  return state
+}
+
+interface StorageCache {
+  put(address: Address, key: Uint8Array, value: Uint8Array): void
+}
+
+/**
+ * Keeps storage writes in the state's cache until it is flushed. `MerkleStateManager.putStorage`
+ * (10.1.3) also writes each one straight through to the storage trie (`cache.put(…) ?? write`
+ * always takes the right side, `put` returning nothing), hashing trie nodes on every SSTORE that
+ * the flush then writes again; a simulation that is thrown away never needs them.
+ */
+export function cacheStorageWrites(state: StateManager): void {
+  const storage = (state as unknown as { _caches?: { storage?: StorageCache } })._caches?.storage
+  if (!storage) return
+  state.putStorage = async (address, key, value) => {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
+    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
+    if (!(await state.getAccount(address))) throw new Error('putStorage() called on non-existing account')
+    storage.put(address, key, RLP.encode(unpadBytes(value)))
+  }
 }
 
 interface ReadableTrie {
