@@ -10,7 +10,7 @@ import { runTx } from '@ethereumjs/vm'
 import { bigintToPaddedBytes, bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import type { TrieDb } from '../../state/trieDb.ts'
 import { openState, type StateManager } from '../../state/worldState.ts'
-import { cacheStorageWrites } from '../scratchState.ts'
+import { cacheStorageWrites, memoizeTrieReads } from '../scratchState.ts'
 import { type BlockSource, createVm, type VM } from '../vmFactory.ts'
 import { OverlayTrieDb } from './overlayTrieDb.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
@@ -107,6 +107,7 @@ export async function replayBlock<R>(
     const overlay = new OverlayTrieDb(chain.trieDb)
     const state = openState(overlay, chain.common, root, true)
     cacheStorageWrites(state)
+    memoizeTrieReads(state)
     const vm = createVm(chain.common, state, chain).then((vm) => {
       vm.common.setHardfork(fork)
       return vm
