@@ -4,6 +4,7 @@
  * validated options to its module. Owns argument errors (one line, exit code 2); owns nothing else.
  */
 import { cac } from 'cac'
+import { clientVersion, VERSION } from '../primitives/version.ts'
 import { protectOptionValues } from './argv.ts'
 import { registerBlocksCommand } from './blocksCommand.ts'
 import { CliError } from './cliError.ts'
@@ -11,7 +12,6 @@ import { registerOperatorCommand } from './operatorCommand.ts'
 import { registerPublicKeyCommand } from './publicKeyCommand.ts'
 import { registerRlpCommand } from './rlpCommand.ts'
 import { registerRunCommand } from './runCommand.ts'
-import { clientVersion, VERSION } from '../primitives/version.ts'
 
 export function buildCli() {
   const cli = cac('basalt')

@@ -38,7 +38,10 @@ export function registerRunCommand(cli: CAC): void {
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })
     .option('--tx-pool-price-bump <percent>', 'Price bump a replacement needs', { default: '10' })
     .option('--miner-coinbase <address>', 'Fee recipient of sealed blocks')
-    .option('--miner-enabled', 'Seal blocks with the dev sealer (default: true on the dev network, false with --genesis-file)')
+    .option(
+      '--miner-enabled',
+      'Seal blocks with the dev sealer (default: true on the dev network, false with --genesis-file)',
+    )
     .option('--block-period <seconds>', 'Seal a block every period (fractions allowed); automine without it')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
@@ -49,8 +52,13 @@ export function registerRunCommand(cli: CAC): void {
     .option('--graphql-http-cors-origins <list>', 'Comma-separated CORS origins GraphQL allows, or *')
     .option('--engine-rpc-enabled', 'Serve the Engine API for a consensus client (the dev sealer then stays off)')
     .option('--engine-rpc-port <port>', 'Engine API port', { default: '8550' })
-    .option('--engine-host-allowlist <list>', 'Host header values the Engine API accepts, or *', { default: 'localhost,127.0.0.1' })
-    .option('--engine-jwt-secret <file>', 'Hex JWT secret shared with the consensus client (generated in the data path if absent)')
+    .option('--engine-host-allowlist <list>', 'Host header values the Engine API accepts, or *', {
+      default: 'localhost,127.0.0.1',
+    })
+    .option(
+      '--engine-jwt-secret <file>',
+      'Hex JWT secret shared with the consensus client (generated in the data path if absent)',
+    )
     .option('--engine-jwt-disabled', 'Serve the Engine API without JWT authentication')
     .action(async (options: Record<string, unknown>) => {
       const config = parseRunOptions(options)
@@ -128,7 +136,8 @@ function nonEmpty(flag: string, v: string | undefined): string {
 }
 
 function intOpt(flag: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (v === undefined || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max) bad(flag, v, `an integer in ${min}..${max}`)
+  if (v === undefined || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    bad(flag, v, `an integer in ${min}..${max}`)
   return Number(v)
 }
 
@@ -152,7 +161,10 @@ function periodOpt(v: string): number {
 }
 
 function list(v: string | undefined): string[] {
-  return (v ?? '').split(',').map((x) => x.trim()).filter((x) => x.length > 0)
+  return (v ?? '')
+    .split(',')
+    .map((x) => x.trim())
+    .filter((x) => x.length > 0)
 }
 
 function apiList(flag: string, v: string | undefined): string[] {
