@@ -11,7 +11,8 @@
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-SUITE=$(cd "${1:?usage: run.sh <shared conformance dir> [runner options]}" && pwd)
+# -P: the runner only starts when its own path has no symlink in it (it compares argv[1] with import.meta.url).
+SUITE=$(cd -P "${1:?usage: run.sh <shared conformance dir> [runner options]}" && pwd)
 shift
 TESTS="$SUITE/execution-apis"
 BIN=${BASALT_BIN:-$ROOT/dist/basalt}
