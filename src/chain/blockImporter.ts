@@ -89,8 +89,16 @@ async function validateAndExecute(chain: Chain, block: Block, parent: Block): Pr
   validateHeader(block.header, parent.header)
   await validateOmmers(block, chain)
   block.validateBlobTransactions(parent.header)
-  // State nodes written here stay pending in the trie store until commitBlock; a failed block
-  // leaves only unreferenced, content-addressed nodes behind, which are harmless.
+  return executeBlock(chain, block, parent)
+}
+
+/**
+ * Executes `block` on its parent's state and checks every root it commits to (state, receipts,
+ * gas, bloom, requests); resolves to its receipts. Its state nodes land in the trie store's memory.
+ */
+export async function executeBlock(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
+  // State nodes written here stay pending in the trie store until flushed; a failed block leaves
+  // only unreferenced, content-addressed nodes behind, which are harmless.
   const state = openState(chain.trieDb, chain.common, parent.header.stateRoot, true)
   const vm = await createVm(chain.common, state, ancestorSource(chain, parent))
   const result = await runBlock(vm, { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true })

@@ -1,19 +1,27 @@
 /**
  * The chain: genesis, stored blocks and receipts, the canonical head (with safe and finalized), and
  * state at any block. Owns the one write path for blocks (`commitBlock`), which lands a block, its
- * receipts, its indexes and its state in one SQLite transaction. Does not execute blocks (see
- * `blockImporter.ts`) or build them (producer/).
+ * receipts and its indexes in one SQLite transaction. The state nodes a block wrote are flushed
+ * with a later commit (at most `STATE_FLUSH_INTERVAL_MS` or `STATE_FLUSH_BLOCKS` later, and on
+ * close): writing ~40 random trie pages per block was half the cost of a commit. After a crash,
+ * `stateRecovery.ts` re-executes the stored blocks whose state was not flushed yet. Does not execute
+ * blocks (see `blockImporter.ts`) or build them (producer/).
  */
-import { type Block, createBlockFromBytesArray, createBlockHeaderFromBytesArray, type BlockHeader } from '@ethereumjs/block'
+import {
+  type Block,
+  type BlockHeader,
+  createBlockFromBytesArray,
+  createBlockHeaderFromBytesArray,
+} from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
-import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
+import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
 import { ensureKzgFor } from './kzg.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
 
@@ -40,6 +48,11 @@ const META_FINALIZED = 'finalized'
 const META_GENESIS = 'genesis'
 const BLOCK_CACHE_SIZE = 512
 const STATE_CACHE_SIZE = 4
+/** Unflushed state waits at most this long after the first block that wrote it… */
+export const STATE_FLUSH_INTERVAL_MS = 1000
+/** …or this many blocks, or this many trie nodes. */
+const STATE_FLUSH_BLOCKS = 256
+const STATE_FLUSH_NODES = 100_000
 
 export class Chain {
   head!: Block
@@ -51,6 +64,8 @@ export class Chain {
   private readonly stateCache = new Map<string, StateManager>()
   private readonly listeners = new Set<(e: NewBlockEvent) => void>()
   private readonly forkCommons = new Map<string, Common>()
+  private blocksSinceFlush = 0
+  private flushTimer?: ReturnType<typeof setTimeout>
 
   constructor(
     readonly common: Common,
@@ -116,7 +131,9 @@ export class Chain {
     const cached = this.blockCache.get(bytesToHex(hash))
     if (cached) return cached.header
     const rlp = this.store.readHeaderRlp(hash)
-    return rlp ? createBlockHeaderFromBytesArray(RLP.decode(rlp) as never, { common: this.common, setHardfork: true }) : undefined
+    return rlp
+      ? createBlockHeaderFromBytesArray(RLP.decode(rlp) as never, { common: this.common, setHardfork: true })
+      : undefined
   }
 
   /** The block a tag, number or hash names; undefined when there is none (or not canonical as required). */
@@ -217,27 +234,47 @@ export class Chain {
     const parentTd = this.store.readTotalDifficulty(block.header.parentHash) ?? 0n
     const td = parentTd + block.header.difficulty
     const sendersBytes = new Uint8Array(senders.length * 20)
-    senders.forEach((s, i) => sendersBytes.set(s, i * 20))
-    const receiptsRlp = encodeReceipts(receipts, block.transactions.map((t) => t.type))
+    for (let i = 0; i < senders.length; i++) sendersBytes.set(senders[i], i * 20)
+    const receiptsRlp = encodeReceipts(
+      receipts,
+      block.transactions.map((t) => t.type),
+    )
     const extendsHead = equalBytes(block.header.parentHash, this.head.hash())
     const decoded = decodeReceipts(receiptsRlp)
     let logs: StoredLog[] = []
     const newCanonical: Block[] = []
     if (opts.setHead && !extendsHead) newCanonical.push(...(await this.nonCanonicalAncestors(block)))
+    const isFlushDue = ++this.blocksSinceFlush >= STATE_FLUSH_BLOCKS || this.trieDb.pendingCount >= STATE_FLUSH_NODES
     this.store.db.transaction(() => {
       this.writeBlockRows(block, [receiptsRlp], sendersBytes, td)
-      this.store.writeTrieNodes(this.trieDb.takePending())
+      if (isFlushDue) this.writePendingState()
       if (!opts.setHead) return
       if (!extendsHead) this.store.deleteCanonicalFrom(newCanonical[0]?.header.number ?? block.header.number)
       for (const b of newCanonical) this.writeCanonicalRows(b, this.getReceipts(b))
       logs = this.writeCanonicalRows(block, decoded)
       this.store.writeMeta(META_HEAD, block.hash())
     })
+    if (!isFlushDue && !this.flushTimer) {
+      this.flushTimer = setTimeout(() => this.flushState(), STATE_FLUSH_INTERVAL_MS)
+      this.flushTimer.unref?.()
+    }
     this.cacheBlock(bytesToHex(block.hash()), block)
     this.receiptCache.set(bytesToHex(block.hash()), decoded)
     if (!opts.setHead) return
     this.head = block
     for (const fn of this.listeners) fn({ block, receipts: decoded, logs })
+  }
+
+  /** Writes every state node still held in memory (before close, and on the flush timer). */
+  flushState(): void {
+    this.store.db.transaction(() => this.writePendingState())
+  }
+
+  private writePendingState(): void {
+    this.store.writeTrieNodes(this.trieDb.takePending())
+    this.blocksSinceFlush = 0
+    clearTimeout(this.flushTimer)
+    this.flushTimer = undefined
   }
 
   /** Moves the head to an already stored block (forkchoice), reorganising the canonical index. */
@@ -294,8 +331,15 @@ export class Chain {
     receipts.forEach((r, txIndex) => {
       for (const [address, topics, data] of r.logs) {
         logs.push({
-          blockNumber: Number(block.header.number), logIndex: logs.length, blockHash: hash,
-          txHash: txHashes[txIndex], txIndex, address, topics, data, blockTimestamp: Number(block.header.timestamp),
+          blockNumber: Number(block.header.number),
+          logIndex: logs.length,
+          blockHash: hash,
+          txHash: txHashes[txIndex],
+          txIndex,
+          address,
+          topics,
+          data,
+          blockTimestamp: Number(block.header.timestamp),
         })
       }
     })

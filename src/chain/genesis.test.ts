@@ -7,7 +7,14 @@ import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite } from '../storage/sqlite.ts'
-import { createChainCommon, createGenesisBlock, devGenesis, type GenesisJson, genesisState, normalizeGenesis } from './genesis.ts'
+import {
+  createChainCommon,
+  createGenesisBlock,
+  devGenesis,
+  type GenesisJson,
+  genesisState,
+  normalizeGenesis,
+} from './genesis.ts'
 
 const CONFORMANCE_GENESIS = new URL('../../../shared/conformance/execution-apis/genesis.json', import.meta.url).pathname
 
@@ -27,7 +34,11 @@ describe('genesis', () => {
   })
 
   it('reads keys case-insensitively, as Besu does', () => {
-    const g = normalizeGenesis({ CONFIG: { ChainID: 5, LondonBlock: 0 }, GASLIMIT: '0x10', Alloc: { ab: { BALANCE: '0x1' } } })
+    const g = normalizeGenesis({
+      CONFIG: { ChainID: 5, LondonBlock: 0 },
+      GASLIMIT: '0x10',
+      Alloc: { ab: { BALANCE: '0x1' } },
+    })
     expect(g.config.chainId).toBe(5)
     expect(g.config.londonBlock).toBe(0)
     expect(g.gasLimit).toBe('0x10')

@@ -2,14 +2,23 @@
  * Genesis files in Besu's/geth's format (keys read case-insensitively, as Besu does), the dev preset,
  * and the Common (fork schedule) and genesis block they define.
  */
-import { createBlock, type Block } from '@ethereumjs/block'
-import { Common, type GethGenesis, type GenesisState, parseGethGenesis, parseGethGenesisState } from '@ethereumjs/common'
+import { type Block, createBlock } from '@ethereumjs/block'
+import {
+  Common,
+  type GenesisState,
+  type GethGenesis,
+  parseGethGenesis,
+  parseGethGenesisState,
+} from '@ethereumjs/common'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
 import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
-export type GenesisJson = Record<string, unknown> & { config: Record<string, unknown>; alloc: Record<string, AllocJson> }
+export type GenesisJson = Record<string, unknown> & {
+  config: Record<string, unknown>
+  alloc: Record<string, AllocJson>
+}
 interface AllocJson {
   balance?: string
   nonce?: string
@@ -24,15 +33,70 @@ export const DEV_GAS_LIMIT = 60_000_000n
 
 /** Keys of a geth genesis in their canonical spelling; input keys are matched case-insensitively. */
 const CANONICAL_KEYS = [
-  'config', 'alloc', 'nonce', 'timestamp', 'extraData', 'gasLimit', 'difficulty', 'mixHash', 'coinbase', 'number',
-  'gasUsed', 'parentHash', 'baseFeePerGas', 'excessBlobGas', 'blobGasUsed', 'chainId', 'homesteadBlock',
-  'daoForkBlock', 'daoForkSupport', 'eip150Block', 'eip150Hash', 'eip155Block', 'eip158Block', 'byzantiumBlock',
-  'constantinopleBlock', 'petersburgBlock', 'istanbulBlock', 'muirGlacierBlock', 'berlinBlock', 'londonBlock',
-  'arrowGlacierBlock', 'grayGlacierBlock', 'mergeNetsplitBlock', 'shanghaiTime', 'cancunTime', 'pragueTime',
-  'osakaTime', 'bpo1Time', 'bpo2Time', 'bpo3Time', 'bpo4Time', 'bpo5Time', 'terminalTotalDifficulty',
-  'terminalTotalDifficultyPassed', 'depositContractAddress', 'ethash', 'clique', 'ibft2', 'qbft', 'blobSchedule',
-  'target', 'max', 'baseFeeUpdateFraction', 'balance', 'code', 'storage', 'ecCurve', 'period', 'epoch',
-  'blockperiodseconds', 'epochlength', 'requesttimeoutseconds', 'fixeddifficulty', 'contractSizeLimit',
+  'config',
+  'alloc',
+  'nonce',
+  'timestamp',
+  'extraData',
+  'gasLimit',
+  'difficulty',
+  'mixHash',
+  'coinbase',
+  'number',
+  'gasUsed',
+  'parentHash',
+  'baseFeePerGas',
+  'excessBlobGas',
+  'blobGasUsed',
+  'chainId',
+  'homesteadBlock',
+  'daoForkBlock',
+  'daoForkSupport',
+  'eip150Block',
+  'eip150Hash',
+  'eip155Block',
+  'eip158Block',
+  'byzantiumBlock',
+  'constantinopleBlock',
+  'petersburgBlock',
+  'istanbulBlock',
+  'muirGlacierBlock',
+  'berlinBlock',
+  'londonBlock',
+  'arrowGlacierBlock',
+  'grayGlacierBlock',
+  'mergeNetsplitBlock',
+  'shanghaiTime',
+  'cancunTime',
+  'pragueTime',
+  'osakaTime',
+  'bpo1Time',
+  'bpo2Time',
+  'bpo3Time',
+  'bpo4Time',
+  'bpo5Time',
+  'terminalTotalDifficulty',
+  'terminalTotalDifficultyPassed',
+  'depositContractAddress',
+  'ethash',
+  'clique',
+  'ibft2',
+  'qbft',
+  'blobSchedule',
+  'target',
+  'max',
+  'baseFeeUpdateFraction',
+  'balance',
+  'code',
+  'storage',
+  'ecCurve',
+  'period',
+  'epoch',
+  'blockperiodseconds',
+  'epochlength',
+  'requesttimeoutseconds',
+  'fixeddifficulty',
+  'contractSizeLimit',
 ]
 const BY_LOWER = new Map(CANONICAL_KEYS.map((k) => [k.toLowerCase(), k]))
 /** Header fields a genesis may leave out, with the values Besu assumes. */
@@ -82,13 +146,31 @@ export function devGenesis(): GenesisJson {
   const alloc: Record<string, AllocJson> = {}
   for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { balance: '0x0', nonce: '0x1', code: c.code }
   for (const a of devAccounts()) alloc[a.address] = { balance: `0x${DEV_ACCOUNT_BALANCE_WEI.toString(16)}` }
-  const forks = ['homestead', 'eip150', 'eip155', 'eip158', 'byzantium', 'constantinople', 'petersburg', 'istanbul',
-    'muirGlacier', 'berlin', 'london', 'arrowGlacier', 'grayGlacier', 'mergeNetsplit']
+  const forks = [
+    'homestead',
+    'eip150',
+    'eip155',
+    'eip158',
+    'byzantium',
+    'constantinople',
+    'petersburg',
+    'istanbul',
+    'muirGlacier',
+    'berlin',
+    'london',
+    'arrowGlacier',
+    'grayGlacier',
+    'mergeNetsplit',
+  ]
   const config: Record<string, unknown> = { chainId: Number(DEV_CHAIN_ID) }
   for (const f of forks) config[`${f}Block`] = 0
   Object.assign(config, {
-    shanghaiTime: 0, cancunTime: 0, pragueTime: 0, osakaTime: 0,
-    terminalTotalDifficulty: 0, terminalTotalDifficultyPassed: true,
+    shanghaiTime: 0,
+    cancunTime: 0,
+    pragueTime: 0,
+    osakaTime: 0,
+    terminalTotalDifficulty: 0,
+    terminalTotalDifficultyPassed: true,
     depositContractAddress: '0x00000000219ab540356cbb839cbe05303d7705fa',
     blobSchedule: {
       cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
@@ -97,9 +179,15 @@ export function devGenesis(): GenesisJson {
     },
   })
   return {
-    config, alloc,
-    nonce: '0x0', timestamp: '0x0', extraData: '0x', gasLimit: `0x${DEV_GAS_LIMIT.toString(16)}`,
-    difficulty: '0x0', mixHash: `0x${'00'.repeat(32)}`, coinbase: `0x${'00'.repeat(20)}`,
+    config,
+    alloc,
+    nonce: '0x0',
+    timestamp: '0x0',
+    extraData: '0x',
+    gasLimit: `0x${DEV_GAS_LIMIT.toString(16)}`,
+    difficulty: '0x0',
+    mixHash: `0x${'00'.repeat(32)}`,
+    coinbase: `0x${'00'.repeat(20)}`,
     baseFeePerGas: '0x3b9aca00',
   }
 }
@@ -118,7 +206,9 @@ export interface CryptoHolder {
  * Cancun-style params and drops the `target`/`max` that BPO forks read, so those are put back here.
  */
 export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHolder): Common {
-  const params = parseGethGenesis(genesis as unknown as GethGenesis, 'custom') as ReturnType<typeof parseGethGenesis> & {
+  const params = parseGethGenesis(genesis as unknown as GethGenesis, 'custom') as ReturnType<
+    typeof parseGethGenesis
+  > & {
     customHardforks?: Record<string, { params?: Record<string, unknown> }>
   }
   const schedule = (genesis.config.blobSchedule ?? {}) as Record<string, { target: number; max: number }>

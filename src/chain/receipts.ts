@@ -30,7 +30,12 @@ export function decodeReceipts(bytes: Uint8Array): Receipt[] {
 
 function decodeReceipt(enc: Uint8Array): Receipt {
   const isTyped = enc[0] < 0x80
-  const fields = RLP.decode(isTyped ? enc.subarray(1) : enc) as unknown as [Uint8Array, Uint8Array, Uint8Array, LogTuple[]]
+  const fields = RLP.decode(isTyped ? enc.subarray(1) : enc) as unknown as [
+    Uint8Array,
+    Uint8Array,
+    Uint8Array,
+    LogTuple[],
+  ]
   const [statusOrRoot, cumulative, bloom, logs] = fields
   const r: Receipt = { txType: isTyped ? enc[0] : 0, cumulativeGasUsed: bytesToBigint(cumulative), bloom, logs }
   if (statusOrRoot.length === 32) r.stateRoot = statusOrRoot

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { Address } from '@ethereumjs/util'
 import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../test/tracing/tracingChain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
+import { poolChainView } from '../node/node.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import type { RpcServices } from '../rpc/context.ts'
 import { TxPool } from '../txpool/txPool.ts'
@@ -21,18 +21,7 @@ beforeAll(async () => {
   caller = await tc.deploy(callerRuntime(store))
   callTxHash = bytesToHex(await tc.send({ to: caller }))
   const chain = tc.chain
-  pool = new TxPool(
-    {
-      chainId: chain.common.chainId(),
-      headGasLimit: () => chain.head.header.gasLimit,
-      headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
-      account: async (a) => {
-        const acc = await chain.stateAt(chain.head).getAccount(new Address(a))
-        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
-      },
-    },
-    { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 },
-  )
+  pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
   const settings = {
     chainId: 1337n,
     gasPriceBlocks: 100,

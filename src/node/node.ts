@@ -9,10 +9,19 @@ import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import {
-  type CryptoHolder, createChainCommon, createGenesisBlock, DEV_NETWORK_ID, devGenesis, type GenesisJson, genesisState,
+  type CryptoHolder,
+  createChainCommon,
+  createGenesisBlock,
+  DEV_NETWORK_ID,
+  devGenesis,
+  type GenesisJson,
+  genesisState,
   normalizeGenesis,
 } from '../chain/genesis.ts'
-import { clientVersion } from '../primitives/version.ts'
+import { recoverHeadState } from '../chain/stateRecovery.ts'
+import { engineGroup } from '../engine/engineMethods.ts'
+import type { EngineContext } from '../engine/engineOf.ts'
+import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { systemClock } from '../primitives/clock.ts'
@@ -20,23 +29,21 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
+import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
-import { engineGroup } from '../engine/engineMethods.ts'
-import type { EngineContext } from '../engine/engineOf.ts'
-import { EngineService } from '../engine/engineService.ts'
-import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
+import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import { startGraphqlListener } from '../server/graphqlListener.ts'
-import { startRpcListener, type RunningListener } from '../server/rpcListener.ts'
+import { type RunningListener, startRpcListener } from '../server/rpcListener.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
-import { TxPool } from '../txpool/txPool.ts'
+import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import type { NodeConfig } from './config.ts'
 
 const log = createLogger('node')
@@ -64,7 +71,9 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 }
 
 /** Opens the chain described by `config` (creating its database on first use). */
-export async function openChain(config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>): Promise<{ chain: Chain; genesis: GenesisJson; close(): void }> {
+export async function openChain(
+  config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>,
+): Promise<{ chain: Chain; genesis: GenesisJson; close(): void }> {
   installCommonParamsMemo()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
@@ -81,25 +90,36 @@ export async function openChain(config: Pick<NodeConfig, 'genesisFile' | 'dataPa
   const genesisBlock = createGenesisBlock(common, await state.getStateRoot())
   const chain = new Chain(common, store, trieDb)
   await chain.open(genesisBlock)
-  return { chain, genesis, close: () => db.close() }
+  await recoverHeadState(chain)
+  const close = () => {
+    chain.flushState()
+    db.close()
+  }
+  return { chain, genesis, close }
+}
+
+/** The pool's view of the chain: the head's gas limit, base fee and account state. */
+export function poolChainView(chain: Chain): PoolChainView {
+  return {
+    chainId: chain.common.chainId(),
+    headGasLimit: () => chain.head.header.gasLimit,
+    headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
+    account: async (address) => {
+      const a = await chain.stateAt(chain.head).getAccount(new Address(address))
+      return { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }
+    },
+  }
 }
 
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const startedMs = Date.now()
   const { chain, close } = await openChain(config)
   const chainId = chain.common.chainId()
-  const pool = new TxPool(
-    {
-      chainId,
-      headGasLimit: () => chain.head.header.gasLimit,
-      headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
-      account: async (address) => {
-        const a = await chain.stateAt(chain.head).getAccount(new Address(address))
-        return { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }
-      },
-    },
-    { minGasPrice: config.minGasPrice, maxSize: config.txPoolMaxSize, priceBumpPercent: config.txPoolPriceBumpPercent },
-  )
+  const pool = new TxPool(poolChainView(chain), {
+    minGasPrice: config.minGasPrice,
+    maxSize: config.txPoolMaxSize,
+    priceBumpPercent: config.txPoolPriceBumpPercent,
+  })
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
   const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs: config.blockPeriodMs, clock: systemClock })
   const accounts = config.network === 'dev' ? devAccounts() : []
@@ -120,28 +140,56 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile),
     ports: {},
   }
-  const engine = config.engine.isEnabled ? new EngineService(chain, pool, new PayloadBuilder(chain, pool), systemClock) : undefined
-  const services: RpcServices & Pick<EngineContext, 'engine'> = { chain, pool, sealer, engine, filters: new FilterManager(chain, pool), settings }
+  const engine = config.engine.isEnabled
+    ? new EngineService(chain, pool, new PayloadBuilder(chain, pool), systemClock)
+    : undefined
+  const services: RpcServices & Pick<EngineContext, 'engine'> = {
+    chain,
+    pool,
+    sealer,
+    engine,
+    filters: new FilterManager(chain, pool),
+    settings,
+  }
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup])
   const listeners: RunningListener[] = []
-  const common = { hostAllowlist: config.hostAllowlist, corsOrigins: config.http.corsOrigins, maxBatchSize: config.http.maxBatchSize }
+  const common = {
+    hostAllowlist: config.hostAllowlist,
+    corsOrigins: config.http.corsOrigins,
+    maxBatchSize: config.http.maxBatchSize,
+  }
   if (config.http.isEnabled) {
     const l = startRpcListener(dispatcher, services, {
-      ...common, host: config.http.host, port: config.http.port, apis: [...config.http.apis, ALWAYS_ENABLED_GROUP], isHttpServed: true,
+      ...common,
+      host: config.http.host,
+      port: config.http.port,
+      apis: [...config.http.apis, ALWAYS_ENABLED_GROUP],
+      isHttpServed: true,
     })
     settings.ports.http = l.port
     listeners.push(l)
   }
   if (config.ws.isEnabled) {
     const l = startRpcListener(dispatcher, services, {
-      ...common, host: config.ws.host, port: config.ws.port, apis: [...config.ws.apis, ALWAYS_ENABLED_GROUP], isHttpServed: false,
+      ...common,
+      host: config.ws.host,
+      port: config.ws.port,
+      apis: [...config.ws.apis, ALWAYS_ENABLED_GROUP],
+      isHttpServed: false,
     })
     settings.ports.ws = l.port
     listeners.push(l)
   }
   if (engine) {
-    const jwtSecret = config.engine.isJwtDisabled ? undefined : loadJwtSecret(config.engine.jwtSecretFile, config.dataPath)
-    const l = startEngineListener(dispatcher, services, { host: config.http.host, port: config.engine.port, hostAllowlist: config.engine.hostAllowlist, jwtSecret })
+    const jwtSecret = config.engine.isJwtDisabled
+      ? undefined
+      : loadJwtSecret(config.engine.jwtSecretFile, config.dataPath)
+    const l = startEngineListener(dispatcher, services, {
+      host: config.http.host,
+      port: config.engine.port,
+      hostAllowlist: config.engine.hostAllowlist,
+      jwtSecret,
+    })
     settings.ports.engine = l.port
     listeners.push(l)
     engine.startIdleWarnings()
@@ -151,7 +199,12 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
     const { GraphqlService } = await import('../graphql/graphqlService.ts')
     const { host, port, corsOrigins } = config.graphql
-    const l = startGraphqlListener(new GraphqlService(services), { host, port, corsOrigins, hostAllowlist: config.hostAllowlist })
+    const l = startGraphqlListener(new GraphqlService(services), {
+      host,
+      port,
+      corsOrigins,
+      hostAllowlist: config.hostAllowlist,
+    })
     settings.ports.graphql = l.port
     listeners.push(l)
   }
@@ -179,15 +232,25 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
 
 function printBanner(config: NodeConfig, s: RpcSettings, accounts: { address: string; privateKey: string }[]): void {
   if (accounts.length === 0) return
-  const lines = ['', `Basalt dev chain — chain id ${s.chainId}, data path ${config.dataPath}`, '', 'Accounts (10000 ETH each):']
-  accounts.forEach((a, i) => lines.push(`  (${i}) ${a.address}  key ${a.privateKey}`))
+  const lines = [
+    '',
+    `Basalt dev chain — chain id ${s.chainId}, data path ${config.dataPath}`,
+    '',
+    'Accounts (10000 ETH each):',
+  ]
+  for (const [i, a] of accounts.entries()) lines.push(`  (${i}) ${a.address}  key ${a.privateKey}`)
   if (s.ports.http !== undefined) lines.push('', `JSON-RPC: http://${config.http.host}:${s.ports.http}`)
   if (s.ports.ws !== undefined) lines.push(`WebSocket: ws://${config.ws.host}:${s.ports.ws}`)
   if (s.ports.graphql !== undefined) lines.push(`GraphQL: http://${config.graphql.host}:${s.ports.graphql}/graphql`)
   process.stdout.write(`${lines.join('\n')}\n\n`)
 }
 
-function writeConfigOut(file: string, s: RpcSettings, chain: Chain, accounts: { address: string; privateKey: string }[]): void {
+function writeConfigOut(
+  file: string,
+  s: RpcSettings,
+  chain: Chain,
+  accounts: { address: string; privateKey: string }[],
+): void {
   const out = {
     chainId: Number(s.chainId),
     networkId: s.networkId.toString(),

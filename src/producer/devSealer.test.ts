@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'bun:test'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { Address, KECCAK256_RLP } from '@ethereumjs/util'
+import { KECCAK256_RLP } from '@ethereumjs/util'
 import { importBlock } from '../chain/blockImporter.ts'
 import { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { createChainCommon, createGenesisBlock, devGenesis, genesisState } from '../chain/genesis.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
+import { poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { TrieDb } from '../state/trieDb.ts'
@@ -31,18 +32,7 @@ async function openDevChain(): Promise<Chain> {
 }
 
 function openPool(chain: Chain): TxPool {
-  return new TxPool(
-    {
-      chainId: chain.common.chainId(),
-      headGasLimit: () => chain.head.header.gasLimit,
-      headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
-      account: async (a) => {
-        const acc = await chain.stateAt(chain.head).getAccount(new Address(a))
-        return { nonce: acc?.nonce ?? 0n, balance: acc?.balance ?? 0n }
-      },
-    },
-    { minGasPrice: 0n, maxSize: 1000, priceBumpPercent: 10 },
-  )
+  return new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 1000, priceBumpPercent: 10 })
 }
 
 const contract = (eip: string) => SYSTEM_CONTRACTS.find((c) => c.eip === eip)!.address as `0x${string}`

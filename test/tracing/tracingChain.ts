@@ -3,13 +3,12 @@
  * helpers that send a signed transaction and seal it into its own block.
  */
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { Address } from '@ethereumjs/util'
 import { computeContractAddress } from '../../src/chain/addresses.ts'
 import type { Chain } from '../../src/chain/chain.ts'
 import { devAccounts } from '../../src/chain/devAccounts.ts'
 import { replayBlock } from '../../src/evm/tracers/blockReplayer.ts'
 import type { TxTracer } from '../../src/evm/tracers/txTracer.ts'
-import { openChain } from '../../src/node/node.ts'
+import { openChain, poolChainView } from '../../src/node/node.ts'
 import { manualClock } from '../../src/primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../../src/primitives/hex.ts'
 import { DevSealer } from '../../src/producer/devSealer.ts'
@@ -50,18 +49,7 @@ export interface TracingChain {
 export async function tracingChain(): Promise<TracingChain> {
   const { chain, close } = await openChain({ dataPath: ':memory:' })
   const clock = manualClock(1_700_000_000_000)
-  const pool = new TxPool(
-    {
-      chainId: chain.common.chainId(),
-      headGasLimit: () => chain.head.header.gasLimit,
-      headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
-      account: async (address) => {
-        const a = await chain.stateAt(chain.head).getAccount(new Address(address))
-        return { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }
-      },
-    },
-    { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 },
-  )
+  const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
   const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock })
   const account = devAccounts()[0]
   const key = hexToBytes(account.privateKey)
