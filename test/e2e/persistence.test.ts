@@ -86,6 +86,17 @@ describe('persistence', () => {
     for (const s of seen) {
       expect(await again.rpc('eth_getTransactionReceipt', [s.hash])).toMatchObject({ blockHash: s.blockHash })
     }
+    // The state of the last blocks (flushed behind them) was rebuilt: the sender goes on from its nonce.
+    const sender = node.config.accounts[4].address
+    const nonce = Number(await again.rpc<string>('eth_getTransactionCount', [sender, 'latest']))
+    expect(nonce).toBeGreaterThanOrEqual(seen.length)
+    const next = await again.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)])
+    let receipt: unknown = null
+    for (let i = 0; i < 100 && receipt === null; i++) {
+      receipt = await again.rpc('eth_getTransactionReceipt', [next])
+      if (receipt === null) await Bun.sleep(50)
+    }
+    expect(receipt).toMatchObject({ status: '0x1' })
   })
 
   it('refuses a data path created from another genesis, naming the genesis it holds', async () => {
