@@ -57,6 +57,27 @@ describe('simulate', () => {
     expect(b.block.header.logsBloom.every((x) => x === 0)).toBe(true)
   })
 
+  it('lets a sender at nonce 2^64-1 send without validation, its nonce wrapping to 0', async () => {
+    const maxNonce = 2n ** 64n - 1n
+    const send = { from: A, to: B }
+    const [b] = await simulate(chain, chain.head, {
+      isValidated: false,
+      gasCap: 0n,
+      blockStateCalls: [{ stateOverrides: [[A, { nonce: maxNonce }]], calls: [send, send] }],
+    })
+    expect(b.calls.every((c) => c.isSuccess)).toBe(true)
+    expect(b.block.transactions.map((tx) => tx.nonce)).toEqual([maxNonce, 0n])
+  })
+
+  it('refuses a sender at nonce 2^64-1 with validation', async () => {
+    const err = await simulate(chain, chain.head, {
+      isValidated: true,
+      gasCap: 0n,
+      blockStateCalls: [{ stateOverrides: [[A, { nonce: 2n ** 64n - 1n }]], calls: [{ from: A, to: B }] }],
+    }).catch((e) => e)
+    expect((err as SimulateError).kind).toBe('nonceMax')
+  })
+
   it('refuses block numbers that go backwards', async () => {
     const err = await simulate(chain, chain.head, {
       isValidated: false,

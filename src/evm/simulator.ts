@@ -15,6 +15,7 @@ import { callFailure } from './callError.ts'
 import { type CallChain, gasBeforeRefund } from './callService.ts'
 import { buildCallTransaction, type CallRequest, ZERO_ADDRESS } from './callTransaction.ts'
 import { startBlock } from './fastBlockBuilder.ts'
+import { buildBlock, isMaxNonce, wrapSenderNonce } from './nonceOverflow.ts'
 import { openScratchState } from './scratchState.ts'
 import type { BlockOverrides } from './simulationBlock.ts'
 import { applyStateOverrides, type StateOverrides } from './stateOverrides.ts'
@@ -264,7 +265,7 @@ async function simulateBlock(
   const isActive = relaxed.isActivatedEIP.bind(relaxed)
   Object.assign(relaxed, { isActivatedEIP: (eip: number) => eip !== 7825 && isActive(eip) })
   ;(builder as unknown as { blockOpts: { common: unknown } }).blockOpts.common = relaxed
-  const { block } = await builder.build()
+  const block = await buildBlock(builder)
   for (const tx of block.transactions) Object.assign(tx, { hash: () => unsignedTxHash(tx) })
   return { block, calls }
 }
@@ -296,9 +297,13 @@ async function simulateCall(
   let r: RunTxResult
   let tx: TypedTransaction
   try {
-    // Simulations are not bound by EIP-7825's per-transaction cap (geth's defaults exceed it).
-    tx = buildCallTransaction(vm.common, c, gasLimit > MAX_TX_GAS ? MAX_TX_GAS : gasLimit, nonce, fees)
-    Object.assign(tx, { gasLimit })
+    // Simulations are not bound by EIP-7825's per-transaction cap (geth's defaults exceed it), nor,
+    // without validation, by EIP-2681's nonce limit (see nonceOverflow.ts). A creation from nonce
+    // 2^64-1 fails inside geth's EVM, which the library does not model: it stays refused.
+    const isNonceLifted = !isValidated && c.to !== undefined && isMaxNonce(nonce)
+    const txGasLimit = gasLimit > MAX_TX_GAS ? MAX_TX_GAS : gasLimit
+    tx = buildCallTransaction(vm.common, c, txGasLimit, isNonceLifted ? 0n : nonce, fees)
+    Object.assign(tx, { gasLimit, nonce })
     if (tx.gasLimit > remaining) throw new SimulateError('blockGasLimitReached', 'block gas limit reached')
     const baseFee = env.header.baseFeePerGas ?? 0n
     const offered = 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx.gasPrice as bigint)
@@ -310,6 +315,7 @@ async function simulateCall(
       skipHardForkValidation: true,
       blockGasUsed: builder.gasUsed,
     })
+    if (!isValidated) await wrapSenderNonce(vm, new Address(sender))
   } catch (e) {
     throw e instanceof SimulateError ? e : callRefusal(e)
   }
