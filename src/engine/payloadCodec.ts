@@ -1,11 +1,4 @@
-/**
- * Engine API objects at the edge: ExecutionPayloadV1…V3, WithdrawalV1, ForkchoiceStateV1 and
- * PayloadAttributesV1…V3 decoded from JSON into typed values (a `null` field counts as absent, as
- * the spec says), and blocks encoded back into payloads and payload bodies.
- */
-import type { Block } from '@ethereumjs/block'
 import { codec, decoders } from '../jsonrpc/codecs.ts'
-import { bytesToHex, toQuantity } from '../primitives/hex.ts'
 
 const { quantity, data, fixed, fail } = decoders
 

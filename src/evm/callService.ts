@@ -11,6 +11,7 @@ import type { Log } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
+import { minBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import type { StateManager } from '../state/worldState.ts'
 import { callFailure } from './callError.ts'
@@ -102,7 +103,7 @@ export class CallSession {
   /** The gas a request runs with when it names none, or names more than the cap. */
   gasLimitFor(req: CallRequest): bigint {
     if (req.gas === undefined) return this.defaultGas
-    return req.gas > this.gasCap ? this.gasCap : req.gas
+    return minBigInt(req.gas, this.gasCap)
   }
 
   /** Runs `req` once; throws CallError when the message is invalid (cannot pay, too little gas…). */

@@ -17,6 +17,7 @@ import {
 } from '@ethereumjs/tx'
 import { type Address, bigIntToAddressBytes, bytesToHex, createAddressFromBigInt } from '@ethereumjs/util'
 import { BlockBuilder, type BuildBlockOpts, type RunTxResult, runTx, type SealBlockOpts, type VM } from '@ethereumjs/vm'
+import { maxBigInt } from '../primitives/bigintMath.ts'
 
 /** The library builder's fields this subclass maintains (private in its typings, plain at runtime). */
 interface BuilderFields {
@@ -108,9 +109,7 @@ export class FastBlockBuilder extends BlockBuilder {
     if (vm.common.isActivatedEIP(8037) && result.txRegularGas !== undefined) {
       self.blockRegularGasUsed += result.txRegularGas
       self.blockStateGasUsed += result.txStateGas ?? 0n
-      // biome-ignore lint/complexity/useMathMinMax: bigint operands
-      this.gasUsed =
-        self.blockRegularGasUsed > self.blockStateGasUsed ? self.blockRegularGasUsed : self.blockStateGasUsed
+      this.gasUsed = maxBigInt(self.blockRegularGasUsed, self.blockStateGasUsed)
     } else {
       this.gasUsed += result.blockGasSpent
     }

@@ -5,6 +5,7 @@
  * list found so far until it stops changing, and report the gas of that last run.
  */
 import type { Block } from '@ethereumjs/block'
+import { minBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { CallError } from './callError.ts'
 import {
@@ -47,7 +48,7 @@ export async function estimateGas(
   const first = await session.run(req, { gasLimit: cap })
   if (first.exceptionError !== undefined) return { failure: first }
   let lo = first.gasUsed
-  if (lo >= cap || (await isEnough(session, req, lo))) return { gas: lo < cap ? lo : cap }
+  if (lo >= cap || (await isEnough(session, req, lo))) return { gas: minBigInt(lo, cap) }
   let hi = ((first.gasUsedBeforeRefund + CALL_STIPEND) * 64n) / 63n
   if (hi >= cap || !(await isEnough(session, req, hi))) hi = cap
   for (let i = 0; i < MAX_SEARCH_STEPS && lo + 1n < hi; i++) {

@@ -19,7 +19,9 @@ export interface MethodSpec<Ctx, P extends readonly Codec<unknown>[], R> {
   handler: (ctx: Ctx, args: DecodedTuple<P>) => Promise<R> | R
 }
 
-export function defineMethod<Ctx, const P extends readonly Codec<unknown>[], R>(spec: MethodSpec<Ctx, P, R>): RpcMethod<Ctx> {
+export function defineMethod<Ctx, const P extends readonly Codec<unknown>[], R>(
+  spec: MethodSpec<Ctx, P, R>,
+): RpcMethod<Ctx> {
   const required = spec.params.filter((c) => !c.isOptional).length
   const max = spec.params.length
   return {

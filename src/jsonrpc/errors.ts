@@ -93,7 +93,10 @@ export const BESU_ERRORS = {
   transactionNotFound: [-32000, 'Transaction not found'],
   blockNotFound: [-32000, 'Block not found'],
   executionHalted: [-32000, 'Transaction processing could not be completed due to an exception'],
-  sendTxNotAvailable: [-32604, 'The method eth_sendTransaction is not supported. Use eth_sendRawTransaction to send a signed transaction to Basalt.'],
+  sendTxNotAvailable: [
+    -32604,
+    'The method eth_sendTransaction is not supported. Use eth_sendRawTransaction to send a signed transaction to Basalt.',
+  ],
   unknownBlock: [-39001, 'Unknown block'],
 } as const satisfies Record<string, readonly [number, string]>
 

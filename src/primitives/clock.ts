@@ -9,5 +9,10 @@ export const systemClock: Clock = { nowMs: () => Date.now() }
 /** A clock that only moves when told to; for tests. */
 export function manualClock(startMs: number): Clock & { advance(ms: number): void } {
   let t = startMs
-  return { nowMs: () => t, advance: (ms) => { t += ms } }
+  return {
+    nowMs: () => t,
+    advance: (ms) => {
+      t += ms
+    },
+  }
 }

@@ -3,7 +3,14 @@
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug' | 'trace'
 const ORDER: Record<LogLevel, number> = { error: 0, warn: 1, info: 2, debug: 3, trace: 4 }
 const LEVEL_NAMES: Record<string, LogLevel> = {
-  OFF: 'error', FATAL: 'error', ERROR: 'error', WARN: 'warn', INFO: 'info', DEBUG: 'debug', TRACE: 'trace', ALL: 'trace',
+  OFF: 'error',
+  FATAL: 'error',
+  ERROR: 'error',
+  WARN: 'warn',
+  INFO: 'info',
+  DEBUG: 'debug',
+  TRACE: 'trace',
+  ALL: 'trace',
 }
 
 export interface Logger {

@@ -112,7 +112,9 @@ export class ChainStore {
     this.db
       .prepare('INSERT OR REPLACE INTO headers (hash, number, td, rlp) VALUES (?, ?, ?, ?)')
       .run(b.hash, b.number, bigToBytes(b.totalDifficulty), b.headerRlp)
-    this.db.prepare('INSERT OR REPLACE INTO bodies (hash, rlp, senders) VALUES (?, ?, ?)').run(b.hash, b.bodyRlp, b.senders)
+    this.db
+      .prepare('INSERT OR REPLACE INTO bodies (hash, rlp, senders) VALUES (?, ?, ?)')
+      .run(b.hash, b.bodyRlp, b.senders)
     this.db.prepare('INSERT OR REPLACE INTO receipts (hash, rlp) VALUES (?, ?)').run(b.hash, b.receiptsRlp)
   }
 
@@ -120,14 +122,27 @@ export class ChainStore {
   writeCanonical(e: CanonicalEntry): void {
     this.db.prepare('INSERT OR REPLACE INTO canonical (number, hash) VALUES (?, ?)').run(e.number, e.hash)
     const tx = this.db.prepare('INSERT OR REPLACE INTO txs (hash, block_hash, idx) VALUES (?, ?, ?)')
-    e.txHashes.forEach((h, i) => tx.run(h, e.hash, i))
+    for (const [i, h] of e.txHashes.entries()) tx.run(h, e.hash, i)
     const log = this.db.prepare(
       `INSERT OR REPLACE INTO logs (block_number, log_index, block_hash, tx_hash, tx_index, address,
        topic0, topic1, topic2, topic3, data, block_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     )
     for (const l of e.logs) {
       const t = l.topics
-      log.run(l.blockNumber, l.logIndex, l.blockHash, l.txHash, l.txIndex, l.address, t[0] ?? null, t[1] ?? null, t[2] ?? null, t[3] ?? null, l.data, l.blockTimestamp ?? null)
+      log.run(
+        l.blockNumber,
+        l.logIndex,
+        l.blockHash,
+        l.txHash,
+        l.txIndex,
+        l.address,
+        t[0] ?? null,
+        t[1] ?? null,
+        t[2] ?? null,
+        t[3] ?? null,
+        l.data,
+        l.blockTimestamp ?? null,
+      )
     }
   }
 
@@ -154,7 +169,10 @@ export class ChainStore {
     })
     const limit = q.limit === undefined ? '' : ` LIMIT ${Math.floor(q.limit)}`
     const sql = `SELECT * FROM logs WHERE ${where.join(' AND ')} ORDER BY block_number, log_index${limit}`
-    return this.db.prepare(sql).all(...params).map(toLog)
+    return this.db
+      .prepare(sql)
+      .all(...params)
+      .map(toLog)
   }
 
   readTrieNode(key: Uint8Array): Uint8Array | undefined {
@@ -167,7 +185,9 @@ export class ChainStore {
   }
 
   writeBadBlock(hash: Uint8Array, rlp: Uint8Array, reason: string, atMs: number): void {
-    this.db.prepare('INSERT OR REPLACE INTO bad_blocks (hash, rlp, reason, at_ms) VALUES (?, ?, ?, ?)').run(hash, rlp, reason, atMs)
+    this.db
+      .prepare('INSERT OR REPLACE INTO bad_blocks (hash, rlp, reason, at_ms) VALUES (?, ?, ?, ?)')
+      .run(hash, rlp, reason, atMs)
   }
 
   readBadBlocks(): { hash: Uint8Array; rlp: Uint8Array; reason: string }[] {
@@ -190,6 +210,7 @@ function toLog(r: Record<string, SqlValue>): StoredLog {
     address: r.address as Uint8Array,
     topics,
     data: r.data as Uint8Array,
-    blockTimestamp: r.block_timestamp === null || r.block_timestamp === undefined ? undefined : Number(r.block_timestamp),
+    blockTimestamp:
+      r.block_timestamp === null || r.block_timestamp === undefined ? undefined : Number(r.block_timestamp),
   }
 }

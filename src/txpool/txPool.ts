@@ -6,6 +6,7 @@
  * inclusion in a block. Talks to the chain only through `PoolChainView`.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
+import { minBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { TxPoolError } from './txPoolError.ts'
 
@@ -282,5 +283,5 @@ export function fees(tx: TypedTransaction): { maxFee: bigint; priorityFee: bigin
 export function effectiveTip(tx: TypedTransaction, baseFee: bigint): bigint {
   const { maxFee, priorityFee } = fees(tx)
   const room = maxFee - baseFee
-  return room < priorityFee ? room : priorityFee
+  return minBigInt(room, priorityFee)
 }

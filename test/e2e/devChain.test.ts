@@ -19,7 +19,9 @@ describe('basalt run (dev chain)', () => {
 
   it('mines a viem transfer at once and reports the new balance', async () => {
     const chain = defineChain({
-      id: 1337, name: 'basalt', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      id: 1337,
+      name: 'basalt',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
       rpcUrls: { default: { http: [node.url] } },
     })
     const account = privateKeyToAccount(node.config.accounts[3].privateKey as `0x${string}`)

@@ -45,7 +45,18 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
   const dir = mkdtempSync(join(tmpdir(), 'basalt-e2e-'))
   const dataPath = opts.dataPath ?? join(dir, 'data')
   const configOut = join(dir, 'config-out.json')
-  const args = ['run', '--data-path', dataPath, '--rpc-http-port', '0', '--rpc-ws-port', '0', '--config-out', configOut, ...(opts.args ?? [])]
+  const args = [
+    'run',
+    '--data-path',
+    dataPath,
+    '--rpc-http-port',
+    '0',
+    '--rpc-ws-port',
+    '0',
+    '--config-out',
+    configOut,
+    ...(opts.args ?? []),
+  ]
   const proc = Bun.spawn([BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
   let out = ''
   const drain = async (s: ReadableStream<Uint8Array>) => {
@@ -72,17 +83,30 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
   const wsUrl = `ws://127.0.0.1:${config.rpcWsPort}`
   let id = 1
   const rpcRaw = async (body: unknown) => {
-    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    })
     const text = await res.text()
     return { status: res.status, json: text ? JSON.parse(text) : undefined }
   }
   const node: StartedNode = {
-    proc, dir, dataPath, config, url, wsUrl,
+    proc,
+    dir,
+    dataPath,
+    config,
+    url,
+    wsUrl,
     output: () => out,
     rpcRaw,
     async rpc<T>(method: string, params: unknown[] = []) {
       const { json } = await rpcRaw({ jsonrpc: '2.0', id: id++, method, params })
-      if (json.error) throw Object.assign(new Error(`${method}: ${json.error.message}`), { code: json.error.code, data: json.error.data })
+      if (json.error)
+        throw Object.assign(new Error(`${method}: ${json.error.message}`), {
+          code: json.error.code,
+          data: json.error.data,
+        })
       return json.result as T
     },
     async stop(signal: NodeJS.Signals = 'SIGTERM') {

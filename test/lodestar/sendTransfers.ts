@@ -15,8 +15,10 @@ const account = privateKeyToAccount(`0x${'00'.repeat(31)}01`)
 
 async function rpc<T>(method: string, params: unknown[] = []): Promise<T> {
   const res = await fetch(url, {
-    method: 'POST', headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }), signal: AbortSignal.timeout(5000),
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    signal: AbortSignal.timeout(5000),
   })
   const json = (await res.json()) as { result?: T; error?: { message: string } }
   if (json.error) throw new Error(`${method}: ${json.error.message}`)
@@ -37,8 +39,14 @@ while (Date.now() < deadline && BigInt(await rpc<string>('eth_blockNumber')) < 1
 const hashes: string[] = []
 for (let nonce = 0; nonce < count && Date.now() < deadline; nonce++) {
   const raw = await account.signTransaction({
-    type: 'eip1559', chainId, nonce, to: '0x000000000000000000000000000000000000beef', value: 1n, gas: 21000n,
-    maxFeePerGas: parseGwei('50'), maxPriorityFeePerGas: parseGwei('1'),
+    type: 'eip1559',
+    chainId,
+    nonce,
+    to: '0x000000000000000000000000000000000000beef',
+    value: 1n,
+    gas: 21000n,
+    maxFeePerGas: parseGwei('50'),
+    maxPriorityFeePerGas: parseGwei('1'),
   })
   hashes.push(await rpc<string>('eth_sendRawTransaction', [raw as Hex]))
   await Bun.sleep(2000)

@@ -80,7 +80,14 @@ describe('StructLogger', () => {
     const r = await trace(await t.send({ to: runsOff }))
     const last = r.structLogs[r.structLogs.length - 1]
     expect(r.structLogs.map((l) => l.op)).toEqual(['PUSH1', 'PUSH1', 'SSTORE', 'STOP'])
-    expect(last).toEqual({ pc: 5, op: 'STOP', gas: r.structLogs[2].gas - r.structLogs[2].gasCost, gasCost: 0, depth: 1, stack: [] })
+    expect(last).toEqual({
+      pc: 5,
+      op: 'STOP',
+      gas: r.structLogs[2].gas - r.structLogs[2].gasCost,
+      gasCost: 0,
+      depth: 1,
+      stack: [],
+    })
   })
 
   it('has no logs for a plain transfer and reports the gas used', async () => {

@@ -139,9 +139,16 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
   private logImplicitStop(r: EVMResult, returnData: Uint8Array): void {
     const run = r.execResult.runState
     if (!run || (this.limit > 0 && this.logs.length >= this.limit)) return
-    const log: StructLog = { pc: run.programCounter, op: 'STOP', gas: Number(run.gasLeft), gasCost: 0, depth: this.frames.length + 1 }
+    const log: StructLog = {
+      pc: run.programCounter,
+      op: 'STOP',
+      gas: Number(run.gasLeft),
+      gasCost: 0,
+      depth: this.frames.length + 1,
+    }
     if (this.isStack) log.stack = run.stack.getStack().map(quantity)
-    if (this.isMemory && run.memoryWordCount > 0n) log.memory = memoryWords(run.memory.read(0, Number(run.memoryWordCount) * 32))
+    if (this.isMemory && run.memoryWordCount > 0n)
+      log.memory = memoryWords(run.memory.read(0, Number(run.memoryWordCount) * 32))
     if (this.isReturnData && returnData.length > 0) log.returnData = bytesToHex(returnData)
     if (run.gasRefund > 0n) log.refund = Number(run.gasRefund)
     this.logs.push(log)

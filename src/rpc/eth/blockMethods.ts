@@ -86,7 +86,15 @@ export function blockReceipts(ctx: RpcContext, block: Block): Record<string, unk
   let prev = 0n
   let firstLogIndex = 0
   return receipts.map((receipt, index) => {
-    const out = formatReceipt({ block, index, sender: senders[index], receipt, previousCumulativeGas: prev, firstLogIndex, blobGasPrice })
+    const out = formatReceipt({
+      block,
+      index,
+      sender: senders[index],
+      receipt,
+      previousCumulativeGas: prev,
+      firstLogIndex,
+      blobGasPrice,
+    })
     prev = receipt.cumulativeGasUsed
     firstLogIndex += receipt.logs.length
     return out
@@ -103,7 +111,13 @@ export const getBlockReceipts = defineMethod({
 })
 
 export const blockMethods = [
-  getBlockByHash, getBlockByNumber, getBlockTransactionCountByHash, getBlockTransactionCountByNumber,
-  getUncleCountByBlockHash, getUncleCountByBlockNumber, getUncleByBlockHashAndIndex, getUncleByBlockNumberAndIndex,
+  getBlockByHash,
+  getBlockByNumber,
+  getBlockTransactionCountByHash,
+  getBlockTransactionCountByNumber,
+  getUncleCountByBlockHash,
+  getUncleCountByBlockNumber,
+  getUncleByBlockHashAndIndex,
+  getUncleByBlockNumberAndIndex,
   getBlockReceipts,
 ]

@@ -15,7 +15,8 @@ const bytes32 = fixed(32, 'a 32-byte value')
 type Obj = Record<string, unknown>
 
 function object(v: unknown, what: string): Obj {
-  if (typeof v !== 'object' || v === null || Array.isArray(v)) fail(`expected ${what} object, got ${decoders.describe(v)}`)
+  if (typeof v !== 'object' || v === null || Array.isArray(v))
+    fail(`expected ${what} object, got ${decoders.describe(v)}`)
   return v as Obj
 }
 

@@ -44,7 +44,8 @@ export const hashrate = defineMethod({
 export const accounts = defineMethod({
   name: 'eth_accounts',
   params: [],
-  handler: (ctx: RpcContext) => (ctx.settings.isDevAccountsUnlocked ? ctx.settings.devAccounts.map((a) => a.address) : []),
+  handler: (ctx: RpcContext) =>
+    ctx.settings.isDevAccountsUnlocked ? ctx.settings.devAccounts.map((a) => a.address) : [],
 })
 
 export const protocolVersion = defineMethod({

@@ -13,7 +13,8 @@ export function findBlock(ctx: RpcContext, ref: BlockParam): Promise<Block | und
 export async function requireBlock(ctx: RpcContext, ref: BlockParam): Promise<Block> {
   const block = await ctx.chain.resolve(ref)
   if (block) return block
-  if (typeof ref === 'object') throw besuError('blockNotFound', `Block not found: ${ref.requireCanonical ? 'not canonical or ' : ''}unknown hash`)
+  if (typeof ref === 'object')
+    throw besuError('blockNotFound', `Block not found: ${ref.requireCanonical ? 'not canonical or ' : ''}unknown hash`)
   if (ref === 'safe' || ref === 'finalized') throw besuError('unknownBlock', `Unknown block: no ${ref} block yet`)
   throw new InvalidParamsError('Invalid block param (block not found)')
 }

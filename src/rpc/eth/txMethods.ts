@@ -4,7 +4,7 @@ import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, type Typ
 import { ensureKzgFor } from '../../chain/kzg.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { besuError, InvalidParamsError, type BesuErrorKind } from '../../jsonrpc/errors.ts'
+import { type BesuErrorKind, besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { TxPoolError } from '../../txpool/txPoolError.ts'
 import type { RpcContext } from '../context.ts'
@@ -24,7 +24,8 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
     const message = (e as Error).message
     // The library checks these while decoding; Besu reports them as validation failures.
     if (/chain ID .* not matching/.test(message)) throw besuError('wrongChainId', `Wrong chainId: ${message}`)
-    if (message.includes('EIP-7825')) throw besuError('exceedsTransactionGasLimit', `Transaction gas limit cap exceeded: ${message}`)
+    if (message.includes('EIP-7825'))
+      throw besuError('exceedsTransactionGasLimit', `Transaction gas limit cap exceeded: ${message}`)
     throw new InvalidParamsError(`Invalid params: could not decode transaction: ${message}`)
   }
 }
@@ -84,6 +85,9 @@ export const getTransactionReceipt = defineMethod({
 })
 
 export const txMethods = [
-  sendRawTransaction, getTransactionByHash, getTransactionByBlockHashAndIndex, getTransactionByBlockNumberAndIndex,
+  sendRawTransaction,
+  getTransactionByHash,
+  getTransactionByBlockHashAndIndex,
+  getTransactionByBlockNumberAndIndex,
   getTransactionReceipt,
 ]

@@ -1,8 +1,3 @@
-/**
- * The TRACE group: parity-style traces as Besu serves them (trace_transaction, trace_block,
- * trace_filter, trace_get, trace_replay*, trace_call). Built on the same block replay as debug_*.
- */
-import type { Block } from '@ethereumjs/block'
 import { replayBlock } from '../../evm/tracers/blockReplayer.ts'
 import { traceCallRequest } from '../../evm/tracers/callRequestTracer.ts'
 import { createReplayTracer, type TraceType } from '../../evm/tracers/replayTracer.ts'
