@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { paramsTx } from '@ethereumjs/tx'
+import { createChainCommon, devGenesis } from '../chain/genesis.ts'
 import { installCommonParamsMemo } from './commonParamsMemo.ts'
 
 describe('installCommonParamsMemo', () => {
@@ -35,5 +36,19 @@ describe('installCommonParamsMemo', () => {
     const custom = base.copy()
     custom.updateParams({ 1: { txGas: 12345 } })
     expect(custom.param('txGas')).toBe(12345n)
+  })
+
+  it('keeps the hardfork list of a chain with custom hardforks, with the same forks in the same order', () => {
+    const common = createChainCommon(devGenesis(), {})
+    const list = common.hardforks()
+    expect(common.copy().hardforks()).toBe(list)
+    const { hardforks, customHardforks } = (
+      common as unknown as { _chainParams: { hardforks: { name: string }[]; customHardforks?: object } }
+    )._chainParams
+    expect(customHardforks).toBeDefined()
+    const names = list.map((h) => h.name)
+    expect(names.slice(0, hardforks.length)).toEqual(hardforks.map((h) => h.name))
+    expect(new Set(names).size).toBe(names.length)
+    expect(common.hardforkGteHardfork('osaka', 'prague')).toBe(true)
   })
 })

@@ -4,10 +4,15 @@
  * and rebuilds the parameter cache: about a third of decoding a transaction, and most of creating a
  * header. Copies share their `_params` object, so after the first merge the result is always the
  * same; this memo reuses the built cache for a (params table, hardfork, EIPs) that was seen already.
+ *
+ * `hardforks()` is behind every fork check (`gteHardfork`, `isActivatedEIP` via the fork list…); with
+ * custom hardforks (our BPO forks) it builds a Set and two arrays per call. Chain params do not
+ * change after construction, so the list is kept per (hardforks, customHardforks) pair.
  */
 import { Common } from '@ethereumjs/common'
 
 interface CommonInternals {
+  _chainParams: { hardforks: unknown[]; customHardforks?: object }
   _params: Record<string, unknown>
   _paramsCache: Record<string, unknown>
   _hardfork: string
@@ -31,12 +36,14 @@ interface Memo {
 }
 
 const memos = new WeakMap<object, Memo>()
+const hardforkLists = new WeakMap<object, WeakMap<object, unknown[]>>()
 let isInstalled = false
 
 /** Makes `Common.updateParams` skip the merge and rebuild when they would change nothing. */
 export function installCommonParamsMemo(): void {
   if (isInstalled) return
   isInstalled = true
+  memoizeHardforks()
   const original = Common.prototype.updateParams
   Common.prototype.updateParams = function (this: Common, params) {
     const c = this as unknown as CommonInternals
@@ -78,4 +85,23 @@ function stateFor(memo: Memo, content: string): ParamsState {
     memo.byContent.set(content, state)
   }
   return state
+}
+
+function memoizeHardforks(): void {
+  const original = Common.prototype.hardforks
+  Common.prototype.hardforks = function (this: Common) {
+    const { hardforks, customHardforks } = (this as unknown as CommonInternals)._chainParams
+    if (customHardforks === undefined) return original.call(this)
+    let byCustom = hardforkLists.get(hardforks)
+    if (!byCustom) {
+      byCustom = new WeakMap()
+      hardforkLists.set(hardforks, byCustom)
+    }
+    let list = byCustom.get(customHardforks)
+    if (!list) {
+      list = original.call(this)
+      byCustom.set(customHardforks, list)
+    }
+    return list as ReturnType<typeof original>
+  }
 }
