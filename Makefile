@@ -4,7 +4,7 @@ BUN := node_modules/.bin/bun
 SRC := $(shell find src -type f 2>/dev/null) package.json
 SHARED ?= ../shared
 
-.PHONY: install build run test check typecheck lint unit e2e conformance bench clean e2e-lodestar
+.PHONY: install build run test check typecheck lint unused unit e2e conformance bench clean e2e-lodestar
 
 install: node_modules/.installed
 
@@ -36,7 +36,11 @@ typecheck: node_modules/.installed
 lint: node_modules/.installed
 	node_modules/.bin/biome check src test
 
-check: typecheck lint test
+# Exports, files and dependencies nothing uses (knip.jsonc lists the entry points).
+unused: node_modules/.installed
+	node_modules/.bin/knip
+
+check: typecheck lint unused test
 
 conformance: build
 	bash test/conformance/run.sh $(SHARED)/conformance

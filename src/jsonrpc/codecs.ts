@@ -153,5 +153,3 @@ export const p = {
 
 /** Raw decoders for building object codecs field by field. */
 export const decoders = { quantity, lenientQuantity, data, fixed, bool, blockParam, blockNumberOrTag, fail, describe }
-
-export type { Hex }

@@ -31,12 +31,6 @@ export function toQuantity(n: bigint | number): Hex {
   return `0x${n.toString(16)}`
 }
 
-/** Parses an RPC quantity (`0x` + hex digits, no leading zeros required to be absent). */
-export function fromQuantity(s: string): bigint {
-  if (typeof s !== 'string' || !/^0x[0-9a-fA-F]+$/.test(s)) throw new Error(`invalid quantity: ${String(s)}`)
-  return BigInt(s)
-}
-
 /** Big-endian unsigned bytes of `n`, minimal length (empty for zero). */
 export function bigintToBytes(n: bigint): Uint8Array {
   if (n === 0n) return new Uint8Array(0)

@@ -23,7 +23,7 @@ export interface Logger {
 }
 
 let threshold = ORDER.info
-let sink: (line: string) => void = (line) => process.stderr.write(`${line}\n`)
+const sink = (line: string) => process.stderr.write(`${line}\n`)
 
 /** Sets the level from Besu's names (`--logging=DEBUG`); returns false for an unknown name. */
 export function setLogLevel(name: string): boolean {
@@ -31,10 +31,6 @@ export function setLogLevel(name: string): boolean {
   if (!level) return false
   threshold = name.toUpperCase() === 'OFF' ? -1 : ORDER[level]
   return true
-}
-
-export function setLogSink(fn: (line: string) => void): void {
-  sink = fn
 }
 
 function fmt(v: unknown): string {

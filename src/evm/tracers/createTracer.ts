@@ -21,8 +21,6 @@ export class UnknownTracerError extends Error {
   }
 }
 
-export const TRACER_NAMES = ['callTracer', 'prestateTracer', '4byteTracer', 'flatCallTracer', 'noopTracer'] as const
-
 function mapped<A, B>(inner: TxTracer<A>, fn: (a: A, ctx: TxContext) => B): TxTracer<B> {
   return {
     start: (ctx) => inner.start(ctx),
