@@ -13,6 +13,7 @@ import {
   loadOrCreateNodeKey,
   parseEcCurve,
   publicKeyToAddress,
+  unknownEcCurveReason,
 } from '../primitives/nodeKey.ts'
 import { optString } from './argv.ts'
 import { CliError, INPUT_ERROR } from './cliError.ts'
@@ -20,7 +21,6 @@ import { writeOutput } from './cliOutput.ts'
 
 const SUBCOMMANDS = ['export', 'export-address'] as const
 type PublicKeySubcommand = (typeof SUBCOMMANDS)[number]
-/** Exit code for a key file that is missing or unreadable (2 is kept for command-line mistakes). */
 
 export interface PublicKeyOptions {
   subcommand: PublicKeySubcommand
@@ -48,11 +48,9 @@ export function parsePublicKeyOptions(subcommand: string, o: Record<string, unkn
   if (!SUBCOMMANDS.includes(subcommand as PublicKeySubcommand)) {
     throw new CliError(`Unknown public-key subcommand: ${subcommand} (expected ${SUBCOMMANDS.join(', ')})`)
   }
-  const curveName = optString(o, 'ecCurve')
-  const curve = curveName === undefined ? DEFAULT_EC_CURVE : parseEcCurve(curveName)
-  if (!curve) {
-    throw new CliError(`Invalid value for option --ec-curve: '${curveName}' (expected ${EC_CURVES.join(' or ')})`)
-  }
+  const curveName = optString(o, 'ecCurve') ?? DEFAULT_EC_CURVE
+  const curve = parseEcCurve(curveName)
+  if (!curve) throw new CliError(`Invalid value for option --ec-curve: ${unknownEcCurveReason(curveName)}`)
   const dataPath = optString(o, 'dataPath') || 'basalt-data'
   return {
     subcommand: subcommand as PublicKeySubcommand,

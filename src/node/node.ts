@@ -28,7 +28,7 @@ import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
 import { createLogger } from '../primitives/logger.ts'
-import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
+import { genesisEcCurve, loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
@@ -113,7 +113,7 @@ export function poolChainView(chain: Chain): PoolChainView {
 
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const startedMs = Date.now()
-  const { chain, close } = await openChain(config)
+  const { chain, genesis, close } = await openChain(config)
   const chainId = chain.common.chainId()
   const pool = new TxPool(poolChainView(chain), {
     minGasPrice: config.minGasPrice,
@@ -137,7 +137,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     enabledWsApis: config.ws.apis,
     devAccounts: accounts,
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
-    nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile),
+    nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, genesisEcCurve(genesis.config)),
     ports: {},
   }
   const engine = config.engine.isEnabled

@@ -6,6 +6,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, hexToBytes } from './hex.ts'
 import {
   generateKeyPair,
+  genesisEcCurve,
   isValidPublicKey,
   keyPairFromPrivateKey,
   loadOrCreateNodeKey,
@@ -29,10 +30,25 @@ afterEach(() => {
 })
 
 describe('parseEcCurve', () => {
-  it('knows secp256k1 and secp256r1 in any case', () => {
+  it('knows secp256k1 and secp256r1, spelled as Besu spells them', () => {
     expect(parseEcCurve('secp256k1')).toBe('secp256k1')
-    expect(parseEcCurve('SECP256R1')).toBe('secp256r1')
+    expect(parseEcCurve('secp256r1')).toBe('secp256r1')
+    expect(parseEcCurve('SECP256R1')).toBeUndefined()
     expect(parseEcCurve('ed25519')).toBeUndefined()
+  })
+})
+
+describe('genesisEcCurve', () => {
+  it('reads ecCurve from a genesis config, secp256k1 when absent', () => {
+    expect(genesisEcCurve({ chainId: 1 })).toBe('secp256k1')
+    expect(genesisEcCurve({ chainId: 1, ecCurve: null })).toBe('secp256k1')
+    expect(genesisEcCurve({ chainId: 1, ecCurve: 'secp256r1' })).toBe('secp256r1')
+  })
+
+  it('refuses a curve it does not know with the message Besu gives at start', () => {
+    expect(() => genesisEcCurve({ ecCurve: 'abcd' })).toThrow(
+      'Invalid genesis file configuration for ecCurve. abcd is not in the list of valid elliptic curves [secp256k1, secp256r1]',
+    )
   })
 })
 
@@ -113,6 +129,21 @@ describe('loadOrCreateNodeKey', () => {
     fs.writeFileSync(file, `${DEV_KEY.slice(2)}\n`)
     expect(bytesToHex(publicKeyToAddress(loadOrCreateNodeKey(':memory:', file).publicKey))).toBe(DEV_ADDRESS)
     expect(fs.existsSync(path.join(dir, 'key'))).toBe(false)
+  })
+
+  it('creates a given key file that does not exist yet, and reads it on the next start', () => {
+    const file = path.join(tempDir(), 'keys', 'node.key')
+    const created = loadOrCreateNodeKey(':memory:', file)
+    expect(fs.readFileSync(file, 'utf8')).toBe(bytesToHex(created.privateKey))
+    expect(loadOrCreateNodeKey(':memory:', file).publicKey).toEqual(created.publicKey)
+  })
+
+  it('derives the public key on the curve it is given', () => {
+    const r1 = generateKeyPair('secp256r1')
+    const file = path.join(tempDir(), 'key')
+    fs.writeFileSync(file, bytesToHex(r1.privateKey))
+    expect(loadOrCreateNodeKey(':memory:', file, 'secp256r1').publicKey).toEqual(r1.publicKey)
+    expect(loadOrCreateNodeKey(':memory:', file, 'secp256k1').publicKey).not.toEqual(r1.publicKey)
   })
 
   it('keeps an in-memory node key off the disk', () => {

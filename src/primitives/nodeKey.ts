@@ -26,9 +26,26 @@ export interface KeyPair {
 const CURVES = { secp256k1, secp256r1: p256 }
 const PRIVATE_KEY_TEXT = /^(0x)?[0-9a-fA-F]{64}$/
 
-/** The curve named `name` (case-insensitive), or undefined when it is not supported. */
+/** The curve named `name`, or undefined when it is not supported; the name is case-sensitive, as in Besu. */
 export function parseEcCurve(name: string): EcCurve | undefined {
-  return EC_CURVES.find((c) => c === name.toLowerCase())
+  return EC_CURVES.find((c) => c === name)
+}
+
+/** Besu's reason for refusing a curve name. */
+export function unknownEcCurveReason(name: string): string {
+  return `${name} is not in the list of valid elliptic curves [${EC_CURVES.join(', ')}]`
+}
+
+/**
+ * The curve of a chain's keys, from `ecCurve` in its genesis `config` (secp256k1 when absent); throws
+ * Besu's start-up message for a curve it does not know.
+ */
+export function genesisEcCurve(config: Record<string, unknown>): EcCurve {
+  const value = config.ecCurve
+  if (value === undefined || value === null) return DEFAULT_EC_CURVE
+  const curve = parseEcCurve(String(value))
+  if (!curve) throw new Error(`Invalid genesis file configuration for ecCurve. ${unknownEcCurveReason(String(value))}`)
+  return curve
 }
 
 /** A fresh random key pair on `curve`. */
