@@ -13,6 +13,7 @@ import { poolBlobs } from './blobs.ts'
 import { engineOf } from './engineOf.ts'
 import { engineError } from './errors.ts'
 import { forkchoiceMethods } from './forkchoiceMethods.ts'
+import { type EngineFork, requireFork } from './forkRules.ts'
 import { getPayloadMethods } from './getPayloadMethods.ts'
 import { newPayloadMethods } from './newPayloadMethods.ts'
 import { ep } from './payloadCodec.ts'
@@ -25,8 +26,8 @@ export const CLIENT_CODE = 'BA'
 export const exchangeCapabilities = defineMethod({
   name: 'engine_exchangeCapabilities',
   params: [ep.strings],
-  handler: (ctx: RpcContext) => {
-    engineOf(ctx)
+  handler: (ctx: RpcContext, [consensusMethods]) => {
+    engineOf(ctx).watchdog.capabilitiesExchanged(consensusMethods)
     return engineMethods.map((m) => m.name).filter((n) => n !== 'engine_exchangeCapabilities')
   },
 })
@@ -40,7 +41,7 @@ export const exchangeTransitionConfigurationV1 = defineMethod({
   name: 'engine_exchangeTransitionConfigurationV1',
   params: [p.named('transitionConfiguration', p.object)],
   handler: (ctx: RpcContext) => {
-    engineOf(ctx)
+    engineOf(ctx).watchdog.transitionConfigurationExchanged()
     return {
       terminalTotalDifficulty: toQuantity(terminalTotalDifficulty(ctx)),
       terminalBlockHash: `0x${'00'.repeat(32)}`,
@@ -59,24 +60,30 @@ export const getClientVersionV1 = defineMethod({
   },
 })
 
+/** -38004 for too many hashes, then -38005 unless the head is in one of `forks` (Besu's order). */
+function checkBlobRequest(ctx: RpcContext, hashes: Uint8Array[], forks: readonly EngineFork[]): void {
+  engineOf(ctx)
+  if (hashes.length > MAX_BLOB_REQUEST) throw engineError('tooLargeRequest')
+  requireFork(ctx.chain.common, ctx.chain.head.header.timestamp, forks)
+}
+
+/** Served from Cancun until Osaka activates (osaka.md: then -38005). */
 export const getBlobsV1 = defineMethod({
   name: 'engine_getBlobsV1',
   params: [ep.hashes],
   handler: async (ctx: RpcContext, [hashes]) => {
-    engineOf(ctx)
-    if (hashes.length > MAX_BLOB_REQUEST) throw engineError('tooLargeRequest')
+    checkBlobRequest(ctx, hashes, ['cancun', 'prague'])
     const found = await poolBlobs(ctx.chain, ctx.pool, hashes, false)
     return found.map((b) => (b ? { blob: b.blob, proof: b.proofs[0] } : null))
   },
 })
 
-/** All or nothing: null unless the pool holds every blob asked for (osaka.md). */
+/** All or nothing: null unless the pool holds every blob asked for; from Osaka on (osaka.md). */
 export const getBlobsV2 = defineMethod({
   name: 'engine_getBlobsV2',
   params: [ep.hashes],
   handler: async (ctx: RpcContext, [hashes]) => {
-    engineOf(ctx)
-    if (hashes.length > MAX_BLOB_REQUEST) throw engineError('tooLargeRequest')
+    checkBlobRequest(ctx, hashes, ['osaka'])
     const found = await poolBlobs(ctx.chain, ctx.pool, hashes, true)
     return found.some((b) => b === null) ? null : found.map((b) => ({ blob: b!.blob, proofs: b!.proofs }))
   },
