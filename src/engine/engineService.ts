@@ -17,15 +17,16 @@ import { createLogger } from '../primitives/logger.ts'
 import type { BuildAttributes, PayloadBuilder, PayloadJob } from '../producer/payloadBuilder.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import { blobHashesOf } from './blobs.ts'
+import { EngineWatchdog } from './engineWatchdog.ts'
 import { engineError } from './errors.ts'
+import { isForkActive } from './forkRules.ts'
 import type { ExecutionPayload, ForkchoiceState, PayloadAttributes } from './payloadCodec.ts'
 import { PayloadBlockError, type PayloadExtras, payloadToBlock } from './payloadToBlock.ts'
+import { MAX_PENDING_PAYLOADS, PendingPayloads } from './pendingPayloads.ts'
 
 const log = createLogger('engine')
 const ZERO_HASH = new Uint8Array(32)
 const MAX_STORED_PAYLOADS = 16
-/** How long without any Engine API call before warning that no consensus client seems connected. */
-export const ENGINE_IDLE_WARN_MS = 120_000
 
 export type PayloadStatusKind = 'VALID' | 'INVALID' | 'SYNCING' | 'ACCEPTED' | 'INVALID_BLOCK_HASH'
 
@@ -62,39 +63,37 @@ export class EngineService {
   /** Blocks found invalid, by hash, with their latest valid ancestor. */
   private readonly invalid = new Map<string, Uint8Array | null>()
   private readonly payloads = new Map<string, PayloadJob>()
-  private lastCallMs: number
-  private idleTimer?: ReturnType<typeof setInterval>
+  /** Payloads whose parent is not stored yet, by hash; executed once it is. */
+  private readonly pending = new PendingPayloads()
+  /** Warns when the consensus client stops calling. */
+  readonly watchdog: EngineWatchdog
 
   constructor(
     readonly chain: Chain,
     private readonly pool: TxPool,
     private readonly builder: PayloadBuilder,
-    private readonly clock: Clock,
+    clock: Clock,
   ) {
-    this.lastCallMs = clock.nowMs()
+    this.watchdog = new EngineWatchdog(
+      clock,
+      () => !isForkActive(chain.common, 'cancun', chain.head.header.timestamp),
+      (message) => log.warn(message),
+    )
   }
 
-  /** Warns (Besu's QoS timer) while no consensus client has called for ENGINE_IDLE_WARN_MS. */
+  /** Starts the warnings about a silent consensus client. */
   startIdleWarnings(): void {
-    this.idleTimer = setInterval(() => {
-      const idleMs = this.clock.nowMs() - this.lastCallMs
-      if (idleMs >= ENGINE_IDLE_WARN_MS) {
-        log.warn(
-          `Execution engine not called in ${Math.floor(idleMs / 1000)} seconds, consensus client may not be connected`,
-        )
-      }
-    }, ENGINE_IDLE_WARN_MS)
-    this.idleTimer.unref?.()
+    this.watchdog.start()
   }
 
   stop(): void {
-    if (this.idleTimer) clearInterval(this.idleTimer)
+    this.watchdog.stop()
     for (const job of this.payloads.values()) job.stop()
   }
 
   /** Records that the consensus client is alive (every engine method calls this). */
   touch(): void {
-    this.lastCallMs = this.clock.nowMs()
+    this.watchdog.called()
   }
 
   /** Validates and stores a payload without changing the head. Spec: paris.md#engine_newpayloadv1 */
@@ -126,18 +125,47 @@ export class EngineService {
     const parentKey = bytesToHex(block.header.parentHash)
     if (this.invalid.has(parentKey)) {
       const latestValid = this.invalid.get(parentKey) ?? null
+      const reason = 'Block descends from an invalid block'
       this.invalid.set(key, latestValid)
-      return status('INVALID', latestValid, 'Block descends from an invalid block')
+      this.chain.store.writeBadBlock(block.hash(), block.serialize(), reason, Date.now())
+      return status('INVALID', latestValid, reason)
     }
+    if (!this.chain.store.hasBlock(block.header.parentHash)) {
+      // Not executable yet. A child of a block held here joins a well-formed chain that is not
+      // validated: ACCEPTED (paris.md); otherwise the gap is unknown: SYNCING.
+      const isChainKnown = this.pending.has(parentKey)
+      this.pending.hold(block)
+      return status(isChainKnown ? 'ACCEPTED' : 'SYNCING')
+    }
+    const result = await this.execute(block)
+    if (result.status === 'VALID') await this.executePendingChildren(block.hash())
+    return result
+  }
+
+  /** Executes and stores `block` on its stored parent, without moving the head. */
+  private async execute(block: Block): Promise<PayloadStatus> {
     try {
       await importBlock(this.chain, block, { setHead: false })
       return status('VALID', block.hash())
     } catch (e) {
       if (!(e instanceof BlockImportError)) throw e
       if (e.kind === 'unknownParent') return status('SYNCING')
-      log.warn('invalid payload', { number: block.header.number, hash: key, reason: e.reason })
-      this.invalid.set(key, block.header.parentHash)
+      log.warn('invalid payload', { number: block.header.number, hash: bytesToHex(block.hash()), reason: e.reason })
+      this.invalid.set(bytesToHex(block.hash()), block.header.parentHash)
       return status('INVALID', block.header.parentHash, e.reason)
+    }
+  }
+
+  /** Executes the held payloads that descend from `hash`, now that it is stored. */
+  private async executePendingChildren(hash: Uint8Array): Promise<void> {
+    const parents = [bytesToHex(hash)]
+    for (let i = 0; i < parents.length && i <= MAX_PENDING_PAYLOADS; i++) {
+      for (const child of this.pending.takeChildren(parents[i])) {
+        const result = await this.execute(child)
+        const key = bytesToHex(child.hash())
+        if (result.status === 'VALID') parents.push(key)
+        else for (const k of this.pending.takeDescendants(key)) this.invalid.set(k, result.latestValidHash)
+      }
     }
   }
 

@@ -5,10 +5,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { RLP } from '@ethereumjs/rlp'
-import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, type Hex, hexToBytes, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { ACCOUNTS, type EngineNode, jwt, startEngineNode, ZERO32 } from './engineHarness.ts'
+import { ACCOUNTS, type EngineNode, jwt, rehash, startEngineNode, ZERO32 } from './engineHarness.ts'
 
 let en: EngineNode
 const BEACON_ROOT = `0x${'be'.repeat(32)}`
@@ -97,40 +96,6 @@ async function sendTransfer(keyIndex: number, nonce: number, to = `0x${'c0'.repe
     maxPriorityFeePerGas: parseGwei('2'),
   })
   return en.rpc<string>('eth_sendRawTransaction', [raw])
-}
-
-/** keccak(rlp(header)) of a block JSON, with `change` applied to its fields first. */
-function rehash(block: any, change: Record<string, string>): string {
-  const b = { ...block, ...change }
-  const q = (h: string) => {
-    const digits = BigInt(h).toString(16)
-    return BigInt(h) === 0n ? new Uint8Array(0) : hexToBytes(`0x${digits.length % 2 ? '0' : ''}${digits}`)
-  }
-  const d = (h: string) => hexToBytes(h as Hex)
-  const fields = [
-    d(b.parentHash),
-    d(b.sha3Uncles),
-    d(b.miner),
-    d(b.stateRoot),
-    d(b.transactionsRoot),
-    d(b.receiptsRoot),
-    d(b.logsBloom),
-    q(b.difficulty),
-    q(b.number),
-    q(b.gasLimit),
-    q(b.gasUsed),
-    q(b.timestamp),
-    d(b.extraData),
-    d(b.mixHash),
-    d(b.nonce),
-    q(b.baseFeePerGas),
-    d(b.withdrawalsRoot),
-    q(b.blobGasUsed),
-    q(b.excessBlobGas),
-    d(b.parentBeaconBlockRoot),
-  ]
-  if (b.requestsHash) fields.push(d(b.requestsHash))
-  return bytesToHex(keccak_256(RLP.encode(fields)))
 }
 
 describe('engine listener', () => {
@@ -304,6 +269,8 @@ describe('Prague and Osaka payloads', () => {
     expect(status.status).toBe('VALID')
     expect(envelope.blobsBundle).toEqual({ commitments: [], proofs: [], blobs: [] })
     expect(envelope.executionRequests).toEqual([])
+    expect((await en.call('engine_getBlobsV1', [[ZERO32]])).json.error.code).toBe(-38005)
+    expect(await en.rpc('engine_getBlobsV2', [[ZERO32]])).toBeNull()
     const fcu = await en.call('engine_forkchoiceUpdatedV3', [
       { headBlockHash: envelope.executionPayload.blockHash, safeBlockHash: ZERO32, finalizedBlockHash: ZERO32 },
       {

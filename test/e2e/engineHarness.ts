@@ -6,7 +6,10 @@
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { RLP } from '@ethereumjs/rlp'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import { SignJWT } from 'jose'
+import { bytesToHex, type Hex, hexToBytes } from 'viem'
 import { devAccounts } from '../../src/chain/devAccounts.ts'
 import { devGenesis } from '../../src/chain/genesis.ts'
 import { type StartedNode, startNode } from './harness.ts'
@@ -33,14 +36,31 @@ export function jwt(skewSec = 0, secret = JWT_SECRET): Promise<string> {
     .sign(secret)
 }
 
-/** Starts a node whose Prague and Osaka forks begin `pragueInSec` / `osakaInSec` from now. */
-export async function startEngineNode(pragueInSec = 10_000, osakaInSec = 20_000): Promise<EngineNode> {
+export interface EngineNodeOptions {
+  /** Fork times (unix seconds); by default Prague in 10,000 s and Osaka in 20,000 s. */
+  pragueTime?: number
+  osakaTime?: number
+  /** Cancun time; 0 (at genesis) by default. */
+  cancunTime?: number
+  /** Shanghai time; 0 (at genesis) by default. */
+  shanghaiTime?: number
+  /** More `basalt run` options. */
+  args?: string[]
+}
+
+/** Starts a post-merge node with the Engine API on a free port and the known JWT secret. */
+export async function startEngineNode(opts: EngineNodeOptions = {}): Promise<EngineNode> {
   const dir = mkdtempSync(join(tmpdir(), 'basalt-engine-'))
   const now = Math.floor(Date.now() / 1000)
   const genesis = devGenesis()
-  const pragueTime = now + pragueInSec
-  const osakaTime = now + osakaInSec
-  Object.assign(genesis.config, { cancunTime: 0, pragueTime, osakaTime })
+  const pragueTime = opts.pragueTime ?? now + 10_000
+  const osakaTime = opts.osakaTime ?? now + 20_000
+  Object.assign(genesis.config, {
+    shanghaiTime: opts.shanghaiTime ?? 0,
+    cancunTime: opts.cancunTime ?? 0,
+    pragueTime,
+    osakaTime,
+  })
   const genesisFile = join(dir, 'genesis.json')
   writeFileSync(genesisFile, JSON.stringify(genesis))
   const jwtFile = join(dir, 'jwt.hex')
@@ -54,6 +74,7 @@ export async function startEngineNode(pragueInSec = 10_000, osakaInSec = 20_000)
       '0',
       '--engine-jwt-secret',
       jwtFile,
+      ...(opts.args ?? []),
     ],
   })
   const port = (node.config as unknown as { engineRpcPort: number }).engineRpcPort
@@ -86,3 +107,37 @@ export async function startEngineNode(pragueInSec = 10_000, osakaInSec = 20_000)
 
 /** The dev accounts funded by the genesis (fixed keys). */
 export const ACCOUNTS = devAccounts()
+
+/** keccak(rlp(header)) of a Cancun-or-later block JSON, with `change` applied to its fields first. */
+export function rehash(block: any, change: Record<string, string>): string {
+  const b = { ...block, ...change }
+  const q = (h: string) => {
+    const digits = BigInt(h).toString(16)
+    return BigInt(h) === 0n ? new Uint8Array(0) : hexToBytes(`0x${digits.length % 2 ? '0' : ''}${digits}`)
+  }
+  const d = (h: string) => hexToBytes(h as Hex)
+  const fields = [
+    d(b.parentHash),
+    d(b.sha3Uncles),
+    d(b.miner),
+    d(b.stateRoot),
+    d(b.transactionsRoot),
+    d(b.receiptsRoot),
+    d(b.logsBloom),
+    q(b.difficulty),
+    q(b.number),
+    q(b.gasLimit),
+    q(b.gasUsed),
+    q(b.timestamp),
+    d(b.extraData),
+    d(b.mixHash),
+    d(b.nonce),
+    q(b.baseFeePerGas),
+    d(b.withdrawalsRoot),
+    q(b.blobGasUsed),
+    q(b.excessBlobGas),
+    d(b.parentBeaconBlockRoot),
+  ]
+  if (b.requestsHash) fields.push(d(b.requestsHash))
+  return bytesToHex(keccak_256(RLP.encode(fields)))
+}
