@@ -71,7 +71,9 @@ describe('parseOperatorOptions', () => {
   })
 
   it('refuses two output files with the same name', () => {
-    expectCliError(() => parseOperatorOptions({ ...full, publicKeyFileName: 'key.priv' }), 'must be unique', 2)
+    const message = 'Output file paths must be unique (got genesis.json, key.priv, key.priv)'
+    expectCliError(() => parseOperatorOptions({ ...full, publicKeyFileName: 'key.priv' }), message, 2)
+    expectCliError(() => parseOperatorOptions({ ...full, genesisFileName: 'key.pub' }), 'must be unique', 2)
   })
 
   it('refuses a genesis file named like the keys directory', () => {
@@ -126,9 +128,15 @@ describe('planBlockchainConfig', () => {
     expectCliError(() => planBlockchainConfig(config(QBFT_GENESIS, { keys: [r1] }), 'c'), 'secp256k1', 1)
   })
 
-  it('refuses an unknown ecCurve', () => {
-    const genesis = { config: { ...QBFT_GENESIS.config, ecCurve: 'ed25519' } }
-    expectCliError(() => planBlockchainConfig(config(genesis, { keys: PUBLIC_KEYS }), 'c'), 'ecCurve "ed25519"', 1)
+  it('refuses an unknown ecCurve, and a known one spelled in another case, as Besu does', () => {
+    for (const ecCurve of ['ed25519', 'SECP256R1']) {
+      const genesis = { config: { ...QBFT_GENESIS.config, ecCurve } }
+      expectCliError(
+        () => planBlockchainConfig(config(genesis, { keys: PUBLIC_KEYS }), 'c'),
+        `Invalid parameter for ecCurve in genesis config: ${ecCurve} is not in the list of valid elliptic curves [secp256k1, secp256r1]`,
+        1,
+      )
+    }
   })
 
   it('refuses text that is not JSON, naming the file and the position', () => {
@@ -141,8 +149,9 @@ describe('planBlockchainConfig', () => {
   })
 
   it('refuses a config file without genesis.config', () => {
-    expectCliError(() => planBlockchainConfig(config({ alloc: {} }, { keys: PUBLIC_KEYS }), 'c'), 'genesis.config', 1)
-    expectCliError(() => planBlockchainConfig(JSON.stringify({ blockchain: {} }), 'c'), 'genesis.config', 1)
+    const missing = 'Missing config section in config file c (genesis.config)'
+    expectCliError(() => planBlockchainConfig(config({ alloc: {} }, { keys: PUBLIC_KEYS }), 'c'), missing, 1)
+    expectCliError(() => planBlockchainConfig(JSON.stringify({ blockchain: {} }), 'c'), missing, 1)
     expectCliError(() => planBlockchainConfig(config({ config: 5 }, {}), 'c'), 'must be a JSON object', 1)
   })
 
@@ -183,7 +192,7 @@ describe('checkOutputDirectory', () => {
   it('refuses a non-empty directory and a file', () => {
     const dir = tempDir()
     fs.writeFileSync(path.join(dir, 'x'), '')
-    expectCliError(() => checkOutputDirectory(dir), 'already exists and is not empty', 1)
+    expectCliError(() => checkOutputDirectory(dir), `Output directory already exists and is not empty: ${dir}`, 1)
     expectCliError(() => checkOutputDirectory(path.join(dir, 'x')), 'is not a directory', 1)
   })
 })

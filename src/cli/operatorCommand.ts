@@ -10,20 +10,19 @@ import { type BftKind, genesisExtraData } from '../consensus/bftExtraData.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import {
   DEFAULT_EC_CURVE,
-  EC_CURVES,
   type EcCurve,
   generateKeyPair,
   isValidPublicKey,
   type KeyPair,
   parseEcCurve,
   publicKeyToAddress,
+  unknownEcCurveReason,
 } from '../primitives/nodeKey.ts'
 import { optString } from './argv.ts'
 import { CliError, INPUT_ERROR, inputError } from './cliError.ts'
 import { JsonNumber, type JsonObject, type JsonValue, parseJsonText, printJacksonJson } from './jsonText.ts'
 
 const SUBCOMMANDS = ['generate-blockchain-config']
-/** Exit code for a bad config file or output directory (2 is kept for command-line mistakes). */
 
 export interface OperatorOptions {
   configFile: string
@@ -80,7 +79,7 @@ export function parseOperatorOptions(o: Record<string, unknown>): OperatorOption
   }
   const names = [options.genesisFileName, options.privateKeyFileName, options.publicKeyFileName]
   if (new Set(names).size !== names.length) {
-    throw new CliError(`Output file names must be unique (got ${names.join(', ')})`)
+    throw new CliError(`Output file paths must be unique (got ${names.join(', ')})`)
   }
   if (options.genesisFileName === 'keys')
     throw new CliError(`--genesis-file-name cannot be 'keys' (the keys directory)`)
@@ -113,7 +112,7 @@ export function planBlockchainConfig(text: string, source: string, newKeyPair = 
   if (!(root instanceof Map)) throw inputError(`Config file ${source} must hold a JSON object`)
   const genesis = objectAt(root, 'genesis', 'genesis') ?? new Map()
   const chainConfig = objectAt(genesis, 'config', 'genesis.config')
-  if (!chainConfig) throw inputError(`Config file ${source} has no genesis.config section`)
+  if (!chainConfig) throw inputError(`Missing config section in config file ${source} (genesis.config)`)
   const curve = ecCurveOf(chainConfig)
   const kind = hasKey(chainConfig, 'ibft2') ? 'ibft2' : hasKey(chainConfig, 'qbft') ? 'qbft' : undefined
   const nodes = nodeKeysOf(root, curve, newKeyPair)
@@ -181,7 +180,8 @@ function ecCurveOf(chainConfig: JsonObject): EcCurve {
   if (value === undefined || value === null) return DEFAULT_EC_CURVE
   const curve = typeof value === 'string' ? parseEcCurve(value) : undefined
   if (!curve) {
-    throw inputError(`Invalid genesis.config.ecCurve ${describe(value)} (expected one of ${EC_CURVES.join(', ')})`)
+    const name = typeof value === 'string' ? value : describe(value)
+    throw inputError(`Invalid parameter for ecCurve in genesis config: ${unknownEcCurveReason(name)}`)
   }
   return curve
 }
@@ -190,7 +190,7 @@ function ecCurveOf(chainConfig: JsonObject): EcCurve {
 export function checkOutputDirectory(dir: string): void {
   if (!fs.existsSync(dir)) return
   if (!fs.statSync(dir).isDirectory()) throw inputError(`Output path ${dir} exists and is not a directory`)
-  if (fs.readdirSync(dir).length > 0) throw inputError(`Output directory ${dir} already exists and is not empty`)
+  if (fs.readdirSync(dir).length > 0) throw inputError(`Output directory already exists and is not empty: ${dir}`)
 }
 
 /** Writes `keys/<address>/` for every node, then the genesis; never overwrites a file. */

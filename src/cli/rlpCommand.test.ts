@@ -62,16 +62,24 @@ describe('encodeValidators', () => {
   })
 
   it('refuses empty input, text that is not JSON and JSON that is not an array', () => {
-    expectCliError(() => encodeValidators(' \n', 'ibft2'), 'No input', 1)
-    expectCliError(() => encodeValidators('[', 'ibft2'), 'Unable to read the input as JSON', 1)
-    expectCliError(() => encodeValidators('{"a": 1}', 'ibft2'), 'Expected a JSON array of validator addresses', 1)
+    expectCliError(() => encodeValidators(' \n', 'ibft2'), 'An error occurred while trying to read the JSON data', 1)
+    expectCliError(
+      () => encodeValidators('[', 'ibft2'),
+      'Unable to load the JSON data. Please check JSON input format',
+      1,
+    )
+    expectCliError(
+      () => encodeValidators('{"a": 1}', 'ibft2'),
+      'Unable to map the JSON data with selected type: expected a JSON array of validator addresses',
+      1,
+    )
   })
 
   it('refuses an address that is short, not hex or not a string', () => {
     for (const bad of ['"0x1234"', `"${'g'.repeat(40)}"`, '42', `"0x${VALIDATORS[0]}00"`]) {
       expectCliError(
         () => encodeValidators(`["${VALIDATORS[0]}", ${bad}]`, 'qbft'),
-        'Invalid validator address at index 1',
+        `validator address at index 1 is ${bad}, expected 40 hex digits`,
         1,
       )
     }
@@ -89,7 +97,7 @@ describe('decodeValidators', () => {
   })
 
   it('refuses empty input, text that is not hex, and an extraData of the other layout', () => {
-    expectCliError(() => decodeValidators('', 'ibft2'), 'No input', 1)
+    expectCliError(() => decodeValidators('', 'ibft2'), 'An error occurred while trying to read the input data', 1)
     expectCliError(() => decodeValidators('0xzz', 'ibft2'), 'not hex data', 1)
     expectCliError(() => decodeValidators(IBFT_VECTOR, 'qbft'), 'Invalid QBFT extraData', 1)
   })

@@ -15,8 +15,11 @@ const SUBCOMMANDS = ['encode', 'decode'] as const
 type RlpSubcommand = (typeof SUBCOMMANDS)[number]
 /** Besu's names for the extraData layouts; IBFT_EXTRA_DATA is the default, as in Besu. */
 const TYPES: Record<string, BftKind> = { IBFT_EXTRA_DATA: 'ibft2', QBFT_EXTRA_DATA: 'qbft' }
-/** Exit code for input that cannot be read or encoded (2 is kept for command-line mistakes). */
 const ADDRESS = /^(0x)?[0-9a-fA-F]{40}$/
+// Besu's wording, so that scripts matching its messages keep working.
+const NO_JSON = 'An error occurred while trying to read the JSON data'
+const NO_INPUT = 'An error occurred while trying to read the input data'
+const UNMAPPABLE = 'Unable to map the JSON data with selected type'
 
 export interface RlpOptions {
   subcommand: RlpSubcommand
@@ -56,17 +59,19 @@ export function parseRlpOptions(subcommand: string, o: Record<string, unknown>):
 
 /** A JSON array of validator addresses to the `0x` hex of a genesis extraData of `kind`. */
 export function encodeValidators(json: string, kind: BftKind): string {
-  if (json.trim() === '') throw inputError('No input: expected a JSON array of validator addresses')
+  if (json.trim() === '') throw inputError(`${NO_JSON}: no input (expected a JSON array of validator addresses)`)
   let value: unknown
   try {
     value = JSON.parse(json)
   } catch (err) {
-    throw inputError(`Unable to read the input as JSON (${(err as Error).message})`)
+    throw inputError(`Unable to load the JSON data. Please check JSON input format: ${(err as Error).message}`)
   }
-  if (!Array.isArray(value)) throw inputError('Expected a JSON array of validator addresses')
+  if (!Array.isArray(value)) throw inputError(`${UNMAPPABLE}: expected a JSON array of validator addresses`)
   const validators = value.map((address, i) => {
     if (typeof address !== 'string' || !ADDRESS.test(address)) {
-      throw inputError(`Invalid validator address at index ${i}: ${JSON.stringify(address)} (expected 40 hex digits)`)
+      throw inputError(
+        `${UNMAPPABLE}: validator address at index ${i} is ${JSON.stringify(address)}, expected 40 hex digits`,
+      )
     }
     return hexToBytes(address)
   })
@@ -76,7 +81,7 @@ export function encodeValidators(json: string, kind: BftKind): string {
 /** The validators of an extraData (first line of `text`, hex with or without `0x`), printed as Besu does. */
 export function decodeValidators(text: string, kind: BftKind): string {
   const line = text.split(/\r?\n/)[0].trim()
-  if (line === '') throw inputError('No input: expected an extraData in hex')
+  if (line === '') throw inputError(`${NO_INPUT}: no input (expected an extraData in hex)`)
   const hex = line.startsWith('0x') || line.startsWith('0X') ? line : `0x${line}`
   if (!isHexData(hex)) throw inputError(`Input is not hex data: ${line}`)
   try {
@@ -90,7 +95,7 @@ function readInputFile(file: string): string {
   try {
     return fs.readFileSync(file, 'utf8')
   } catch (err) {
-    throw inputError(`Cannot read input file ${file}: ${(err as Error).message}`)
+    throw inputError(`Unable to read JSON file ${file}: ${(err as Error).message}`)
   }
 }
 
