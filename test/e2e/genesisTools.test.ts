@@ -50,17 +50,20 @@ interface Result {
   stderr: string
 }
 
+/** Runs basalt to its end; a run that has not ended after 15 s is killed (and fails its test). */
 async function basalt(args: string[], stdin?: string): Promise<Result> {
   const proc = Bun.spawn([BASALT_BIN, ...args], {
     stdin: stdin === undefined ? 'ignore' : new TextEncoder().encode(stdin),
     stdout: 'pipe',
     stderr: 'pipe',
   })
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
   const [stdout, stderr, exitCode] = await Promise.all([
     new Response(proc.stdout).text(),
     new Response(proc.stderr).text(),
     proc.exited,
   ])
+  clearTimeout(timer)
   return { exitCode, stdout, stderr }
 }
 
@@ -187,17 +190,26 @@ describe('basalt operator generate-blockchain-config', () => {
     it('an existing non-empty output directory, leaving it untouched', async () => {
       const to = dir()
       fs.writeFileSync(path.join(to, 'keep'), 'x')
-      await expectFailure(run(valid(), to), 1, 'already exists and is not empty')
+      await expectFailure(run(valid(), to), 1, `Output directory already exists and is not empty: ${to}`)
       expect(fs.readdirSync(to)).toEqual(['keep'])
     })
 
-    it('duplicate output file names', async () => {
-      await expectFailure(run(valid(), undefined, ['--public-key-file-name=key.priv']), 2, 'must be unique')
+    it('duplicate output file names, writing nothing', async () => {
+      const to = path.join(dir(), 'out')
+      const names = ['--genesis-file-name=key.pub']
+      await expectFailure(
+        run(valid(), to, names),
+        2,
+        'Output file paths must be unique (got key.pub, key.priv, key.pub)',
+      )
+      await expectFailure(run(valid(), to, ['--public-key-file-name=key.priv']), 2, 'Output file paths must be unique')
+      expect(fs.existsSync(to)).toBe(false)
     })
 
     it('a genesis without config, writing nothing', async () => {
       const to = path.join(dir(), 'out')
-      await expectFailure(run(writeConfig({ alloc: {} }, { generate: true, count: 1 }), to), 1, 'genesis.config')
+      const file = writeConfig({ alloc: {} }, { generate: true, count: 1 })
+      await expectFailure(run(file, to), 1, `Missing config section in config file ${file}`)
       expect(fs.existsSync(to)).toBe(false)
     })
 
@@ -269,14 +281,24 @@ describe('basalt rlp', () => {
     expect((await basalt(['rlp', 'decode'], `${IBFT_VECTOR}\n`)).stdout).toBe(`${expected}\n`)
     const fromFile = await basalt(['rlp', 'decode', '--type=QBFT_EXTRA_DATA', `--from=${path.join(d, 'extra')}`])
     expect(fromFile.stdout).toBe(`${expected}\n`)
+    const toFile = await basalt(['rlp', 'decode', `--to=${path.join(d, 'validators')}`], IBFT_VECTOR)
+    expect(toFile).toEqual({ exitCode: 0, stdout: '', stderr: '' })
+    expect(fs.readFileSync(path.join(d, 'validators'), 'utf8')).toBe(expected)
   })
 
   it('refuses a bad address, input that is not JSON, a wrong layout, a bad type and an unknown subcommand', async () => {
-    await expectFailure(['rlp', 'encode'], 1, 'Invalid validator address at index 0', '["0x12"]')
-    await expectFailure(['rlp', 'encode'], 1, 'Unable to read the input as JSON', '[')
-    await expectFailure(['rlp', 'encode'], 1, 'No input')
+    const badAddress = 'Unable to map the JSON data with selected type: validator address at index 0 is "0x12"'
+    await expectFailure(['rlp', 'encode'], 1, badAddress, '["0x12"]')
+    await expectFailure(['rlp', 'encode'], 1, 'Unable to load the JSON data. Please check JSON input format', '[')
+    await expectFailure(['rlp', 'encode'], 1, 'An error occurred while trying to read the JSON data')
+    await expectFailure(['rlp', 'decode'], 1, 'An error occurred while trying to read the input data', '\n')
     await expectFailure(['rlp', 'decode', '--type=QBFT_EXTRA_DATA'], 1, 'Invalid QBFT extraData', IBFT_VECTOR)
-    await expectFailure(['rlp', 'encode', '--from=/nonexistent/v.json'], 1, 'Cannot read input file')
+    await expectFailure(['rlp', 'decode'], 1, 'Invalid IBFT 2.0 extraData', QBFT_VECTOR)
+    await expectFailure(
+      ['rlp', 'encode', '--from=/nonexistent/v.json'],
+      1,
+      'Unable to read JSON file /nonexistent/v.json',
+    )
     await expectFailure(['rlp', 'encode', '--type=CLIQUE'], 2, "Invalid value for option --type: 'CLIQUE'")
     await expectFailure(['rlp', 'hash'], 2, 'Unknown rlp subcommand: hash')
   })
@@ -309,17 +331,57 @@ describe('basalt public-key', () => {
 })
 
 describe('basalt run with a generated genesis', () => {
-  it('starts a single-validator QBFT chain and answers its chain id', async () => {
+  const keysOf = (to: string) => {
+    const [address] = fs.readdirSync(path.join(to, 'keys'))
+    const keyDir = path.join(to, 'keys', address)
+    return { address, privateKeyFile: path.join(keyDir, 'key.priv'), publicKey: readText(keyDir, 'key.pub') }
+  }
+  const readText = (...parts: string[]) => fs.readFileSync(path.join(...parts), 'utf8')
+  const runArgs = (to: string) => ['--genesis-file', path.join(to, 'genesis.json'), '--rpc-ws-enabled=false']
+
+  it('follows the three documented commands: a single-validator QBFT chain on the validator key', async () => {
     const to = await generate(writeConfig(GENESIS, { generate: true, count: 1 }))
-    const node = await startNode({
-      dataPath: ':memory:',
-      args: ['--genesis-file', path.join(to, 'genesis.json'), '--rpc-ws-enabled=false'],
-    })
+    const validator = keysOf(to)
+    const dataPath = path.join(dir(), 'node1')
+    fs.mkdirSync(dataPath)
+    fs.copyFileSync(validator.privateKeyFile, path.join(dataPath, 'key'))
+    const node = await startNode({ dataPath, args: [...runArgs(to), '--rpc-http-api', 'ADMIN,ETH'] })
     try {
-      expect(node.config.rpcHttpPort).toBeGreaterThan(0)
       expect(await node.rpc('eth_chainId')).toBe(`0x${GENESIS.config.chainId.toString(16)}`)
+      const block = await node.rpc<{ extraData: string }>('eth_getBlockByNumber', ['0x0', false])
+      expect(block.extraData).toBe(readGenesis(to).extraData as string)
+      const decoded = await basalt(['rlp', 'decode', '--type=QBFT_EXTRA_DATA'], block.extraData)
+      expect(decoded.stdout).toBe(`[${validator.address}]\n`)
+      const info = await node.rpc<{ id: string }>('admin_nodeInfo')
+      expect(`0x${info.id}`).toBe(validator.publicKey)
     } finally {
       await node.cleanup()
     }
   })
+
+  it('reads a secp256r1 validator key on a genesis whose ecCurve is secp256r1', async () => {
+    const genesis = { ...GENESIS, config: { ...GENESIS.config, ecCurve: 'secp256r1' } }
+    const to = await generate(writeConfig(genesis, { generate: true, count: 1 }))
+    const validator = keysOf(to)
+    const node = await startNode({
+      dataPath: ':memory:',
+      args: [...runArgs(to), '--rpc-http-api', 'ADMIN', `--node-private-key-file=${validator.privateKeyFile}`],
+    })
+    try {
+      expect(`0x${(await node.rpc<{ id: string }>('admin_nodeInfo')).id}`).toBe(validator.publicKey)
+    } finally {
+      await node.cleanup()
+    }
+  })
+
+  const PORTLESS = ['--rpc-http-port=0', '--rpc-ws-enabled=false']
+  it('refuses to start on a genesis naming an unknown ecCurve', async () => {
+    const file = path.join(dir(), 'genesis.json')
+    fs.writeFileSync(file, JSON.stringify({ ...GENESIS, config: { ...GENESIS.config, ecCurve: 'abcd' } }))
+    const result = await basalt(['run', `--genesis-file=${file}`, '--data-path=:memory:', ...PORTLESS])
+    expect(result.stderr).toContain(
+      'basalt: Invalid genesis file configuration for ecCurve. abcd is not in the list of valid elliptic curves [secp256k1, secp256r1]\n',
+    )
+    expect(result.exitCode).toBe(1)
+  }, 20_000)
 })
