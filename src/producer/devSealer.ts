@@ -25,6 +25,9 @@ const REQUEST_CONTRACT_CODE_HASHES: ReadonlySet<string> = new Set(
   ),
 )
 
+/** How long a block's transactions run before the sealer lets waiting requests in. */
+const YIELD_EVERY_MS = 2
+
 /** Resolves after the event loop has handled the I/O that is already waiting. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
@@ -129,7 +132,12 @@ export class DevSealer {
       { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
     )
     const included: PoolTx[] = []
+    let yieldAtMs = performance.now() + YIELD_EVERY_MS
     for (const t of candidates) {
+      if (performance.now() >= yieldAtMs) {
+        await nextTurn()
+        yieldAtMs = performance.now() + YIELD_EVERY_MS
+      }
       try {
         await builder.addTransaction(t.tx, { skipHardForkValidation: true })
         included.push(t)
@@ -140,6 +148,9 @@ export class DevSealer {
         this.pool.drop(t.hash)
       }
     }
+    // Let requests that arrived meanwhile in (a sender's next transaction goes to the pool, for the
+    // next block): a client sending one transaction after another then fills blocks, not one each.
+    await nextTurn()
     const { block } = await builder.build()
     const senders = included.map((t) => t.sender)
     await this.chain.commitBlock(block, builder.transactionReceipts, senders, { setHead: true })

@@ -1,0 +1,58 @@
+/**
+ * CPU cost of the dev chain's write path without HTTP: a transfer from a funded dev account to a new
+ * address is decoded, added to the pool (sender recovery, validation) and sealed into a block of its
+ * own, as automine does for a client that awaits each receipt. Prints µs per step, averaged.
+ * Run: node_modules/.bin/bun bench/sealLoop.ts [transactions] [transactions per block]
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createFeeMarket1559Tx, createTxFromRLP } from '@ethereumjs/tx'
+import { hexToBytes } from '@ethereumjs/util'
+import { openChain, poolChainView } from '../src/node/node.ts'
+import { systemClock } from '../src/primitives/clock.ts'
+import { setLogLevel } from '../src/primitives/logger.ts'
+import { DevSealer } from '../src/producer/devSealer.ts'
+import { TxPool } from '../src/txpool/txPool.ts'
+
+const COUNT = Number(process.argv[2] ?? 2000)
+const PER_BLOCK = Number(process.argv[3] ?? 1)
+const KEY = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
+
+setLogLevel('WARN')
+const dir = mkdtempSync(join(tmpdir(), 'basalt-seal-'))
+try {
+  const { chain, close } = await openChain({ dataPath: dir })
+  const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 1_000_000, priceBumpPercent: 10 })
+  const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: systemClock })
+  const common = chain.commonForNextBlock()
+  const raws: Uint8Array[] = []
+  for (let i = 0; i < COUNT; i++) {
+    const to = new Uint8Array(20)
+    new DataView(to.buffer).setUint32(16, i + 1)
+    to[0] = 0x42
+    const tx = createFeeMarket1559Tx(
+      { nonce: i, to, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n },
+      { common },
+    ).sign(KEY)
+    raws.push(tx.serialize())
+  }
+  let addUs = 0
+  let sealUs = 0
+  for (let i = 0; i < COUNT; i += PER_BLOCK) {
+    const t0 = performance.now()
+    for (let j = i; j < Math.min(COUNT, i + PER_BLOCK); j++) await pool.add(createTxFromRLP(raws[j], { common }))
+    const t1 = performance.now()
+    await sealer.sealBlock(false)
+    const t2 = performance.now()
+    addUs += (t1 - t0) * 1000
+    sealUs += (t2 - t1) * 1000
+  }
+  const blocks = Math.ceil(COUNT / PER_BLOCK)
+  console.log(
+    `${COUNT} txs in ${blocks} blocks: decode+add ${(addUs / COUNT).toFixed(0)} µs/tx, seal ${(sealUs / blocks).toFixed(0)} µs/block, total ${((addUs + sealUs) / COUNT).toFixed(0)} µs/tx`,
+  )
+  close()
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
