@@ -314,6 +314,14 @@ describe('basalt public-key', () => {
     )
     await basalt(['public-key', 'export-address', `--node-private-key-file=${keyFile}`, `--to=${path.join(d, 'addr')}`])
     expect(fs.readFileSync(path.join(d, 'addr'), 'utf8')).toBe(ADDRESSES[0])
+    const toFile = await basalt([
+      'public-key',
+      'export',
+      `--node-private-key-file=${keyFile}`,
+      `--to=${path.join(d, 'pub')}`,
+    ])
+    expect(toFile).toEqual({ exitCode: 0, stdout: '', stderr: '' })
+    expect(fs.readFileSync(path.join(d, 'pub'), 'utf8')).toBe(PUBLIC_KEYS[0])
   })
 
   it('creates DATA_PATH/key on first use and exports the same key afterwards', async () => {
@@ -324,8 +332,16 @@ describe('basalt public-key', () => {
     expect((await basalt(['public-key', 'export', `--data-path=${dataPath}`])).stdout).toBe(first.stdout)
   })
 
-  it('refuses a key file that does not exist and an unknown subcommand', async () => {
+  it('refuses a key file that does not exist or holds no key, an unknown curve and an unknown subcommand', async () => {
     await expectFailure(['public-key', 'export', '--node-private-key-file=/nonexistent/key'], 1, "doesn't exist")
+    const keyFile = path.join(dir(), 'key')
+    fs.writeFileSync(keyFile, 'not a key')
+    await expectFailure(
+      ['public-key', 'export', `--node-private-key-file=${keyFile}`],
+      1,
+      'does not hold a private key',
+    )
+    await expectFailure(['public-key', 'export', '--ec-curve=SECP256R1'], 2, 'SECP256R1 is not in the list')
     await expectFailure(['public-key', 'import'], 2, 'Unknown public-key subcommand: import')
   })
 })
