@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { parseBlocksOptions } from './blocksCommand.ts'
+import { ImportProgress, parseBlocksOptions } from './blocksCommand.ts'
 
 describe('parseBlocksOptions', () => {
   it('reads an import with Besu defaults: from block 0, to the end of the file, seals checked', () => {
@@ -35,5 +35,38 @@ describe('parseBlocksOptions', () => {
     expect(() => parseBlocksOptions('export', {})).toThrow('Missing option --to')
     expect(() => parseBlocksOptions('import', { from: 'x', startBlock: '0x5' })).toThrow('--start-block')
     expect(() => parseBlocksOptions('import', { from: 'x', startBlock: '5', endBlock: '5' })).toThrow('--end-block')
+  })
+})
+
+describe('ImportProgress', () => {
+  function progressOn(isTTY: boolean) {
+    let now = 1_000_000
+    const written: string[] = []
+    const progress = new ImportProgress({ isTTY, write: (t: string) => written.push(t) }, () => now)
+    return { progress, written, advance: (ms: number) => (now += ms) }
+  }
+
+  it('draws a bar with blocks/s and Mgas/s on a terminal, at most every 100 ms and always at the end', () => {
+    const { progress, written, advance } = progressOn(true)
+    progress.total = 4
+    advance(500)
+    progress.update(1, 15_000_000n)
+    advance(50)
+    progress.update(2, 30_000_000n)
+    expect(written).toEqual([`\r[${'#'.repeat(8)}${'.'.repeat(22)}] 1/4 2.0 blocks/s, 30.0 Mgas/s   `])
+    advance(450)
+    progress.update(4, 60_000_000n)
+    expect(written[1]).toBe(`\r[${'#'.repeat(30)}] 4/4 4.0 blocks/s, 60.0 Mgas/s   `)
+    progress.finish()
+    expect(written[2]).toBe('\n')
+  })
+
+  it('writes nothing when the output is not a terminal', () => {
+    const { progress, written, advance } = progressOn(false)
+    progress.total = 2
+    advance(200)
+    progress.update(2, 0n)
+    progress.finish()
+    expect(written).toEqual([])
   })
 })

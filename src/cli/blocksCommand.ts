@@ -184,28 +184,45 @@ function summary(t: ImportTally, ms: number, chain: Chain): string {
   return `imported ${t.imported} blocks${range}${skipped} in ${(ms / 1000).toFixed(2)} s: ${rates(t.imported, t.gasUsed, ms)}, head ${chain.head.header.number} ${head.slice(0, 10)}…`
 }
 
-/** A one-line progress bar on a terminal (stderr); silent otherwise. */
-class ImportProgress {
-  total = 0
-  private readonly startedMs = Date.now()
-  private readonly isTty = process.stderr.isTTY === true
-  private lastDrawMs = 0
+/** Where the progress bar goes: a terminal gets it, anything else does not. */
+export interface ProgressOutput {
+  isTTY?: boolean
+  write(text: string): unknown
+}
 
-  get elapsedMs(): number {
-    return Date.now() - this.startedMs
+/** A one-line progress bar with blocks/s and Mgas/s on a terminal (stderr by default); silent otherwise. */
+export class ImportProgress {
+  total = 0
+  private readonly startedMs: number
+  private lastDrawMs = Number.NEGATIVE_INFINITY
+  private hasDrawn = false
+
+  constructor(
+    private readonly out: ProgressOutput = process.stderr,
+    private readonly nowMs: () => number = Date.now,
+  ) {
+    this.startedMs = nowMs()
   }
 
+  get elapsedMs(): number {
+    return this.nowMs() - this.startedMs
+  }
+
+  /** Redraws at most every 100 ms, and always for the last block. */
   update(done: number, gasUsed: bigint): void {
-    if (!this.isTty || (Date.now() - this.lastDrawMs < 100 && done < this.total)) return
-    this.lastDrawMs = Date.now()
+    const now = this.nowMs()
+    if (this.out.isTTY !== true || (now - this.lastDrawMs < 100 && done < this.total)) return
+    this.lastDrawMs = now
+    this.hasDrawn = true
     const width = 30
     const filled = this.total === 0 ? width : Math.round((done / this.total) * width)
     const bar = `${'#'.repeat(filled)}${'.'.repeat(width - filled)}`
-    process.stderr.write(`\r[${bar}] ${done}/${this.total} ${rates(done, gasUsed, this.elapsedMs)}   `)
+    this.out.write(`\r[${bar}] ${done}/${this.total} ${rates(done, gasUsed, this.elapsedMs)}   `)
   }
 
   finish(): void {
-    if (this.isTty && this.lastDrawMs > 0) process.stderr.write('\n')
+    if (this.hasDrawn) this.out.write('\n')
+    this.hasDrawn = false
   }
 }
 

@@ -72,6 +72,44 @@ describe.skipIf(!HAS_FIXTURES)('basalt blocks', () => {
     const exported = await basalt(['blocks', 'export', '--to', to, ...common(dataPath)])
     expect(exported.stdout).toBe(`exported 40 blocks (1..40) to ${to}\n`)
     expect(Buffer.compare(readFileSync(to), Buffer.from(concat(firstBlocks(40))))).toBe(0)
+    const reimported = await basalt([
+      'blocks',
+      'import',
+      '--from',
+      to,
+      ...common(join(tmp, 'reimport-data')),
+      '--skip-pow-validation-enabled',
+    ])
+    expect(reimported.code).toBe(0)
+    expect(reimported.stdout.replace(/ in .* Mgas\/s,/, '')).toBe(first.stdout.replace(/ in .* Mgas\/s,/, ''))
+  })
+
+  it('takes a block range with --start-block and --end-block, continuing a partial import', async () => {
+    const from = join(tmp, 'range.rlp')
+    writeFileSync(from, concat(firstBlocks(30)))
+    const rangePath = join(tmp, 'range-data')
+    const args = ['blocks', 'import', '--from', from, ...common(rangePath), '--skip-pow-validation-enabled']
+    expect((await basalt([...args, '--end-block', '11'])).stdout).toMatch(/^imported 10 blocks \(1\.\.10\) .* head 10 /)
+    const gap = await basalt([...args, '--start-block', '21'])
+    expect(gap.code).toBe(1)
+    expect(gap.stderr).toMatch(/^basalt: bad block 21 \(0x[0-9a-f]{64}\): unknown parent 0x/)
+    const rest = await basalt([...args, '--start-block', '11', '--end-block', '26'])
+    expect(rest.code).toBe(0)
+    expect(rest.stdout).toMatch(/^imported 15 blocks \(11\.\.25\) .* head 25 /)
+  })
+
+  it.skipIf(!Bun.which('script'))('draws a progress bar with blocks/s and Mgas/s on a terminal', async () => {
+    const from = join(tmp, 'tty.rlp')
+    writeFileSync(from, concat(firstBlocks(12)))
+    const command = [BASALT_BIN, 'blocks', 'import', '--from', from, ...common(join(tmp, 'tty-data'))]
+    const proc = Bun.spawn(['script', '-qec', `${command.join(' ')} --skip-pow-validation-enabled`, '/dev/null'], {
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const out = await new Response(proc.stdout as ReadableStream).text()
+    expect(await proc.exited).toBe(0)
+    expect(out).toMatch(/\r\[#{30}\] 12\/12 [\d.]+ blocks\/s, [\d.]+ Mgas\/s {3}\r?\n/)
+    expect(out).toMatch(/imported 12 blocks \(1\.\.12\) in [\d.]+ s: [\d.]+ blocks\/s, [\d.]+ Mgas\/s, head 12 /)
   })
 
   it('serves the imported chain without sealing blocks of its own', async () => {
