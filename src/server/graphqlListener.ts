@@ -1,8 +1,10 @@
 /**
  * The GraphQL listener (Besu's --graphql-http-*): a hono app on Bun.serve with `POST /graphql`
- * (JSON `{query, variables, operationName}`, or a bare `application/graphql` query) and
- * `GET /graphql?query=…`. Owns HTTP concerns — host allowlist (403), CORS, body limit, malformed
- * JSON — and hands requests to the GraphQL service.
+ * (JSON `{query, variables, operationName}`, or a bare query in any other body) and
+ * `GET /graphql?query=…`; `/` redirects there (308) and other methods get 405. Plain HTTP only:
+ * there is no WebSocket handler, so an upgrade request is answered as an ordinary GET. Owns HTTP
+ * concerns — host allowlist (403), CORS, body limit, malformed JSON — and hands requests to the
+ * GraphQL service.
  */
 import { type Context, Hono } from 'hono'
 import type { GraphqlRequest, GraphqlResponse, GraphqlService } from '../graphql/graphqlService.ts'
@@ -25,6 +27,8 @@ export interface GraphqlListenerOptions {
 export function startGraphqlListener(service: GraphqlService, opts: GraphqlListenerOptions): RunningListener {
   const app = new Hono()
   app.use('*', hostAndCorsGuard(opts.hostAllowlist, opts.corsOrigins))
+  // As Besu: a request to the root is sent on to the endpoint.
+  app.on(['GET', 'POST'], '/', (c) => c.body(null, 308, { location: '/graphql' }))
   app.get('/graphql', async (c) => {
     const q = c.req.query()
     return reply(
@@ -43,6 +47,7 @@ export function startGraphqlListener(service: GraphqlService, opts: GraphqlListe
       })
     return reply(c, await service.execute(request))
   })
+  app.all('/graphql', (c) => c.body(null, 405, { allow: 'GET, POST' }))
 
   const server = Bun.serve({
     hostname: opts.host,
@@ -55,14 +60,22 @@ export function startGraphqlListener(service: GraphqlService, opts: GraphqlListe
   return { port: server.port ?? opts.port, stop: async () => void (await server.stop(true)) }
 }
 
+/**
+ * A JSON body when the client says so; any other body is a bare query, as Besu reads it, unless it
+ * is a JSON object (clients that post JSON without naming it, like `curl -d`).
+ */
 function parseBody(text: string, contentType: string): GraphqlRequest | undefined {
-  if (contentType.startsWith('application/graphql')) return { query: text }
+  const type = contentType.toLowerCase()
+  if (type.startsWith('application/graphql')) return { query: text }
+  const isJson = type.startsWith('application/json')
+  let json: unknown
   try {
-    const json = JSON.parse(text) as unknown
-    return typeof json === 'object' && json !== null && !Array.isArray(json) ? (json as GraphqlRequest) : undefined
+    json = JSON.parse(text)
   } catch {
-    return undefined
+    return isJson ? undefined : { query: text }
   }
+  if (typeof json === 'object' && json !== null && !Array.isArray(json)) return json as GraphqlRequest
+  return isJson ? undefined : { query: text }
 }
 
 function reply(c: Context, res: GraphqlResponse): Response {

@@ -19,6 +19,7 @@ let graphqlUrl: string
 let wallet: ReturnType<typeof walletFor>
 let contract: Hex
 let minedHash: Hex
+let deployHash: Hex
 
 function walletFor(url: string, key: Hex) {
   const chain = defineChain({
@@ -54,13 +55,23 @@ const hex = (n: number) => `0x${n.toString(16)}`
 
 beforeAll(async () => {
   node = await startNode({
-    args: ['--graphql-http-enabled', '--graphql-http-port', '0', '--graphql-http-cors-origins', 'http://app.example'],
+    args: [
+      '--graphql-http-enabled',
+      '--graphql-http-host',
+      '127.0.0.1',
+      '--graphql-http-port',
+      '0',
+      '--graphql-http-cors-origins',
+      'http://app.example',
+      '--rpc-http-api',
+      'ETH,NET,WEB3,DEBUG',
+    ],
   })
   const out = JSON.parse(readFileSync(join(node.dir, 'config-out.json'), 'utf8')) as { graphqlHttpPort: number }
   graphqlUrl = `http://127.0.0.1:${out.graphqlHttpPort}/graphql`
   wallet = walletFor(node.url, node.config.accounts[4].privateKey as Hex)
-  const deploy = await wallet.sendTransaction({ data: STORE_INIT, gas: 200_000n })
-  contract = (await wallet.waitForTransactionReceipt({ hash: deploy })).contractAddress as Hex
+  deployHash = await wallet.sendTransaction({ data: STORE_INIT, gas: 200_000n })
+  contract = (await wallet.waitForTransactionReceipt({ hash: deployHash })).contractAddress as Hex
   minedHash = await wallet.sendTransaction({
     to: '0x000000000000000000000000000000000000beef',
     value: parseEther('2'),
@@ -246,6 +257,118 @@ describe('GraphQL queries equal their JSON-RPC counterparts', () => {
     expect(hex(d.pending.estimateGas)).toBe(await node.rpc<string>('eth_estimateGas', [{ to: contract }, 'latest']))
   })
 
+  it('block(number) { account } reads that block, as eth_getBalance at a block number', async () => {
+    const who = node.config.accounts[4].address
+    const d = await data(
+      'query($a: Address!) { block(number: 1) { account(address: $a) { balance transactionCount } } }',
+      {
+        a: who,
+      },
+    )
+    expect(d.block.account.balance).toBe(await node.rpc<string>('eth_getBalance', [who, '0x1']))
+    expect(hex(d.block.account.transactionCount)).toBe(await node.rpc<string>('eth_getTransactionCount', [who, '0x1']))
+    expect(d.block.account.balance).not.toBe(await node.rpc<string>('eth_getBalance', [who, 'latest']))
+  })
+
+  it('block(hash) { transactions { … } } is eth_getBlockByHash with full transactions', async () => {
+    const { blockHash } = await node.rpc<Json>('eth_getTransactionReceipt', [deployHash])
+    const rpc = await node.rpc<Json>('eth_getBlockByHash', [blockHash, true])
+    const next = await node.rpc<Json>('eth_getBlockByNumber', [hex(Number(rpc.number) + 1), false])
+    const d = await data(
+      `query($h: Bytes32) { block(hash: $h) { nextBaseFeePerGas transactionAt(index: 0) { hash }
+        transactions { hash nonce index from { address } to { address } value gas gasPrice maxFeePerGas
+          maxPriorityFeePerGas inputData type r s v yParity accessList { address } block { hash } } } }`,
+      { h: blockHash },
+    )
+    expect(d.block.nextBaseFeePerGas).toBe(next.baseFeePerGas)
+    expect(d.block.transactionAt.hash).toBe(rpc.transactions[0].hash)
+    expect(
+      d.block.transactions.map((t: Json) => ({
+        hash: t.hash,
+        nonce: hex(t.nonce),
+        transactionIndex: hex(t.index),
+        from: t.from.address,
+        to: t.to?.address ?? null,
+        value: t.value,
+        gas: hex(t.gas),
+        gasPrice: t.gasPrice,
+        maxFeePerGas: t.maxFeePerGas,
+        maxPriorityFeePerGas: t.maxPriorityFeePerGas,
+        input: t.inputData,
+        type: hex(t.type),
+        r: t.r,
+        s: t.s,
+        v: t.v,
+        yParity: t.yParity,
+        accessList: t.accessList,
+        blockHash: t.block.hash,
+      })),
+    ).toEqual(
+      rpc.transactions.map((t: Json) => ({
+        hash: t.hash,
+        nonce: t.nonce,
+        transactionIndex: t.transactionIndex,
+        from: t.from,
+        to: t.to,
+        value: t.value,
+        gas: t.gas,
+        gasPrice: t.gasPrice,
+        maxFeePerGas: t.maxFeePerGas,
+        maxPriorityFeePerGas: t.maxPriorityFeePerGas,
+        input: t.input,
+        type: t.type,
+        r: t.r,
+        s: t.s,
+        v: t.v,
+        yParity: t.yParity,
+        accessList: t.accessList,
+        blockHash: t.blockHash,
+      })),
+    )
+  })
+
+  it('rawHeader, raw, Transaction.raw and rawReceipt are the debug_getRaw* encodings', async () => {
+    const { blockNumber } = await node.rpc<Json>('eth_getTransactionReceipt', [deployHash])
+    const d = await data(
+      'query($n: Long) { block(number: $n) { rawHeader raw transactionAt(index: 0) { hash raw rawReceipt } } }',
+      { n: blockNumber },
+    )
+    expect(d.block.transactionAt.hash).toBe(deployHash)
+    expect(d.block.rawHeader).toBe(await node.rpc<string>('debug_getRawHeader', [blockNumber]))
+    expect(d.block.raw).toBe(await node.rpc<string>('debug_getRawBlock', [blockNumber]))
+    expect(d.block.transactionAt.raw).toBe(await node.rpc<string>('debug_getRawTransaction', [deployHash]))
+    expect(d.block.transactionAt.rawReceipt).toBe((await node.rpc<string[]>('debug_getRawReceipts', [blockNumber]))[0])
+  })
+
+  it('createdContract is the receipt contractAddress; the blob fields are empty for a fee-market transaction', async () => {
+    const receipt = await node.rpc<Json>('eth_getTransactionReceipt', [deployHash])
+    const block = await node.rpc<Json>('eth_getBlockByHash', [receipt.blockHash, false])
+    const fields =
+      'to { address } createdContract { address code } effectiveTip effectiveGasPrice maxFeePerBlobGas blobGasUsed blobGasPrice blobVersionedHashes revertReason'
+    const d = await data(
+      `query($d: Bytes32!, $m: Bytes32!) { d: transaction(hash: $d) { ${fields} } m: transaction(hash: $m) { createdContract { address } } }`,
+      {
+        d: deployHash,
+        m: minedHash,
+      },
+    )
+    expect(d.d.to).toBeNull()
+    expect(d.d.createdContract).toEqual({
+      address: receipt.contractAddress,
+      code: await node.rpc<string>('eth_getCode', [receipt.contractAddress, receipt.blockNumber]),
+    })
+    expect(d.m.createdContract).toBeNull()
+    expect(d.d.effectiveGasPrice).toBe(receipt.effectiveGasPrice)
+    expect(BigInt(d.d.effectiveTip)).toBe(BigInt(receipt.effectiveGasPrice) - BigInt(block.baseFeePerGas))
+    expect([
+      d.d.maxFeePerBlobGas,
+      d.d.blobGasUsed,
+      d.d.blobGasPrice,
+      d.d.blobVersionedHashes,
+      d.d.revertReason,
+    ]).toEqual([null, null, null, [], null])
+  })
+
   it('logs(filter) and blocks(from, to) walk the chain', async () => {
     const head = Number(await node.rpc<string>('eth_blockNumber'))
     const d = await data('{ blocks(from: 0) { number } logs(filter: { fromBlock: 0 }) { index } }')
@@ -300,6 +423,66 @@ describe('GraphQL errors', () => {
     })
   })
 
+  it('answers an unknown block hash with a located field error', async () => {
+    const unknown = `0x${'ab'.repeat(32)}`
+    const { status, json } = await gql('query($h: Bytes32) {\n  block(hash: $h) { number }\n}', { h: unknown })
+    expect(status).toBe(400)
+    expect(json.data).toEqual({ block: null })
+    expect(json.errors[0]).toMatchObject({
+      message: `Exception while fetching data (/block) : Block hash ${unknown} was not found`,
+      locations: [{ line: 2, column: 3 }],
+      path: ['block'],
+    })
+  })
+
+  it("answers a bad variable value with the variable's location and no data", async () => {
+    const { status, json } = await gql('query($a: Address!) { block { account(address: $a) { balance } } }', {
+      a: '0x1234',
+    })
+    expect(status).toBe(400)
+    expect(json.data).toBeUndefined()
+    expect(json.errors[0]).toMatchObject({
+      message: 'Variable "$a" has invalid value: Address value \'0x1234\' is not 20 bytes',
+      locations: [{ line: 1, column: 7 }],
+    })
+  })
+
+  it('refuses a query nested past the depth limit', async () => {
+    const query = `{ block { ${'parent { '.repeat(21)}number${' }'.repeat(21)} } }`
+    const { status, json } = await gql(query)
+    expect(status).toBe(400)
+    expect(json.errors[0].message).toBe('maximum query depth exceeded 23 > 20')
+  })
+
+  it('keeps serving after malformed requests', async () => {
+    const bad: [type: string, body: string, status: number][] = [
+      ['application/json', '{"query": ', 400],
+      ['application/json', '[{"query":"{ chainID }"}]', 400],
+      ['application/json', '{"query": 42}', 400],
+      ['application/json', '{"query":"{ chainID }","variables":[1]}', 400],
+      ['application/json', '{"query":"{ chainID }","operationName":"Nope"}', 400],
+      ['application/json', '', 400],
+      ['application/graphql', '{ block '.repeat(5000), 400],
+      ['application/graphql', '{ block(number: 18446744073709551616) { number } }', 400],
+      ['application/graphql', '{ blocks(from: 5, to: 1) { number } }', 400],
+      [
+        'application/graphql',
+        '{ block { ommerAt(index: 9007199254740993) { number } transactionAt(index: 3) { hash } } }',
+        200,
+      ],
+    ]
+    for (const [type, body, status] of bad) {
+      const res = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': type }, body })
+      const json = (await res.json()) as Json
+      expect([res.status, status === 400 ? typeof json.errors[0].message : json.errors]).toEqual([
+        status,
+        status === 400 ? 'string' : undefined,
+      ])
+    }
+    expect(node.proc.exitCode).toBeNull()
+    expect((await data('{ chainID }')).chainID).toBe('0x539')
+  })
+
   it('refuses a query over the complexity limit', async () => {
     const { status, json } = await gql('{ block { transactions { block { transactions { block { number }}}}}}')
     expect(status).toBe(400)
@@ -312,6 +495,79 @@ describe('GraphQL listener', () => {
     const res = await fetch(`${graphqlUrl}?query=${encodeURIComponent('{ block { number } }')}`)
     expect(res.status).toBe(200)
     expect(((await res.json()) as { data: { block: { number: number } } }).data.block.number).toBeGreaterThan(0)
+  })
+
+  it('serves GET /graphql with variables and operationName', async () => {
+    const params = new URLSearchParams({
+      query: 'query A { chainID } query B($n: Long) { block(number: $n) { number } }',
+      operationName: 'B',
+      variables: JSON.stringify({ n: 1 }),
+    })
+    const res = await fetch(`${graphqlUrl}?${params}`)
+    expect(res.status).toBe(200)
+    expect(await res.json()).toEqual({ data: { block: { number: 1 } } })
+  })
+
+  it('runs the operation POST names in operationName', async () => {
+    const res = await fetch(graphqlUrl, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'query A { chainID } query B { block(number: 0) { number } }',
+        operationName: 'A',
+      }),
+    })
+    expect(await res.json()).toEqual({ data: { chainID: '0x539' } })
+  })
+
+  it('reads a body that is not JSON as a bare query', async () => {
+    for (const type of ['application/graphql', 'text/plain']) {
+      const res = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': type }, body: '{ chainID }' })
+      expect(await res.json()).toEqual({ data: { chainID: '0x539' } })
+    }
+  })
+
+  it('redirects / to /graphql (308) and refuses other methods (405)', async () => {
+    const root = await fetch(graphqlUrl.replace('/graphql', '/'), { method: 'POST', redirect: 'manual' })
+    expect(root.status).toBe(308)
+    expect(root.headers.get('location')).toBe('/graphql')
+    const put = await fetch(graphqlUrl, { method: 'PUT', body: '{ chainID }' })
+    expect(put.status).toBe(405)
+  })
+
+  it('is not served over WebSocket', async () => {
+    const graphqlWs = new WebSocket(graphqlUrl.replace('http', 'ws'))
+    const opened = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), 5000)
+      graphqlWs.onopen = () => {
+        clearTimeout(timer)
+        resolve(true)
+      }
+      graphqlWs.onerror = graphqlWs.onclose = () => {
+        clearTimeout(timer)
+        resolve(false)
+      }
+    })
+    graphqlWs.close()
+    expect(opened).toBe(false)
+    // The JSON-RPC WebSocket does not take GraphQL requests either.
+    const rpcWs = new WebSocket(node.wsUrl)
+    const answer = await new Promise<Json>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error('no answer')), 5000)
+      rpcWs.onopen = () => rpcWs.send(JSON.stringify({ query: '{ block { number } }' }))
+      rpcWs.onmessage = (e) => {
+        clearTimeout(timer)
+        resolve(JSON.parse(String(e.data)))
+      }
+    })
+    rpcWs.close()
+    expect(answer.data).toBeUndefined()
+    expect(answer.error.code).toBe(-32600)
+  })
+
+  it('logs where it listens, on the --graphql-http-host', () => {
+    const port = new URL(graphqlUrl).port
+    expect(node.output()).toContain(`http://127.0.0.1:${port}/graphql`)
   })
 
   it('refuses a Host outside the allowlist with 403', async () => {
