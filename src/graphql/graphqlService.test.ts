@@ -133,27 +133,42 @@ describe('Query.logs', () => {
   })
 })
 
+/** Stores its own balance in slot 0 and returns it: its gas and output follow its balance. */
+const SELF_BALANCE_RUNTIME = '478060005560005260206000f3'
+
 describe('Query.pending', () => {
-  it('counts and lists pool transactions and reads the head state', async () => {
-    const key = hexToBytes(devAccounts()[1].privateKey)
+  it('counts and lists pool transactions; account, call and estimateGas read the head state, not the pool', async () => {
+    const recipient = await tc.deploy(SELF_BALANCE_RUNTIME)
+    const sender = devAccounts()[1]
     const tx = createFeeMarket1559Tx(
       {
         chainId: 1337n,
         nonce: 0n,
-        to: store as `0x${string}`,
-        gasLimit: 50_000n,
+        to: recipient as `0x${string}`,
+        value: 10n ** 18n,
+        gasLimit: 100_000n,
         maxFeePerGas: 10n ** 10n,
         maxPriorityFeePerGas: 1n,
       },
       { common: tc.chain.commonForNextBlock() },
-    ).sign(key)
+    ).sign(hexToBytes(sender.privateKey))
     await pool.add(tx)
+    const reads = `to: account(address: "${recipient}") { balance }
+      from: account(address: "${sender.address}") { transactionCount }
+      call(data: { to: "${recipient}" }) { data }
+      estimateGas(data: { to: "${recipient}" })`
     const d = await data(
-      `{ pending { transactionCount transactions { hash index block { number } } account(address: "${store}") { code } } }`,
+      `{ pending { transactionCount transactions { hash index block { number } } ${reads} } block { ${reads} } }`,
     )
     expect(d.pending.transactionCount).toBe(1)
     expect(d.pending.transactions).toEqual([{ hash: bytesToHex(tx.hash()), index: null, block: null }])
-    expect(d.pending.account.code).toBe(`0x${STORE_RUNTIME}`)
+    // Executing the pooled transfer would fund the recipient, raise its gas and bump the sender's nonce.
+    const { transactions: _, transactionCount: __, ...pendingReads } = d.pending
+    expect(pendingReads).toEqual(d.block)
+    expect(d.block.to.balance).toBe('0x0')
+    expect(d.block.from.transactionCount).toBe(0)
+    expect(d.block.call.data).toBe(`0x${'0'.repeat(64)}`)
+    expect(d.block.estimateGas).toBeLessThan(30_000)
   })
 })
 

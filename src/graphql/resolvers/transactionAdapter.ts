@@ -198,9 +198,12 @@ export class TransactionAdapter {
     return rlp ? (RLP.decode(rlp) as Uint8Array[])[this.at.index] : undefined
   }
 
-  /** The library holds blob hashes as hex strings; the Bytes32 scalar wants bytes. */
-  blobVersionedHashes(): Uint8Array[] | undefined {
-    return this.t.blobVersionedHashes?.map((h) => (typeof h === 'string' ? hexToBytes(h) : h))
+  /**
+   * An empty list for transactions without blobs, as Besu answers. The library holds blob hashes as
+   * hex strings; the Bytes32 scalar wants bytes.
+   */
+  blobVersionedHashes(): Uint8Array[] {
+    return (this.t.blobVersionedHashes ?? []).map((h) => (typeof h === 'string' ? hexToBytes(h) : h))
   }
 
   /** Revert reasons are not recorded in receipts. */
