@@ -45,7 +45,7 @@ EOS
 
 echo "[lodestar] workdir $WORK"
 # Transfers sent while Lodestar drives the node, so that its blocks carry transactions.
-"$ROOT/node_modules/.bin/bun" "$HERE/sendTransfers.ts" --rpc-url "http://127.0.0.1:$RPC_PORT" --count "${LS_TX_COUNT:-8}" \
+"$ROOT/node_modules/.bin/bun" "$HERE/sendTransfers.ts" --rpc-url "http://127.0.0.1:$RPC_PORT" --count "${LS_TX_COUNT:-16}" \
   --seconds 170 > "$WORK/transfers.json" 2> "$WORK/transfers.log" &
 SENDER_PID=$!
 status=0
