@@ -134,19 +134,54 @@ describe('building and importing payloads', () => {
     const t = Math.floor(Date.now() / 1000)
     const { envelope, payload, status } = await produce(genesis.hash, t, 'cancun')
     expect(payload.transactions).toHaveLength(1)
-    expect(BigInt(envelope.blockValue)).toBeGreaterThan(0n)
     expect(envelope.blobsBundle).toEqual({ commitments: [], proofs: [], blobs: [] })
     expect(envelope.shouldOverrideBuilder).toBe(false)
-    expect(payload.withdrawals).toHaveLength(1)
+    expect(payload).toMatchObject({
+      parentHash: genesis.hash,
+      timestamp: `0x${t.toString(16)}`,
+      prevRandao: `0x${'11'.repeat(32)}`,
+      feeRecipient: `0x${'fe'.repeat(20)}`,
+      withdrawals: [{ index: '0x0', validatorIndex: '0x1', address: `0x${'aa'.repeat(20)}`, amount: '0x64' }],
+    })
     expect(status).toEqual({ status: 'VALID', latestValidHash: payload.blockHash, validationError: null })
     expect((await head()).hash).toBe(payload.blockHash)
+    expect((await head()).parentBeaconBlockRoot).toBe(BEACON_ROOT)
     const receipt = await en.rpc('eth_getTransactionReceipt', [txHash])
     expect(receipt.blockHash).toBe(payload.blockHash)
+    // The block value is what the fee recipient earns: the priority fee times the gas used.
+    const tip = BigInt(receipt.effectiveGasPrice) - BigInt(payload.baseFeePerGas)
+    expect(BigInt(envelope.blockValue)).toBe(tip * BigInt(receipt.gasUsed))
+    expect(tip).toBe(parseGwei('2'))
     const bodies = await en.rpc('engine_getPayloadBodiesByHashV1', [[payload.blockHash, ZERO32]])
     expect(bodies[0].transactions).toEqual(payload.transactions)
     expect(bodies[1]).toBeNull()
     const range = await en.rpc('engine_getPayloadBodiesByRangeV1', ['0x1', '0x10'])
     expect(range).toHaveLength(1)
+  })
+
+  it('getPayload returns the best payload so far: one rebuilt with a transaction sent after the forkchoice update', async () => {
+    const parent = await head()
+    const fcu = await en.rpc('engine_forkchoiceUpdatedV3', [
+      { headBlockHash: parent.hash, safeBlockHash: ZERO32, finalizedBlockHash: ZERO32 },
+      {
+        timestamp: `0x${(Number(parent.timestamp) + 1).toString(16)}`,
+        prevRandao: ZERO32,
+        suggestedFeeRecipient: `0x${'fe'.repeat(20)}`,
+        withdrawals: [],
+        parentBeaconBlockRoot: BEACON_ROOT,
+      },
+    ])
+    await Bun.sleep(100)
+    const txHash = await sendTransfer(3, 0)
+    // The build job looks for new pool transactions every 500 ms.
+    await Bun.sleep(1200)
+    const envelope = await en.rpc('engine_getPayloadV3', [fcu.payloadId])
+    expect(envelope.executionPayload.transactions).toHaveLength(1)
+    expect(BigInt(envelope.blockValue)).toBeGreaterThan(0n)
+    const status = await en.rpc('engine_newPayloadV3', [envelope.executionPayload, [], BEACON_ROOT])
+    expect(status.status).toBe('VALID')
+    await setHead(envelope.executionPayload.blockHash)
+    expect((await en.rpc('eth_getTransactionReceipt', [txHash])).blockHash).toBe(envelope.executionPayload.blockHash)
   })
 
   it('answers INVALID with the parent as latest valid hash for a payload whose state root is wrong', async () => {
@@ -201,6 +236,7 @@ describe('building and importing payloads', () => {
     const byNumber = await en.rpc('eth_getBlockByNumber', [a.payload.blockNumber, false])
     expect(byNumber.hash).toBe(b.payload.blockHash)
     expect((await en.rpc('eth_getBlockByNumber', ['finalized', false])).hash).toBe(base.hash)
+    expect((await en.rpc('eth_getBlockByNumber', ['safe', false])).hash).toBe(base.hash)
     // finalized must be an ancestor of the head
     const bad = await en.call('engine_forkchoiceUpdatedV3', [
       { headBlockHash: b.payload.blockHash, safeBlockHash: ZERO32, finalizedBlockHash: a.payload.blockHash },
