@@ -39,6 +39,7 @@ try {
   }
   let addUs = 0
   let sealUs = 0
+  const cpu0 = process.cpuUsage()
   for (let i = 0; i < COUNT; i += PER_BLOCK) {
     const t0 = performance.now()
     for (let j = i; j < Math.min(COUNT, i + PER_BLOCK); j++) await pool.add(createTxFromRLP(raws[j], { common }))
@@ -48,9 +49,10 @@ try {
     addUs += (t1 - t0) * 1000
     sealUs += (t2 - t1) * 1000
   }
+  const cpu = process.cpuUsage(cpu0)
   const blocks = Math.ceil(COUNT / PER_BLOCK)
   console.log(
-    `${COUNT} txs in ${blocks} blocks: decode+add ${(addUs / COUNT).toFixed(0)} µs/tx, seal ${(sealUs / blocks).toFixed(0)} µs/block, total ${((addUs + sealUs) / COUNT).toFixed(0)} µs/tx`,
+    `${COUNT} txs in ${blocks} blocks: decode+add ${(addUs / COUNT).toFixed(0)} µs/tx, seal ${(sealUs / blocks).toFixed(0)} µs/block, total ${((addUs + sealUs) / COUNT).toFixed(0)} µs/tx, CPU ${((cpu.user + cpu.system) / COUNT).toFixed(0)} µs/tx`,
   )
   close()
 } finally {

@@ -38,6 +38,7 @@ import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import { startGraphqlListener } from '../server/graphqlListener.ts'
 import { type RunningListener, startRpcListener } from '../server/rpcListener.ts'
+import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
@@ -75,6 +76,7 @@ export async function openChain(
   config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>,
 ): Promise<{ chain: Chain; genesis: GenesisJson; close(): void }> {
   installCommonParamsMemo()
+  installDecodedNodeCache()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const common = createChainCommon(genesis, crypto)
