@@ -25,7 +25,11 @@ const REQUEST_CONTRACT_CODE_HASHES: ReadonlySet<string> = new Set(
   ),
 )
 
-/** How long a block's transactions run before the sealer lets waiting requests in. */
+/**
+ * How long a block's transactions run before the sealer lets waiting requests in. A block of a few
+ * transactions is built without a break, so that a client that sent one finds its receipt at the
+ * first poll after `eth_sendRawTransaction` answered (clients written against Hardhat expect it).
+ */
 const YIELD_EVERY_MS = 2
 
 /** Resolves after the event loop has handled the I/O that is already waiting. */
@@ -148,9 +152,6 @@ export class DevSealer {
         this.pool.drop(t.hash)
       }
     }
-    // Let requests that arrived meanwhile in (a sender's next transaction goes to the pool, for the
-    // next block): a client sending one transaction after another then fills blocks, not one each.
-    await nextTurn()
     const { block } = await builder.build()
     const senders = included.map((t) => t.sender)
     await this.chain.commitBlock(block, builder.transactionReceipts, senders, { setHead: true })

@@ -33,4 +33,28 @@ describe('basalt run (dev chain)', () => {
     expect(receipt.status).toBe('success')
     expect(await client.getBalance({ address: to })).toBe(parseEther('1.5'))
   })
+
+  it('has the receipt at the first poll after eth_sendRawTransaction answers, for one sender after another', async () => {
+    const account = privateKeyToAccount(node.config.accounts[4].privateKey as `0x${string}`)
+    const chain = defineChain({
+      id: 1337,
+      name: 'basalt',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [node.url] } },
+    })
+    const wallet = createWalletClient({ account, chain, transport: http() })
+    for (let nonce = 0; nonce < 10; nonce++) {
+      const raw = await wallet.signTransaction({
+        to: '0x000000000000000000000000000000000000cafe',
+        value: 1n,
+        gas: 21000n,
+        nonce,
+        maxFeePerGas: 10n ** 11n,
+        maxPriorityFeePerGas: 10n ** 9n,
+      })
+      const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+      const receipt = await node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash])
+      expect(receipt?.status).toBe('0x1')
+    }
+  })
 })
