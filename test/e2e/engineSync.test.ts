@@ -8,6 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type EngineNode, rehash, startEngineNode, ZERO32 } from './engineHarness.ts'
 
 const BEACON_ROOT = `0x${'be'.repeat(32)}`
+
+/** An ExecutionPayloadV3 as JSON; only these fields are read here. */
+interface Payload {
+  blockHash: string
+  blockNumber: string
+  [field: string]: unknown
+}
 let a: EngineNode
 let b: EngineNode
 
@@ -31,7 +38,7 @@ function fcu(en: EngineNode, head: string, attributes: unknown = null) {
 }
 
 /** A Cancun payload that node A builds on `parentHash`, imports and makes its head. */
-async function buildOnA(parentHash: string, timestamp: number): Promise<any> {
+async function buildOnA(parentHash: string, timestamp: number): Promise<Payload> {
   const { payloadId } = await fcu(a, parentHash, {
     timestamp: `0x${timestamp.toString(16)}`,
     prevRandao: `0x${'22'.repeat(32)}`,
@@ -39,16 +46,16 @@ async function buildOnA(parentHash: string, timestamp: number): Promise<any> {
     withdrawals: [],
     parentBeaconBlockRoot: BEACON_ROOT,
   })
-  const { executionPayload } = await a.rpc('engine_getPayloadV3', [payloadId])
+  const { executionPayload } = await a.rpc<{ executionPayload: Payload }>('engine_getPayloadV3', [payloadId])
   expect((await a.rpc('engine_newPayloadV3', [executionPayload, [], BEACON_ROOT])).status).toBe('VALID')
   expect((await fcu(a, executionPayload.blockHash)).payloadStatus.status).toBe('VALID')
   return executionPayload
 }
 
-const newPayload = (en: EngineNode, payload: any) => en.rpc('engine_newPayloadV3', [payload, [], BEACON_ROOT])
+const newPayload = (en: EngineNode, payload: Payload) => en.rpc('engine_newPayloadV3', [payload, [], BEACON_ROOT])
 
 /** `payload` with header fields changed and its block hash recomputed. */
-async function altered(payload: any, change: Record<string, string>): Promise<any> {
+async function altered(payload: Payload, change: Record<string, string>): Promise<Payload> {
   const block = await a.rpc('eth_getBlockByHash', [payload.blockHash, false])
   return { ...payload, ...change, blockHash: rehash(block, change) }
 }
