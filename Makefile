@@ -10,11 +10,14 @@ install: node_modules/.installed
 
 # `npm install` rather than `npm ci`: the lock file holds only this platform's optional binaries.
 # npm may skip install scripts of packages it has not approved; bun's postinstall only links the
-# platform binary, so run it explicitly when the bun launcher does not answer.
+# platform binary, so run it explicitly when the bun launcher does not answer. better-sqlite3 (the
+# storage driver under Node, tested by src/storage/sqliteNode.test.ts) is rebuilt the same way.
 node_modules/.installed: package.json package-lock.json
 	npm install --no-audit --no-fund
 	@$(BUN) --version >/dev/null 2>&1 || node node_modules/bun/install.js
 	@$(BUN) --version >/dev/null
+	@node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null || npm rebuild better-sqlite3
+	@node -e "new (require('better-sqlite3'))(':memory:').close()"
 	@touch $@
 
 build: dist/basalt
