@@ -22,17 +22,20 @@ export function buildCli() {
   registerPublicKeyCommand(cli)
   cli.help()
   cli.version(VERSION)
+  // main prints the full client version itself, wherever `--version` stands.
+  cli.showVersionOnExit = false
   return cli
 }
 
 async function main(argv: string[]): Promise<void> {
   const cli = buildCli()
-  if (argv[2] === '--version' || argv[2] === '-v') {
-    process.stdout.write(`${clientVersion()}\n`)
-    return
-  }
   try {
     cli.parse([...argv.slice(0, 2), ...protectOptionValues(cli, argv.slice(2))], { run: false })
+    // `--version` wins wherever it stands, as in Besu: `basalt run --version` must not start a node.
+    if (cli.options.version) {
+      process.stdout.write(`${clientVersion()}\n`)
+      return
+    }
     if (!cli.matchedCommand && cli.args.length > 0) throw new CliError(`Unknown command: ${cli.args[0]}`)
     if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
       cli.outputHelp()

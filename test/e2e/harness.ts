@@ -6,6 +6,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
+import { type Hex, parseGwei, type TransactionSerializable } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 
 export const BASALT_BIN = process.env.BASALT_BIN ?? new URL('../../dist/basalt', import.meta.url).pathname
 
@@ -122,4 +124,19 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
     },
   }
   return node
+}
+
+/** Signs a 1 wei EIP-1559 transfer on the dev chain (nonce 0, 3 gwei max fee, 1 gwei tip unless `tx` says otherwise). */
+export function signTransfer(key: Hex, tx: Partial<TransactionSerializable>): Promise<Hex> {
+  return privateKeyToAccount(key).signTransaction({
+    type: 'eip1559',
+    chainId: 1337,
+    to: '0x000000000000000000000000000000000000c0de',
+    value: 1n,
+    gas: 21000n,
+    nonce: 0,
+    maxFeePerGas: parseGwei('3'),
+    maxPriorityFeePerGas: parseGwei('1'),
+    ...tx,
+  } as TransactionSerializable)
 }

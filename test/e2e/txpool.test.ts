@@ -3,11 +3,10 @@
  * node keeps serving afterwards. Signing happens client side with viem, so malformed fields reach us.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type Hex, parseGwei, type TransactionSerializable } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
-import { type StartedNode, startNode } from './harness.ts'
+import { type Hex, parseGwei } from 'viem'
+import { generatePrivateKey } from 'viem/accounts'
+import { type StartedNode, signTransfer, startNode } from './harness.ts'
 
-const TO = '0x000000000000000000000000000000000000c0de'
 let mining: StartedNode
 let holding: StartedNode
 
@@ -26,20 +25,7 @@ function keyOf(node: StartedNode, i: number): Hex {
   return node.config.accounts[i].privateKey as Hex
 }
 
-async function signed(key: Hex, tx: Partial<TransactionSerializable>): Promise<Hex> {
-  const account = privateKeyToAccount(key)
-  return account.signTransaction({
-    type: 'eip1559',
-    chainId: 1337,
-    to: TO,
-    value: 1n,
-    gas: 21000n,
-    nonce: 0,
-    maxFeePerGas: parseGwei('3'),
-    maxPriorityFeePerGas: parseGwei('1'),
-    ...tx,
-  } as TransactionSerializable)
-}
+const signed = signTransfer
 
 async function sendError(node: StartedNode, raw: Hex): Promise<{ code: number; message: string }> {
   const { json } = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] })

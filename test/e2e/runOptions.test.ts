@@ -1,0 +1,187 @@
+/**
+ * The options of `basalt run`, each seen through its effect on a running binary (Besu's names):
+ * identity, network id, coinbase, fractional interval mining, logging, host allowlist, the gas price
+ * oracle's bounds, the call gas cap and the pool's size and price bump.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { type Hex, parseGwei, type TransactionSerializable } from 'viem'
+import { BASALT_BIN, type StartedNode, signTransfer, startNode } from './harness.ts'
+
+const COINBASE = '0x00000000000000000000000000000000000000c0'
+let interval: StartedNode
+let holding: StartedNode
+let automine: StartedNode
+
+beforeAll(async () => {
+  ;[interval, holding, automine] = await Promise.all([
+    startNode({
+      args: [
+        '--block-period',
+        '0.25',
+        '--network-id',
+        '4242',
+        '--identity',
+        'alice',
+        '--miner-coinbase',
+        COINBASE,
+        '--min-gas-price',
+        '2000000000',
+        '--rpc-gas-cap',
+        '100000',
+        '--logging',
+        'OFF',
+        '--host-allowlist',
+        'node.example,127.0.0.1',
+      ],
+    }),
+    startNode({ args: ['--block-period', '3600', '--tx-pool-max-size', '2', '--tx-pool-price-bump', '50'] }),
+    startNode({ args: ['--api-gas-price-max', '3000000000'] }),
+  ])
+})
+afterAll(async () => {
+  await Promise.all([interval?.cleanup(), holding?.cleanup(), automine?.cleanup()])
+})
+
+function signed(node: StartedNode, i: number, tx: Partial<TransactionSerializable>): Promise<Hex> {
+  return signTransfer(node.config.accounts[i].privateKey as Hex, tx)
+}
+
+async function sendRaw(node: StartedNode, raw: Hex) {
+  return (await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] })).json
+}
+
+describe('basalt run options', () => {
+  it('--network-id answers net_version; chain id stays 1337', async () => {
+    expect(await interval.rpc('net_version')).toBe('4242')
+    expect(await interval.rpc('eth_chainId')).toBe('0x539')
+    expect(interval.config.networkId).toBe('4242')
+  })
+
+  it('--identity appears in web3_clientVersion', async () => {
+    expect(await interval.rpc<string>('web3_clientVersion')).toStartWith('basalt/alice/v')
+  })
+
+  it('--block-period 0.25 seals a block about every quarter second with increasing timestamps', async () => {
+    const start = Number(await interval.rpc<string>('eth_blockNumber'))
+    await Bun.sleep(1600)
+    const end = Number(await interval.rpc<string>('eth_blockNumber'))
+    // Six periods elapsed; timestamps are whole seconds, so strictly increasing means they run ahead.
+    expect(end - start).toBeGreaterThanOrEqual(3)
+    expect(end - start).toBeLessThanOrEqual(8)
+    const a = await interval.rpc<{ timestamp: string; miner: string }>('eth_getBlockByNumber', [
+      `0x${(end - 1).toString(16)}`,
+      false,
+    ])
+    const b = await interval.rpc<{ timestamp: string; miner: string }>('eth_getBlockByNumber', [
+      `0x${end.toString(16)}`,
+      false,
+    ])
+    expect(BigInt(b.timestamp)).toBeGreaterThan(BigInt(a.timestamp))
+  })
+
+  it('--miner-coinbase is the miner of sealed blocks and eth_coinbase', async () => {
+    const block = await interval.rpc<{ miner: string }>('eth_getBlockByNumber', ['latest', false])
+    expect(block.miner).toBe(COINBASE)
+    expect(await interval.rpc('eth_coinbase')).toBe(COINBASE)
+  })
+
+  it('--min-gas-price is the floor of eth_gasPrice', async () => {
+    // Empty interval blocks drive the base fee below 1 gwei; the answer stays at the 2 gwei floor.
+    expect(BigInt(await interval.rpc<string>('eth_gasPrice'))).toBe(2_000_000_000n)
+  })
+
+  it('--api-gas-price-max is the ceiling of eth_gasPrice', async () => {
+    for (let nonce = 0; nonce < 3; nonce++) {
+      const raw = await signed(automine, 4, {
+        nonce,
+        maxFeePerGas: parseGwei('20'),
+        maxPriorityFeePerGas: parseGwei('10'),
+      })
+      const hash = (await sendRaw(automine, raw)).result
+      for (let i = 0; i < 100 && !(await automine.rpc('eth_getTransactionReceipt', [hash])); i++) await Bun.sleep(20)
+    }
+    // The recent tips alone (10 gwei) are above the 3 gwei ceiling.
+    expect(BigInt(await automine.rpc<string>('eth_maxPriorityFeePerGas'))).toBe(10_000_000_000n)
+    expect(BigInt(await automine.rpc<string>('eth_gasPrice'))).toBe(3_000_000_000n)
+  })
+
+  it('--rpc-gas-cap bounds the gas of eth_call whatever the request asks', async () => {
+    // Creation code returning GAS: what is left after the intrinsic cost of a 100,000 gas budget.
+    const call = { data: '0x5a60005260206000f3', gas: '0x989680' }
+    const left = BigInt(await interval.rpc<string>('eth_call', [call, 'latest']))
+    expect(left).toBeLessThan(100_000n - 53_000n)
+    expect(left).toBeGreaterThan(40_000n)
+    const uncapped = BigInt(await holding.rpc<string>('eth_call', [call, 'latest']))
+    expect(uncapped).toBeGreaterThan(1_000_000n)
+  })
+
+  it('--host-allowlist accepts the listed hosts and refuses localhost once it is not listed', async () => {
+    const body = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
+    const as = (host: string) =>
+      fetch(interval.url, { method: 'POST', headers: { host, 'content-type': 'application/json' }, body })
+    expect((await as('node.example')).status).toBe(200)
+    const refused = await as('localhost')
+    expect(refused.status).toBe(403)
+    expect(await refused.text()).toBe('Host not authorized.')
+  })
+
+  it('--logging OFF prints no log line; the default INFO does', async () => {
+    expect(interval.output()).not.toContain('node started')
+    expect(automine.output()).toContain('node started')
+  })
+
+  it('--tx-pool-max-size evicts the cheapest transaction for a better one and refuses a cheaper one', async () => {
+    const cheap = await sendRaw(holding, await signed(holding, 1, { maxFeePerGas: parseGwei('3') }))
+    const mid = await sendRaw(holding, await signed(holding, 2, { maxFeePerGas: parseGwei('4') }))
+    const best = await sendRaw(holding, await signed(holding, 3, { maxFeePerGas: parseGwei('5') }))
+    expect(best.result).toBeString()
+    expect(await holding.rpc('eth_getTransactionByHash', [cheap.result])).toBeNull()
+    expect(await holding.rpc('eth_getTransactionByHash', [mid.result])).not.toBeNull()
+    const cheapest = await sendRaw(holding, await signed(holding, 5, { maxFeePerGas: parseGwei('3.5') }))
+    expect(cheapest.error).toMatchObject({ code: -32000, message: 'Transaction pool is full' })
+  })
+
+  it('--tx-pool-price-bump 50 refuses a 20% replacement and accepts a 50% one', async () => {
+    const under = await signed(holding, 2, {
+      value: 2n,
+      maxFeePerGas: parseGwei('4.8'),
+      maxPriorityFeePerGas: parseGwei('1.2'),
+    })
+    expect((await sendRaw(holding, under)).error).toMatchObject({
+      code: -32000,
+      message: 'Replacement transaction underpriced',
+    })
+    const bumped = await signed(holding, 2, {
+      value: 3n,
+      maxFeePerGas: parseGwei('6'),
+      maxPriorityFeePerGas: parseGwei('1.5'),
+    })
+    const hash = (await sendRaw(holding, bumped)).result
+    expect((await holding.rpc<{ value: string }>('eth_getTransactionByHash', [hash])).value).toBe('0x3')
+  })
+})
+
+describe('basalt --version and --help', () => {
+  async function run(args: string[]) {
+    const proc = Bun.spawn([BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
+    const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000)
+    const code = await proc.exited
+    clearTimeout(timer)
+    return { code, stdout: await new Response(proc.stdout as ReadableStream).text() }
+  }
+
+  it('prints the client version and exits 0, also after a command (no node starts)', async () => {
+    for (const args of [['--version'], ['run', '--version']]) {
+      const { code, stdout } = await run(args)
+      expect(code).toBe(0)
+      expect(stdout.trim()).toMatch(/^basalt\/v\d+\.\d+\.\d+\/[\w-]+\/bun-/)
+    }
+  })
+
+  it('lists every option of run with --help and exits 0', async () => {
+    const { code, stdout } = await run(['run', '--help'])
+    expect(code).toBe(0)
+    for (const option of ['--network-id', '--rpc-http-cors-origins', '--tx-pool-price-bump', '--config-out'])
+      expect(stdout).toContain(option)
+  })
+})
