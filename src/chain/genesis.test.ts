@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
-import { KECCAK256_RLP } from '@ethereumjs/util'
-import { bytesToHex } from '../primitives/hex.ts'
+import { Address, KECCAK256_RLP, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite } from '../storage/sqlite.ts'
+import { devAccounts } from './devAccounts.ts'
 import {
   createChainCommon,
   createGenesisBlock,
@@ -64,5 +65,68 @@ describe('genesis', () => {
     const common = createChainCommon(g, {})
     common.setHardfork('bpo2')
     expect([common.param('target'), common.param('max')]).toEqual([14n, 21n])
+  })
+
+  it('schedules forks by block number, and after the merge by timestamp', () => {
+    const preBerlin = {
+      chainId: 9,
+      homesteadBlock: 0,
+      eip150Block: 0,
+      eip155Block: 0,
+      eip158Block: 0,
+      byzantiumBlock: 0,
+      constantinopleBlock: 0,
+      petersburgBlock: 0,
+      istanbulBlock: 0,
+    }
+    const commonOf = (config: Record<string, unknown>) =>
+      createChainCommon(normalizeGenesis({ config, difficulty: '0x0', gasLimit: '0x1c9c380' }), {})
+    const byBlock = commonOf({ ...preBerlin, berlinBlock: 5, londonBlock: 10 })
+    const at = (c: ReturnType<typeof commonOf>, blockNumber: bigint, timestamp: bigint) =>
+      c.getHardforkBy({ blockNumber, timestamp })
+    expect([at(byBlock, 4n, 0n), at(byBlock, 5n, 0n), at(byBlock, 10n, 0n)]).toEqual(['istanbul', 'berlin', 'london'])
+    const byTime = commonOf({
+      ...preBerlin,
+      berlinBlock: 0,
+      londonBlock: 0,
+      terminalTotalDifficulty: 0,
+      shanghaiTime: 1000,
+      cancunTime: 2000,
+    })
+    byTime.setHardfork(at(byTime, 0n, 999n))
+    expect(byTime.gteHardfork('paris')).toBe(true)
+    expect(byTime.gteHardfork('shanghai')).toBe(false)
+    expect([at(byTime, 1n, 1000n), at(byTime, 2n, 2500n)]).toEqual(['shanghai', 'cancun'])
+  })
+
+  it('allocates balance, nonce, code and storage', async () => {
+    const who = '0x00000000000000000000000000000000000000aa'
+    const slot = `0x${'00'.repeat(31)}01`
+    const g = normalizeGenesis({
+      config: { chainId: 9, londonBlock: 0 },
+      gasLimit: '0x1c9c380',
+      alloc: { [who.slice(2)]: { balance: '0x64', nonce: '0x7', code: '0x6001', storage: { [slot]: '0x2a' } } },
+    })
+    const db = await openSqlite(':memory:')
+    migrate(db, true)
+    const state = openState(new TrieDb(new ChainStore(db)), createChainCommon(g, {}), KECCAK256_RLP, true)
+    await state.generateCanonicalGenesis(genesisState(g))
+    const address = new Address(hexToBytes(who))
+    const account = await state.getAccount(address)
+    expect([account?.balance, account?.nonce]).toEqual([100n, 7n])
+    expect(utilBytesToHex(await state.getCode(address))).toBe('0x6001')
+    expect(utilBytesToHex(await state.getStorage(address, hexToBytes(slot)))).toBe('0x2a')
+  })
+
+  it('makes the dev preset chain 1337, post-merge on the latest fork, with the dev accounts funded', async () => {
+    const g = devGenesis()
+    const common = createChainCommon(g, {})
+    expect(common.chainId()).toBe(1337n)
+    expect(common.getHardforkBy({ blockNumber: 0n, timestamp: 0n })).toBe('osaka')
+    expect(common.gteHardfork('paris')).toBe(true)
+    const alloc = g.alloc as Record<string, { balance: string }>
+    const accounts = devAccounts()
+    expect(accounts).toHaveLength(13)
+    for (const a of accounts) expect(BigInt(alloc[a.address.toLowerCase()].balance)).toBe(10_000n * 10n ** 18n)
   })
 })
