@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type Hex, parseGwei } from 'viem'
-import { generatePrivateKey } from 'viem/accounts'
+import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
 import { type StartedNode, signTransfer, startNode } from './harness.ts'
 
 let mining: StartedNode
@@ -43,30 +43,47 @@ describe('eth_sendRawTransaction validation', () => {
     await mining.rpc('eth_sendRawTransaction', [await signed(key, { nonce: 0 })])
     for (let i = 0; i < 100 && (await nonceOf(mining, 4)) === 0; i++) await Bun.sleep(10)
     const err = await sendError(mining, await signed(key, { nonce: 0, value: 2n }))
-    expect(err.code).toBe(-32001)
+    expect(err).toEqual({ code: -32001, message: 'Nonce too low' })
   })
 
   it('refuses a gas limit below the intrinsic gas with -32003', async () => {
-    expect((await sendError(mining, await signed(keyOf(mining, 5), { gas: 20_000n }))).code).toBe(-32003)
+    expect(await sendError(mining, await signed(keyOf(mining, 5), { gas: 20_000n }))).toEqual({
+      code: -32003,
+      message: 'Intrinsic gas exceeds gas limit',
+    })
   })
 
   it('refuses an upfront cost above the balance with -32004', async () => {
-    expect((await sendError(mining, await signed(generatePrivateKey(), {}))).code).toBe(-32004)
+    expect(await sendError(mining, await signed(generatePrivateKey(), {}))).toEqual({
+      code: -32004,
+      message: 'Upfront cost exceeds account balance',
+    })
   })
 
   it('refuses a gas limit above the block gas limit with -32005', async () => {
-    expect((await sendError(mining, await signed(keyOf(mining, 5), { gas: 100_000_000n }))).code).toBe(-32005)
+    expect(await sendError(mining, await signed(keyOf(mining, 5), { gas: 100_000_000n }))).toEqual({
+      code: -32005,
+      message: 'Transaction gas limit exceeds block gas limit',
+    })
+  })
+
+  it('refuses a gas limit within the block but above the EIP-7825 cap with -32005', async () => {
+    const err = await sendError(mining, await signed(keyOf(mining, 5), { gas: 20_000_000n }))
+    expect(err.code).toBe(-32005)
+    expect(err.message).toStartWith('Transaction gas limit cap exceeded')
   })
 
   it('refuses a gas price below --min-gas-price with -32009', async () => {
     const raw = await signed(keyOf(holding, 5), { maxFeePerGas: parseGwei('1.5'), maxPriorityFeePerGas: 0n })
-    expect((await sendError(holding, raw)).code).toBe(-32009)
+    expect(await sendError(holding, raw)).toEqual({
+      code: -32009,
+      message: 'Gas price below configured minimum gas price',
+    })
   })
 
   it('refuses another chain id with -32000 Wrong chainId', async () => {
     const err = await sendError(mining, await signed(keyOf(mining, 6), { chainId: 1 }))
-    expect(err.code).toBe(-32000)
-    expect(err.message).toContain('chainId')
+    expect(err).toEqual({ code: -32000, message: 'Wrong chainId' })
   })
 
   it('refuses undecodable bytes with -32602', async () => {
@@ -114,5 +131,76 @@ describe('eth_sendRawTransaction validation', () => {
 
   it('keeps serving after refusals', async () => {
     expect(await mining.rpc('eth_chainId')).toBe('0x539')
+  })
+})
+
+describe('transaction types', () => {
+  async function mined(hash: string): Promise<{ status: string; type: string; contractAddress: string | null }> {
+    for (let i = 0; i < 200; i++) {
+      const receipt = await mining.rpc<{ status: string; type: string; contractAddress: string | null } | null>(
+        'eth_getTransactionReceipt',
+        [hash],
+      )
+      if (receipt) return receipt
+      await Bun.sleep(10)
+    }
+    throw new Error(`transaction ${hash} was not mined`)
+  }
+
+  it('accepts and mines legacy, EIP-2930 and EIP-1559 transactions', async () => {
+    const key = keyOf(mining, 9)
+    const common = { nonce: 0, maxFeePerGas: undefined, maxPriorityFeePerGas: undefined }
+    const legacy = await signed(key, { ...common, type: 'legacy', gasPrice: parseGwei('3') })
+    const accessList = await signed(key, {
+      ...common,
+      type: 'eip2930',
+      nonce: 1,
+      gasPrice: parseGwei('3'),
+      accessList: [],
+    })
+    const dynamic = await signed(key, { nonce: 2 })
+    const types = []
+    for (const raw of [legacy, accessList, dynamic]) {
+      const receipt = await mined(await mining.rpc<string>('eth_sendRawTransaction', [raw]))
+      expect(receipt.status).toBe('0x1')
+      types.push(receipt.type)
+    }
+    expect(types).toEqual(['0x0', '0x1', '0x2'])
+  })
+
+  it('accepts an EIP-7702 transaction and runs the delegated code for the account', async () => {
+    // Runtime code returning 42; its creation code copies it out of a PUSH10.
+    const creation = '0x69602a60005260206000f3600052600a6016f3'
+    const deployer = privateKeyToAccount(keyOf(mining, 10))
+    const deployRaw = await deployer.signTransaction({
+      type: 'eip1559',
+      chainId: 1337,
+      nonce: 0,
+      gas: 100_000n,
+      data: creation,
+      maxFeePerGas: parseGwei('3'),
+      maxPriorityFeePerGas: parseGwei('1'),
+    })
+    const { contractAddress } = await mined(await mining.rpc<string>('eth_sendRawTransaction', [deployRaw]))
+    expect(contractAddress).toBeString()
+    const delegator = privateKeyToAccount(keyOf(mining, 11))
+    const authorization = await delegator.signAuthorization({
+      chainId: 1337,
+      address: contractAddress as Hex,
+      nonce: 0,
+    })
+    const raw = await signed(keyOf(mining, 12), {
+      type: 'eip7702',
+      to: delegator.address,
+      value: 0n,
+      gas: 100_000n,
+      authorizationList: [authorization],
+    })
+    const receipt = await mined(await mining.rpc<string>('eth_sendRawTransaction', [raw]))
+    expect([receipt.status, receipt.type]).toEqual(['0x1', '0x4'])
+    expect(await mining.rpc('eth_getCode', [delegator.address, 'latest'])).toBe(`0xef0100${contractAddress?.slice(2)}`)
+    const answer = await mining.rpc<string>('eth_call', [{ to: delegator.address }, 'latest'])
+    expect(BigInt(answer)).toBe(42n)
+    expect(await nonceOf(mining, 11)).toBe(1)
   })
 })

@@ -22,21 +22,31 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
     return createTxFromRLP(raw, { common })
   } catch (e) {
     const message = (e as Error).message
-    // The library checks these while decoding; Besu reports them as validation failures.
-    if (/chain ID .* not matching/.test(message)) throw besuError('wrongChainId', `Wrong chainId: ${message}`)
-    if (message.includes('EIP-7825'))
+    // The library checks these while decoding; Besu reports them as validation failures. Besu's
+    // pool compares the gas limit with the head's block gas limit before the EIP-7825 cap.
+    if (/chain ID .* not matching/.test(message)) throw besuError('wrongChainId')
+    if (message.includes('EIP-7825')) {
+      const gasLimit = /gas limit (\d+)/.exec(message)?.[1]
+      if (gasLimit !== undefined && BigInt(gasLimit) > ctx.chain.head.header.gasLimit)
+        throw besuError('exceedsBlockGasLimit')
       throw besuError('exceedsTransactionGasLimit', `Transaction gas limit cap exceeded: ${message}`)
+    }
     throw new InvalidParamsError(`Invalid params: could not decode transaction: ${message}`)
   }
 }
 
-/** Adds a transaction to the pool, turning pool refusals into Besu's errors. */
+/**
+ * Adds a transaction to the pool, turning pool refusals into Besu's errors. Besu answers with the
+ * fixed message of each reason ("Nonce too low"), not the pool's detailed one, and so do we: clients
+ * match on those strings.
+ */
 export async function submitTransaction(ctx: RpcContext, tx: TypedTransaction): Promise<string> {
   try {
     return await ctx.pool.add(tx)
   } catch (e) {
-    if (e instanceof TxPoolError) throw besuError(e.kind as BesuErrorKind, e.message)
-    throw e
+    if (!(e instanceof TxPoolError)) throw e
+    const kind: BesuErrorKind = e.kind
+    throw besuError(kind)
   }
 }
 
