@@ -160,6 +160,20 @@ describe('eth_subscribe on an automine node', () => {
       s.ws.close()
     }
   })
+
+  it('accepts a syncing subscription, which stays silent on a node that is never syncing', async () => {
+    const s = await rawSocket(node.wsUrl)
+    try {
+      const sub = await s.call('eth_subscribe', ['syncing'])
+      expect(sub.result).toMatch(/^0x[0-9a-f]+$/)
+      await ping(14n)
+      await Bun.sleep(100)
+      expect(s.notifications.filter((n) => n.subscription === sub.result)).toEqual([])
+      expect((await s.call('eth_unsubscribe', [sub.result])).result).toBe(true)
+    } finally {
+      s.ws.close()
+    }
+  })
 })
 
 describe('newPendingTransactions with --block-period', () => {
