@@ -12,6 +12,17 @@ afterAll(async () => {
 })
 
 describe('basalt run (dev chain)', () => {
+  it('answers its first request within a second of being started on a new data path', async () => {
+    const startedMs = performance.now()
+    const fresh = await startNode()
+    try {
+      expect(await fresh.rpc('eth_blockNumber')).toBe('0x0')
+      expect(performance.now() - startedMs).toBeLessThan(1000)
+    } finally {
+      await fresh.cleanup()
+    }
+  })
+
   it('answers chain id 1337 and network id 2018', async () => {
     expect(await node.rpc('eth_chainId')).toBe('0x539')
     expect(await node.rpc('net_version')).toBe('2018')
