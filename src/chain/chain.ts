@@ -195,8 +195,7 @@ export class Chain {
     if (!r) {
       const rlp = this.store.readReceiptsRlp(block.hash())
       r = rlp ? decodeReceipts(rlp) : []
-      this.receiptCache.set(key, r)
-      if (this.receiptCache.size > BLOCK_CACHE_SIZE) this.receiptCache.delete(this.receiptCache.keys().next().value!)
+      this.cacheReceipts(key, r)
     }
     return r
   }
@@ -259,7 +258,7 @@ export class Chain {
       this.flushTimer.unref?.()
     }
     this.cacheBlock(bytesToHex(block.hash()), block)
-    this.receiptCache.set(bytesToHex(block.hash()), decoded)
+    this.cacheReceipts(bytesToHex(block.hash()), decoded)
     if (!opts.setHead) return
     this.head = block
     for (const fn of this.listeners) fn({ block, receipts: decoded, logs })
@@ -345,6 +344,11 @@ export class Chain {
     })
     this.store.writeCanonical({ number: block.header.number, hash, txHashes, logs })
     return logs
+  }
+
+  private cacheReceipts(key: string, receipts: Receipt[]): void {
+    this.receiptCache.set(key, receipts)
+    if (this.receiptCache.size > BLOCK_CACHE_SIZE) this.receiptCache.delete(this.receiptCache.keys().next().value!)
   }
 
   private cacheBlock(key: string, block: Block): void {

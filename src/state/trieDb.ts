@@ -29,7 +29,7 @@ export class TrieDb implements DB<string, Value> {
 
   constructor(
     private readonly store: ChainStore,
-    private readonly readCacheSize = 200_000,
+    private readonly readCacheSize = 32_768,
   ) {}
 
   async get(key: string, _opts?: EncodingOpts): Promise<Value | undefined> {
