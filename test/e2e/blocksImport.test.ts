@@ -119,7 +119,7 @@ describe.skipIf(!HAS_FIXTURES)('basalt blocks', () => {
       await Bun.sleep(1500)
       expect(await node.rpc('eth_blockNumber')).toBe('0x28')
     } finally {
-      await node.stop()
+      await node.cleanup()
     }
   })
 
