@@ -3,7 +3,7 @@
  * Prague / Osaka at chosen times, the Engine API on a free port with a known JWT secret, and a
  * client that signs a fresh HS256 token per request.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RLP } from '@ethereumjs/rlp'
@@ -77,6 +77,12 @@ export async function startEngineNode(opts: EngineNodeOptions = {}): Promise<Eng
       ...(opts.args ?? []),
     ],
   })
+  // The genesis and secret files go with the node's own temporary directory.
+  const removeNode = node.cleanup
+  node.cleanup = async () => {
+    await removeNode()
+    rmSync(dir, { recursive: true, force: true })
+  }
   const port = (node.config as unknown as { engineRpcPort: number }).engineRpcPort
   const engineUrl = `http://127.0.0.1:${port}`
   let id = 1
