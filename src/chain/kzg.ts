@@ -22,3 +22,23 @@ export async function ensureKzgFor(common: Common): Promise<void> {
   })()
   crypto.kzg = await loading
 }
+
+/** Whether `e` is the point-evaluation precompile (0x0a) finding no KZG loaded. */
+export function isKzgMissing(e: unknown): boolean {
+  return e instanceof Error && e.message.includes('kzg not initialized')
+}
+
+/**
+ * Runs `fn`; when a transaction it executed called the point-evaluation precompile before KZG was
+ * loaded, loads KZG and runs `fn` once more. The failed run leaves its EVM mid-transaction (the
+ * library does not unwind that exception), so `fn` must build its state afresh each time.
+ */
+export async function withKzgOnDemand<T>(common: Common, fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn()
+  } catch (e) {
+    if (!isKzgMissing(e)) throw e
+    await ensureKzgFor(common)
+    return fn()
+  }
+}

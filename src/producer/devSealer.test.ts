@@ -91,6 +91,65 @@ describe('DevSealer', () => {
     expect(bytesToHex(importer.head.hash())).toBe(bytesToHex(chain.head.hash()))
     expect(bytesToHex(importer.head.header.stateRoot)).toBe(bytesToHex(chain.head.header.stateRoot))
   })
+
+  it('lets waiting work run while a long block builds, but not during a one-transaction block', async () => {
+    const chain = await openDevChain()
+    const pool = openPool(chain)
+    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+    const key = hexToBytes(devAccounts()[1].privateKey)
+    const addTransfers = async (from: number, count: number) => {
+      for (let nonce = from; nonce < from + count; nonce++) {
+        const tx = createFeeMarket1559Tx(
+          {
+            nonce,
+            to: `0x${(0x1000 + nonce).toString(16).padStart(40, '0')}`,
+            value: 1n,
+            gasLimit: 21_000n,
+            maxFeePerGas: 10n ** 11n,
+            maxPriorityFeePerGas: 10n ** 9n,
+          },
+          { common: chain.commonForNextBlock() },
+        ).sign(key)
+        await pool.add(tx)
+      }
+    }
+    // Whether a callback queued for the next event-loop turn ran before the block was committed.
+    const sealWatchingTurns = async () => {
+      let hasTurnPassed = false
+      setImmediate(() => {
+        hasTurnPassed = true
+      })
+      const block = await sealer.sealBlock(false)
+      return { txs: block?.transactions.length, hasTurnPassed }
+    }
+    await addTransfers(0, 1)
+    expect(await sealWatchingTurns()).toEqual({ txs: 1, hasTurnPassed: false })
+    await addTransfers(1, 150)
+    expect(await sealWatchingTurns()).toEqual({ txs: 150, hasTurnPassed: true })
+  })
+
+  it('mines a call of the point-evaluation precompile, loading KZG for it, instead of dropping it', async () => {
+    const chain = await openDevChain()
+    const pool = openPool(chain)
+    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+    const tx = createFeeMarket1559Tx(
+      {
+        nonce: 0,
+        to: `0x${'0a'.padStart(40, '0')}`,
+        value: 1n,
+        gasLimit: 100_000n,
+        maxFeePerGas: 10n ** 11n,
+        maxPriorityFeePerGas: 10n ** 9n,
+      },
+      { common: chain.commonForNextBlock() },
+    ).sign(hexToBytes(devAccounts()[2].privateKey))
+    await pool.add(tx)
+    const block = await sealer.sealBlock(false)
+    expect(block?.transactions.length).toBe(1)
+    // Empty input is not a valid point evaluation: the call fails and uses all its gas.
+    expect(block?.header.gasUsed).toBe(100_000n)
+    expect(pool.size).toBe(0)
+  }, 60_000)
 })
 
 /** sha256 of nothing: the requests hash of a block without requests. */

@@ -7,6 +7,7 @@
 import type { Block } from '@ethereumjs/block'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
+import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm, type VM } from '../evm/vmFactory.ts'
@@ -105,13 +106,15 @@ export class DevSealer {
     const baseFee = parent.header.calcNextBaseFee()
     const candidates = this.pool.executable(baseFee)
     if (candidates.length === 0 && !isEmptyAllowed) return undefined
-    try {
-      return await this.buildOnHead(parent, candidates, timestampSec)
-    } catch (e) {
-      // A failed build can leave the writer VM with an open checkpoint and dirty caches: start over.
-      this.vm = undefined
-      throw e
-    }
+    return withKzgOnDemand(this.chain.common, async () => {
+      try {
+        return await this.buildOnHead(parent, candidates, timestampSec)
+      } catch (e) {
+        // A failed build can leave the writer VM with an open checkpoint and dirty caches: start over.
+        this.vm = undefined
+        throw e
+      }
+    })
   }
 
   private async buildOnHead(parent: Block, candidates: PoolTx[], timestampSec?: bigint): Promise<Block> {
@@ -146,6 +149,7 @@ export class DevSealer {
         await builder.addTransaction(t.tx, { skipHardForkValidation: true })
         included.push(t)
       } catch (e) {
+        if (isKzgMissing(e)) throw e
         const msg = e instanceof Error ? e.message : String(e)
         if (msg.includes('remaining gas in the block') || msg.includes('blob gas limit')) continue
         log.warn('dropping transaction that cannot execute', { hash: t.hash, error: msg })

@@ -9,6 +9,7 @@ import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { buildBlock } from '@ethereumjs/vm'
 import type { Chain } from '../chain/chain.ts'
+import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
@@ -83,7 +84,9 @@ export class PayloadJob {
   private async rebuild(): Promise<void> {
     this.builtVersion = this.poolVersion
     try {
-      const built = await this.builder.build(this.parent, this.attributes)
+      const built = await withKzgOnDemand(this.builder.chain.common, () =>
+        this.builder.build(this.parent, this.attributes),
+      )
       if (!this.bestSoFar || built.blockValue > this.bestSoFar.blockValue) this.bestSoFar = built
     } catch (e) {
       log.error('payload build failed', {
@@ -149,6 +152,7 @@ export class PayloadBuilder {
       await builder.addTransaction(tx, { skipHardForkValidation: true })
       return true
     } catch (e) {
+      if (isKzgMissing(e)) throw e
       log.debug('transaction left out of payload', {
         hash: bytesToHex(tx.hash()),
         error: e instanceof Error ? e.message : String(e),

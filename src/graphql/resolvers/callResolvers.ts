@@ -33,9 +33,9 @@ function toRequest(d: CallData): CallRequest {
 }
 
 /** Runs `fn`, turning the call service's refusals into field errors with Besu's messages. */
-async function asFetchError<T>(fn: () => Promise<T>): Promise<T> {
+async function asFetchError<T>(ctx: GraphqlContext, fn: () => Promise<T>): Promise<T> {
   try {
-    return await mapCallErrors(fn)
+    return await mapCallErrors(ctx.chain.common, fn)
   } catch (e) {
     throw new GraphqlFetchError((e as Error).message)
   }
@@ -43,13 +43,15 @@ async function asFetchError<T>(fn: () => Promise<T>): Promise<T> {
 
 /** A reverted or halted call is a result with status 0, not an error (EIP-1767). */
 export async function callAt(ctx: GraphqlContext, block: Block, data: CallData): Promise<CallResult> {
-  const r = await asFetchError(() => call(ctx.chain, block, toRequest(data), { gasCap: ctx.settings.rpcGasCap }))
+  const r = await asFetchError(ctx, () => call(ctx.chain, block, toRequest(data), { gasCap: ctx.settings.rpcGasCap }))
   return { data: r.returnData, gasUsed: r.gasUsed, status: r.exceptionError === undefined ? 1 : 0 }
 }
 
 /** As eth_estimateGas; a message that fails even with all the gas is an error. */
 export async function estimateGasAt(ctx: GraphqlContext, block: Block, data: CallData): Promise<bigint> {
-  const r = await asFetchError(() => estimateGas(ctx.chain, block, toRequest(data), { gasCap: ctx.settings.rpcGasCap }))
+  const r = await asFetchError(ctx, () =>
+    estimateGas(ctx.chain, block, toRequest(data), { gasCap: ctx.settings.rpcGasCap }),
+  )
   if (r.failure) throw new GraphqlFetchError(failedCallError(r.failure).message)
   return r.gas
 }

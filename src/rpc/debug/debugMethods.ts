@@ -79,7 +79,7 @@ export const traceCall = defineMethod({
     const block = await requireBlock(ctx, ref)
     const tracer = await mapTracingErrors(async () => createTracer(cfg))
     const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: req.strict }
-    return mapCallErrors(() => traceCallRequest(ctx.chain, block, req, opts, tracer))
+    return mapCallErrors(ctx.chain.common, () => traceCallRequest(ctx.chain, block, req, opts, tracer))
   },
 })
 

@@ -4,6 +4,8 @@
  * EVM failure is Besu's "could not be completed due to an exception" with the halt reason; a
  * message that cannot start (cannot pay, too little gas) gets the matching transaction error.
  */
+import type { Common } from '@ethereumjs/common'
+import { withKzgOnDemand } from '../../chain/kzg.ts'
 import { CallError, type CallErrorKind } from '../../evm/callError.ts'
 import type { CallResult } from '../../evm/callService.ts'
 import { StateOverrideError } from '../../evm/stateOverrides.ts'
@@ -84,10 +86,13 @@ export function callServiceError(e: unknown): unknown {
   return new InternalError(e.message)
 }
 
-/** Runs `fn`, turning the call service's errors into RPC errors. */
-export async function mapCallErrors<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Runs `fn`, turning the call service's errors into RPC errors. A call that reaches the
+ * point-evaluation precompile before KZG is loaded (it is loaded on first need) runs again with it.
+ */
+export async function mapCallErrors<T>(common: Common, fn: () => Promise<T>): Promise<T> {
   try {
-    return await fn()
+    return await withKzgOnDemand(common, fn)
   } catch (e) {
     throw callServiceError(e)
   }

@@ -18,7 +18,7 @@ export const ethCall = defineMethod({
   handler: async (ctx: RpcContext, [req, ref, stateOverrides, blockOverrides]) => {
     const block = await requireBlock(ctx, ref)
     const opts = { gasCap: ctx.settings.rpcGasCap, stateOverrides, blockOverrides, isBalanceChecked: req.strict }
-    const r = await mapCallErrors(() => call(ctx.chain, block, req, opts))
+    const r = await mapCallErrors(ctx.chain.common, () => call(ctx.chain, block, req, opts))
     if (r.exceptionError !== undefined) throw failedCallError(r)
     return bytesToHex(r.returnData)
   },
@@ -31,7 +31,7 @@ export const ethEstimateGas = defineMethod({
   handler: async (ctx: RpcContext, [req, ref, stateOverrides]) => {
     const block = await requireBlock(ctx, ref)
     const opts = { gasCap: ctx.settings.rpcGasCap, stateOverrides, isBalanceChecked: req.strict }
-    const r = await mapCallErrors(() => estimateGas(ctx.chain, block, req, opts))
+    const r = await mapCallErrors(ctx.chain.common, () => estimateGas(ctx.chain, block, req, opts))
     if (r.failure) throw failedCallError(r.failure)
     return toQuantity(r.gas)
   },
@@ -44,7 +44,9 @@ export const ethCreateAccessList = defineMethod({
   handler: async (ctx: RpcContext, [req, ref, stateOverrides]) => {
     const block = await requireBlock(ctx, ref)
     const opts = { gasCap: ctx.settings.rpcGasCap, stateOverrides, isBalanceChecked: req.strict }
-    const { accessList, result } = await mapCallErrors(() => createAccessList(ctx.chain, block, req, opts))
+    const { accessList, result } = await mapCallErrors(ctx.chain.common, () =>
+      createAccessList(ctx.chain, block, req, opts),
+    )
     const out: Record<string, unknown> = {
       accessList: accessList.map((e) => ({
         address: bytesToHex(e.address),

@@ -53,7 +53,9 @@ async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledRequest> {
     filled.maxFeePerGas = maxFee
   }
   if (req.gas !== undefined) return { ...filled, nonce, gas: req.gas }
-  const estimate = await mapCallErrors(() => estimateGas(ctx.chain, head, filled, { gasCap: ctx.settings.rpcGasCap }))
+  const estimate = await mapCallErrors(ctx.chain.common, () =>
+    estimateGas(ctx.chain, head, filled, { gasCap: ctx.settings.rpcGasCap }),
+  )
   if (estimate.failure) throw failedCallError(estimate.failure)
   return { ...filled, nonce, gas: estimate.gas }
 }

@@ -83,7 +83,9 @@ export const traceCall = defineMethod({
   handler: async (ctx: RpcContext, [req, types, ref]) => {
     const block = await requireBlock(ctx, ref)
     const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: req.strict }
-    return mapCallErrors(() => traceCallRequest(ctx.chain, block, req, opts, createReplayTracer(types)))
+    return mapCallErrors(ctx.chain.common, () =>
+      traceCallRequest(ctx.chain, block, req, opts, createReplayTracer(types)),
+    )
   },
 })
 
