@@ -1,7 +1,8 @@
 import { beforeEach, describe, expect, it } from 'bun:test'
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
 import { KECCAK256_RLP } from '@ethereumjs/util'
+import { CONFORMANCE_DIR, hasConformanceChain } from '../../test/fixtures/sharedConformance.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
@@ -15,8 +16,8 @@ import { createChainCommon, createGenesisBlock, genesisState, normalizeGenesis }
 
 // The execution-apis test chain: PoW blocks with ommers up to 35, then PoS. Blocks 1..41 carry no
 // blob transactions, so these tests never load KZG.
-const DIR = new URL('../../../shared/conformance/execution-apis/', import.meta.url).pathname
-const HAS_FIXTURES = existsSync(`${DIR}chain.rlp`)
+const DIR = CONFORMANCE_DIR
+const HAS_FIXTURES = hasConformanceChain('importBlock on the execution-apis chain')
 
 async function openTestChain(): Promise<Chain> {
   const g = normalizeGenesis(JSON.parse(readFileSync(`${DIR}genesis.json`, 'utf8')))

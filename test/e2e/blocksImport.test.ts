@@ -3,15 +3,16 @@
  * the merge, Shanghai; no blob transactions, so no KZG load), and `basalt run` on the result.
  */
 import { afterAll, describe, expect, it } from 'bun:test'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RLP } from '@ethereumjs/rlp'
+import { CONFORMANCE_DIR, hasConformanceChain } from '../fixtures/sharedConformance.ts'
 import { BASALT_BIN, startNode } from './harness.ts'
 
-const DIR = new URL('../../../shared/conformance/execution-apis/', import.meta.url).pathname
+const DIR = CONFORMANCE_DIR
 const GENESIS = `${DIR}genesis.json`
-const HAS_FIXTURES = existsSync(`${DIR}chain.rlp`)
+const HAS_FIXTURES = hasConformanceChain('basalt blocks import/export of the execution-apis chain')
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-blocks-'))
 
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
