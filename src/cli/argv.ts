@@ -30,13 +30,39 @@ export function protectOptionValues(cli: CAC, argv: string[]): string[] {
     const eq = arg.indexOf('=')
     const name = arg.slice(2, eq === -1 ? undefined : eq)
     // cac would read `--no-x` as the negation of `--x` and name unknown options in camelCase.
-    if (!known.has(name)) throw new CliError(`Unknown option --${name}`)
+    if (!known.has(name)) throw new CliError(unknownOptionMessage(name, known, argv))
     if (!valueOptions.has(name)) out.push(arg)
     else if (eq !== -1) out.push(`--${name}=${MARK}${arg.slice(eq + 1)}`)
     else if (i + 1 < argv.length && !argv[i + 1].startsWith('--')) out.push(arg, MARK + argv[++i])
     else throw new CliError(`Missing value for option --${name}`)
   }
   return out
+}
+
+/** `Unknown option --x`, with the nearest known option when one is close, and where the list is. */
+function unknownOptionMessage(name: string, known: Set<string>, argv: string[]): string {
+  let best: string | undefined
+  let bestDistance = Math.max(2, Math.floor(name.length / 3)) + 1
+  for (const candidate of known) {
+    const d = editDistance(name, candidate)
+    if (d < bestDistance) [best, bestDistance] = [candidate, d]
+  }
+  const command = argv.find((a) => !a.startsWith('-'))
+  const hint = best === undefined ? '' : ` (did you mean --${best}?)`
+  return `Unknown option --${name}${hint}; basalt ${command ?? ''}${command ? ' ' : ''}--help lists the options`
+}
+
+/** Levenshtein distance, for suggestions between short option names. */
+function editDistance(a: string, b: string): number {
+  let row = Array.from({ length: b.length + 1 }, (_, j) => j)
+  for (let i = 1; i <= a.length; i++) {
+    const next = [i]
+    for (let j = 1; j <= b.length; j++) {
+      next[j] = Math.min(row[j] + 1, next[j - 1] + 1, row[j - 1] + (a[i - 1] === b[j - 1] ? 0 : 1))
+    }
+    row = next
+  }
+  return row[b.length]
 }
 
 function kebab(name: string): string {

@@ -14,6 +14,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
+import { describeSubcommands } from './subcommandHelp.ts'
 
 const SUBCOMMANDS = ['import', 'export'] as const
 /** Exit code of an import stopped by a bad block or an unreadable file (2 is for usage mistakes). */
@@ -32,7 +33,7 @@ export interface BlocksOptions {
 }
 
 export function registerBlocksCommand(cli: CAC): void {
-  cli
+  const command = cli
     .command(
       'blocks <subcommand>',
       'Block files: import (validate and store RLP blocks), export (write canonical blocks as RLP)',
@@ -56,6 +57,24 @@ export function registerBlocksCommand(cli: CAC): void {
         close()
       }
     })
+  describeSubcommands(command, {
+    import: {
+      summary: 'Validates the RLP blocks of one or more files and stores them on the chain of the data path.',
+      options: [
+        'from',
+        'genesis-file',
+        'data-path',
+        'skip-pow-validation-enabled',
+        'start-block',
+        'end-block',
+        'logging',
+      ],
+    },
+    export: {
+      summary: 'Writes the canonical blocks of the data path as concatenated RLP.',
+      options: ['to', 'genesis-file', 'data-path', 'start-block', 'end-block', 'logging'],
+    },
+  })
 }
 
 /** Checks the subcommand and options of `blocks`; throws CliError (exit 2) on a mistake. */

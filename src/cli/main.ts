@@ -12,6 +12,7 @@ import { registerOperatorCommand } from './operatorCommand.ts'
 import { registerPublicKeyCommand } from './publicKeyCommand.ts'
 import { registerRlpCommand } from './rlpCommand.ts'
 import { registerRunCommand } from './runCommand.ts'
+import { installHelp } from './subcommandHelp.ts'
 
 export function buildCli() {
   const cli = cac('basalt')
@@ -20,7 +21,7 @@ export function buildCli() {
   registerOperatorCommand(cli)
   registerRlpCommand(cli)
   registerPublicKeyCommand(cli)
-  cli.help()
+  installHelp(cli)
   cli.version(VERSION)
   // main prints the full client version itself, wherever `--version` stands.
   cli.showVersionOnExit = false
@@ -36,8 +37,10 @@ async function main(argv: string[]): Promise<void> {
       process.stdout.write(`${clientVersion()}\n`)
       return
     }
+    // cac has printed the help (of the command, or of its subcommand) already.
+    if (cli.options.help) return
     if (!cli.matchedCommand && cli.args.length > 0) throw new CliError(`Unknown command: ${cli.args[0]}`)
-    if (!cli.matchedCommand && !cli.options.help && !cli.options.version) {
+    if (!cli.matchedCommand) {
       cli.outputHelp()
       return
     }

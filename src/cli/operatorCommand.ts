@@ -21,6 +21,7 @@ import {
 import { optString } from './argv.ts'
 import { CliError, INPUT_ERROR, inputError } from './cliError.ts'
 import { JsonNumber, type JsonObject, type JsonValue, parseJsonText, printJacksonJson } from './jsonText.ts'
+import { describeSubcommands } from './subcommandHelp.ts'
 
 const SUBCOMMANDS = ['generate-blockchain-config']
 
@@ -47,7 +48,7 @@ export interface BlockchainConfig {
 }
 
 export function registerOperatorCommand(cli: CAC): void {
-  cli
+  const command = cli
     .command('operator <subcommand>', 'Operator tools: generate-blockchain-config')
     .option('--config-file <file>', 'Config file: JSON with "genesis" and "blockchain.nodes"')
     .option('--to <dir>', 'Directory to write keys and genesis to (new or empty)')
@@ -61,6 +62,12 @@ export function registerOperatorCommand(cli: CAC): void {
       const summary = generateBlockchainConfig(parseOperatorOptions(options))
       process.stdout.write(`${summary}\n`)
     })
+  describeSubcommands(command, {
+    'generate-blockchain-config': {
+      summary: 'Writes validator keys and an IBFT 2.0 / QBFT genesis with their extraData, as Besu does.',
+      options: ['config-file', 'to', 'genesis-file-name', 'private-key-file-name', 'public-key-file-name'],
+    },
+  })
 }
 
 /** Checks the command line of generate-blockchain-config; throws CliError (exit 2) on a mistake. */

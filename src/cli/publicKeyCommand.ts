@@ -18,6 +18,7 @@ import {
 import { optString } from './argv.ts'
 import { CliError, INPUT_ERROR } from './cliError.ts'
 import { writeOutput } from './cliOutput.ts'
+import { describeSubcommands } from './subcommandHelp.ts'
 
 const SUBCOMMANDS = ['export', 'export-address'] as const
 type PublicKeySubcommand = (typeof SUBCOMMANDS)[number]
@@ -31,7 +32,7 @@ export interface PublicKeyOptions {
 }
 
 export function registerPublicKeyCommand(cli: CAC): void {
-  cli
+  const command = cli
     .command('public-key <subcommand>', "Node key tools: export (public key), export-address (the key's address)")
     .option('--node-private-key-file <file>', 'Node private key file (default: DATA_PATH/key, created when absent)')
     .option('--data-path <dir>', 'Data directory holding the node key', { default: 'basalt-data' })
@@ -41,6 +42,16 @@ export function registerPublicKeyCommand(cli: CAC): void {
       const parsed = parsePublicKeyOptions(subcommand, options)
       writeOutput(exportNodeKey(parsed), parsed.to)
     })
+  describeSubcommands(command, {
+    export: {
+      summary: "Prints the node key's public key (0x + 128 hex digits).",
+      options: ['node-private-key-file', 'data-path', 'ec-curve', 'to'],
+    },
+    'export-address': {
+      summary: "Prints the node key's address.",
+      options: ['node-private-key-file', 'data-path', 'ec-curve', 'to'],
+    },
+  })
 }
 
 /** Checks the subcommand and options of `public-key`; throws CliError (exit 2) on a mistake. */

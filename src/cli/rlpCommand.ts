@@ -10,6 +10,7 @@ import { bytesToHex, hexToBytes, isHexData } from '../primitives/hex.ts'
 import { optString } from './argv.ts'
 import { CliError, inputError } from './cliError.ts'
 import { writeOutput } from './cliOutput.ts'
+import { describeSubcommands } from './subcommandHelp.ts'
 
 const SUBCOMMANDS = ['encode', 'decode'] as const
 type RlpSubcommand = (typeof SUBCOMMANDS)[number]
@@ -31,7 +32,7 @@ export interface RlpOptions {
 }
 
 export function registerRlpCommand(cli: CAC): void {
-  cli
+  const command = cli
     .command('rlp <subcommand>', 'RLP tools: encode (validators JSON to extraData), decode (extraData to validators)')
     .option('--from <file>', 'Input file (default: standard input)')
     .option('--to <file>', 'Output file (default: standard output)')
@@ -43,6 +44,16 @@ export function registerRlpCommand(cli: CAC): void {
         parsed.subcommand === 'encode' ? encodeValidators(input, parsed.kind) : decodeValidators(input, parsed.kind)
       writeOutput(output, parsed.to)
     })
+  describeSubcommands(command, {
+    encode: {
+      summary: 'Encodes a JSON array of validator addresses as BFT extraData (hex).',
+      options: ['from', 'to', 'type'],
+    },
+    decode: {
+      summary: 'Decodes BFT extraData (hex) to a JSON array of validator addresses.',
+      options: ['from', 'to', 'type'],
+    },
+  })
 }
 
 /** Checks the subcommand and options of `rlp`; throws CliError (exit 2) on a mistake. */
