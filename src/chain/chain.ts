@@ -22,6 +22,7 @@ import { createLogger } from '../primitives/logger.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
 import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
+import { nextBaseFee } from './baseFee.ts'
 import { ensureKzgFor } from './kzg.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
 
@@ -71,7 +72,14 @@ export class Chain {
     readonly common: Common,
     readonly store: ChainStore,
     readonly trieDb: TrieDb,
+    /** The lowest base fee a block may have (0: EIP-1559's rule alone); see DEV_BASE_FEE_FLOOR. */
+    readonly baseFeeFloor = 0n,
   ) {}
+
+  /** The base fee of the block after `parent` (the head by default): EIP-1559's, at least the floor. */
+  nextBaseFee(parent: BlockHeader = this.head.header): bigint {
+    return nextBaseFee(parent, this.baseFeeFloor)
+  }
 
   /** Loads the chain from storage, or writes `genesis` into an empty store; refuses a foreign one. */
   async open(genesis: Block): Promise<void> {

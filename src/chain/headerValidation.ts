@@ -5,6 +5,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import { Hardfork } from '@ethereumjs/common'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import { nextBaseFee } from './baseFee.ts'
 
 export class HeaderRuleError extends Error {}
 
@@ -26,7 +27,7 @@ function fail(reason: string): never {
  * Number, timestamp, gas limit bounds, difficulty (ethash, PoW only), base fee, excess blob gas and
  * the post-merge constants. The ethash seal itself is not checked here.
  */
-export function validateHeader(header: BlockHeader, parent: BlockHeader): void {
+export function validateHeader(header: BlockHeader, parent: BlockHeader, baseFeeFloor = 0n): void {
   if (!equalBytes(header.parentHash, parent.hash())) fail('parent hash mismatch')
   if (header.number !== parent.number + 1n) fail(`invalid number: ${header.number}, parent is ${parent.number}`)
   if (header.timestamp <= parent.timestamp)
@@ -48,7 +49,7 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader): void {
   }
   if (c.isActivatedEIP(1559)) {
     const isForkBlock = header.number === c.hardforkBlock(Hardfork.London)
-    const expected = isForkBlock ? c.param('initialBaseFee') : parent.calcNextBaseFee()
+    const expected = isForkBlock ? c.param('initialBaseFee') : nextBaseFee(parent, baseFeeFloor)
     if (header.baseFeePerGas !== expected) fail(`invalid base fee: ${header.baseFeePerGas}, expected ${expected}`)
   }
   if (c.isActivatedEIP(4844)) {

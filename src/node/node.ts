@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
+import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import {
@@ -90,7 +91,7 @@ export async function openChain(
   const state = openState(trieDb, common, KECCAK256_RLP, true)
   await state.generateCanonicalGenesis(genesisState(genesis))
   const genesisBlock = createGenesisBlock(common, await state.getStateRoot())
-  const chain = new Chain(common, store, trieDb)
+  const chain = new Chain(common, store, trieDb, config.genesisFile ? 0n : DEV_BASE_FEE_FLOOR)
   await chain.open(genesisBlock)
   await recoverHeadState(chain)
   const close = () => {

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'bun:test'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { KECCAK256_RLP } from '@ethereumjs/util'
+import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
+import { validateHeader } from '../chain/headerValidation.ts'
 import { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { createChainCommon, createGenesisBlock, devGenesis, genesisState } from '../chain/genesis.ts'
@@ -17,7 +19,7 @@ import { openSqlite } from '../storage/sqlite.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
 
-async function openDevChain(): Promise<Chain> {
+async function openDevChain(baseFeeFloor = 0n): Promise<Chain> {
   const genesis = devGenesis()
   const db = await openSqlite(':memory:')
   migrate(db, true)
@@ -26,7 +28,7 @@ async function openDevChain(): Promise<Chain> {
   const trieDb = new TrieDb(store)
   const state = openState(trieDb, common, KECCAK256_RLP, true)
   await state.generateCanonicalGenesis(genesisState(genesis))
-  const chain = new Chain(common, store, trieDb)
+  const chain = new Chain(common, store, trieDb, baseFeeFloor)
   await chain.open(createGenesisBlock(common, await state.getStateRoot()))
   return chain
 }
@@ -150,6 +152,23 @@ describe('DevSealer', () => {
     expect(block?.header.gasUsed).toBe(100_000n)
     expect(pool.size).toBe(0)
   }, 60_000)
+
+  it('keeps the base fee of a quiet chain at the floor, in blocks that a re-execution imports', async () => {
+    const chain = await openDevChain(DEV_BASE_FEE_FLOOR)
+    const sealer = new DevSealer(chain, openPool(chain), { coinbase: new Uint8Array(20), clock: manualClock(0) })
+    const fees: bigint[] = []
+    for (let i = 0; i < 130; i++) fees.push((await sealer.sealBlock(true))!.header.baseFeePerGas!)
+    // 1 gwei falls by 12.5% a block: below 1000 wei after 104 empty blocks without the floor.
+    expect(fees[0]).toBe(875_000_000n)
+    expect(fees.at(-1)).toBe(DEV_BASE_FEE_FLOOR)
+    expect(fees.every((f) => f >= DEV_BASE_FEE_FLOOR)).toBe(true)
+    expect(chain.nextBaseFee()).toBe(DEV_BASE_FEE_FLOOR)
+    const replica = await openDevChain(DEV_BASE_FEE_FLOOR)
+    for (let n = 1n; n <= 130n; n++) await importBlock(replica, (await chain.getBlockByNumber(n))!, { setHead: true })
+    expect(replica.head.hash()).toEqual(chain.head.hash())
+    const [parent, floored] = [(await chain.getBlockByNumber(120n))!, (await chain.getBlockByNumber(121n))!]
+    expect(() => validateHeader(floored.header, parent.header)).toThrow('invalid base fee')
+  }, 30_000)
 })
 
 /** sha256 of nothing: the requests hash of a block without requests. */

@@ -93,7 +93,7 @@ export class DevSealer {
         do {
           await this.sealBlock(isEmptyAllowed)
           if (!this.opts.blockPeriodMs) await nextTurn()
-        } while (!this.opts.blockPeriodMs && this.pool.executable(this.chain.head.header.calcNextBaseFee()).length > 0)
+        } while (!this.opts.blockPeriodMs && this.pool.executable(this.chain.nextBaseFee()).length > 0)
       } catch (e) {
         log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
       }
@@ -103,7 +103,7 @@ export class DevSealer {
   /** Builds, executes and commits one block on the head; returns it (undefined when nothing to do). */
   async sealBlock(isEmptyAllowed = true, timestampSec?: bigint): Promise<Block | undefined> {
     const parent = this.chain.head
-    const baseFee = parent.header.calcNextBaseFee()
+    const baseFee = this.chain.nextBaseFee(parent.header)
     const candidates = this.pool.executable(baseFee)
     if (candidates.length === 0 && !isEmptyAllowed) return undefined
     return withKzgOnDemand(this.chain.common, async () => {
@@ -131,6 +131,7 @@ export class DevSealer {
           coinbase: this.opts.coinbase,
           gasLimit: parent.header.gasLimit,
           mixHash: parent.header.mixHash,
+          baseFeePerGas: vm.common.isActivatedEIP(1559) ? this.chain.nextBaseFee(parent.header) : undefined,
           difficulty: 0n,
         },
         withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,

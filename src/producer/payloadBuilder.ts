@@ -126,12 +126,13 @@ export class PayloadBuilder {
         gasLimit: parent.header.gasLimit,
         mixHash: attrs.prevRandao,
         difficulty: 0n,
+        baseFeePerGas: this.chain.nextBaseFee(parent.header),
         parentBeaconBlockRoot: attrs.parentBeaconBlockRoot,
       },
       withdrawals: attrs.withdrawals,
       blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
     })
-    const baseFee = parent.header.calcNextBaseFee()
+    const baseFee = this.chain.nextBaseFee(parent.header)
     const blobTxs: TypedTransaction[] = []
     for (const t of this.pool.executable(baseFee)) {
       if ((await this.tryAdd(builder, t.tx)) && t.tx.type === 3) blobTxs.push(t.tx)

@@ -77,8 +77,8 @@ export class BlockAdapter {
     return this.h.baseFeePerGas
   }
 
-  nextBaseFeePerGas(): bigint | undefined {
-    return this.h.baseFeePerGas === undefined ? undefined : this.h.calcNextBaseFee()
+  nextBaseFeePerGas(_args: unknown, ctx: GraphqlContext): bigint | undefined {
+    return this.h.baseFeePerGas === undefined ? undefined : ctx.chain.nextBaseFee(this.h)
   }
 
   timestamp(): bigint {

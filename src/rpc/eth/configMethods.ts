@@ -133,7 +133,7 @@ export const baseFee = defineMethod({
   params: [],
   handler: (ctx: RpcContext) => {
     const h = ctx.chain.head.header
-    return h.baseFeePerGas === undefined ? null : toQuantity(h.calcNextBaseFee())
+    return h.baseFeePerGas === undefined ? null : toQuantity(ctx.chain.nextBaseFee(h))
   },
 })
 

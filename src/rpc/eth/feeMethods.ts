@@ -94,7 +94,7 @@ export const feeHistory = defineMethod({
       if (rawPercentiles) rewards.push(rewardsOf(ctx, b, percentiles))
     }
     const nh = newest.header
-    baseFees.push(toQuantity(nh.baseFeePerGas === undefined ? 0n : nh.calcNextBaseFee()))
+    baseFees.push(toQuantity(nh.baseFeePerGas === undefined ? 0n : ctx.chain.nextBaseFee(nh)))
     blobFees.push(toQuantity(nh.excessBlobGas === undefined ? 0n : nh.calcNextBlobGasPrice(nh.common)))
     const out: Record<string, unknown> = {
       oldestBlock: toQuantity(first),

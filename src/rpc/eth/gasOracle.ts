@@ -29,9 +29,17 @@ function percentileOf(sorted: bigint[], percentile: number): bigint {
   return sorted[i]
 }
 
-/** The priority fee at the configured percentile of recent blocks. */
+/**
+ * The priority fee at the configured percentile of recent blocks, raised so that the next base fee
+ * plus the tip reaches `--min-gas-price`: clients add this answer to a multiple of the base fee for
+ * their default max fee, which then always clears the pool's minimum, however far the base fee fell.
+ */
 export async function suggestPriorityFee({ chain, settings }: GasOracleDeps): Promise<bigint> {
-  return percentileOf(await recentTips(chain, settings.gasPriceBlocks), settings.gasPricePercentile)
+  const tip = percentileOf(await recentTips(chain, settings.gasPriceBlocks), settings.gasPricePercentile)
+  const head = chain.head.header
+  const baseFee = head.baseFeePerGas === undefined ? 0n : chain.nextBaseFee(head)
+  const needed = settings.minGasPrice - baseFee
+  return tip < needed ? needed : tip
 }
 
 /**
@@ -42,7 +50,7 @@ export async function suggestPriorityFee({ chain, settings }: GasOracleDeps): Pr
 export async function suggestGasPrice(deps: GasOracleDeps): Promise<bigint> {
   const s = deps.settings
   const head = deps.chain.head.header
-  const baseFee = head.baseFeePerGas === undefined ? 0n : head.calcNextBaseFee()
+  const baseFee = head.baseFeePerGas === undefined ? 0n : deps.chain.nextBaseFee(head)
   let price = baseFee + (await suggestPriorityFee(deps))
   if (price < s.minGasPrice) price = s.minGasPrice
   if (price > s.gasPriceMax && s.gasPriceMax >= baseFee) price = s.gasPriceMax

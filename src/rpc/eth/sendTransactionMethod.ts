@@ -45,7 +45,7 @@ async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledRequest> {
   if (type < 2) {
     filled.gasPrice = req.gasPrice ?? (await suggestGasPrice(ctx))
   } else {
-    const nextBaseFee = head.header.calcNextBaseFee()
+    const nextBaseFee = ctx.chain.nextBaseFee(head.header)
     let tip = req.maxPriorityFeePerGas ?? (await suggestPriorityFee(ctx))
     const maxFee = req.maxFeePerGas ?? 2n * nextBaseFee + tip
     if (tip > maxFee) tip = maxFee
