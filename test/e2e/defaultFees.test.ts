@@ -6,9 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { existsSync } from 'node:fs'
 import { JsonRpcProvider, Wallet } from 'ethers'
-import { createPublicClient, createWalletClient, defineChain, http } from 'viem'
-import { privateKeyToAccount } from 'viem/accounts'
-import { type StartedNode, startNode } from './harness.ts'
+import { type StartedNode, startNode, viemClients } from './harness.ts'
 
 const TO = '0x000000000000000000000000000000000000bEEF'
 const CAST = new URL('../../node_modules/@foundry-rs/cast-linux-amd64/bin/cast', import.meta.url).pathname
@@ -27,15 +25,7 @@ async function baseFee(): Promise<bigint> {
 
 describe('default-fee sends on a fresh dev chain', () => {
   it(`accepts ${VIEM_SENDS} viem sends in a row with viem's default fees`, async () => {
-    const chain = defineChain({
-      id: 1337,
-      name: 'basalt',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [node.url] } },
-    })
-    const account = privateKeyToAccount(node.config.accounts[3].privateKey as `0x${string}`)
-    const wallet = createWalletClient({ account, chain, transport: http() })
-    const client = createPublicClient({ chain, transport: http() })
+    const { wallet, client } = viemClients(node, 3)
     const deadline = Date.now() + 90_000
     let sent = 0
     for (; sent < VIEM_SENDS && Date.now() < deadline; sent++) {
@@ -58,20 +48,24 @@ describe('default-fee sends on a fresh dev chain', () => {
     provider.destroy()
   }, 60_000)
 
-  it.skipIf(!existsSync(CAST))("accepts cast's default fees at the floor", async () => {
-    expect(await baseFee()).toBe(1000n)
-    for (let i = 0; i < 3; i++) {
-      const key = node.config.accounts[5].privateKey
-      const proc = Bun.spawn([CAST, 'send', '--rpc-url', node.url, '--private-key', key, TO, '--value', '1'], {
-        stdout: 'pipe',
-        stderr: 'pipe',
-      })
-      const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000)
-      const code = await proc.exited
-      clearTimeout(timer)
-      expect([code, await new Response(proc.stderr as ReadableStream).text()]).toEqual([0, ''])
-    }
-  }, 60_000)
+  it.skipIf(!existsSync(CAST))(
+    "accepts cast's default fees at the floor",
+    async () => {
+      expect(await baseFee()).toBe(1000n)
+      for (let i = 0; i < 3; i++) {
+        const key = node.config.accounts[5].privateKey
+        const proc = Bun.spawn([CAST, 'send', '--rpc-url', node.url, '--private-key', key, TO, '--value', '1'], {
+          stdout: 'pipe',
+          stderr: 'pipe',
+        })
+        const timer = setTimeout(() => proc.kill('SIGKILL'), 20_000)
+        const code = await proc.exited
+        clearTimeout(timer)
+        expect([code, await new Response(proc.stderr as ReadableStream).text()]).toEqual([0, ''])
+      }
+    },
+    60_000,
+  )
 
   it('suggests a tip that lifts the next base fee to --min-gas-price', async () => {
     const raised = await startNode({ args: ['--rpc-ws-enabled=false', '--min-gas-price', '5000000000'] })

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { createPublicClient, createWalletClient, defineChain, http, parseEther } from 'viem'
+import { createWalletClient, defineChain, http, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { type StartedNode, startNode } from './harness.ts'
+import { type StartedNode, startNode, viemClients } from './harness.ts'
 
 let node: StartedNode
 beforeAll(async () => {
@@ -29,15 +29,7 @@ describe('basalt run (dev chain)', () => {
   })
 
   it('mines a viem transfer at once and reports the new balance', async () => {
-    const chain = defineChain({
-      id: 1337,
-      name: 'basalt',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [node.url] } },
-    })
-    const account = privateKeyToAccount(node.config.accounts[3].privateKey as `0x${string}`)
-    const wallet = createWalletClient({ account, chain, transport: http() })
-    const client = createPublicClient({ chain, transport: http(), pollingInterval: 50 })
+    const { wallet, client } = viemClients(node, 3)
     const to = '0x000000000000000000000000000000000000beef'
     const hash = await wallet.sendTransaction({ to, value: parseEther('1.5'), gas: 21000n })
     const receipt = await client.waitForTransactionReceipt({ hash })

@@ -6,7 +6,15 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { type Hex, parseGwei, type TransactionSerializable } from 'viem'
+import {
+  createPublicClient,
+  createWalletClient,
+  defineChain,
+  type Hex,
+  http,
+  parseGwei,
+  type TransactionSerializable,
+} from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 
 export const BASALT_BIN = process.env.BASALT_BIN ?? new URL('../../dist/basalt', import.meta.url).pathname
@@ -139,4 +147,18 @@ export function signTransfer(key: Hex, tx: Partial<TransactionSerializable>): Pr
     maxPriorityFeePerGas: parseGwei('1'),
     ...tx,
   } as TransactionSerializable)
+}
+
+/** viem wallet (dev account `index`) and public clients on `node`'s dev chain (id 1337). */
+export function viemClients(node: StartedNode, index: number) {
+  const chain = defineChain({
+    id: 1337,
+    name: 'basalt',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [node.url] } },
+  })
+  const account = privateKeyToAccount(node.config.accounts[index].privateKey as Hex)
+  const wallet = createWalletClient({ account, chain, transport: http() })
+  const client = createPublicClient({ chain, transport: http(), pollingInterval: 50 })
+  return { chain, wallet, client }
 }
