@@ -3,8 +3,7 @@
  * validated NodeConfig, starts the listeners and stops everything in order on SIGINT/SIGTERM.
  * The only module that constructs concrete classes of several layers.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { readFileSync, writeFileSync } from 'node:fs'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain } from '../chain/chain.ts'
@@ -47,9 +46,9 @@ import { migrate } from '../storage/schema.ts'
 import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import type { NodeConfig } from './config.ts'
+import { openDataPath } from './dataPath.ts'
 
 const log = createLogger('node')
-const DB_FILE = 'basalt.sqlite'
 
 export interface RunningNode {
   services: RpcServices
@@ -82,8 +81,7 @@ export async function openChain(
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const common = createChainCommon(genesis, crypto)
   const isMemory = config.dataPath === ':memory:'
-  if (!isMemory) mkdirSync(config.dataPath, { recursive: true })
-  const db = await openSqlite(isMemory ? ':memory:' : join(config.dataPath, DB_FILE))
+  const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
   migrate(db, isMemory)
   if (!config.genesisFile) skipCheckpointSyncs(db)
   const store = new ChainStore(db)

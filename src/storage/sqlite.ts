@@ -32,6 +32,34 @@ export async function openSqlite(file: string): Promise<SqlDatabase> {
   return db
 }
 
+/** Another process holds the database (see `lockExclusively`). */
+export class DatabaseInUseError extends Error {
+  constructor() {
+    super('the database is locked by another process')
+    this.name = 'DatabaseInUseError'
+  }
+}
+
+/**
+ * Takes SQLite's exclusive lock for the lifetime of the connection, so that a second process on
+ * the same file fails at once instead of writing blocks of its own beside ours. The lock is the
+ * operating system's file lock: a killed process (even kill -9) leaves nothing behind to clean up.
+ * Throws DatabaseInUseError when another process holds it.
+ */
+export function lockExclusively(db: SqlDatabase): void {
+  db.exec('PRAGMA busy_timeout = 0')
+  db.exec('PRAGMA locking_mode = EXCLUSIVE')
+  try {
+    db.exec('BEGIN EXCLUSIVE')
+    db.exec('COMMIT')
+  } catch (e) {
+    const code = (e as { code?: unknown }).code
+    if (code === 'SQLITE_BUSY' || /database is locked/.test(String((e as Error).message)))
+      throw new DatabaseInUseError()
+    throw e
+  }
+}
+
 /**
  * For the dev chain: `synchronous = OFF` leaves out the fsyncs of the WAL and the database at each
  * checkpoint, which cost about 0.5 ms per block on average. Commits still reach the OS before a
