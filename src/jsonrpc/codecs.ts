@@ -2,7 +2,7 @@
  * Parameter codecs: each turns one JSON value into a typed value or throws a message saying what
  * was expected. `defineMethod` wraps those messages into -32602 errors naming the argument.
  */
-import { type Hex, hexToBytes, isHexData } from '../primitives/hex.ts'
+import { hexToBytes, isHexData } from '../primitives/hex.ts'
 
 export interface Codec<T> {
   /** What the argument is called in error messages. */
@@ -56,6 +56,17 @@ function quantity(v: unknown): bigint {
   if (typeof v === 'string' && /^0x0[0-9a-fA-F]+$/.test(v)) fail(`hex number with leading zero digits: ${describe(v)}`)
   return fail(`expected a hex quantity, got ${describe(v)}`)
 }
+
+/** A quantity below 2^bits: fields the protocol holds as uint64 or uint256 refuse larger values here. */
+function bounded(bits: bigint) {
+  const limit = 1n << bits
+  return (v: unknown): bigint => {
+    const n = quantity(v)
+    return n < limit ? n : fail(`number larger than ${bits} bits: ${describe(v)}`)
+  }
+}
+const uint64 = bounded(64n)
+const uint256 = bounded(256n)
 
 /** Accepts any hex number including leading zeros (some clients send them in filters/indices). */
 function lenientQuantity(v: unknown): bigint {
@@ -152,4 +163,16 @@ export const p = {
 }
 
 /** Raw decoders for building object codecs field by field. */
-export const decoders = { quantity, lenientQuantity, data, fixed, bool, blockParam, blockNumberOrTag, fail, describe }
+export const decoders = {
+  quantity,
+  uint64,
+  uint256,
+  lenientQuantity,
+  data,
+  fixed,
+  bool,
+  blockParam,
+  blockNumberOrTag,
+  fail,
+  describe,
+}

@@ -75,6 +75,7 @@ export class TxPool {
 
   /** Validates and adds `tx`; throws TxPoolError; resolves to the transaction hash. */
   async add(tx: TypedTransaction): Promise<string> {
+    if (!tx.isSigned()) throw new TxPoolError('invalidSignature', 'Invalid signature')
     const hash = bytesToHex(tx.hash())
     if (this.byHash.has(hash)) throw new TxPoolError('knownTransaction', 'Known transaction')
     this.checkStatic(tx)

@@ -8,7 +8,7 @@ import type { AccountOverride, StateOverrides } from '../../evm/stateOverrides.t
 import { CodecError, codec, decoders } from '../../jsonrpc/codecs.ts'
 import { equalBytes } from '../../primitives/hex.ts'
 
-const { quantity, data, fixed, bool, fail } = decoders
+const { quantity, uint64, uint256, data, fixed, bool, fail } = decoders
 const address = fixed(20, 'an address')
 const bytes32 = fixed(32, 'a 32-byte value')
 
@@ -56,14 +56,14 @@ function accessListEntry(v: unknown) {
 function authorization(v: unknown): Authorization {
   const o = object(v, 'an authorization')
   const req = <T>(name: string, decode: (v: unknown) => T): T => field(o, name, decode) ?? fail(`${name}: missing`)
-  const yParity = field(o, 'yParity', quantity) ?? field(o, 'v', quantity) ?? fail('yParity: missing')
+  const yParity = field(o, 'yParity', uint8) ?? field(o, 'v', uint8) ?? fail('yParity: missing')
   return {
-    chainId: req('chainId', quantity),
+    chainId: req('chainId', uint256),
     address: req('address', address),
-    nonce: req('nonce', quantity),
+    nonce: req('nonce', uint64),
     yParity,
-    r: req('r', quantity),
-    s: req('s', quantity),
+    r: req('r', uint256),
+    s: req('s', uint256),
   }
 }
 
@@ -77,23 +77,44 @@ export function decodeCallRequest(v: unknown): CallRequest {
   }
   const type = field(o, 'type', quantity)
   if (type !== undefined && type > 4n) fail(`type: unsupported transaction type ${type}`)
-  return {
+  const req: CallRequest = {
     from: field(o, 'from', address),
     to: field(o, 'to', address),
-    gas: field(o, 'gas', quantity),
-    gasPrice: field(o, 'gasPrice', quantity),
-    maxFeePerGas: field(o, 'maxFeePerGas', quantity),
-    maxPriorityFeePerGas: field(o, 'maxPriorityFeePerGas', quantity),
-    value: field(o, 'value', quantity),
+    gas: field(o, 'gas', uint64),
+    gasPrice: field(o, 'gasPrice', uint256),
+    maxFeePerGas: field(o, 'maxFeePerGas', uint256),
+    maxPriorityFeePerGas: field(o, 'maxPriorityFeePerGas', uint256),
+    value: field(o, 'value', uint256),
     data: input ?? legacyData,
-    nonce: field(o, 'nonce', quantity),
+    nonce: field(o, 'nonce', nonce),
     accessList: field(o, 'accessList', list(accessListEntry)),
     authorizationList: field(o, 'authorizationList', list(authorization)),
     blobVersionedHashes: field(o, 'blobVersionedHashes', list(bytes32)),
-    maxFeePerBlobGas: field(o, 'maxFeePerBlobGas', quantity),
+    maxFeePerBlobGas: field(o, 'maxFeePerBlobGas', uint256),
     type: type === undefined ? undefined : Number(type),
     strict: field(o, 'strict', bool),
   }
+  if (req.authorizationList?.length === 0)
+    fail('authorizationList: an EIP-7702 transaction needs at least one authorization')
+  const price = req.gasPrice ?? req.maxFeePerGas
+  if (req.gas !== undefined && price !== undefined && req.gas * price > MAX_UINT256) {
+    fail('gas * gasPrice is larger than 256 bits')
+  }
+  return req
+}
+
+const MAX_UINT256 = (1n << 256n) - 1n
+
+/** EIP-2681: an account nonce stays below 2^64 - 1, so a transaction nonce must too. */
+function nonce(v: unknown): bigint {
+  const n = uint64(v)
+  return n < MAX_NONCE ? n : fail(`must be below 2^64-1 (EIP-2681), got ${decoders.describe(v)}`)
+}
+const MAX_NONCE = (1n << 64n) - 1n
+
+function uint8(v: unknown): bigint {
+  const n = quantity(v)
+  return n < 256n ? n : fail(`expected 0 or 1, got ${decoders.describe(v)}`)
 }
 
 function slots(v: unknown): [Uint8Array, Uint8Array][] {
@@ -103,8 +124,8 @@ function slots(v: unknown): [Uint8Array, Uint8Array][] {
 function accountOverride(v: unknown): AccountOverride {
   const o = object(v, 'an account override')
   return {
-    balance: field(o, 'balance', quantity),
-    nonce: field(o, 'nonce', quantity),
+    balance: field(o, 'balance', uint256),
+    nonce: field(o, 'nonce', uint64),
     code: field(o, 'code', data),
     state: field(o, 'state', slots),
     stateDiff: field(o, 'stateDiff', slots),

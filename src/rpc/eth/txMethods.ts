@@ -17,9 +17,9 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
   try {
     if (raw[0] === 3) {
       await ensureKzgFor(ctx.chain.common)
-      return createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
+      return checkSignature(createBlob4844TxFromSerializedNetworkWrapper(raw, { common }))
     }
-    return createTxFromRLP(raw, { common })
+    return checkSignature(createTxFromRLP(raw, { common }))
   } catch (e) {
     const message = (e as Error).message
     // The library checks these while decoding; Besu reports them as validation failures. Besu's
@@ -33,6 +33,18 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
     }
     throw new InvalidParamsError(`Invalid params: could not decode transaction: ${message}`)
   }
+}
+
+/** secp256k1's group order: a signature's r and s lie in [1, n). */
+const SECP256K1_N = 0xfffffffffffffffffffffffffffffffebaaedce6af48a03bbfd25e8cd0364141n
+
+/** Refuses, as Besu's decoder does, a transaction without a signature or with r or s out of range. */
+function checkSignature(tx: TypedTransaction): TypedTransaction {
+  const { r, s } = tx
+  if (r === undefined || s === undefined || !tx.isSigned()) throw new Error('transaction is not signed')
+  if (r < 1n || r >= SECP256K1_N) throw new Error(`invalid signature: r must be in [1, n), got ${r}`)
+  if (s < 1n || s >= SECP256K1_N) throw new Error(`invalid signature: s must be in [1, n), got ${s}`)
+  return tx
 }
 
 /**
