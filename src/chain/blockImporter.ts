@@ -12,6 +12,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { openState } from '../state/worldState.ts'
 import type { Chain } from './chain.ts'
 import { validateHeader, validateOmmers } from './headerValidation.ts'
+import { ensureKzgFor, isKzgMissing } from './kzg.ts'
 import { replaceUsedKzgStandIn } from './kzgStandIn.ts'
 
 export interface ImportOptions {
@@ -75,6 +76,11 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
   try {
     receipts = await validateAndExecute(chain, block, parent)
   } catch (e) {
+    // Executed before KZG was loaded: the point-evaluation precompile needs it; load, run again.
+    if (isKzgMissing(e)) {
+      await ensureKzgFor(chain.common)
+      return importBlock(chain, block, opts)
+    }
     if (await replaceUsedKzgStandIn(chain.common)) return importBlock(chain, block, opts)
     const reason = e instanceof Error ? e.message : String(e)
     chain.store.writeBadBlock(hash, block.serialize(), reason, Date.now())

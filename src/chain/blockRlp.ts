@@ -5,9 +5,9 @@
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { bytesToBigint } from '../primitives/hex.ts'
 import type { Chain } from './chain.ts'
-import { ensureKzgFor } from './kzg.ts'
 
 /** Thrown when the bytes are not a sequence of whole RLP items. */
 export class RlpFileError extends Error {}
@@ -48,7 +48,7 @@ export async function decodeBlockRlp(chain: Pick<Chain, 'common'>, rlp: Uint8Arr
   const values = RLP.decode(rlp) as unknown as Uint8Array[][]
   if (!Array.isArray(values) || values.length < 3)
     throw new RlpFileError('not an RLP block (expected a list of header, transactions, ommers…)')
-  const txs = values[1] as unknown as Uint8Array[]
-  if (txs.some((tx) => tx instanceof Uint8Array && tx[0] === 3)) await ensureKzgFor(chain.common)
-  return createBlockFromBytesArray(values as never, { common: chain.common, setHardfork: true })
+  return decodeWithoutKzg(chain.common, () =>
+    createBlockFromBytesArray(values as never, { common: chain.common, setHardfork: true }),
+  )
 }

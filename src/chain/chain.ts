@@ -17,13 +17,13 @@ import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { TxReceipt } from '@ethereumjs/vm'
+import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
 import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
 import { nextBaseFee } from './baseFee.ts'
-import { ensureKzgFor } from './kzg.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
 
 const log = createLogger('chain')
@@ -120,11 +120,12 @@ export class Chain {
     const body = this.store.readBody(hash)
     if (!headerRlp || !body) return undefined
     const bodyValues = RLP.decode(body.rlp) as unknown as Uint8Array[][]
-    if (bodyValues[0].some((tx) => tx instanceof Uint8Array && tx[0] === 3)) await ensureKzgFor(this.common)
-    const block = createBlockFromBytesArray([RLP.decode(headerRlp) as never, ...bodyValues] as never, {
-      common: this.common,
-      setHardfork: true,
-    })
+    const block = decodeWithoutKzg(this.common, () =>
+      createBlockFromBytesArray([RLP.decode(headerRlp) as never, ...bodyValues] as never, {
+        common: this.common,
+        setHardfork: true,
+      }),
+    )
     this.cacheBlock(key, block)
     return block
   }

@@ -1,26 +1,78 @@
 /**
- * KZG for blob transactions, loaded on first need: loading the trusted setup takes seconds, and a
- * dev chain that never sees a blob transaction should not pay for it at start.
+ * KZG for blob transactions, loaded on first need and never on the event loop: loading the trusted
+ * setup is seconds of synchronous WebAssembly, so a worker thread does it and the main thread only
+ * restores the result (kzgSnapshot.ts, about 70 ms). Decoding a blob transaction needs no KZG
+ * (kzgStandIn.ts); only verifying blobs and the point-evaluation precompile wait for the load, and
+ * they wait asynchronously, so every other request is served meanwhile.
  */
 import type { Common } from '@ethereumjs/common'
 import { createLogger } from '../primitives/logger.ts'
-import { loadKzgEmbedded } from './kzgEmbedded.ts'
+import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
 
 const log = createLogger('kzg')
+/** Longest a request waits for the load before it fails (the load goes on). */
+const KZG_WAIT_MS = 120_000
 let loading: Promise<unknown> | undefined
 
-/** Makes `common.customCrypto.kzg` available; resolves at once when it already is. */
-export async function ensureKzgFor(common: Common): Promise<void> {
-  const crypto = common.customCrypto as { kzg?: unknown }
-  if (crypto.kzg) return
+/**
+ * Where the worker's module is. In the compiled executable (`make build` lists kzgWorker.ts as a
+ * second entry point) it is embedded under the executable's virtual root, where import.meta.url,
+ * fixed at build time, does not point; from source it sits beside this file.
+ */
+function workerSpecifier(): string {
+  const main = typeof Bun === 'undefined' ? '' : Bun.main
+  return main.startsWith(COMPILED_ROOT)
+    ? `${COMPILED_ROOT}chain/kzgWorker.ts`
+    : new URL('./kzgWorker.ts', import.meta.url).href
+}
+const COMPILED_ROOT = '/$bunfs/root/'
+
+/** Loads KZG's memory in a worker thread; in the caller's thread only where workers are missing. */
+function loadMemoryOffThread(): Promise<Uint8Array> {
+  if (typeof Worker === 'undefined') return loadKzgMemory()
+  return new Promise((resolve, reject) => {
+    const worker = new Worker(workerSpecifier())
+    worker.onmessage = (event: MessageEvent<{ memory?: Uint8Array; error?: string }>) => {
+      void worker.terminate()
+      if (event.data.memory) resolve(event.data.memory)
+      else reject(new Error(`KZG trusted setup failed to load: ${event.data.error}`))
+    }
+    worker.onerror = (event) => {
+      void worker.terminate()
+      reject(new Error(`KZG trusted setup failed to load: ${event.message}`))
+    }
+  })
+}
+
+/** Starts loading KZG (once per process) and resolves to it. */
+function loadKzg(): Promise<unknown> {
   loading ??= (async () => {
-    const started = Date.now()
-    const { loadKZG } = await import('kzg-wasm')
-    const kzg = await loadKZG().catch(() => loadKzgEmbedded(loadKZG))
-    log.info('KZG trusted setup loaded', { ms: Date.now() - started })
+    const startedMs = Date.now()
+    const memory = await loadMemoryOffThread()
+    const restoredAtMs = Date.now()
+    const kzg = await restoreKzg(memory)
+    log.info('KZG trusted setup loaded', { ms: Date.now() - startedMs, restoreMs: Date.now() - restoredAtMs })
     return kzg
   })()
-  crypto.kzg = await loading
+  return loading
+}
+
+/** Makes `common.customCrypto.kzg` available, waiting at most KZG_WAIT_MS for the load. */
+export async function ensureKzgFor(common: Common): Promise<void> {
+  const crypto = common.customCrypto as { kzg?: unknown }
+  if (crypto.kzg && !(crypto.kzg as { isKzgStandIn?: boolean }).isKzgStandIn) return
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new Error('the KZG trusted setup is still loading; try again shortly')),
+      KZG_WAIT_MS,
+    )
+  })
+  try {
+    crypto.kzg = await Promise.race([loadKzg(), timeout])
+  } finally {
+    clearTimeout(timer)
+  }
 }
 
 /** Whether `e` is the point-evaluation precompile (0x0a) finding no KZG loaded. */

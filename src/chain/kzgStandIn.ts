@@ -1,5 +1,5 @@
 /**
- * A stand-in for KZG during block import. Decoding a blob transaction needs a KZG object to be
+ * A stand-in for KZG during block import (see also evm/kzgPresence.ts for decoding). The stand-in stays. Decoding a blob transaction needs a KZG object to be
  * present, but only the point-evaluation precompile calls it, and loading the real one takes
  * seconds. The stand-in records a call and fails it; the importer then loads the real KZG and
  * executes the block again.

@@ -14,7 +14,7 @@ import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { CLRequest, type CLRequestType, createWithdrawal, equalsBytes } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
 import type { Chain } from '../chain/chain.ts'
-import { ensureKzgFor } from '../chain/kzg.ts'
+import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import type { ExecutionPayload } from './payloadCodec.ts'
 
@@ -39,10 +39,9 @@ export interface PayloadExtras {
 export async function payloadToBlock(chain: Chain, payload: ExecutionPayload, extras: PayloadExtras): Promise<Block> {
   const common = chain.common.copy()
   common.setHardforkBy({ blockNumber: payload.blockNumber, timestamp: payload.timestamp })
-  if (payload.transactions.some((raw) => raw[0] === 3)) await ensureKzgFor(chain.common)
   const transactions: TypedTransaction[] = payload.transactions.map((raw, i) => {
     try {
-      return createTxFromRLP(raw, { common })
+      return decodeWithoutKzg(common, () => createTxFromRLP(raw, { common }))
     } catch (e) {
       throw new PayloadBlockError('malformed', `Invalid transaction at index ${i}: ${(e as Error).message}`)
     }
@@ -54,36 +53,40 @@ export async function payloadToBlock(chain: Chain, payload: ExecutionPayload, ex
         sha256,
       )
     : undefined
+  const transactionsTrie = await genTransactionsTrieRoot(transactions)
+  const withdrawalsRoot = withdrawals ? await genWithdrawalsTrieRoot(withdrawals) : undefined
   let block: Block
   try {
-    block = createBlock(
-      {
-        header: {
-          parentHash: payload.parentHash,
-          coinbase: payload.feeRecipient,
-          stateRoot: payload.stateRoot,
-          transactionsTrie: await genTransactionsTrieRoot(transactions),
-          receiptTrie: payload.receiptsRoot,
-          logsBloom: payload.logsBloom,
-          difficulty: 0n,
-          number: payload.blockNumber,
-          gasLimit: payload.gasLimit,
-          gasUsed: payload.gasUsed,
-          timestamp: payload.timestamp,
-          extraData: payload.extraData,
-          mixHash: payload.prevRandao,
-          nonce: new Uint8Array(8),
-          baseFeePerGas: payload.baseFeePerGas,
-          withdrawalsRoot: withdrawals ? await genWithdrawalsTrieRoot(withdrawals) : undefined,
-          blobGasUsed: payload.blobGasUsed,
-          excessBlobGas: payload.excessBlobGas,
-          parentBeaconBlockRoot: extras.parentBeaconBlockRoot,
-          requestsHash,
+    block = decodeWithoutKzg(common, () =>
+      createBlock(
+        {
+          header: {
+            parentHash: payload.parentHash,
+            coinbase: payload.feeRecipient,
+            stateRoot: payload.stateRoot,
+            transactionsTrie,
+            receiptTrie: payload.receiptsRoot,
+            logsBloom: payload.logsBloom,
+            difficulty: 0n,
+            number: payload.blockNumber,
+            gasLimit: payload.gasLimit,
+            gasUsed: payload.gasUsed,
+            timestamp: payload.timestamp,
+            extraData: payload.extraData,
+            mixHash: payload.prevRandao,
+            nonce: new Uint8Array(8),
+            baseFeePerGas: payload.baseFeePerGas,
+            withdrawalsRoot,
+            blobGasUsed: payload.blobGasUsed,
+            excessBlobGas: payload.excessBlobGas,
+            parentBeaconBlockRoot: extras.parentBeaconBlockRoot,
+            requestsHash,
+          },
+          transactions,
+          withdrawals,
         },
-        transactions,
-        withdrawals,
-      },
-      { common },
+        { common },
+      ),
     )
   } catch (e) {
     throw new PayloadBlockError('malformed', (e as Error).message)

@@ -13,6 +13,7 @@ import {
 } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { bigintToBytes } from '../primitives/hex.ts'
+import { decodeWithoutKzg } from './kzgPresence.ts'
 
 export interface AccessListEntry {
   address: Uint8Array
@@ -98,9 +99,11 @@ export function buildCallTransaction(
       tx = createAccessList2930Tx({ ...base, chainId: common.chainId(), accessList, gasPrice: fees.gasPrice }, opts)
       break
     case 3:
-      tx = createBlob4844Tx(
-        { ...market, blobVersionedHashes: req.blobVersionedHashes ?? [], maxFeePerBlobGas: fees.maxFeePerBlobGas },
-        opts,
+      tx = decodeWithoutKzg(common, () =>
+        createBlob4844Tx(
+          { ...market, blobVersionedHashes: req.blobVersionedHashes ?? [], maxFeePerBlobGas: fees.maxFeePerBlobGas },
+          opts,
+        ),
       )
       break
     case 4:

@@ -74,12 +74,19 @@ async function openBunSqlite(file: string): Promise<SqlDatabase> {
   const { Database } = await import('bun:sqlite')
   const db = new Database(file, { create: true, strict: true })
   const cache = new Map<string, SqlStatement>()
+  // Closing with statements alive only marks the connection for closing, keeping its file lock.
+  const prepared: { finalize(): void }[] = []
+  const prepare = (sql: string) => {
+    const q = db.prepare(sql)
+    prepared.push(q)
+    return q
+  }
   return {
     exec: (sql) => db.exec(sql),
     prepare(sql) {
       let st = cache.get(sql)
       if (!st) {
-        const q = db.prepare(sql)
+        const q = prepare(sql)
         st = {
           run: (...p) => void q.run(...(p as never[])),
           get: (...p) => (q.get(...(p as never[])) as Record<string, SqlValue> | null) ?? null,
@@ -89,8 +96,11 @@ async function openBunSqlite(file: string): Promise<SqlDatabase> {
       }
       return st
     },
-    transaction: transactionRunner(preparedExec((sql) => db.prepare(sql))),
-    close: () => db.close(),
+    transaction: transactionRunner(preparedExec(prepare)),
+    close: () => {
+      for (const q of prepared.splice(0)) q.finalize()
+      db.close()
+    },
   }
 }
 

@@ -132,27 +132,6 @@ describe('eth_call', () => {
   })
 })
 
-describe('the point-evaluation precompile (0x0a)', () => {
-  // EIP-4844's example: the commitment and proof of a blob whose polynomial is 0 at z, with y = 0.
-  const POINT_EVALUATION = `0x01e798154708fe7789429634053cbf9f99b619f9f084048927333fce637f549b564c0a11a0f704f4fc3e8acfe0f8245f0ad1347b378fbf96e206da11a5d3630624d25032e67a7e6a4910df5834b8fe70e6bcfeeac0352434196bdf4b2485d5a18f59a8d2a1a625a17f3fea0fe5eb8c896db3764f3185481bc22f91b4aaffcca25f26936857bc3a7c2539ea8ec3a952b7873033e038326e87ed3e1276fd140253fa08e9fc25fb2d9a98527fc22a2c9612fbeafdad446cbc7bcdbdcd780af2c16a`
-  const PRECOMPILE = '0x000000000000000000000000000000000000000a'
-
-  it('runs for eth_call, KZG being loaded at its first use, and refuses bad input as a failed call', async () => {
-    const ok = await node.rpc<string>('eth_call', [{ to: PRECOMPILE, data: POINT_EVALUATION }, 'latest'])
-    // FIELD_ELEMENTS_PER_BLOB (4096) and the BLS modulus.
-    expect(ok).toBe(
-      '0x000000000000000000000000000000000000000000000000000000000000100073eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001',
-    )
-    const bad = await node.rpcRaw({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'eth_call',
-      params: [{ to: PRECOMPILE, data: '0x' }],
-    })
-    expect(bad.json.error).toMatchObject({ code: -32000, message: expect.stringContaining('invalid input length') })
-  }, 60_000)
-})
-
 describe('eth_estimateGas', () => {
   it('estimates a nested call enough for the 63/64 rule', async () => {
     const client = publicClient()

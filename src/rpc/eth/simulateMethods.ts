@@ -1,5 +1,6 @@
 /** eth_simulateV1: calls in simulated blocks on top of a stored one. Spec: execution-apis src/eth/execute.yaml */
 import type { Log } from '@ethereumjs/evm'
+import { ensureKzgFor, withKzgOnDemand } from '../../chain/kzg.ts'
 import { CallError } from '../../evm/callError.ts'
 import {
   type SimulatedBlock,
@@ -120,8 +121,13 @@ export const simulateV1 = defineMethod({
     // geth: a block the node does not have is -32000 "header not found" here.
     const base = await findBlock(ctx, ref)
     if (!base) throw new RpcError(-32000, 'header not found')
+    // Building a block of blob transactions needs KZG present: wait for the background load.
+    const hasBlobs = payload.blockStateCalls.some((b) => b.calls?.some((c) => c.blobVersionedHashes !== undefined))
+    if (hasBlobs) await ensureKzgFor(ctx.chain.common)
     try {
-      const blocks = await simulate(ctx.chain, base, { ...payload, gasCap: ctx.settings.rpcGasCap })
+      const blocks = await withKzgOnDemand(ctx.chain.common, () =>
+        simulate(ctx.chain, base, { ...payload, gasCap: ctx.settings.rpcGasCap }),
+      )
       return blocks.map((b) => formatSimulatedBlock(b, payload.isFullTransactions))
     } catch (e) {
       throw simulateError(e)

@@ -1,7 +1,9 @@
 /** Sending and looking up transactions. Spec: execution-apis src/eth/transaction.yaml, submit.yaml */
 import type { Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
 import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
-import { ensureKzgFor } from '../../chain/kzg.ts'
+import { ensureKzgFor, isKzgMissing } from '../../chain/kzg.ts'
+import { decodeWithoutKzg } from '../../evm/kzgPresence.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { type BesuErrorKind, besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
@@ -15,10 +17,7 @@ import { blockReceipts } from './blockMethods.ts'
 export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Promise<TypedTransaction> {
   const common = ctx.chain.commonForNextBlock()
   try {
-    if (raw[0] === 3) {
-      await ensureKzgFor(ctx.chain.common)
-      return checkSignature(createBlob4844TxFromSerializedNetworkWrapper(raw, { common }))
-    }
+    if (raw[0] === 3) return checkSignature(await decodeBlobTransaction(ctx, raw, common))
     return checkSignature(createTxFromRLP(raw, { common }))
   } catch (e) {
     const message = (e as Error).message
@@ -33,6 +32,20 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
     }
     throw new InvalidParamsError(`Invalid params: could not decode transaction: ${message}`)
   }
+}
+
+/**
+ * A blob transaction in network form. Its blobs are checked against their proofs, which needs the
+ * real KZG; malformed bytes fail before that, so only a well-formed one waits for KZG to load.
+ */
+async function decodeBlobTransaction(ctx: RpcContext, raw: Uint8Array, common: Common): Promise<TypedTransaction> {
+  try {
+    return decodeWithoutKzg(ctx.chain.common, () => createBlob4844TxFromSerializedNetworkWrapper(raw, { common }))
+  } catch (e) {
+    if (!isKzgMissing(e)) throw e
+  }
+  await ensureKzgFor(ctx.chain.common)
+  return createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
 }
 
 /** secp256k1's group order: a signature's r and s lie in [1, n). */
