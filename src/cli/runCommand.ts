@@ -5,6 +5,7 @@ import { hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
+import { checkConfigOut, checkListenerPorts } from './runChecks.ts'
 
 const RPC_APIS = ['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV']
 
@@ -62,6 +63,8 @@ export function registerRunCommand(cli: CAC): void {
     .option('--engine-jwt-disabled', 'Serve the Engine API without JWT authentication')
     .action(async (options: Record<string, unknown>) => {
       const config = parseRunOptions(options)
+      checkListenerPorts(config)
+      checkConfigOut(config.configOut)
       const { startNode } = await import('../node/node.ts')
       await startNode(config)
     })

@@ -196,6 +196,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     engine.startIdleWarnings()
   }
   if (config.isMinerEnabled && !engine) sealer.start()
+  else if (!engine) log.warn('no block will be produced', { reason: idleReason(genesis) })
   if (config.graphql.isEnabled) {
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
     const { GraphqlService } = await import('../graphql/graphqlService.ts')
@@ -263,4 +264,14 @@ function writeConfigOut(
     accounts: accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
   }
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`)
+}
+
+/** Why a node with neither the dev sealer nor the Engine API makes no blocks, for its start-up log. */
+function idleReason(genesis: GenesisJson): string {
+  const bft = ['qbft', 'ibft2', 'clique'].find((k) => genesis.config[k] !== undefined)
+  const options =
+    'start with --miner-enabled to seal with the dev sealer, or --engine-rpc-enabled to follow a consensus client'
+  return bft
+    ? `the genesis asks for ${bft} sealing, which Basalt does not do yet; ${options}`
+    : `the dev sealer is off for a custom genesis; ${options}`
 }

@@ -113,7 +113,7 @@ export function startRpcListener(
     idleTimeout: 120,
   })
   log.info('listening', {
-    url: `http://${opts.host}:${server.port}`,
+    url: `${opts.isHttpServed ? 'http' : 'ws'}://${opts.host}:${server.port}`,
     apis: opts.apis.join(','),
     http: opts.isHttpServed,
   })
