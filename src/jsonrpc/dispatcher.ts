@@ -30,12 +30,16 @@ export interface DispatchOptions {
 
 type Json = Record<string, unknown>
 
+/** Runs one request's handler; the place for per-request limits (a time limit, say). */
+export type RequestRunner = <T>(handle: () => Promise<T>) => Promise<T>
+
 export class RpcDispatcher<Ctx> {
   private readonly methods = new Map<string, { method: RpcMethod<Ctx>; group: string }>()
 
   constructor(
     groups: MethodGroup<Ctx>[],
     private readonly mapError: (e: unknown) => RpcError | undefined = () => undefined,
+    private readonly runRequest: RequestRunner = (handle) => handle(),
   ) {
     for (const g of groups) {
       for (const m of g.methods) {
@@ -94,7 +98,7 @@ export class RpcDispatcher<Ctx> {
     else {
       try {
         const params = Array.isArray(r.params) ? r.params : []
-        const result = await entry.method.call(ctx, params)
+        const result = await this.runRequest(() => entry.method.call(ctx, params))
         response = { jsonrpc: '2.0', id: id ?? null, result: result === undefined ? null : result }
       } catch (e) {
         response = errorResponse(id ?? null, this.toRpcError(e, r.method))

@@ -23,6 +23,7 @@ import { engineGroup } from '../engine/engineMethods.ts'
 import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
+import { withExecutionDeadline } from '../evm/executionDeadline.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
@@ -33,6 +34,7 @@ import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
+import { executionTimeoutError } from '../rpc/eth/callErrors.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
@@ -153,7 +155,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     filters: new FilterManager(chain, pool),
     settings,
   }
-  const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup])
+  const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>
+    withExecutionDeadline(config.rpcEvmTimeoutMs, handle),
+  )
   const listeners: RunningListener[] = []
   const common = {
     hostAllowlist: config.hostAllowlist,
