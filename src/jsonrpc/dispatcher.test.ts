@@ -2,6 +2,7 @@ import { describe, expect, it } from 'bun:test'
 import { p } from './codecs.ts'
 import { defineMethod } from './defineMethod.ts'
 import { RpcDispatcher } from './dispatcher.ts'
+import { RpcError } from './errors.ts'
 
 const echo = defineMethod({
   name: 'test_echo',
@@ -79,5 +80,25 @@ describe('RpcDispatcher', () => {
           { group: 'B', methods: [echo] },
         ]),
     ).toThrow('defined twice')
+  })
+
+  it('runs each request of a batch through the request runner, and maps what it throws', async () => {
+    const seen: string[] = []
+    const limited = new RpcDispatcher<unknown>(
+      [{ group: 'TEST', methods: [echo] }],
+      (e) => (e instanceof RangeError ? new RpcError(-32000, e.message) : undefined),
+      async (handle) => {
+        seen.push('start')
+        if (seen.length > 1) throw new RangeError('too late')
+        return handle()
+      },
+    )
+    const one = { jsonrpc: '2.0', id: 1, method: 'test_echo', params: ['0x1'] }
+    const { body } = await limited.handleText(JSON.stringify([one, { ...one, id: 2 }]), {}, opts)
+    expect(JSON.parse(body!)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { n: '1', b: false } },
+      { jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'too late' } },
+    ])
+    expect(seen).toEqual(['start', 'start'])
   })
 })

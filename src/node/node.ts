@@ -137,6 +137,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     gasPricePercentile: config.gasPricePercentile,
     gasPriceMax: config.gasPriceMax,
     rpcGasCap: config.rpcGasCap,
+    rpcEvmTimeoutMs: config.rpcEvmTimeoutMs,
     enabledHttpApis: config.http.apis,
     enabledWsApis: config.ws.apis,
     devAccounts: accounts,
@@ -156,7 +157,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     settings,
   }
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>
-    withExecutionDeadline(config.rpcEvmTimeoutMs, handle),
+    withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
   )
   const listeners: RunningListener[] = []
   const common = {
