@@ -7,9 +7,11 @@
  * slice has passed, and it is aborted with ExecutionTimeoutError once the deadline has passed.
  * The deadline travels with the request (AsyncLocalStorage), so one VM can serve calls of several
  * requests in turn; a VM without a deadline in scope (the sealer's, an import's) is never touched.
+ * A batch is one request: its calls share one deadline, counted from its arrival.
  */
 import { AsyncLocalStorage } from 'node:async_hooks'
 import type { VM } from '@ethereumjs/vm'
+import { nextTurn } from '../primitives/clock.ts'
 
 /** Opcodes whose handlers count: JUMP, JUMPI, CREATE, CALL, CALLCODE, DELEGATECALL, CREATE2, STATICCALL. */
 const COUNTED_OPCODES = [0x56, 0x57, 0xf0, 0xf1, 0xf2, 0xf4, 0xf5, 0xfa]
@@ -51,12 +53,14 @@ class Deadline {
     const t = this.now()
     if (t >= this.endMs) return Promise.reject(new ExecutionTimeoutError(this.timeoutMs))
     if (t - this.sliceStartMs < SLICE_MS) return undefined
-    return new Promise<void>((resolve) =>
-      setImmediate(() => {
-        this.sliceStartMs = this.now()
-        resolve()
-      }),
-    )
+    return nextTurn().then(() => {
+      this.sliceStartMs = this.now()
+    })
+  }
+
+  /** Throws once the deadline has passed (before work that would only be thrown away). */
+  check(): void {
+    if (this.now() >= this.endMs) throw new ExecutionTimeoutError(this.timeoutMs)
   }
 }
 
@@ -100,6 +104,11 @@ function wrapOpcodes(tables: OpcodeTables): void {
     const entry = tables._opcodeMap[code]
     if (entry !== undefined) tables._opcodeMap[code] = countingEntry(entry)
   }
+}
+
+/** Throws ExecutionTimeoutError when the request in scope is out of time. */
+export function checkExecutionDeadline(): void {
+  scope.getStore()?.check()
 }
 
 /** Makes `vm` honour the deadline of the request it runs for (tables are rebuilt on a fork change). */

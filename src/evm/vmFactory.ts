@@ -6,7 +6,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createVM, type VM } from '@ethereumjs/vm'
 import type { StateManager } from '../state/worldState.ts'
-import { makeInterruptible } from './executionDeadline.ts'
+import { checkExecutionDeadline, makeInterruptible } from './executionDeadline.ts'
 
 /** Where BLOCKHASH (before EIP-2935) finds ancestor blocks. */
 export interface BlockSource {
@@ -27,6 +27,7 @@ export async function createVm(
   blocks: BlockSource,
   opts: VmOptions = {},
 ): Promise<VM> {
+  if (opts.isInterruptible) checkExecutionDeadline()
   const blockchain = {
     async getBlock(n: number | bigint) {
       const b = await blocks.getBlockByNumber(BigInt(n))

@@ -2,7 +2,6 @@ import { describe, expect, it } from 'bun:test'
 import { p } from './codecs.ts'
 import { defineMethod } from './defineMethod.ts'
 import { RpcDispatcher } from './dispatcher.ts'
-import { RpcError } from './errors.ts'
 
 const echo = defineMethod({
   name: 'test_echo',
@@ -82,23 +81,31 @@ describe('RpcDispatcher', () => {
     ).toThrow('defined twice')
   })
 
-  it('runs each request of a batch through the request runner, and maps what it throws', async () => {
-    const seen: string[] = []
-    const limited = new RpcDispatcher<unknown>(
-      [{ group: 'TEST', methods: [echo] }],
-      (e) => (e instanceof RangeError ? new RpcError(-32000, e.message) : undefined),
-      async (handle) => {
-        seen.push('start')
-        if (seen.length > 1) throw new RangeError('too late')
-        return handle()
+  it('runs a request or a batch through the request runner once, a few batch requests at a time', async () => {
+    let inFlight = 0
+    let maxInFlight = 0
+    const slow = defineMethod({
+      name: 'test_slow',
+      params: [],
+      handler: async () => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight)
+        await Bun.sleep(1)
+        inFlight--
+        return 1
       },
-    )
-    const one = { jsonrpc: '2.0', id: 1, method: 'test_echo', params: ['0x1'] }
-    const { body } = await limited.handleText(JSON.stringify([one, { ...one, id: 2 }]), {}, opts)
-    expect(JSON.parse(body!)).toEqual([
-      { jsonrpc: '2.0', id: 1, result: { n: '1', b: false } },
-      { jsonrpc: '2.0', id: 2, error: { code: -32000, message: 'too late' } },
-    ])
-    expect(seen).toEqual(['start', 'start'])
+    })
+    let runs = 0
+    const limited = new RpcDispatcher<unknown>([{ group: 'TEST', methods: [slow] }], undefined, (handle) => {
+      runs++
+      return handle()
+    })
+    const batch = Array.from({ length: 20 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'test_slow' }))
+    const big = { enabledGroups: new Set(['TEST']), maxBatchSize: 100 }
+    const { body } = await limited.handleText(JSON.stringify(batch), {}, big)
+    expect(JSON.parse(body!).map((r: { id: number }) => r.id)).toEqual(batch.map((r) => r.id))
+    expect(runs).toBe(1)
+    expect(maxInFlight).toBe(8)
+    await limited.handleText(JSON.stringify(batch[0]), {}, big)
+    expect(runs).toBe(2)
   })
 })
