@@ -24,3 +24,11 @@ describe('--rpc-evm-timeout', () => {
     expect(() => runConfig(['--rpc-evm-timeout', '-1'])).toThrow('--rpc-evm-timeout')
   })
 })
+
+describe('--rpc-max-active-filters', () => {
+  it("is Besu's 1000 by default and takes a positive count", () => {
+    expect(runConfig([]).maxActiveFilters).toBe(1000)
+    expect(runConfig(['--rpc-max-active-filters', '5']).maxActiveFilters).toBe(5)
+    expect(() => runConfig(['--rpc-max-active-filters', '0'])).toThrow('--rpc-max-active-filters')
+  })
+})

@@ -38,6 +38,7 @@ export function registerRunCommand(cli: CAC): void {
     .option('--rpc-evm-timeout <seconds>', 'Time limit of one call, estimate, simulation or trace (0: none)', {
       default: '5',
     })
+    .option('--rpc-max-active-filters <n>', 'Most filters (eth_newFilter, …) alive at once', { default: '1000' })
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })
     .option('--tx-pool-price-bump <percent>', 'Price bump a replacement needs', { default: '10' })
     .option('--miner-coinbase <address>', 'Fee recipient of sealed blocks')
@@ -107,6 +108,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     gasPriceMax: bigintOpt('api-gas-price-max', s('apiGasPriceMax')),
     rpcGasCap: bigintOpt('rpc-gas-cap', s('rpcGasCap')),
     rpcEvmTimeoutMs: secondsOpt('rpc-evm-timeout', s('rpcEvmTimeout')),
+    maxActiveFilters: intOpt('rpc-max-active-filters', s('rpcMaxActiveFilters'), 1),
     txPoolMaxSize: intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1),
     txPoolPriceBumpPercent: intOpt('tx-pool-price-bump', s('txPoolPriceBump'), 0, 1000),
     minerCoinbase: s('minerCoinbase') === undefined ? undefined : addressOpt('miner-coinbase', s('minerCoinbase')),

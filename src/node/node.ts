@@ -153,7 +153,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     pool,
     sealer,
     engine,
-    filters: new FilterManager(chain, pool),
+    filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters }),
     settings,
   }
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>
