@@ -66,6 +66,8 @@ export class Chain {
   private readonly listeners = new Set<(e: NewBlockEvent) => void>()
   private readonly forkCommons = new Map<string, Common>()
   private blocksSinceFlush = 0
+  /** When the oldest unflushed block was committed (performance.now()); undefined when all is flushed. */
+  private unflushedSinceMs?: number
   private flushTimer?: ReturnType<typeof setTimeout>
 
   constructor(
@@ -252,7 +254,14 @@ export class Chain {
     let logs: StoredLog[] = []
     const newCanonical: Block[] = []
     if (opts.setHead && !extendsHead) newCanonical.push(...(await this.nonCanonicalAncestors(block)))
-    const isFlushDue = ++this.blocksSinceFlush >= STATE_FLUSH_BLOCKS || this.trieDb.pendingCount >= STATE_FLUSH_NODES
+    // The timer below flushes when the event loop turns; a run of commits that never lets it (an
+    // import) is held to the same bound here, so a crash never leaves more than it to re-execute.
+    const nowMs = performance.now()
+    this.unflushedSinceMs ??= nowMs
+    const isFlushDue =
+      ++this.blocksSinceFlush >= STATE_FLUSH_BLOCKS ||
+      this.trieDb.pendingCount >= STATE_FLUSH_NODES ||
+      nowMs - this.unflushedSinceMs >= STATE_FLUSH_INTERVAL_MS
     this.store.db.transaction(() => {
       this.writeBlockRows(block, [receiptsRlp], sendersBytes, td)
       if (isFlushDue) this.writePendingState()
@@ -281,6 +290,7 @@ export class Chain {
   private writePendingState(): void {
     this.store.writeTrieNodes(this.trieDb.takePending())
     this.blocksSinceFlush = 0
+    this.unflushedSinceMs = undefined
     clearTimeout(this.flushTimer)
     this.flushTimer = undefined
   }

@@ -36,6 +36,10 @@ export function registerRunCommand(cli: CAC): void {
     .option('--api-gas-price-percentile <p>', 'Percentile eth_gasPrice reports', { default: '50' })
     .option('--api-gas-price-max <wei>', 'Ceiling of eth_gasPrice', { default: '500000000000' })
     .option('--rpc-gas-cap <gas>', 'Gas cap of eth_call and eth_estimateGas (0: block gas limit)', { default: '0' })
+    .option('--rpc-evm-timeout <seconds>', 'Time limit of one call, estimate, simulation or trace (0: none)', {
+      default: '5',
+    })
+    .option('--rpc-max-active-filters <n>', 'Most filters (eth_newFilter, …) alive at once', { default: '1000' })
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })
     .option('--tx-pool-price-bump <percent>', 'Price bump a replacement needs', { default: '10' })
     .option('--miner-coinbase <address>', 'Fee recipient of sealed blocks')
@@ -106,6 +110,8 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     gasPricePercentile: intOpt('api-gas-price-percentile', s('apiGasPricePercentile'), 0, 100),
     gasPriceMax: bigintOpt('api-gas-price-max', s('apiGasPriceMax')),
     rpcGasCap: bigintOpt('rpc-gas-cap', s('rpcGasCap')),
+    rpcEvmTimeoutMs: secondsOpt('rpc-evm-timeout', s('rpcEvmTimeout')),
+    maxActiveFilters: intOpt('rpc-max-active-filters', s('rpcMaxActiveFilters'), 1),
     txPoolMaxSize: intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1),
     txPoolPriceBumpPercent: intOpt('tx-pool-price-bump', s('txPoolPriceBump'), 0, 1000),
     minerCoinbase: s('minerCoinbase') === undefined ? undefined : addressOpt('miner-coinbase', s('minerCoinbase')),
@@ -161,6 +167,12 @@ function addressOpt(flag: string, v: string | undefined): Uint8Array {
 function periodOpt(v: string): number {
   if (!/^\d+(\.\d+)?$/.test(v) || Number(v) <= 0) bad('block-period', v, 'a positive number of seconds')
   return Math.max(1, Math.round(Number(v) * 1000))
+}
+
+/** A non-negative number of seconds (fractions allowed), in milliseconds. */
+function secondsOpt(flag: string, v: string | undefined): number {
+  if (v === undefined || !/^\d+(\.\d+)?$/.test(v)) bad(flag, v, 'a non-negative number of seconds')
+  return Math.round(Number(v) * 1000)
 }
 
 function list(v: string | undefined): string[] {

@@ -2,6 +2,7 @@
  * Why a simulated message could not even start (as opposed to running and failing): the VM's
  * validation messages sorted into kinds the RPC surfaces map to Besu's errors.
  */
+import { ExecutionTimeoutError } from './executionDeadline.ts'
 import { StateOverrideError } from './stateOverrides.ts'
 
 export type CallErrorKind =
@@ -43,7 +44,7 @@ function cleanMessage(message: string): string {
 
 /** Sorts an error thrown while building or running a simulated transaction. */
 export function callFailure(e: unknown): Error {
-  if (e instanceof CallError || e instanceof StateOverrideError) return e
+  if (e instanceof CallError || e instanceof StateOverrideError || e instanceof ExecutionTimeoutError) return e
   if (!(e instanceof Error)) return new CallError('invalid', String(e))
   const message = cleanMessage(e.message)
   for (const [re, kind] of PATTERNS) if (re.test(message)) return new CallError(kind, message)

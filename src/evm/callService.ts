@@ -92,7 +92,7 @@ export class CallSession {
       isFeeFree: !isBalanceChecked,
     })
     const state = openScratchState(chain, parent.header.stateRoot)
-    const vm = await createVm(block.common, state, chain)
+    const vm = await createVm(block.common, state, chain, { isInterruptible: true })
     vm.common.setHardfork(block.common.hardfork())
     if (opts.stateOverrides) await applyStateOverrides(vm, state, opts.stateOverrides)
     const cap = opts.gasCap > 0n ? opts.gasCap : block.header.gasLimit
@@ -188,7 +188,12 @@ interface SharedSession {
   isRootReset: boolean
   /** Settles when the last queued call is done. */
   tail: Promise<unknown>
+  /** When the running call started (performance.now()); undefined while idle. */
+  runningSinceMs?: number
 }
+
+/** A call running longer than this (a loop) no longer makes new calls queue behind it. */
+const QUEUE_BEHIND_MS = 20
 
 /** Sessions of recent blocks: building a VM (opcode tables, precompiles, params) costs more than most calls. */
 const sharedSessions = new WeakMap<CallChain, Map<string, SharedSession>>()
@@ -201,32 +206,22 @@ function hasBlockOverrides(o: BlockOverrides | undefined): boolean {
 /**
  * Runs `req` once against the state after `block`. Calls without overrides share one VM per block
  * and fee rule, queued one after the other: each run is undone by its checkpoint, so they see the
- * same state as a fresh VM would.
+ * same state as a fresh VM would. While the shared VM is held by a long call, a call gets its own.
  */
 export async function call(chain: CallChain, block: Block, req: CallRequest, opts: CallOptions): Promise<CallResult> {
-  if (opts.stateOverrides?.length || hasBlockOverrides(opts.blockOverrides)) {
+  const isBalanceChecked = opts.isBalanceChecked ?? isPricedCall(req, block)
+  const shared =
+    opts.stateOverrides?.length || hasBlockOverrides(opts.blockOverrides)
+      ? undefined
+      : sharedSession(chain, block, req, opts.gasCap, isBalanceChecked)
+  if (!shared) {
     const session = await CallSession.open(chain, block, req, opts)
     return session.run(req)
   }
-  const isBalanceChecked = opts.isBalanceChecked ?? isPricedCall(req, block)
-  let byKey = sharedSessions.get(chain)
-  if (!byKey) {
-    byKey = new Map()
-    sharedSessions.set(chain, byKey)
-  }
-  const key = `${bytesToHex(block.hash())}|${isBalanceChecked}|${opts.gasCap}`
-  let shared = byKey.get(key)
-  if (!shared) {
-    const session = CallSession.open(chain, block, req, { gasCap: opts.gasCap, isBalanceChecked }).then((s) => {
-      memoizeTrieReads(s.state)
-      return s
-    })
-    shared = { session, isRootReset: !block.common.gteHardfork('byzantium'), tail: Promise.resolve() }
-    byKey.set(key, shared)
-    if (byKey.size > SHARED_SESSIONS) byKey.delete(byKey.keys().next().value!)
-  }
-  const entry = shared
+  const key = shared.key
+  const entry = shared.entry
   const result = entry.tail.then(async () => {
+    entry.runningSinceMs = performance.now()
     try {
       const session = await entry.session
       const r = await session.run(req)
@@ -234,12 +229,43 @@ export async function call(chain: CallChain, block: Block, req: CallRequest, opt
       return r
     } catch (e) {
       // A failed run may leave the VM mid-transaction; the next call starts over.
-      if (byKey.get(key) === entry) byKey.delete(key)
+      if (shared.byKey.get(key) === entry) shared.byKey.delete(key)
       throw e
+    } finally {
+      entry.runningSinceMs = undefined
     }
   })
   entry.tail = result.catch(() => {})
   return result
+}
+
+/** The shared session for plain calls at `block`, unless a long call holds it. */
+function sharedSession(
+  chain: CallChain,
+  block: Block,
+  req: CallRequest,
+  gasCap: bigint,
+  isBalanceChecked: boolean,
+): { entry: SharedSession; key: string; byKey: Map<string, SharedSession> } | undefined {
+  let byKey = sharedSessions.get(chain)
+  if (!byKey) {
+    byKey = new Map()
+    sharedSessions.set(chain, byKey)
+  }
+  const key = `${bytesToHex(block.hash())}|${isBalanceChecked}|${gasCap}`
+  let shared = byKey.get(key)
+  if (shared?.runningSinceMs !== undefined && performance.now() - shared.runningSinceMs > QUEUE_BEHIND_MS)
+    return undefined
+  if (!shared) {
+    const session = CallSession.open(chain, block, req, { gasCap, isBalanceChecked }).then((s) => {
+      memoizeTrieReads(s.state)
+      return s
+    })
+    shared = { session, isRootReset: !block.common.gteHardfork('byzantium'), tail: Promise.resolve() }
+    byKey.set(key, shared)
+    if (byKey.size > SHARED_SESSIONS) byKey.delete(byKey.keys().next().value!)
+  }
+  return { entry: shared, key, byKey }
 }
 
 export type { BlockOverrides, StateOverrides }

@@ -6,6 +6,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createVM, type VM } from '@ethereumjs/vm'
 import type { StateManager } from '../state/worldState.ts'
+import { checkExecutionDeadline, makeInterruptible } from './executionDeadline.ts'
 
 /** Where BLOCKHASH (before EIP-2935) finds ancestor blocks. */
 export interface BlockSource {
@@ -14,8 +15,19 @@ export interface BlockSource {
 
 export type { VM }
 
+export interface VmOptions {
+  /** Serves requests: honours the request's execution deadline and gives way to other work. */
+  isInterruptible?: boolean
+}
+
 /** A VM over `state` whose BLOCKHASH reads canonical blocks from `blocks`. */
-export async function createVm(common: Common, state: StateManager, blocks: BlockSource): Promise<VM> {
+export async function createVm(
+  common: Common,
+  state: StateManager,
+  blocks: BlockSource,
+  opts: VmOptions = {},
+): Promise<VM> {
+  if (opts.isInterruptible) checkExecutionDeadline()
   const blockchain = {
     async getBlock(n: number | bigint) {
       const b = await blocks.getBlockByNumber(BigInt(n))
@@ -27,5 +39,12 @@ export async function createVm(common: Common, state: StateManager, blocks: Bloc
       return blockchain
     },
   }
-  return createVM({ common: common.copy(), stateManager: state, blockchain: blockchain as never, setHardfork: true })
+  const vm = await createVM({
+    common: common.copy(),
+    stateManager: state,
+    blockchain: blockchain as never,
+    setHardfork: true,
+  })
+  if (opts.isInterruptible) makeInterruptible(vm)
+  return vm
 }

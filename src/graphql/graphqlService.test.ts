@@ -29,6 +29,7 @@ beforeAll(async () => {
     minGasPrice: 1000n,
     gasPriceMax: 10n ** 12n,
     rpcGasCap: 0n,
+    rpcEvmTimeoutMs: 5000,
   }
   service = new GraphqlService({ chain, pool, settings } as unknown as RpcServices)
 })

@@ -15,6 +15,7 @@ import {
   parse,
   validate,
 } from 'graphql'
+import { withExecutionDeadline } from '../evm/executionDeadline.ts'
 import type { RpcServices } from '../rpc/context.ts'
 import type { GraphqlContext } from './context.ts'
 import { limitViolation, operationCost } from './queryLimits.ts'
@@ -96,14 +97,16 @@ export class GraphqlService {
     for (const d of document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d)
     const violation = limitViolation(operationCost(this.schema, operation, fragments))
     if (violation) return failure(violation, 'ExecutionAborted')
-    const result = await execute({
-      schema: this.schema,
-      document,
-      operationName,
-      variableValues: variables,
-      rootValue: operation.operation === 'mutation' ? mutationRoot : queryRoot,
-      contextValue: this.ctx,
-    })
+    const result = await withExecutionDeadline(this.ctx.settings.rpcEvmTimeoutMs, async () =>
+      execute({
+        schema: this.schema,
+        document,
+        operationName,
+        variableValues: variables,
+        rootValue: operation.operation === 'mutation' ? mutationRoot : queryRoot,
+        contextValue: this.ctx,
+      }),
+    )
     const body: GraphqlResponse['body'] = {}
     if (result.errors?.length)
       body.errors = result.errors.map((e) => formatError(e, e.path ? 'DataFetchingException' : 'ValidationError'))

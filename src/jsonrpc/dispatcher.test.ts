@@ -80,4 +80,32 @@ describe('RpcDispatcher', () => {
         ]),
     ).toThrow('defined twice')
   })
+
+  it('runs a request or a batch through the request runner once, a few batch requests at a time', async () => {
+    let inFlight = 0
+    let maxInFlight = 0
+    const slow = defineMethod({
+      name: 'test_slow',
+      params: [],
+      handler: async () => {
+        maxInFlight = Math.max(maxInFlight, ++inFlight)
+        await Bun.sleep(1)
+        inFlight--
+        return 1
+      },
+    })
+    let runs = 0
+    const limited = new RpcDispatcher<unknown>([{ group: 'TEST', methods: [slow] }], undefined, (handle) => {
+      runs++
+      return handle()
+    })
+    const batch = Array.from({ length: 20 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'test_slow' }))
+    const big = { enabledGroups: new Set(['TEST']), maxBatchSize: 100 }
+    const { body } = await limited.handleText(JSON.stringify(batch), {}, big)
+    expect(JSON.parse(body!).map((r: { id: number }) => r.id)).toEqual(batch.map((r) => r.id))
+    expect(runs).toBe(1)
+    expect(maxInFlight).toBe(8)
+    await limited.handleText(JSON.stringify(batch[0]), {}, big)
+    expect(runs).toBe(2)
+  })
 })

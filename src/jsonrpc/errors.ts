@@ -73,6 +73,8 @@ export const BESU_ERRORS = {
   exceedsTransactionGasLimit: [-32005, 'Transaction gas limit cap exceeded'],
   exceedsMaxBatchSize: [-32005, 'Number of requests exceeds max batch size'],
   exceedsMaxActiveFilters: [-32005, 'Maximum number of active filters exceeded'],
+  // Besu sets no bound on subscriptions; ours follows the filters' wording.
+  exceedsMaxSubscriptions: [-32005, 'Maximum number of active subscriptions exceeded'],
   exceedsMaxBlockRange: [-32005, 'Requested range exceeds maximum RPC range limit'],
   exceedsMaxLogResults: [-32005, 'query returned more than 10000 results'],
   nonceTooHigh: [-32006, 'Nonce too high'],

@@ -21,6 +21,10 @@ export interface NodeConfig {
   gasPricePercentile: number
   gasPriceMax: bigint
   rpcGasCap: bigint
+  /** Time limit of one EVM-running request (eth_call, estimates, simulations, traces); 0 = none. */
+  rpcEvmTimeoutMs: number
+  /** Most installed filters at once (Besu's --rpc-max-active-filters). */
+  maxActiveFilters: number
   txPoolMaxSize: number
   txPoolPriceBumpPercent: number
   minerCoinbase?: Uint8Array

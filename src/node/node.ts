@@ -23,6 +23,7 @@ import { engineGroup } from '../engine/engineMethods.ts'
 import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
+import { withExecutionDeadline } from '../evm/executionDeadline.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
@@ -33,6 +34,7 @@ import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
+import { executionTimeoutError } from '../rpc/eth/callErrors.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
@@ -134,6 +136,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     gasPricePercentile: config.gasPricePercentile,
     gasPriceMax: config.gasPriceMax,
     rpcGasCap: config.rpcGasCap,
+    rpcEvmTimeoutMs: config.rpcEvmTimeoutMs,
     enabledHttpApis: config.http.apis,
     enabledWsApis: config.ws.apis,
     devAccounts: accounts,
@@ -149,10 +152,12 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     pool,
     sealer,
     engine,
-    filters: new FilterManager(chain, pool),
+    filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters }),
     settings,
   }
-  const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup])
+  const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>
+    withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
+  )
   const listeners: RunningListener[] = []
   const common = {
     hostAllowlist: config.hostAllowlist,

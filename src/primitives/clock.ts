@@ -16,3 +16,8 @@ export function manualClock(startMs: number): Clock & { advance(ms: number): voi
     },
   }
 }
+
+/** Resolves after the event loop has had a turn (timers, sockets), unlike a resolved promise. */
+export function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve))
+}

@@ -21,6 +21,8 @@ export interface RpcSettings {
   gasPricePercentile: number
   gasPriceMax: bigint
   rpcGasCap: bigint
+  /** Time limit of one EVM-running request; 0 = none. */
+  rpcEvmTimeoutMs: number
   enabledHttpApis: string[]
   enabledWsApis: string[]
   devAccounts: { address: string; privateKey: string }[]

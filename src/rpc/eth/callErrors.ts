@@ -8,6 +8,7 @@ import type { Common } from '@ethereumjs/common'
 import { withKzgOnDemand } from '../../chain/kzg.ts'
 import { CallError, type CallErrorKind } from '../../evm/callError.ts'
 import type { CallResult } from '../../evm/callService.ts'
+import { ExecutionTimeoutError } from '../../evm/executionDeadline.ts'
 import { StateOverrideError } from '../../evm/stateOverrides.ts'
 import {
   BESU_ERRORS,
@@ -16,7 +17,7 @@ import {
   ExecutionRevertedError,
   InternalError,
   InvalidParamsError,
-  type RpcError,
+  RpcError,
 } from '../../jsonrpc/errors.ts'
 import { bytesToBigint, bytesToHex } from '../../primitives/hex.ts'
 
@@ -74,6 +75,11 @@ const KINDS: Partial<Record<CallErrorKind, BesuErrorKind>> = {
   blobFeeCapTooLow: 'blobGasPriceBelowBlobBaseFee',
   priorityFeeExceedsMaxFee: 'priorityFeeExceedsMaxFee',
   gasLimitTooHigh: 'exceedsBlockGasLimit',
+}
+
+/** A run cut off by the request's time limit: -32000 with geth's message, whichever method ran it. */
+export function executionTimeoutError(e: unknown): RpcError | undefined {
+  return e instanceof ExecutionTimeoutError ? new RpcError(-32000, e.message) : undefined
 }
 
 /** Maps the call service's errors; anything else is rethrown untouched. */

@@ -102,6 +102,34 @@ describe('FilterManager', () => {
     expect(fm.changes(polled)).toEqual([])
   })
 
+  it('treats a filter past the timeout as gone before the sweep runs', async () => {
+    const idle = fm.newBlockFilter()
+    clock.advance(FILTER_TIMEOUT_MS)
+    expect(fm.changes(idle)).toEqual([])
+    clock.advance(FILTER_TIMEOUT_MS + 1)
+    expect(errorOf(() => fm.changes(idle)).message).toBe('Filter not found')
+    await expect(fm.filterLogs(idle)).rejects.toThrow('Filter not found')
+  })
+
+  it('refuses a filter past the limit with -32005, and takes one again once a filter expired', () => {
+    const capped = new FilterManager(c.chain, c.pool, { clock, maxFilters: 3 })
+    try {
+      const first = capped.newBlockFilter()
+      capped.newLogFilter(all())
+      clock.advance(FILTER_TIMEOUT_MS / 2)
+      capped.newPendingTransactionFilter()
+      const e = errorOf(() => capped.newBlockFilter())
+      expect([e.code, e.message]).toEqual([-32005, 'Maximum number of active filters exceeded'])
+      expect(capped.uninstall(first)).toBe(true)
+      capped.newBlockFilter()
+      clock.advance(FILTER_TIMEOUT_MS / 2 + 1)
+      capped.newBlockFilter()
+      expect(capped.size).toBe(3)
+    } finally {
+      capped.stop()
+    }
+  })
+
   it('gives hex quantity ids of up to 16 bytes', () => {
     expect(fm.newBlockFilter()).toMatch(/^0x[1-9a-f][0-9a-f]{0,31}$/)
   })

@@ -1,8 +1,9 @@
 /**
  * Installed filters (eth_newFilter, eth_newBlockFilter, eth_newPendingTransactionFilter) and their
  * accumulated changes, fed by canonical-chain updates (with removed logs after a reorg) and by the
- * pool. Filters not polled for `timeoutMs` (Besu: 10 minutes) are removed. Also holds the log
- * reader behind eth_getLogs and the WebSocket subscriptions, which share the same chain updates.
+ * pool. Filters not polled for `timeoutMs` (Besu: 10 minutes) are gone, and at most `maxFilters`
+ * (Besu's --rpc-max-active-filters, 1000) live at once. Also holds the log reader behind
+ * eth_getLogs and the WebSocket subscriptions, which share the same chain updates.
  */
 import type { Chain } from '../../chain/chain.ts'
 import { besuError } from '../../jsonrpc/errors.ts'
@@ -12,9 +13,10 @@ import type { TxPool } from '../../txpool/txPool.ts'
 import { type ChainUpdate, HeadTracker } from './headTracker.ts'
 import type { FilterParam } from './logFilterParam.ts'
 import { LogReader, MAX_LOG_RESULTS } from './logReader.ts'
-import { SubscriptionManager } from './subscriptionManager.ts'
+import { type SubscriptionLimits, SubscriptionManager } from './subscriptionManager.ts'
 
 export const FILTER_TIMEOUT_MS = 10 * 60 * 1000
+export const MAX_FILTERS = 1000
 const SWEEP_INTERVAL_MS = 60 * 1000
 
 type Json = Record<string, unknown>
@@ -28,6 +30,8 @@ type Filter = { lastPollMs: number } & (
 export interface FilterManagerOptions {
   clock?: Clock
   timeoutMs?: number
+  maxFilters?: number
+  subscriptions?: SubscriptionLimits
 }
 
 export class FilterManager {
@@ -37,6 +41,7 @@ export class FilterManager {
   private readonly filters = new Map<string, Filter>()
   private readonly clock: Clock
   private readonly timeoutMs: number
+  private readonly maxFilters: number
   private readonly unsubscribers: (() => void)[] = []
   private readonly sweeper: ReturnType<typeof setInterval>
 
@@ -47,9 +52,10 @@ export class FilterManager {
   ) {
     this.clock = opts.clock ?? systemClock
     this.timeoutMs = opts.timeoutMs ?? FILTER_TIMEOUT_MS
+    this.maxFilters = opts.maxFilters ?? MAX_FILTERS
     this.logs = new LogReader(chain)
     this.heads = new HeadTracker(chain)
-    this.subscriptions = new SubscriptionManager(chain, this.logs)
+    this.subscriptions = new SubscriptionManager(chain, this.logs, opts.subscriptions)
     this.unsubscribers.push(
       this.heads.onUpdate((u) => this.onChainUpdate(u)),
       this.heads.onUpdate((u) => this.subscriptions.onChainUpdate(u)),
@@ -98,8 +104,11 @@ export class FilterManager {
 
   /** Removes the filters nobody polled within the timeout. */
   sweep(): void {
-    const cutoff = this.clock.nowMs() - this.timeoutMs
-    for (const [id, f] of this.filters) if (f.lastPollMs < cutoff) this.filters.delete(id)
+    for (const [id, f] of this.filters) if (this.isExpired(f)) this.filters.delete(id)
+  }
+
+  get size(): number {
+    return this.filters.size
   }
 
   stop(): void {
@@ -111,6 +120,8 @@ export class FilterManager {
   }
 
   private install(f: Filter): string {
+    if (this.filters.size >= this.maxFilters) this.sweep()
+    if (this.filters.size >= this.maxFilters) throw besuError('exceedsMaxActiveFilters')
     const id = newFilterId()
     this.filters.set(id, f)
     return id
@@ -118,9 +129,14 @@ export class FilterManager {
 
   private find(id: string): Filter {
     const f = this.filters.get(id.toLowerCase())
-    if (!f) throw besuError('filterNotFound')
+    if (!f || this.isExpired(f)) throw besuError('filterNotFound')
     f.lastPollMs = this.clock.nowMs()
     return f
+  }
+
+  /** Expired between sweeps too: the timeout holds to the millisecond, whenever the sweep runs. */
+  private isExpired(f: Filter): boolean {
+    return f.lastPollMs < this.clock.nowMs() - this.timeoutMs
   }
 
   private onChainUpdate(u: ChainUpdate): void {

@@ -110,4 +110,25 @@ describe('SubscriptionManager', () => {
     a.close()
     expect(fm.subscriptions.size).toBe(1)
   })
+
+  it('bounds subscriptions per connection and in total with -32005', () => {
+    const capped = new FilterManager(c.chain, c.pool, { subscriptions: { perConnection: 2, total: 3 } })
+    try {
+      const [a, b] = [connection(), connection()]
+      const first = capped.subscriptions.subscribe(a, 'newHeads')
+      capped.subscriptions.subscribe(a, 'logs')
+      const refused = () => capped.subscriptions.subscribe(a, 'newHeads')
+      expect(refused).toThrow('Maximum number of active subscriptions exceeded')
+      capped.subscriptions.subscribe(b, 'newHeads')
+      expect(() => capped.subscriptions.subscribe(b, 'syncing')).toThrow('Maximum number of active subscriptions')
+      capped.subscriptions.unsubscribe(a, first)
+      capped.subscriptions.subscribe(b, 'syncing')
+      a.close()
+      expect(capped.subscriptions.size).toBe(2)
+      capped.subscriptions.subscribe(connection(), 'newHeads')
+      expect(refused).toThrow(expect.objectContaining({ code: -32005 }))
+    } finally {
+      capped.stop()
+    }
+  })
 })

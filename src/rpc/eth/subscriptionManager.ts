@@ -2,7 +2,8 @@
  * WebSocket subscriptions (eth_subscribe): newHeads, logs, newPendingTransactions and syncing.
  * Notifications go out on the subscribing connection as `eth_subscription` messages; a
  * subscription ends with eth_unsubscribe or when its connection closes. Ids are Besu's: a counter
- * as a hex quantity.
+ * as a hex quantity. Subscriptions are bounded per connection and in total: each costs a message
+ * per event, and ten thousand on one socket slowed every block's notifications tenfold.
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Chain } from '../../chain/chain.ts'
@@ -27,6 +28,13 @@ export interface SubscriptionOptions {
   criteria?: LogCriteria
 }
 
+export interface SubscriptionLimits {
+  perConnection: number
+  total: number
+}
+
+export const SUBSCRIPTION_LIMITS: SubscriptionLimits = { perConnection: 1000, total: 10_000 }
+
 interface Subscription extends SubscriptionOptions {
   id: string
   kind: SubscriptionKind
@@ -36,24 +44,28 @@ interface Subscription extends SubscriptionOptions {
 export class SubscriptionManager {
   private nextId = 1n
   private readonly subs = new Map<string, Subscription>()
-  private readonly watchedConnections = new Set<number>()
+  /** Live subscriptions per connection id. */
+  private readonly perConnection = new Map<number, number>()
 
   constructor(
     private readonly chain: Chain,
     private readonly logs: LogReader,
+    private readonly limits: SubscriptionLimits = SUBSCRIPTION_LIMITS,
   ) {}
 
   get size(): number {
     return this.subs.size
   }
 
+  /** Throws -32005 past the connection's or the node's limit. */
   subscribe(connection: Connection, kind: SubscriptionKind, opts: SubscriptionOptions = {}): string {
+    const count = this.perConnection.get(connection.id)
+    if ((count ?? 0) >= this.limits.perConnection || this.subs.size >= this.limits.total)
+      throw besuError('exceedsMaxSubscriptions')
     const id = toQuantity(this.nextId++)
     this.subs.set(id, { id, kind, connection, ...opts })
-    if (!this.watchedConnections.has(connection.id)) {
-      this.watchedConnections.add(connection.id)
-      connection.onClose(() => this.dropConnection(connection.id))
-    }
+    if (count === undefined) connection.onClose(() => this.dropConnection(connection.id))
+    this.perConnection.set(connection.id, (count ?? 0) + 1)
     return id
   }
 
@@ -62,7 +74,9 @@ export class SubscriptionManager {
     const key = normalizeId(id)
     const sub = key === undefined ? undefined : this.subs.get(key)
     if (!sub || sub.connection.id !== connection.id) throw besuError('subscriptionNotFound')
-    return this.subs.delete(sub.id)
+    this.subs.delete(sub.id)
+    this.perConnection.set(connection.id, (this.perConnection.get(connection.id) ?? 1) - 1)
+    return true
   }
 
   onChainUpdate(u: ChainUpdate): void {
@@ -93,6 +107,7 @@ export class SubscriptionManager {
 
   stop(): void {
     this.subs.clear()
+    this.perConnection.clear()
   }
 
   private ofKind(kind: SubscriptionKind): Subscription[] {
@@ -114,7 +129,7 @@ export class SubscriptionManager {
   }
 
   private dropConnection(connectionId: number): void {
-    this.watchedConnections.delete(connectionId)
+    if (!this.perConnection.delete(connectionId)) return
     for (const [id, s] of this.subs) if (s.connection.id === connectionId) this.subs.delete(id)
   }
 }

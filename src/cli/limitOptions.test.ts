@@ -1,0 +1,34 @@
+/** `basalt run`'s options that bound what one client can take, parsed as the executable parses them. */
+import { describe, expect, it } from 'bun:test'
+import cac from 'cac'
+import { parseRunOptions, registerRunCommand } from './runCommand.ts'
+
+function runConfig(args: string[]) {
+  const cli = cac('basalt')
+  registerRunCommand(cli)
+  const { options } = cli.parse(['bun', 'basalt', 'run', ...args], { run: false })
+  return parseRunOptions(options)
+}
+
+describe('--rpc-evm-timeout', () => {
+  it('is 5 s by default and takes seconds, fractions and 0 (no limit)', () => {
+    expect(runConfig([]).rpcEvmTimeoutMs).toBe(5000)
+    expect(runConfig(['--rpc-evm-timeout', '0.25']).rpcEvmTimeoutMs).toBe(250)
+    expect(runConfig(['--rpc-evm-timeout', '0']).rpcEvmTimeoutMs).toBe(0)
+  })
+
+  it('refuses what is not a number of seconds', () => {
+    expect(() => runConfig(['--rpc-evm-timeout', '5s'])).toThrow(
+      "Invalid value for option --rpc-evm-timeout: '5s' (expected a non-negative number of seconds)",
+    )
+    expect(() => runConfig(['--rpc-evm-timeout', '-1'])).toThrow('--rpc-evm-timeout')
+  })
+})
+
+describe('--rpc-max-active-filters', () => {
+  it("is Besu's 1000 by default and takes a positive count", () => {
+    expect(runConfig([]).maxActiveFilters).toBe(1000)
+    expect(runConfig(['--rpc-max-active-filters', '5']).maxActiveFilters).toBe(5)
+    expect(() => runConfig(['--rpc-max-active-filters', '0'])).toThrow('--rpc-max-active-filters')
+  })
+})

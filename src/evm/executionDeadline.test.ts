@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import type { Chain } from '../chain/chain.ts'
+import { openChain } from '../node/node.ts'
+import { bytesToBigint, hexToBytes } from '../primitives/hex.ts'
+import { call } from './callService.ts'
+import { ExecutionTimeoutError, withExecutionDeadline } from './executionDeadline.ts'
+import { estimateGas } from './gasEstimator.ts'
+import type { StateOverrides } from './stateOverrides.ts'
+
+let chain: Chain
+let close: () => void
+beforeAll(async () => {
+  ;({ chain, close } = await openChain({ dataPath: ':memory:' }))
+})
+afterAll(() => close())
+
+const CONTRACT = hexToBytes('0x00000000000000000000000000000000c0ffee02')
+/** JUMPDEST, PUSH1 0, JUMP: loops until the gas runs out. */
+const LOOP = '0x5b600056'
+/** Counts down from 300 in a loop, then returns 42. */
+const COUNTED_LOOP = '0x61012c5b6001900380600357602a60005260206000f3'
+const code = (hex: string): StateOverrides => [[CONTRACT, { code: hexToBytes(hex) }]]
+
+/** A clock that moves 1 ms each time it is read. */
+function steppingClock(): () => number {
+  let t = 0
+  return () => t++
+}
+
+describe('withExecutionDeadline', () => {
+  it('aborts a call that runs past the limit', async () => {
+    const run = withExecutionDeadline(
+      40,
+      () => call(chain, chain.head, { to: CONTRACT }, { gasCap: 0n, stateOverrides: code(LOOP) }),
+      steppingClock(),
+    )
+    const e = await run.then(
+      () => undefined,
+      (err) => err,
+    )
+    expect(e).toBeInstanceOf(ExecutionTimeoutError)
+    expect((e as Error).message).toBe('execution aborted (timeout = 40ms)')
+  })
+
+  it('aborts an estimate, whose runs share the limit', async () => {
+    const run = withExecutionDeadline(
+      1500,
+      () => estimateGas(chain, chain.head, { to: CONTRACT }, { gasCap: 0n, stateOverrides: code(LOOP) }),
+      steppingClock(),
+    )
+    await expect(run).rejects.toThrow('execution aborted (timeout = 1.5s)')
+  })
+
+  it('lets timers run while a long call runs', async () => {
+    const startMs = performance.now()
+    let firedAtMs = 0
+    setTimeout(() => {
+      firedAtMs = performance.now() - startMs
+    }, 5)
+    const run = withExecutionDeadline(250, () =>
+      call(chain, chain.head, { to: CONTRACT }, { gasCap: 0n, stateOverrides: code(LOOP) }),
+    )
+    await expect(run).rejects.toBeInstanceOf(ExecutionTimeoutError)
+    const endMs = performance.now() - startMs
+    expect(firedAtMs).toBeGreaterThan(0)
+    expect(firedAtMs).toBeLessThan(100)
+    expect(endMs).toBeGreaterThanOrEqual(250)
+    expect(endMs).toBeLessThan(1500)
+  })
+
+  it('leaves a call within the limit as it was', async () => {
+    const r = await withExecutionDeadline(
+      1000,
+      () => call(chain, chain.head, { to: CONTRACT }, { gasCap: 0n, stateOverrides: code(COUNTED_LOOP) }),
+      steppingClock(),
+    )
+    expect(bytesToBigint(r.returnData)).toBe(42n)
+  })
+
+  it('runs a call without a deadline in scope to its end', async () => {
+    const r = await call(chain, chain.head, { to: CONTRACT, gas: 100_000n }, { gasCap: 0n, stateOverrides: code(LOOP) })
+    expect(r.exceptionError).toBe('out of gas')
+  })
+})
