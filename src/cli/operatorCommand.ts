@@ -20,7 +20,7 @@ import {
 } from '../primitives/nodeKey.ts'
 import { optString } from './argv.ts'
 import { CliError, INPUT_ERROR, inputError } from './cliError.ts'
-import { JsonNumber, type JsonObject, type JsonValue, parseJsonText, printJacksonJson } from './jsonText.ts'
+import { JsonNumber, type JsonObject, type JsonValue, parseJsonText, printJacksonJson } from '../primitives/jsonText.ts'
 
 const SUBCOMMANDS = ['generate-blockchain-config']
 

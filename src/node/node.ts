@@ -16,7 +16,7 @@ import {
   devGenesis,
   type GenesisJson,
   genesisState,
-  normalizeGenesis,
+  parseGenesisText,
 } from '../chain/genesis.ts'
 import { recoverHeadState } from '../chain/stateRecovery.ts'
 import { engineGroup } from '../engine/engineMethods.ts'
@@ -64,11 +64,7 @@ function loadGenesis(config: NodeConfig): GenesisJson {
   } catch (e) {
     throw new Error(`cannot read genesis file ${config.genesisFile}: ${(e as Error).message}`)
   }
-  try {
-    return normalizeGenesis(JSON.parse(text))
-  } catch (e) {
-    throw new Error(`invalid genesis file ${config.genesisFile}: ${(e as Error).message}`)
-  }
+  return parseGenesisText(text, config.genesisFile)
 }
 
 /** Opens the chain described by `config` (creating its database on first use). */
