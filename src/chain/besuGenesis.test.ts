@@ -14,8 +14,9 @@ import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite } from '../storage/sqlite.ts'
 import { importBlock } from './blockImporter.ts'
-import { Chain } from './chain.ts'
+import type { Chain } from './chain.ts'
 import { createChainCommon, createGenesisBlock, genesisState, normalizeGenesis, parseGenesisText } from './genesis.ts'
+import { openMemoryChain } from './memoryChain.ts'
 
 const PRE_MERGE_BLOCKS = {
   homesteadBlock: 0,
@@ -30,18 +31,8 @@ const PRE_MERGE_BLOCKS = {
 }
 const CLIQUE_KEY = hexToBytes(`0x${'11'.repeat(32)}`)
 
-async function openGenesis(json: Record<string, unknown>): Promise<Chain> {
-  const g = normalizeGenesis(json)
-  const db = await openSqlite(':memory:')
-  migrate(db, true)
-  const common = createChainCommon(g, {})
-  const store = new ChainStore(db)
-  const trieDb = new TrieDb(store)
-  const state = openState(trieDb, common, KECCAK256_RLP, true)
-  await state.generateCanonicalGenesis(genesisState(g))
-  const chain = new Chain(common, store, trieDb)
-  await chain.open(createGenesisBlock(common, await state.getStateRoot()))
-  return chain
+function openGenesis(json: Record<string, unknown>): Promise<Chain> {
+  return openMemoryChain(normalizeGenesis(json))
 }
 
 /** An empty block on the head, built with the head's rules for its number and time. */

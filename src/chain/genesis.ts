@@ -15,8 +15,6 @@ import { canonicalKeys, checkConfigKeys } from './genesisKeys.ts'
 import { GenesisError, toAddressHex, toBytes, toGenesisQuantity, toObject, toWord } from './genesisValues.ts'
 import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
-export { GenesisError } from './genesisValues.ts'
-
 export type GenesisJson = Record<string, unknown> & {
   config: Record<string, unknown>
   alloc: Record<string, AllocJson>
