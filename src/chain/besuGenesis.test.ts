@@ -3,7 +3,7 @@
  * library's block builder and imported through the importer.
  */
 import { describe, expect, it } from 'bun:test'
-import type { Block } from '@ethereumjs/block'
+import { type Block, createBlock, createBlockHeader } from '@ethereumjs/block'
 import { Address, KECCAK256_RLP, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
 import { createVm } from '../evm/vmFactory.ts'
@@ -290,5 +290,26 @@ describe('parseGenesisText', () => {
   it('keeps a terminal total difficulty beyond 2^53 exact', () => {
     const g = parseGenesisText('{"config": {"chainId": 1, "terminalTotalDifficulty": 58750000000000000000000}}', 'g')
     expect(g.config.terminalTotalDifficulty).toBe(58750000000000000000000n)
+  })
+})
+
+describe('amsterdamTime', () => {
+  it('decodes an Amsterdam block (block access list hash) and refuses it in one line naming the fork', async () => {
+    const g = normalizeGenesis({
+      config: { chainId: 7, ...PRE_MERGE_BLOCKS, terminalTotalDifficulty: 0, pragueTime: 0, amsterdamTime: 0 },
+      difficulty: '0x0',
+      gasLimit: '0x1c9c380',
+    })
+    const chain = await openGenesis(g)
+    const header = createBlockHeader(
+      { number: 1n, parentHash: chain.genesis.hash(), timestamp: 12n, blockAccessListHash: new Uint8Array(32) },
+      { common: chain.common, setHardfork: true },
+    )
+    const block = createBlock({ header, withdrawals: [] }, { common: chain.common, setHardfork: true })
+    expect(block.header.blockAccessListHash).toBeDefined()
+    await expect(importOne(chain, block)).rejects.toThrow(
+      'the Amsterdam fork (EIP-7928 block access lists) is not supported',
+    )
+    expect(chain.store.readBadBlocks()).toHaveLength(0)
   })
 })

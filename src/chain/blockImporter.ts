@@ -66,6 +66,11 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
     )
   }
   block = withCurrentForkRules(chain, block)
+  if (block.header.common.gteHardfork('amsterdam')) {
+    // The library's Amsterdam is a moving draft (its EIP set differs from other clients'): a refusal.
+    const reason = 'the Amsterdam fork (EIP-7928 block access lists) is not supported by Basalt yet'
+    throw new BlockImportError('invalid', block.header.number, hash, reason)
+  }
   if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation) {
     // A refusal, not a verdict: the block is not recorded as bad.
     const reason =
