@@ -43,16 +43,12 @@ async function buildEmpty(chain: Chain, header: Record<string, unknown> = {}, si
   const timestamp = parent.header.timestamp + 12n
   common.setHardforkBy({ blockNumber: number, timestamp })
   const vm = await createVm(common, openState(chain.trieDb, common, parent.header.stateRoot, true), chain)
+  const has = (eip: number) => common.isActivatedEIP(eip)
+  const headerData = { number, timestamp, gasLimit: parent.header.gasLimit, ...header }
   const builder = await buildBlock(vm, {
     parentBlock: parent,
-    headerData: {
-      number,
-      timestamp,
-      gasLimit: parent.header.gasLimit,
-      parentBeaconBlockRoot: common.isActivatedEIP(4788) ? new Uint8Array(32) : undefined,
-      ...header,
-    },
-    withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
+    headerData: has(4788) ? { parentBeaconBlockRoot: new Uint8Array(32), ...headerData } : headerData,
+    withdrawals: has(4895) ? [] : undefined,
     blockOpts: { putBlockIntoBlockchain: false, setHardfork: true, cliqueSigner: signer },
   })
   const { block } = await builder.build()
