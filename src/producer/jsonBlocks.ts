@@ -129,15 +129,20 @@ async function buildJsonBlock(chain: Chain, parent: Block, spec: JsonBlockSpec, 
   })
   const nonces = new Map<string, bigint>()
   let invalid = 0
+  let firstReason = ''
   for (const t of spec.transactions) {
     const tx = await signedTx(t, common, nonces, state)
     try {
       await builder.addTransaction(tx, { skipHardForkValidation: true })
-    } catch {
+    } catch (e) {
       invalid++
+      firstReason ||= (e as Error).message
     }
   }
-  if (invalid > 0) throw new Error(`Unable to create block.  ${invalid} transaction(s) were found to be invalid.`)
+  if (invalid > 0)
+    throw new Error(
+      `Unable to create block.  ${invalid} transaction(s) were found to be invalid. First: ${firstReason}`,
+    )
   return (await builder.build()).block
 }
 
