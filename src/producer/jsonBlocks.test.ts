@@ -9,16 +9,7 @@ import { importJsonBlocks, parseJsonBlocks } from './jsonBlocks.ts'
 const KEY = `0x${'42'.repeat(32)}`
 const SENDER = bytesToHex(privateToAddress(hexToBytes(KEY)))
 const RECIPIENT = `0x${'be'.repeat(20)}`
-const FORKS = {
-  homesteadBlock: 0,
-  eip150Block: 0,
-  eip158Block: 0,
-  byzantiumBlock: 0,
-  petersburgBlock: 0,
-  istanbulBlock: 0,
-  berlinBlock: 0,
-  londonBlock: 0,
-}
+const FORKS = { berlinBlock: 0, londonBlock: 0 }
 
 function chainWith(config: Record<string, unknown>, difficulty = '0x0'): Promise<Chain> {
   const alloc = { [SENDER]: { balance: '1000000000000000000000' } }
