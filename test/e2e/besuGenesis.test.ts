@@ -115,6 +115,31 @@ describe('Besu genesis and block files', () => {
     }
   })
 
+  it('reports the request contracts at the addresses the genesis names in eth_config', async () => {
+    const withdrawals = `0x${'71'.repeat(20)}`
+    const genesis = writeJson('prague.json', {
+      config: {
+        chainId: 4243,
+        ...FORKS,
+        terminalTotalDifficulty: 0,
+        pragueTime: 0,
+        withdrawalRequestContractAddress: withdrawals,
+      },
+      difficulty: '0x0',
+      gasLimit: '0x1c9c380',
+    })
+    const node = await startNode({ args: ['--genesis-file', genesis] })
+    try {
+      const config = await node.rpc<{ current: { systemContracts: Record<string, string> } }>('eth_config')
+      expect(config.current.systemContracts.WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS).toBe(withdrawals)
+      expect(config.current.systemContracts.CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS).toBe(
+        '0x0000bbddc7ce488642fb579f8b00f3a590007251',
+      )
+    } finally {
+      await node.cleanup()
+    }
+  })
+
   it('refuses a malformed genesis in one line naming the file and the line and column', async () => {
     const broken = writeJson('broken.json', '{\n  "config": {"chainId": 1},\n  "gasLimit": zzz\n}')
     const r = await basalt([
