@@ -296,6 +296,9 @@ describe('Prague and Osaka payloads', () => {
     expect(status.status).toBe('VALID')
     expect(envelope.executionRequests).toHaveLength(1)
     expect(envelope.executionRequests[0].startsWith('0x01')).toBe(true)
+    const twice = [envelope.executionRequests[0], envelope.executionRequests[0]]
+    const refused = await en.call('engine_newPayloadV4', [envelope.executionPayload, [], ZERO32, twice])
+    expect(refused.json.error).toEqual({ code: -32602, message: 'Invalid params', data: 'Invalid execution requests' })
     expect((await en.call('engine_getPayloadV3', ['0x0000000000000001'])).json.error.code).toBe(-38001)
   })
 

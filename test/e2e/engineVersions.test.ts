@@ -52,6 +52,12 @@ describe('Paris payloads through V1', () => {
     })
     expect(await code('engine_newPayloadV1', [{ ...payload, withdrawals: [] }])).toBe(-32602)
     expect(await code('engine_newPayloadV2', [{ ...payload, withdrawals: [] }])).toBe(-32602)
+    // Besu puts the reason in the error's data.
+    expect((await en.call('engine_newPayloadV2', [{ ...payload, withdrawals: [] }])).json.error).toEqual({
+      code: -32602,
+      message: 'Invalid params',
+      data: 'Invalid withdrawals',
+    })
     expect(await en.rpc('engine_newPayloadV1', [payload])).toEqual({
       status: 'VALID',
       latestValidHash: payload.blockHash,
