@@ -310,6 +310,8 @@ describe('Prague and Osaka payloads', () => {
     expect(envelope.executionRequests).toEqual([])
     expect((await en.call('engine_getBlobsV1', [[ZERO32]])).json.error.code).toBe(-38005)
     expect(await en.rpc('engine_getBlobsV2', [[ZERO32]])).toBeNull()
+    // V3 answers per blob: a missing one is null in its place.
+    expect(await en.rpc('engine_getBlobsV3', [[ZERO32, ZERO32]])).toEqual([null, null])
     const fcu = await en.call('engine_forkchoiceUpdatedV3', [
       { headBlockHash: envelope.executionPayload.blockHash, safeBlockHash: ZERO32, finalizedBlockHash: ZERO32 },
       {

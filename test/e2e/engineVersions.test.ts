@@ -96,6 +96,7 @@ describe('fork checks of each version', () => {
   it('getBlobs: V1 only from Cancun until Osaka, V2 only from Osaka, -38004 above 128 hashes first', async () => {
     expect(await code('engine_getBlobsV1', [[ZERO32]])).toBe(-38005)
     expect(await code('engine_getBlobsV2', [[ZERO32]])).toBe(-38005)
+    expect(await code('engine_getBlobsV3', [[ZERO32]])).toBe(-38005)
     expect(await code('engine_getBlobsV1', [Array(129).fill(ZERO32)])).toBe(-38004)
   })
 

@@ -4,7 +4,7 @@ import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, type Typ
 import { ensureKzgFor } from '../../chain/kzg.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { type BesuErrorKind, besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { type BesuErrorKind, besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { TxPoolError } from '../../txpool/txPoolError.ts'
 import type { RpcContext } from '../context.ts'
@@ -17,10 +17,14 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
   try {
     if (raw[0] === 3) {
       await ensureKzgFor(ctx.chain.common)
-      return createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
+      const tx = createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
+      // Cell proofs (wrapper version 1, EIP-7594) belong to Osaka; before it Besu refuses them.
+      if (tx.networkWrapperVersion === 1 && !common.isActivatedEIP(7594)) throw besuError('invalidBlobs')
+      return tx
     }
     return createTxFromRLP(raw, { common })
   } catch (e) {
+    if (e instanceof RpcError) throw e
     const message = (e as Error).message
     // The library checks these while decoding; Besu reports them as validation failures. Besu's
     // pool compares the gas limit with the head's block gas limit before the EIP-7825 cap.
