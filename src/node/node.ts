@@ -119,7 +119,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     priceBumpPercent: config.txPoolPriceBumpPercent,
   })
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
-  const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs: config.blockPeriodMs, clock: systemClock })
+  const { blockPeriodMs, targetGasLimit } = config
+  const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs, targetGasLimit, clock: systemClock })
   const accounts = config.network === 'dev' ? devAccounts() : []
   const settings: RpcSettings = {
     chainId,
@@ -139,7 +140,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     ports: {},
   }
   const engine = config.engine.isEnabled
-    ? new EngineService(chain, pool, new PayloadBuilder(chain, pool), systemClock)
+    ? new EngineService(chain, pool, new PayloadBuilder(chain, pool, { targetGasLimit }), systemClock)
     : undefined
   const services: RpcServices & Pick<EngineContext, 'engine'> = {
     chain,
