@@ -11,26 +11,17 @@ import { migrate } from '../storage/schema.ts'
 import { openSqlite } from '../storage/sqlite.ts'
 import { BlockImportError, importBlock } from './blockImporter.ts'
 import { decodeBlockRlp, splitRlpItems } from './blockRlp.ts'
-import { Chain } from './chain.ts'
+import type { Chain } from './chain.ts'
 import { createChainCommon, createGenesisBlock, genesisState, normalizeGenesis } from './genesis.ts'
+import { openMemoryChain } from './memoryChain.ts'
 
 // The execution-apis test chain: PoW blocks with ommers up to 35, then PoS. Blocks 1..41 carry no
 // blob transactions, so these tests never load KZG.
 const DIR = CONFORMANCE_DIR
 const HAS_FIXTURES = hasConformanceChain('importBlock on the execution-apis chain')
 
-async function openTestChain(): Promise<Chain> {
-  const g = normalizeGenesis(JSON.parse(readFileSync(`${DIR}genesis.json`, 'utf8')))
-  const db = await openSqlite(':memory:')
-  migrate(db, true)
-  const common = createChainCommon(g, {})
-  const store = new ChainStore(db)
-  const trieDb = new TrieDb(store)
-  const state = openState(trieDb, common, KECCAK256_RLP, true)
-  await state.generateCanonicalGenesis(genesisState(g))
-  const chain = new Chain(common, store, trieDb)
-  await chain.open(createGenesisBlock(common, await state.getStateRoot()))
-  return chain
+function openTestChain(): Promise<Chain> {
+  return openMemoryChain(normalizeGenesis(JSON.parse(readFileSync(`${DIR}genesis.json`, 'utf8'))))
 }
 
 /** A copy of `block` with header field `index` replaced (the hash changes with it). */

@@ -5,7 +5,7 @@
  * `Chain.commitBlock`; an invalid one is recorded as a bad block and reported as BlockImportError.
  * Used by `blocks import` and by the Engine API's newPayload. Does not pick the head by itself.
  */
-import type { Block } from '@ethereumjs/block'
+import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
 import { runBlock, type TxReceipt } from '@ethereumjs/vm'
 import { type BlockSource, createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
@@ -66,6 +66,12 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
       `unknown parent ${bytesToHex(block.header.parentHash)}`,
     )
   }
+  block = withCurrentForkRules(chain, block)
+  if (block.header.common.gteHardfork('amsterdam')) {
+    // The library's Amsterdam is a moving draft (its EIP set differs from other clients'): a refusal.
+    const reason = 'the Amsterdam fork (EIP-7928 block access lists) is not supported by Basalt yet'
+    throw new BlockImportError('invalid', block.header.number, hash, reason)
+  }
   if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation) {
     // A refusal, not a verdict: the block is not recorded as bad.
     const reason =
@@ -89,6 +95,16 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
   const senders = block.transactions.map((tx) => tx.getSenderAddress().bytes)
   await chain.commitBlock(block, receipts, senders, { setHead: opts.setHead })
   return { block, receipts, isKnown: false }
+}
+
+/**
+ * The block decoded again when the fork schedule has changed since it was decoded (the merge block
+ * of a TTD chain becomes known only when its parent is stored).
+ */
+function withCurrentForkRules(chain: Chain, block: Block): Block {
+  const { number, timestamp } = block.header
+  if (chain.common.getHardforkBy({ blockNumber: number, timestamp }) === block.header.common.hardfork()) return block
+  return createBlockFromBytesArray(block.raw() as never, { common: chain.common, setHardfork: true })
 }
 
 async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {

@@ -7,6 +7,7 @@
  * `stateRecovery.ts` re-executes the stored blocks whose state was not flushed yet. Does not execute
  * blocks (see `blockImporter.ts`) or build them (producer/).
  */
+
 import {
   type Block,
   type BlockHeader,
@@ -24,6 +25,7 @@ import type { TrieDb } from '../state/trieDb.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
 import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
 import { nextBaseFee } from './baseFee.ts'
+import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
 
 const log = createLogger('chain')
@@ -101,12 +103,21 @@ export class Chain {
         this.store.writeMeta(META_HEAD, genesis.hash())
       })
     }
+    this.scheduleStoredMerge()
     this.head = (await this.getBlockByHash(this.store.readMeta(META_HEAD)!))!
     const safe = this.store.readMeta(META_SAFE)
     const finalized = this.store.readMeta(META_FINALIZED)
     this.safe = safe ? await this.getBlockByHash(safe) : undefined
     this.finalized = finalized ? await this.getBlockByHash(finalized) : undefined
     log.info('chain opened', { genesis: bytesToHex(genesis.hash()), head: this.head.header.number })
+  }
+
+  /** A chain stored past its TTD before this start: Paris goes back to the first proof-of-stake block. */
+  private scheduleStoredMerge(): void {
+    const ttd = terminalTotalDifficulty(this.common)
+    if (ttd === undefined || !isMergePending(this.common)) return
+    const first = findStoredMergeBlock(this.store, ttd)
+    if (first !== undefined) scheduleMerge(this.common, first)
   }
 
   onNewBlock(fn: (e: NewBlockEvent) => void): () => void {
@@ -243,6 +254,9 @@ export class Chain {
   async commitBlock(block: Block, receipts: TxReceipt[], senders: Uint8Array[], opts: CommitOptions): Promise<void> {
     const parentTd = this.store.readTotalDifficulty(block.header.parentHash) ?? 0n
     const td = parentTd + block.header.difficulty
+    const ttd = terminalTotalDifficulty(this.common)
+    if (ttd !== undefined && td >= ttd && isMergePending(this.common))
+      scheduleMerge(this.common, block.header.number + 1n)
     const sendersBytes = new Uint8Array(senders.length * 20)
     for (let i = 0; i < senders.length; i++) sendersBytes.set(senders[i], i * 20)
     const receiptsRlp = encodeReceipts(

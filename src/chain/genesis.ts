@@ -1,18 +1,18 @@
 /**
- * Genesis files in Besu's/geth's format (keys read case-insensitively, as Besu does), the dev preset,
- * and the Common (fork schedule) and genesis block they define.
+ * Genesis files with Besu's semantics (keys read case-insensitively, values as Besu parses them,
+ * forks scheduled as Besu schedules them: forkSchedule.ts), the dev preset, and the Common and the
+ * genesis block they define. Every error names the field; the file loader adds the file's name.
  */
 import { type Block, createBlock } from '@ethereumjs/block'
-import {
-  Common,
-  type GenesisState,
-  type GethGenesis,
-  parseGethGenesis,
-  parseGethGenesisState,
-} from '@ethereumjs/common'
+import { Common, type GenesisState } from '@ethereumjs/common'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
+import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
+import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
+import { buildChainParams } from './forkSchedule.ts'
+import { canonicalKeys, checkConfigKeys } from './genesisKeys.ts'
+import { GenesisError, toAddressHex, toBytes, toGenesisQuantity, toObject, toWord } from './genesisValues.ts'
 import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
 export type GenesisJson = Record<string, unknown> & {
@@ -20,10 +20,11 @@ export type GenesisJson = Record<string, unknown> & {
   alloc: Record<string, AllocJson>
 }
 interface AllocJson {
-  balance?: string
-  nonce?: string
-  code?: string
-  storage?: Record<string, string>
+  balance?: unknown
+  nonce?: unknown
+  code?: unknown
+  storage?: Record<string, unknown>
+  privateKey?: unknown
 }
 
 export const DEV_CHAIN_ID = 1337n
@@ -31,74 +32,6 @@ export const DEV_CHAIN_ID = 1337n
 export const DEV_NETWORK_ID = 2018n
 export const DEV_GAS_LIMIT = 60_000_000n
 
-/** Keys of a geth genesis in their canonical spelling; input keys are matched case-insensitively. */
-const CANONICAL_KEYS = [
-  'config',
-  'alloc',
-  'nonce',
-  'timestamp',
-  'extraData',
-  'gasLimit',
-  'difficulty',
-  'mixHash',
-  'coinbase',
-  'number',
-  'gasUsed',
-  'parentHash',
-  'baseFeePerGas',
-  'excessBlobGas',
-  'blobGasUsed',
-  'chainId',
-  'homesteadBlock',
-  'daoForkBlock',
-  'daoForkSupport',
-  'eip150Block',
-  'eip150Hash',
-  'eip155Block',
-  'eip158Block',
-  'byzantiumBlock',
-  'constantinopleBlock',
-  'petersburgBlock',
-  'istanbulBlock',
-  'muirGlacierBlock',
-  'berlinBlock',
-  'londonBlock',
-  'arrowGlacierBlock',
-  'grayGlacierBlock',
-  'mergeNetsplitBlock',
-  'shanghaiTime',
-  'cancunTime',
-  'pragueTime',
-  'osakaTime',
-  'bpo1Time',
-  'bpo2Time',
-  'bpo3Time',
-  'bpo4Time',
-  'bpo5Time',
-  'terminalTotalDifficulty',
-  'terminalTotalDifficultyPassed',
-  'depositContractAddress',
-  'ethash',
-  'clique',
-  'ibft2',
-  'qbft',
-  'blobSchedule',
-  'target',
-  'max',
-  'baseFeeUpdateFraction',
-  'balance',
-  'code',
-  'storage',
-  'ecCurve',
-  'period',
-  'epoch',
-  'blockperiodseconds',
-  'epochlength',
-  'requesttimeoutseconds',
-  'fixeddifficulty',
-  'contractSizeLimit',
-]
-const BY_LOWER = new Map(CANONICAL_KEYS.map((k) => [k.toLowerCase(), k]))
 /** Header fields a genesis may leave out, with the values Besu assumes. */
 const HEADER_DEFAULTS: Record<string, string> = {
   nonce: '0x0',
@@ -109,26 +42,19 @@ const HEADER_DEFAULTS: Record<string, string> = {
   mixHash: `0x${'00'.repeat(32)}`,
   coinbase: `0x${'00'.repeat(20)}`,
 }
-/** Objects whose keys are data (addresses, storage slots, fork names), not field names. */
-const DATA_KEYED = new Set(['alloc', 'storage', 'blobSchedule'])
 
-/** Rewrites keys to their canonical spelling, recursively; data-keyed maps keep their keys. */
+/**
+ * A genesis with its keys in one spelling, Besu's aliases applied and Besu-known keys Basalt cannot
+ * run refused (GenesisError naming the key). Values are checked when the chain is built from it.
+ */
 export function normalizeGenesis(json: unknown): GenesisJson {
-  const walk = (v: unknown, isDataKeyed: boolean): unknown => {
-    if (Array.isArray(v)) return v.map((x) => walk(x, false))
-    if (v === null || typeof v !== 'object') return v
-    const out: Record<string, unknown> = {}
-    for (const [k, x] of Object.entries(v)) {
-      const key = isDataKeyed ? k.toLowerCase() : (BY_LOWER.get(k.toLowerCase()) ?? k)
-      out[key] = walk(x, isDataKeyed ? false : DATA_KEYED.has(key))
-    }
-    return out
-  }
-  const g = walk(json, false) as GenesisJson
-  if (typeof g.config !== 'object' || g.config === null) throw new Error('genesis file has no "config" object')
+  const g = canonicalKeys(json) as GenesisJson
+  if (typeof g !== 'object' || g === null || Array.isArray(g)) throw new GenesisError('a genesis file is a JSON object')
+  if (typeof g.config !== 'object' || g.config === null) throw new GenesisError('genesis file has no "config" object')
   g.alloc ??= {}
+  toObject(g.alloc, 'alloc')
   // JSON nulls stand for absent fields (execution-apis genesis.json writes `"baseFeePerGas": null`).
-  for (const [k, v] of Object.entries(g)) if (v === null) delete g[k]
+  for (const o of [g, g.config]) for (const [k, v] of Object.entries(o)) if (v === null) delete o[k]
   for (const [addr, acct] of Object.entries(g.alloc)) {
     const key = addr.startsWith('0x') ? addr : `0x${addr}`
     if (key !== addr) {
@@ -136,9 +62,37 @@ export function normalizeGenesis(json: unknown): GenesisJson {
       g.alloc[key] = acct
     }
   }
-  if (g.config.chainId === undefined) throw new Error('genesis config has no chainId')
+  if (g.config.chainId === undefined) throw new GenesisError('genesis config has no chainId')
+  checkConfigKeys(g.config)
   for (const [k, v] of Object.entries(HEADER_DEFAULTS)) g[k] ??= v
   return g
+}
+
+/**
+ * Reads a genesis file's text: strict JSON (syntax errors give line and column), numbers kept
+ * exact, every key and value checked. Errors name the file and the field.
+ */
+export function parseGenesisText(text: string, file: string): GenesisJson {
+  try {
+    const g = normalizeGenesis(plainJson(parseJsonText(text)))
+    createChainCommon(g, {})
+    genesisState(g)
+    return g
+  } catch (e) {
+    throw new GenesisError(`invalid genesis file ${file}: ${(e as Error).message}`)
+  }
+}
+
+/** Objects for maps; integers as numbers, or bigints past 2^53 (a mainnet-sized TTD). */
+function plainJson(v: JsonValue): unknown {
+  if (v instanceof Map) return Object.fromEntries([...v].map(([k, x]) => [k, plainJson(x)]))
+  if (Array.isArray(v)) return v.map(plainJson)
+  if (v instanceof JsonNumber) {
+    if (!/^-?\d+$/.test(v.text)) return Number(v.text)
+    const n = BigInt(v.text)
+    return n >= BigInt(Number.MIN_SAFE_INTEGER) && n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n
+  }
+  return v
 }
 
 /** The dev preset: chain id 1337, every fork up to Osaka at genesis, post-merge, funded dev accounts. */
@@ -201,31 +155,63 @@ export interface CryptoHolder {
   keccak256?: (data: Uint8Array) => Uint8Array
 }
 
-/**
- * The fork schedule of a genesis. The library's geth parser turns a BPO `blobSchedule` entry into
- * Cancun-style params and drops the `target`/`max` that BPO forks read, so those are put back here.
- */
-export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHolder): Common {
-  const params = parseGethGenesis(genesis as unknown as GethGenesis, 'custom') as ReturnType<
-    typeof parseGethGenesis
-  > & {
-    customHardforks?: Record<string, { params?: Record<string, unknown> }>
+/** The genesis header fields of `genesis` as the library takes them (hex strings). */
+function genesisHeader(g: GenesisJson): Record<string, string | undefined> {
+  const quantity = (key: string) => (g[key] === undefined ? undefined : toQuantity(toGenesisQuantity(g[key], key)))
+  const bytes = (key: string, length?: number) =>
+    g[key] === undefined ? undefined : bytesToHex(toBytes(g[key], key, length))
+  const nonce = toGenesisQuantity(g.nonce, 'nonce')
+  if (nonce >= 2n ** 64n) throw new GenesisError(`nonce does not fit 8 bytes: ${nonce}`)
+  return {
+    nonce: `0x${nonce.toString(16).padStart(16, '0')}`,
+    timestamp: quantity('timestamp'),
+    gasLimit: quantity('gasLimit'),
+    difficulty: quantity('difficulty'),
+    extraData: bytes('extraData'),
+    mixHash: bytes('mixHash', 32),
+    coinbase: bytes('coinbase', 20),
+    parentHash: bytes('parentHash', 32),
+    baseFeePerGas: quantity('baseFeePerGas'),
+    excessBlobGas: quantity('excessBlobGas'),
+    blobGasUsed: quantity('blobGasUsed'),
+    parentBeaconBlockRoot: bytes('parentBeaconBlockRoot', 32),
   }
-  const schedule = (genesis.config.blobSchedule ?? {}) as Record<string, { target: number; max: number }>
-  for (const [fork, entry] of Object.entries(schedule)) {
-    const custom = params.customHardforks?.[fork]
-    if (fork.startsWith('bpo') && custom?.params) Object.assign(custom.params, { target: entry.target, max: entry.max })
-  }
-  return new Common({
-    chain: { ...params, name: 'custom' } as never,
-    hardfork: params.hardfork,
-    customCrypto: customCrypto as never,
-  })
 }
 
-/** The alloc of a genesis in the library's form. */
+/** The fork schedule of a genesis, with Besu's rules (see forkSchedule.ts). */
+export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHolder): Common {
+  const header = genesisHeader(genesis)
+  const { hardfork, ...chain } = buildChainParams({
+    config: genesis.config,
+    genesis: header,
+    genesisTimestamp: Number(BigInt(header.timestamp ?? 0)),
+    genesisDifficulty: BigInt(header.difficulty ?? 0),
+  })
+  return new Common({ chain: chain as never, hardfork: hardfork as string, customCrypto: customCrypto as never })
+}
+
+/**
+ * The alloc as Besu reads it: balances and nonces in hex or decimal (absent: 0), storage slots and
+ * values as hex of up to 32 bytes (`"0x01"` is slot 1), `privateKey` and unknown fields ignored.
+ */
 export function genesisState(genesis: GenesisJson): GenesisState {
-  return parseGethGenesisState(genesis as unknown as GethGenesis)
+  const out: GenesisState = {}
+  for (const [address, raw] of Object.entries(genesis.alloc)) {
+    const field = `alloc.${address}`
+    const key = toAddressHex(address, field)
+    const a = toObject(raw, field) as AllocJson
+    const balance = a.balance === undefined ? 0n : toGenesisQuantity(a.balance, `${field}.balance`)
+    const nonce = a.nonce === undefined ? 0n : toGenesisQuantity(a.nonce, `${field}.nonce`)
+    const code = a.code === undefined ? undefined : bytesToHex(toBytes(a.code, `${field}.code`))
+    const storage: [Hex, Hex][] = Object.entries(
+      a.storage === undefined ? {} : toObject(a.storage, `${field}.storage`),
+    ).map(([slot, value]) => [
+      bytesToHex(toWord(slot, `${field}.storage key`)),
+      bytesToHex(toWord(value, `${field}.storage.${slot}`)),
+    ])
+    ;(out as Record<string, unknown>)[key] = [toQuantity(balance), code ?? '0x', storage, toQuantity(nonce)]
+  }
+  return out
 }
 
 /** The genesis block of `common`'s chain over a state root. */

@@ -3,9 +3,10 @@
  * Failures throw `HeaderRuleError` with a reason; the importer turns it into a bad block.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
-import { Hardfork } from '@ethereumjs/common'
+import { KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { nextBaseFee } from './baseFee.ts'
+import { fixedDifficulty } from './forkSchedule.ts'
 
 export class HeaderRuleError extends Error {}
 
@@ -24,8 +25,9 @@ function fail(reason: string): never {
 }
 
 /**
- * Number, timestamp, gas limit bounds, difficulty (ethash, PoW only), base fee, excess blob gas and
- * the post-merge constants. The ethash seal itself is not checked here.
+ * Number, timestamp, gas limit bounds, difficulty (ethash, or Besu's fixed difficulty), clique's
+ * header rules, base fee, excess blob gas and the post-merge constants. Seals (ethash, the clique
+ * signer) are not checked here.
  */
 export function validateHeader(header: BlockHeader, parent: BlockHeader, baseFeeFloor = 0n): void {
   if (!equalBytes(header.parentHash, parent.hash())) fail('parent hash mismatch')
@@ -40,15 +42,19 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader, baseFee
     fail(`invalid gas limit: ${(e as Error).message}`)
   }
   const c = header.common
-  if (c.consensusType() === 'pow') {
-    const expected = header.ethashCanonicalDifficulty(parent)
+  const consensus = c.consensusType()
+  if (consensus === 'pow') {
+    const expected = fixedDifficulty(c) ?? header.ethashCanonicalDifficulty(parent)
     if (header.difficulty !== expected) fail(`invalid difficulty: ${header.difficulty}, expected ${expected}`)
+  } else if (consensus === 'poa') {
+    validateCliqueHeader(header, parent)
   } else {
     if (header.difficulty !== 0n) fail(`invalid difficulty: ${header.difficulty}, must be 0 after the merge`)
     if (header.nonce.some((b) => b !== 0)) fail('invalid nonce: must be 0 after the merge')
   }
   if (c.isActivatedEIP(1559)) {
-    const isForkBlock = header.number === c.hardforkBlock(Hardfork.London)
+    // The first London block (by number or, on a chain that starts London with a later fork, by time).
+    const isForkBlock = parent.baseFeePerGas === undefined
     const expected = isForkBlock ? c.param('initialBaseFee') : nextBaseFee(parent, baseFeeFloor)
     if (header.baseFeePerGas !== expected) fail(`invalid base fee: ${header.baseFeePerGas}, expected ${expected}`)
   }
@@ -58,6 +64,21 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader, baseFee
       fail(`invalid excess blob gas: ${header.excessBlobGas}, expected ${expected}`)
   }
   if (c.isActivatedEIP(7685) && header.requestsHash === undefined) fail('missing requests hash')
+}
+
+/** Clique's header rules (EIP-225): the block period, difficulty 1 or 2, zero mix hash, nonce all zeros or all ones. */
+function validateCliqueHeader(header: BlockHeader, parent: BlockHeader): void {
+  const period = BigInt((header.common.consensusConfig() as { period?: number }).period ?? 0)
+  if (header.timestamp < parent.timestamp + period)
+    fail(`invalid timestamp: ${header.timestamp} is less than ${period} s after parent's ${parent.timestamp}`)
+  if (header.difficulty !== 1n && header.difficulty !== 2n)
+    fail(`invalid difficulty: ${header.difficulty}, clique blocks have 1 or 2`)
+  if (header.mixHash.some((b) => b !== 0)) fail('invalid mix hash: must be 0 on a clique chain')
+  const nonce = header.nonce
+  if (!nonce.every((b) => b === 0) && !nonce.every((b) => b === 0xff))
+    fail('invalid nonce: clique votes are 0x0 or 0xff…ff')
+  if (header.uncleHash.some((b, i) => b !== KECCAK256_RLP_ARRAY[i]))
+    fail('invalid ommers hash: clique blocks have no ommers')
 }
 
 /**

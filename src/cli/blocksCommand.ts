@@ -1,10 +1,12 @@
 /**
  * `basalt blocks import|export`: RLP block files (blocks concatenated, as hive's chain.rlp and
- * Besu's export write them) into and out of a data path. Import validates every block fully and
+ * Besu's export write them) into and out of a data path, and Besu's JSON block files (blocks
+ * described by their transactions, built here) into one. Import validates every block fully and
  * stops at the first bad one, keeping all blocks before it; ranges are by block number, the start
  * inclusive and the end exclusive, as in Besu.
  */
 import { closeSync, openSync, readFileSync, writeSync } from 'node:fs'
+import type { Block } from '@ethereumjs/block'
 import type { CAC } from 'cac'
 import { BlockImportError, importBlock } from '../chain/blockImporter.ts'
 import { decodeBlockRlp, peekBlock, splitRlpItems } from '../chain/blockRlp.ts'
@@ -12,6 +14,7 @@ import type { Chain } from '../chain/chain.ts'
 import { installKzgStandIn } from '../chain/kzgStandIn.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
+import { importJsonBlocks, parseJsonBlocks } from '../producer/jsonBlocks.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { describeSubcommands } from './subcommandHelp.ts'
@@ -27,6 +30,7 @@ export interface BlocksOptions {
   genesisFile?: string
   dataPath: string
   isPowValidationSkipped: boolean
+  format: 'RLP' | 'JSON'
   startBlock: bigint
   /** Exclusive; undefined: to the end of the file (import) or the head (export). */
   endBlock?: bigint
@@ -38,7 +42,10 @@ export function registerBlocksCommand(cli: CAC): void {
       'blocks <subcommand>',
       'Block files: import (validate and store RLP blocks), export (write canonical blocks as RLP)',
     )
-    .option('--from <file>', 'import: RLP block file (repeatable)')
+    .option('--from <file>', 'import: block file (repeatable)')
+    .option('--format <format>', "import: RLP (blocks as exported) or JSON (Besu's JSON block format)", {
+      default: 'RLP',
+    })
     .option('--to <file>', 'export: output file')
     .option('--genesis-file <file>', 'Genesis file (Besu/geth format); the dev preset without it')
     .option('--data-path <dir>', 'Directory of the SQLite database', { default: 'basalt-data' })
@@ -87,6 +94,9 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
   const isImport = subcommand === 'import'
   const files = isImport ? allStrings(o.from) : allStrings(o.to).slice(-1)
   if (files.length === 0) throw new CliError(`Missing option --${isImport ? 'from' : 'to'}`)
+  const format = (optString(o, 'format') ?? 'RLP').toUpperCase()
+  if (format !== 'RLP' && format !== 'JSON')
+    throw new CliError(`Invalid value for option --format: '${format}' (expected RLP or JSON)`)
   const start = blockOpt(o, 'startBlock', 'start-block')
   const end = blockOpt(o, 'endBlock', 'end-block')
   if (start !== undefined && end !== undefined && end <= start) {
@@ -97,6 +107,7 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
     files,
     genesisFile: optString(o, 'genesisFile'),
     dataPath: optString(o, 'dataPath') ?? 'basalt-data',
+    format,
     isPowValidationSkipped: optBool(o, 'skipPowValidationEnabled', 'skip-pow-validation-enabled', false),
     startBlock: start ?? (isImport ? 0n : 1n),
     endBlock: end,
@@ -134,6 +145,7 @@ interface ImportTally {
 /** Imports the blocks of every file in order; stops at the first bad block (exit 1). */
 export async function importFiles(chain: Chain, opts: BlocksOptions): Promise<ImportTally> {
   const tally: ImportTally = { imported: 0, skipped: 0, gasUsed: 0n }
+  if (opts.format === 'JSON') return importJsonFiles(chain, opts, tally)
   installKzgStandIn(chain.common)
   const progress = new ImportProgress()
   for (const file of opts.files) {
@@ -171,6 +183,31 @@ export async function importFiles(chain: Chain, opts: BlocksOptions): Promise<Im
   }
   progress.finish()
   process.stdout.write(`${summary(tally, progress.elapsedMs, chain)}\n`)
+  return tally
+}
+
+/** Besu's JSON block files: each block built on its parent from its transactions, then imported. */
+async function importJsonFiles(chain: Chain, opts: BlocksOptions, tally: ImportTally): Promise<ImportTally> {
+  const startedMs = Date.now()
+  const count = (block: Block) => {
+    tally.imported++
+    tally.first ??= block.header.number
+    tally.last = block.header.number
+    tally.gasUsed += block.header.gasUsed
+  }
+  for (const file of opts.files) {
+    const text = new TextDecoder().decode(readBlockFile(file))
+    try {
+      await importJsonBlocks(chain, parseJsonBlocks(text), () => BigInt(Math.floor(Date.now() / 1000)), count)
+    } catch (e) {
+      const reason =
+        e instanceof BlockImportError
+          ? `bad block ${e.number} (${bytesToHex(e.hash)}): ${e.reason}`
+          : (e as Error).message
+      throw new CliError(`${file}: ${reason}`, IMPORT_FAILED)
+    }
+  }
+  process.stdout.write(`${summary(tally, Date.now() - startedMs, chain)}\n`)
   return tally
 }
 

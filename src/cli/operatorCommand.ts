@@ -8,6 +8,7 @@ import path from 'node:path'
 import type { CAC } from 'cac'
 import { type BftKind, genesisExtraData } from '../consensus/bftExtraData.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { JsonNumber, type JsonObject, type JsonValue, parseJsonText, printJacksonJson } from '../primitives/jsonText.ts'
 import {
   DEFAULT_EC_CURVE,
   type EcCurve,
@@ -20,7 +21,6 @@ import {
 } from '../primitives/nodeKey.ts'
 import { optString } from './argv.ts'
 import { CliError, INPUT_ERROR, inputError } from './cliError.ts'
-import { JsonNumber, type JsonObject, type JsonValue, parseJsonText, printJacksonJson } from './jsonText.ts'
 import { describeSubcommands } from './subcommandHelp.ts'
 
 const SUBCOMMANDS = ['generate-blockchain-config']

@@ -47,6 +47,7 @@ export function registerRunCommand(cli: CAC): void {
       '--miner-enabled',
       'Seal blocks with the dev sealer (default: true on the dev network, false with --genesis-file)',
     )
+    .option('--target-gas-limit <gas>', 'Gas limit that sealed blocks and built payloads move toward')
     .option('--block-period <seconds>', 'Seal a block every period (fractions allowed); automine without it')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
@@ -116,6 +117,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     txPoolPriceBumpPercent: intOpt('tx-pool-price-bump', s('txPoolPriceBump'), 0, 1000),
     minerCoinbase: s('minerCoinbase') === undefined ? undefined : addressOpt('miner-coinbase', s('minerCoinbase')),
     blockPeriodMs: blockPeriod === undefined ? undefined : periodOpt(blockPeriod),
+    targetGasLimit: s('targetGasLimit') === undefined ? undefined : bigintOpt('target-gas-limit', s('targetGasLimit')),
     configOut: s('configOut'),
     isMinerEnabled: optBool(o, 'minerEnabled', 'miner-enabled', !genesisFile),
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),

@@ -1,7 +1,7 @@
 /**
  * The ENGINE group: every Engine API method Basalt serves, plus the unversioned helpers
  * (engine_exchangeCapabilities, engine_exchangeTransitionConfigurationV1,
- * engine_getClientVersionV1) and blob lookups (engine_getBlobsV1/V2).
+ * engine_getClientVersionV1) and blob lookups (engine_getBlobsV1/V2/V3).
  * Spec: execution-apis src/engine/common.md, identification.md, cancun.md, osaka.md.
  */
 import { p } from '../jsonrpc/codecs.ts'
@@ -89,6 +89,17 @@ export const getBlobsV2 = defineMethod({
   },
 })
 
+/** As V2, but a blob the pool lacks is null in its place instead of nulling the answer; from Osaka on. */
+export const getBlobsV3 = defineMethod({
+  name: 'engine_getBlobsV3',
+  params: [ep.hashes],
+  handler: async (ctx: RpcContext, [hashes]) => {
+    checkBlobRequest(ctx, hashes, ['osaka'])
+    const found = await poolBlobs(ctx.chain, ctx.pool, hashes, true)
+    return found.map((b) => (b ? { blob: b.blob, proofs: b.proofs } : null))
+  },
+})
+
 export const engineMethods: RpcMethod<RpcContext>[] = [
   exchangeCapabilities,
   exchangeTransitionConfigurationV1,
@@ -98,6 +109,7 @@ export const engineMethods: RpcMethod<RpcContext>[] = [
   ...getPayloadMethods,
   getBlobsV1,
   getBlobsV2,
+  getBlobsV3,
 ]
 
 /** The ENGINE group, served on the Engine API port (and wherever `--rpc-http-api` lists ENGINE). */

@@ -4,7 +4,7 @@
  * shanghai.md, cancun.md, prague.md (#engine_newpayloadvN).
  */
 import { defineMethod } from '../jsonrpc/defineMethod.ts'
-import { InvalidParamsError } from '../jsonrpc/errors.ts'
+import { InvalidParamsError, RpcError } from '../jsonrpc/errors.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import type { RpcContext } from '../rpc/context.ts'
 import { engineOf } from './engineOf.ts'
@@ -21,9 +21,15 @@ export function payloadStatusJson(s: PayloadStatus) {
   }
 }
 
+/** Besu's answer to withdrawals or execution requests a version cannot take: -32602 with the reason in `data`. */
+function invalidParamsData(data: string): RpcError {
+  return new RpcError(InvalidParamsError.code, 'Invalid params', data)
+}
+
 function requireFields(payload: ExecutionPayload, fields: (keyof ExecutionPayload)[], isPresent: boolean): void {
   for (const f of fields) {
     if ((payload[f] !== undefined) !== isPresent) {
+      if (f === 'withdrawals') throw invalidParamsData('Invalid withdrawals')
       throw new InvalidParamsError(
         `Invalid params: ${f} ${isPresent ? 'is required' : 'is not allowed'} in this payload version`,
       )
@@ -34,9 +40,8 @@ function requireFields(payload: ExecutionPayload, fields: (keyof ExecutionPayloa
 /** Execution requests must each carry data and come in strictly ascending type order (EIP-7685). */
 function checkRequests(requests: Uint8Array[]): void {
   requests.forEach((r, i) => {
-    if (r.length < 2) throw new InvalidParamsError(`Invalid params: execution request ${i} is empty`)
-    if (i > 0 && r[0] <= requests[i - 1][0])
-      throw new InvalidParamsError('Invalid params: execution requests are not in ascending type order')
+    // Empty, or not in strictly ascending type order.
+    if (r.length < 2 || (i > 0 && r[0] <= requests[i - 1][0])) throw invalidParamsData('Invalid execution requests')
   })
 }
 

@@ -106,14 +106,20 @@ function plan(base: Block, req: SimulateRequest): { overrides: BlockOverrides; c
   for (const call of req.blockStateCalls) {
     const o = call.blockOverrides ?? {}
     const n = o.number ?? number + 1n
-    if (n <= number) throw new SimulateError('blockNumberOrder', `block numbers must be in order: ${n} <= ${number}`)
+    if (n <= number) {
+      const m = `Block number is invalid. Trying to add a call at block number ${n}, while current block number is ${number}.`
+      throw new SimulateError('blockNumberOrder', m)
+    }
     if (n - base.header.number > MAX_BLOCKS) throw new SimulateError('tooManyBlocks', 'too many blocks')
     for (let gap = number + 1n; gap < n; gap++) {
       time += SECONDS_PER_SLOT
       out.push({ overrides: { number: gap, time } })
     }
     const t = o.time ?? time + SECONDS_PER_SLOT
-    if (t <= time) throw new SimulateError('timestampOrder', `block timestamps must be in order: ${t} <= ${time}`)
+    if (t <= time) {
+      const m = `Timestamp is invalid. Trying to add a call at timestamp ${t}, while current timestamp is ${time}.`
+      throw new SimulateError('timestampOrder', m)
+    }
     number = n
     time = t
     out.push({ overrides: { ...o, number: n, time: t }, call })

@@ -82,6 +82,7 @@ const BESU_TYPES: Record<string, string[]> = {
     'estimateGas(data: CallData!): Long!',
   ],
   Query: [
+    'account(address: Address!, blockNumber: Long): Account!',
     'block(number: Long, hash: Bytes32): Block',
     'blocks(from: Long, to: Long): [Block!]!',
     'pending: Pending!',

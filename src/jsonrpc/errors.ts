@@ -100,6 +100,7 @@ export const BESU_ERRORS = {
     'The method eth_sendTransaction is not supported. Use eth_sendRawTransaction to send a signed transaction to Basalt.',
   ],
   unknownBlock: [-39001, 'Unknown block'],
+  invalidBlobs: [-32603, 'blobs failed kzg validation'],
 } as const satisfies Record<string, readonly [number, string]>
 
 export type BesuErrorKind = keyof typeof BESU_ERRORS

@@ -29,6 +29,8 @@ export interface NodeConfig {
   txPoolPriceBumpPercent: number
   minerCoinbase?: Uint8Array
   blockPeriodMs?: number
+  /** Gas limit that built blocks move toward (Besu's --target-gas-limit). */
+  targetGasLimit?: bigint
   /** Whether the dev sealer produces blocks; a node on a custom genesis waits for blocks from outside. */
   isMinerEnabled: boolean
   configOut?: string

@@ -16,7 +16,7 @@ import {
   devGenesis,
   type GenesisJson,
   genesisState,
-  normalizeGenesis,
+  parseGenesisText,
 } from '../chain/genesis.ts'
 import { recoverHeadState } from '../chain/stateRecovery.ts'
 import { engineGroup } from '../engine/engineMethods.ts'
@@ -66,11 +66,7 @@ function loadGenesis(config: NodeConfig): GenesisJson {
   } catch (e) {
     throw new Error(`cannot read genesis file ${config.genesisFile}: ${(e as Error).message}`)
   }
-  try {
-    return normalizeGenesis(JSON.parse(text))
-  } catch (e) {
-    throw new Error(`invalid genesis file ${config.genesisFile}: ${(e as Error).message}`)
-  }
+  return parseGenesisText(text, config.genesisFile)
 }
 
 /** Opens the chain described by `config` (creating its database on first use). */
@@ -124,7 +120,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     priceBumpPercent: config.txPoolPriceBumpPercent,
   })
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
-  const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs: config.blockPeriodMs, clock: systemClock })
+  const { blockPeriodMs, targetGasLimit } = config
+  const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs, targetGasLimit, clock: systemClock })
   const accounts = config.network === 'dev' ? devAccounts() : []
   const settings: RpcSettings = {
     chainId,
@@ -145,7 +142,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     ports: {},
   }
   const engine = config.engine.isEnabled
-    ? new EngineService(chain, pool, new PayloadBuilder(chain, pool), systemClock)
+    ? new EngineService(chain, pool, new PayloadBuilder(chain, pool, { targetGasLimit }), systemClock)
     : undefined
   const services: RpcServices & Pick<EngineContext, 'engine'> = {
     chain,

@@ -3,10 +3,11 @@ import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
-import { Chain } from '../chain/chain.ts'
+import type { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { createChainCommon, createGenesisBlock, devGenesis, genesisState } from '../chain/genesis.ts'
 import { validateHeader } from '../chain/headerValidation.ts'
+import { openMemoryChain } from '../chain/memoryChain.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
@@ -19,18 +20,8 @@ import { openSqlite } from '../storage/sqlite.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
 
-async function openDevChain(baseFeeFloor = 0n): Promise<Chain> {
-  const genesis = devGenesis()
-  const db = await openSqlite(':memory:')
-  migrate(db, true)
-  const common = createChainCommon(genesis, {})
-  const store = new ChainStore(db)
-  const trieDb = new TrieDb(store)
-  const state = openState(trieDb, common, KECCAK256_RLP, true)
-  await state.generateCanonicalGenesis(genesisState(genesis))
-  const chain = new Chain(common, store, trieDb, baseFeeFloor)
-  await chain.open(createGenesisBlock(common, await state.getStateRoot()))
-  return chain
+function openDevChain(baseFeeFloor = 0n): Promise<Chain> {
+  return openMemoryChain(devGenesis(), {}, baseFeeFloor)
 }
 
 function openPool(chain: Chain): TxPool {

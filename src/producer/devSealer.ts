@@ -4,9 +4,11 @@
  * follows EIP-1559; system calls come from the VM's block builder. Blocks are committed through
  * `Chain.commitBlock`, so a block is durable before any client sees its receipt.
  */
+
 import type { Block } from '@ethereumjs/block'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
+import { nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
@@ -40,6 +42,8 @@ export interface DevSealerOptions {
   coinbase: Uint8Array
   /** Interval mining when set; automine otherwise. */
   blockPeriodMs?: number
+  /** Besu's --target-gas-limit: blocks move their gas limit toward it. */
+  targetGasLimit?: bigint
   clock: Clock
 }
 
@@ -129,7 +133,7 @@ export class DevSealer {
         headerData: {
           timestamp,
           coinbase: this.opts.coinbase,
-          gasLimit: parent.header.gasLimit,
+          gasLimit: nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
           mixHash: parent.header.mixHash,
           baseFeePerGas: vm.common.isActivatedEIP(1559) ? this.chain.nextBaseFee(parent.header) : undefined,
           difficulty: 0n,

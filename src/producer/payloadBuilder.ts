@@ -9,6 +9,7 @@ import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { buildBlock } from '@ethereumjs/vm'
 import type { Chain } from '../chain/chain.ts'
+import { nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
@@ -41,6 +42,8 @@ export interface PayloadBuilderOptions {
   rebuildIntervalMs: number
   /** When a job stops improving its payload (a slot's length). */
   maxBuildMs: number
+  /** Besu's --target-gas-limit: payloads move their gas limit toward it. */
+  targetGasLimit?: bigint
 }
 
 const DEFAULTS: PayloadBuilderOptions = { rebuildIntervalMs: 500, maxBuildMs: 12_000 }
@@ -123,7 +126,7 @@ export class PayloadBuilder {
       headerData: {
         timestamp: attrs.timestamp,
         coinbase: attrs.feeRecipient,
-        gasLimit: parent.header.gasLimit,
+        gasLimit: nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
         mixHash: attrs.prevRandao,
         difficulty: 0n,
         baseFeePerGas: this.chain.nextBaseFee(parent.header),

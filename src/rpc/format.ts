@@ -105,6 +105,9 @@ export function formatTransaction(tx: TypedTransaction, sender: Uint8Array, at?:
     r: toQuantity(tx.r ?? 0n),
     s: toQuantity(tx.s ?? 0n),
     yParity: tx.type >= 1 ? toQuantity(tx.v ?? 0n) : undefined,
+    // Besu's pending-transaction shape adds the sender's public key and the signed bytes.
+    publicKey: at ? undefined : bytesToHex(tx.getSenderPublicKey()),
+    raw: at ? undefined : bytesToHex(tx.serialize()),
   }
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k]
   return out

@@ -334,6 +334,7 @@ const ELSEWHERE = new Set([
   'engine_getClientVersionV1',
   'engine_getBlobsV1',
   'engine_getBlobsV2',
+  'engine_getBlobsV3',
   'engine_forkchoiceUpdatedV1',
   'engine_forkchoiceUpdatedV2',
   'engine_forkchoiceUpdatedV3',

@@ -261,3 +261,31 @@ describe('eth_sendTransaction', () => {
     expect(res.json.error.code).toBe(-32604)
   })
 })
+
+describe('eth_simulateV1', () => {
+  it('takes addresses and code without 0x, as Besu does', async () => {
+    const target = 'c0dec0dec0dec0dec0dec0dec0dec0dec0dec0de'
+    // PUSH1 0x2a PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN: returns 42.
+    const code = '602a60005260206000f3'
+    const [block] = await node.rpc<{ calls: { returnData: string; status: string }[] }[]>('eth_simulateV1', [
+      { blockStateCalls: [{ stateOverrides: { [target]: { code } }, calls: [{ to: target }] }] },
+      'latest',
+    ])
+    expect(block.calls[0].status).toBe('0x1')
+    expect(BigInt(block.calls[0].returnData)).toBe(42n)
+  })
+
+  it("refuses blocks out of order with Besu's message", async () => {
+    const head = BigInt(await node.rpc<string>('eth_blockNumber'))
+    const res = await node.rpcRaw({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_simulateV1',
+      params: [{ blockStateCalls: [{ blockOverrides: { number: `0x${head.toString(16)}` } }] }, 'latest'],
+    })
+    expect(res.json.error).toEqual({
+      code: -38020,
+      message: `Block number is invalid. Trying to add a call at block number ${head}, while current block number is ${head}.`,
+    })
+  })
+})

@@ -296,6 +296,9 @@ describe('Prague and Osaka payloads', () => {
     expect(status.status).toBe('VALID')
     expect(envelope.executionRequests).toHaveLength(1)
     expect(envelope.executionRequests[0].startsWith('0x01')).toBe(true)
+    const twice = [envelope.executionRequests[0], envelope.executionRequests[0]]
+    const refused = await en.call('engine_newPayloadV4', [envelope.executionPayload, [], ZERO32, twice])
+    expect(refused.json.error).toEqual({ code: -32602, message: 'Invalid params', data: 'Invalid execution requests' })
     expect((await en.call('engine_getPayloadV3', ['0x0000000000000001'])).json.error.code).toBe(-38001)
   })
 
@@ -307,6 +310,8 @@ describe('Prague and Osaka payloads', () => {
     expect(envelope.executionRequests).toEqual([])
     expect((await en.call('engine_getBlobsV1', [[ZERO32]])).json.error.code).toBe(-38005)
     expect(await en.rpc('engine_getBlobsV2', [[ZERO32]])).toBeNull()
+    // V3 answers per blob: a missing one is null in its place.
+    expect(await en.rpc('engine_getBlobsV3', [[ZERO32, ZERO32]])).toEqual([null, null])
     const fcu = await en.call('engine_forkchoiceUpdatedV3', [
       { headBlockHash: envelope.executionPayload.blockHash, safeBlockHash: ZERO32, finalizedBlockHash: ZERO32 },
       {

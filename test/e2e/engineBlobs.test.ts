@@ -4,8 +4,9 @@
  * hashes by newPayloadV3. The node loads KZG for it (slow), so this is the only blob test.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { RLP } from '@ethereumjs/rlp'
 import { sha256 } from '@noble/hashes/sha2.js'
-import { bytesToHex, type Hex, hexToBytes } from 'viem'
+import { bytesToHex, concat, type Hex, hexToBytes } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { ACCOUNTS, type EngineNode, startEngineNode, ZERO32 } from './engineHarness.ts'
 
@@ -83,5 +84,16 @@ describe('blob transactions', () => {
     const block = await en.rpc('eth_getBlockByNumber', ['latest', false])
     expect(block.hash).toBe(payload.blockHash)
     expect(block.blobGasUsed).toBe('0x20000')
+  }, 120_000)
+
+  it('refuses a cell-proof (version 1) sidecar before Osaka as Besu does', async () => {
+    const { raw } = await signedBlobTx()
+    // Rewrap [tx, blobs, commitments, proofs] as [tx, 1, blobs, commitments, 128 cell proofs]: the
+    // zero blob's cell proofs are all the point at infinity, so only the fork makes it wrong.
+    const [tx, blobs, commitments] = RLP.decode(hexToBytes(raw).subarray(1)) as Uint8Array[][]
+    const cellProofs = Array.from({ length: 128 }, () => hexToBytes(`0xc0${'00'.repeat(47)}`))
+    const v1 = concat([new Uint8Array([3]), RLP.encode([tx, new Uint8Array([1]), blobs, commitments, cellProofs])])
+    const res = await en.call('eth_sendRawTransaction', [bytesToHex(v1)])
+    expect(res.json.error).toEqual({ code: -32603, message: 'blobs failed kzg validation' })
   }, 120_000)
 })

@@ -52,6 +52,12 @@ describe('Paris payloads through V1', () => {
     })
     expect(await code('engine_newPayloadV1', [{ ...payload, withdrawals: [] }])).toBe(-32602)
     expect(await code('engine_newPayloadV2', [{ ...payload, withdrawals: [] }])).toBe(-32602)
+    // Besu puts the reason in the error's data.
+    expect((await en.call('engine_newPayloadV2', [{ ...payload, withdrawals: [] }])).json.error).toEqual({
+      code: -32602,
+      message: 'Invalid params',
+      data: 'Invalid withdrawals',
+    })
     expect(await en.rpc('engine_newPayloadV1', [payload])).toEqual({
       status: 'VALID',
       latestValidHash: payload.blockHash,
@@ -90,6 +96,7 @@ describe('fork checks of each version', () => {
   it('getBlobs: V1 only from Cancun until Osaka, V2 only from Osaka, -38004 above 128 hashes first', async () => {
     expect(await code('engine_getBlobsV1', [[ZERO32]])).toBe(-38005)
     expect(await code('engine_getBlobsV2', [[ZERO32]])).toBe(-38005)
+    expect(await code('engine_getBlobsV3', [[ZERO32]])).toBe(-38005)
     expect(await code('engine_getBlobsV1', [Array(129).fill(ZERO32)])).toBe(-38004)
   })
 

@@ -113,6 +113,16 @@ describe('GraphQL queries equal their JSON-RPC counterparts', () => {
     expect(d.block.c.storage).toBe(await node.rpc<string>('eth_getStorageAt', [contract, '0x0', 'latest']))
   })
 
+  it('account(address, blockNumber) at the root reads the latest state or the given block', async () => {
+    const who = node.config.accounts[4].address
+    const d = await data(
+      'query($a: Address!) { latest: account(address: $a) { balance } genesis: account(address: $a, blockNumber: 0) { balance } }',
+      { a: who },
+    )
+    expect(d.latest.balance).toBe(await node.rpc<string>('eth_getBalance', [who, 'latest']))
+    expect(d.genesis.balance).toBe(await node.rpc<string>('eth_getBalance', [who, '0x0']))
+  })
+
   it('block(hash) with every field is eth_getBlockByHash', async () => {
     const head = await node.rpc<Json>('eth_getBlockByNumber', ['latest', false])
     const d = await data(

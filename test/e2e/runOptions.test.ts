@@ -1,7 +1,7 @@
 /**
  * The options of `basalt run`, each seen through its effect on a running binary (Besu's names):
  * identity, network id, coinbase, fractional interval mining, logging, host allowlist, the gas price
- * oracle's bounds, the call gas cap and the pool's size and price bump.
+ * oracle's bounds, the call gas cap, the target gas limit and the pool's size and price bump.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type Hex, parseGwei, type TransactionSerializable } from 'viem'
@@ -32,6 +32,8 @@ beforeAll(async () => {
         'OFF',
         '--host-allowlist',
         'node.example,127.0.0.1',
+        '--target-gas-limit',
+        '50000000',
       ],
     }),
     startNode({ args: ['--block-period', '3600', '--tx-pool-max-size', '2', '--tx-pool-price-bump', '50'] }),
@@ -77,6 +79,17 @@ describe('basalt run options', () => {
       false,
     ])
     expect(BigInt(b.timestamp)).toBeGreaterThan(BigInt(a.timestamp))
+  })
+
+  it('--target-gas-limit moves each sealed block toward the target by at most parent / 1024 − 1', async () => {
+    const n = Number(await interval.rpc<string>('eth_blockNumber'))
+    const gasLimit = async (k: number) =>
+      BigInt(
+        (await interval.rpc<{ gasLimit: string }>('eth_getBlockByNumber', [`0x${k.toString(16)}`, false])).gasLimit,
+      )
+    const [parent, child] = [await gasLimit(n - 1), await gasLimit(n)]
+    expect(parent).toBeLessThan(60_000_000n)
+    expect(child).toBe(parent - (parent / 1024n - 1n) > 50_000_000n ? parent - (parent / 1024n - 1n) : 50_000_000n)
   })
 
   it('--miner-coinbase is the miner of sealed blocks and eth_coinbase', async () => {

@@ -3,8 +3,8 @@
  * node keeps serving afterwards. Signing happens client side with viem, so malformed fields reach us.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type Hex, parseGwei } from 'viem'
-import { generatePrivateKey, privateKeyToAccount } from 'viem/accounts'
+import { type Hex, keccak256, parseGwei } from 'viem'
+import { generatePrivateKey, privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import { type StartedNode, signTransfer, startNode } from './harness.ts'
 
 let mining: StartedNode
@@ -117,8 +117,11 @@ describe('eth_sendRawTransaction validation', () => {
       maxPriorityFeePerGas: parseGwei('1.1'),
     })
     const hash = await holding.rpc<string>('eth_sendRawTransaction', [bumped])
-    const tx = await holding.rpc<{ value: string }>('eth_getTransactionByHash', [hash])
+    const tx = await holding.rpc<{ value: string; raw: string; publicKey: string }>('eth_getTransactionByHash', [hash])
     expect(tx.value).toBe('0x3')
+    // Besu's pending shape: the signed bytes and the sender's 64-byte public key.
+    expect(tx.raw).toBe(bumped)
+    expect(keccak256(`0x${tx.publicKey.slice(2)}`).slice(-40)).toBe(privateKeyToAddress(key).slice(2).toLowerCase())
   })
 
   it('keeps a transaction behind a nonce gap queued and counts only the pending run', async () => {

@@ -56,6 +56,17 @@ async function block({ number, hash }: Args<{ number: bigint; hash: Uint8Array }
   return new BlockAdapter(ctx.chain.head)
 }
 
+/** An account at a block by number (the head when none is given). */
+async function account(
+  { address, blockNumber }: { address: Uint8Array; blockNumber?: bigint | null },
+  ctx: GraphqlContext,
+) {
+  if (blockNumber == null) return accountIn(ctx, ctx.chain.head, address)
+  const found = await ctx.chain.resolve(blockNumber)
+  if (!found) throw new GraphqlFetchError(`Block number ${blockNumber} was not found`)
+  return accountIn(ctx, found, address)
+}
+
 /** Blocks past the head are left out, as Besu does; a range past the limit is refused. */
 async function blocks({ from, to }: Args<{ from: bigint; to: bigint }>, ctx: GraphqlContext) {
   const head = ctx.chain.head.header.number
@@ -109,6 +120,7 @@ async function logs({ filter }: { filter: FilterCriteria }, ctx: GraphqlContext)
 
 /** The root value of queries. */
 export const queryRoot = {
+  account,
   block,
   blocks,
   pending: () => new PendingAdapter(),

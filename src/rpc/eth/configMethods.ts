@@ -32,11 +32,11 @@ const PRECOMPILES: [name: string, address: number, fork: string][] = [
 ]
 
 /** EIP-7910 system contract names, by the EIP that deploys each. */
-const SYSTEM_CONTRACT_NAMES: Record<string, [name: string, eip: number]> = {
+const SYSTEM_CONTRACT_NAMES: Record<string, [name: string, eip: number, param?: string]> = {
   BEACON_ROOTS: ['BEACON_ROOTS_ADDRESS', 4788],
   HISTORY_STORAGE: ['HISTORY_STORAGE_ADDRESS', 2935],
-  WITHDRAWAL_REQUESTS: ['WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS', 7002],
-  CONSOLIDATION_REQUESTS: ['CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS', 7251],
+  WITHDRAWAL_REQUESTS: ['WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS', 7002, 'withdrawalRequestPredeployAddress'],
+  CONSOLIDATION_REQUESTS: ['CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS', 7251, 'consolidationRequestPredeployAddress'],
 }
 
 /** A copy of the head header's fork rules (which carry the block parameters) set to `fork`. */
@@ -54,8 +54,11 @@ function forkConfig(ctx: RpcContext, fork: string): Record<string, unknown> {
   }
   const systemContracts: Record<string, Hex> = {}
   for (const sc of SYSTEM_CONTRACTS) {
-    const [name, eip] = SYSTEM_CONTRACT_NAMES[sc.name] ?? []
-    if (name && c.isActivatedEIP(eip)) systemContracts[name] = sc.address as Hex
+    const [name, eip, param] = SYSTEM_CONTRACT_NAMES[sc.name] ?? []
+    if (!name || !c.isActivatedEIP(eip)) continue
+    // The request contracts may sit elsewhere (genesis withdrawal/consolidationRequestContractAddress).
+    const configured = param && (c as unknown as { _paramsCache: Record<string, unknown> })._paramsCache[param]
+    systemContracts[name] = configured ? padHex(toQuantity(BigInt(configured as string)), 20) : (sc.address as Hex)
   }
   if (c.isActivatedEIP(6110)) {
     const deposit = (c as unknown as { _chainParams: { depositContractAddress?: string } })._chainParams

@@ -48,7 +48,25 @@ interface Payload extends Omit<SimulateRequest, 'gasCap'> {
   isFullTransactions: boolean
 }
 
-function decodePayload(v: unknown): Payload {
+/** Fields of a simulation that Besu reads as lenient hex (the `0x` may be left out). */
+const LENIENT_HEX_FIELDS = new Set(['from', 'to', 'input', 'data', 'code', 'feeRecipient', 'movePrecompileToAddress'])
+const BARE_HEX = /^[0-9a-fA-F]*$/
+
+/** The payload with `0x` added where Besu takes hex without it: addresses, code, input, override keys. */
+function withHexPrefixes(v: unknown, key?: string, isAddressKeyed = false): unknown {
+  if (Array.isArray(v)) return v.map((x) => withHexPrefixes(x))
+  if (typeof v === 'string') return key && LENIENT_HEX_FIELDS.has(key) && BARE_HEX.test(v) ? `0x${v}` : v
+  if (v === null || typeof v !== 'object') return v
+  const out: Record<string, unknown> = {}
+  for (const [k, x] of Object.entries(v)) {
+    const name = isAddressKeyed && /^[0-9a-fA-F]{40}$/.test(k) ? `0x${k}` : k
+    out[name] = withHexPrefixes(x, k, k === 'stateOverrides')
+  }
+  return out
+}
+
+function decodePayload(raw: unknown): Payload {
+  const v = withHexPrefixes(raw)
   const o = object(v, 'a simulation')
   const blockStateCalls = field(
     o,

@@ -6,7 +6,7 @@ import { ensureKzgFor, isKzgMissing } from '../../chain/kzg.ts'
 import { decodeWithoutKzg } from '../../evm/kzgPresence.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { type BesuErrorKind, besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { type BesuErrorKind, besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { TxPoolError } from '../../txpool/txPoolError.ts'
 import type { RpcContext } from '../context.ts'
@@ -20,6 +20,7 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
     if (raw[0] === 3) return checkSignature(await decodeBlobTransaction(ctx, raw, common))
     return checkSignature(createTxFromRLP(raw, { common }))
   } catch (e) {
+    if (e instanceof RpcError) throw e
     const message = (e as Error).message
     // The library checks these while decoding; Besu reports them as validation failures. Besu's
     // pool compares the gas limit with the head's block gas limit before the EIP-7825 cap.
@@ -39,13 +40,18 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
  * real KZG; malformed bytes fail before that, so only a well-formed one waits for KZG to load.
  */
 async function decodeBlobTransaction(ctx: RpcContext, raw: Uint8Array, common: Common): Promise<TypedTransaction> {
+  let tx: TypedTransaction
   try {
-    return decodeWithoutKzg(ctx.chain.common, () => createBlob4844TxFromSerializedNetworkWrapper(raw, { common }))
+    tx = decodeWithoutKzg(ctx.chain.common, () => createBlob4844TxFromSerializedNetworkWrapper(raw, { common }))
   } catch (e) {
     if (!isKzgMissing(e)) throw e
+    await ensureKzgFor(ctx.chain.common)
+    tx = createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
   }
-  await ensureKzgFor(ctx.chain.common)
-  return createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
+  // Cell proofs (wrapper version 1, EIP-7594) belong to Osaka; before it Besu refuses them.
+  if ((tx as { networkWrapperVersion?: number }).networkWrapperVersion === 1 && !common.isActivatedEIP(7594))
+    throw besuError('invalidBlobs')
+  return tx
 }
 
 /** secp256k1's group order: a signature's r and s lie in [1, n). */

@@ -1,0 +1,268 @@
+/**
+ * Besu's fork schedule of a genesis `config`, turned into the library's chain parameters. Besu
+ * schedules each milestone on its own key (`eip158Block` alone is Spurious Dragon; `eip155Block` is
+ * not read), and each milestone carries the rules of every earlier one: a fork left out takes the
+ * activation of the next fork that is scheduled. The merge is decided by `terminalTotalDifficulty`
+ * alone; `mergeNetsplitBlock` is a fork-id marker without rules. The library needs a block number
+ * for the merge, so a chain whose genesis has not reached the TTD gets it later, from the stored
+ * total difficulty (see mergeSchedule.ts).
+ */
+import { Common, type HardforkTransitionConfig, Mainnet } from '@ethereumjs/common'
+
+type ConsensusConfig = Record<string, unknown>
+
+import { GenesisError, toAddressHex, toGenesisQuantity, toMilestone, toObject } from './genesisValues.ts'
+
+type ForkKind = 'block' | 'time'
+/** Config key and library hardfork of every milestone, in Besu's order. */
+const MILESTONES: [key: string, fork: string, kind: ForkKind][] = [
+  ['homesteadBlock', 'homestead', 'block'],
+  ['eip150Block', 'tangerineWhistle', 'block'],
+  ['eip158Block', 'spuriousDragon', 'block'],
+  ['byzantiumBlock', 'byzantium', 'block'],
+  ['constantinopleBlock', 'constantinople', 'block'],
+  ['petersburgBlock', 'petersburg', 'block'],
+  ['istanbulBlock', 'istanbul', 'block'],
+  ['muirGlacierBlock', 'muirGlacier', 'block'],
+  ['berlinBlock', 'berlin', 'block'],
+  ['londonBlock', 'london', 'block'],
+  ['arrowGlacierBlock', 'arrowGlacier', 'block'],
+  ['grayGlacierBlock', 'grayGlacier', 'block'],
+  ['shanghaiTime', 'shanghai', 'time'],
+  ['cancunTime', 'cancun', 'time'],
+  ['pragueTime', 'prague', 'time'],
+  ['osakaTime', 'osaka', 'time'],
+]
+/** Milestones after the BPO forks (`bpo1Time`, `bpo2Time`, … come between Osaka and these). */
+const LATE_MILESTONES: [key: string, fork: string, kind: ForkKind][] = [['amsterdamTime', 'amsterdam', 'time']]
+/** Forks whose blob parameters `blobSchedule` sets (the BPO forks as well). */
+const BLOB_FORKS = new Set(['cancun', 'prague', 'osaka'])
+const GAS_PER_BLOB = 131072
+
+/** Options the loader has read from `config`, besides the milestones. */
+export interface ChainParamsInput {
+  config: Record<string, unknown>
+  /** Genesis header fields for the library (hex strings). */
+  genesis: Record<string, string | undefined>
+  genesisTimestamp: number
+  genesisDifficulty: bigint
+}
+
+let builtinForks: Map<string, { eips?: number[]; params?: Record<string, unknown>; consensus?: unknown }> | undefined
+/** The library's own definition of each named hardfork (read once from a mainnet Common). */
+function builtin(fork: string): { eips?: number[]; params?: Record<string, unknown> } | undefined {
+  builtinForks ??= new Map(
+    (new Common({ chain: Mainnet }) as unknown as { HARDFORK_CHANGES: [string, never][] }).HARDFORK_CHANGES,
+  )
+  return builtinForks.get(fork)
+}
+
+/** Every milestone the config may name, with the BPO forks it schedules (`bpoNTime`) in order. */
+function milestonesOf(config: Record<string, unknown>): [string, string, ForkKind][] {
+  const bpos = new Set([1, 2, 3, 4, 5])
+  for (const key of Object.keys(config)) {
+    const m = /^bpo(\d+)Time$/.exec(key)
+    if (m) bpos.add(Number(m[1]))
+  }
+  const bpoForks = [...bpos]
+    .sort((a, b) => a - b)
+    .map((n): [string, string, ForkKind] => [`bpo${n}Time`, `bpo${n}`, 'time'])
+  return [...MILESTONES, ...bpoForks, ...LATE_MILESTONES]
+}
+
+interface Scheduled {
+  fork: string
+  block: number | null
+  timestamp?: number
+}
+
+/**
+ * Reads each milestone, checks their order as Besu does, and gives every fork before a scheduled
+ * one that fork's activation (Besu's specs build on all earlier ones).
+ */
+function scheduleMilestones(config: Record<string, unknown>, genesisTimestamp: number): Scheduled[] {
+  const milestones = milestonesOf(config)
+  const set = milestones.map(([key, fork, kind]) => {
+    const at = config[key] === undefined ? undefined : toMilestone(config[key], `config.${key}`)
+    return { key, fork, kind, at }
+  })
+  let last: { kind: ForkKind; at: number } | undefined
+  for (const m of set) {
+    if (m.at === undefined) continue
+    if (last && last.kind === m.kind && m.at < last.at) {
+      throw new GenesisError(
+        `config.${m.key} is scheduled for milestone ${m.at} but it must be on or after milestone ${last.at}`,
+      )
+    }
+    last = { kind: m.kind, at: m.at }
+  }
+  const out: Scheduled[] = []
+  let next: { kind: ForkKind; at: number } | undefined
+  for (let i = set.length - 1; i >= 0; i--) {
+    const m = set[i]
+    if (m.at !== undefined) next = { kind: m.kind, at: m.at }
+    if (!next) continue
+    // Forks at or before the genesis time are active from genesis and out of the fork id (EIP-6122).
+    if (next.kind === 'time')
+      out.push({ fork: m.fork, block: null, timestamp: next.at <= genesisTimestamp ? 0 : next.at })
+    else out.push({ fork: m.fork, block: next.at })
+  }
+  return out.reverse()
+}
+
+/** The consensus engine of `config`: clique, ethash (with Besu's fixed difficulty) or none (ethash rules). */
+function consensusOf(config: Record<string, unknown>): ConsensusConfig {
+  if (config.clique !== undefined) {
+    const c = toObject(config.clique, 'config.clique')
+    const period = c.blockperiodseconds ?? c.period ?? 15
+    const epoch = c.epochlength ?? c.epoch ?? 30000
+    return {
+      type: 'poa',
+      algorithm: 'clique',
+      clique: {
+        period: toMilestone(period, 'config.clique.blockperiodseconds'),
+        epoch: toMilestone(epoch, 'config.clique.epochlength'),
+      },
+    }
+  }
+  const ethash: Record<string, unknown> = {}
+  // Besu reads `fixeddifficulty` from `config.fixeddifficulty`, else from `config.ethash`.
+  for (const key of ['ethash', 'fixeddifficulty']) {
+    if (config[key] === undefined) continue
+    const o = toObject(config[key], `config.${key}`)
+    if (o.fixeddifficulty !== undefined)
+      ethash.fixedDifficulty = toGenesisQuantity(o.fixeddifficulty, `config.${key}.fixeddifficulty`).toString()
+  }
+  return { type: 'pow', algorithm: 'ethash', ethash } as ConsensusConfig
+}
+
+/** The `blobSchedule` entry of `fork`, as the library's parameters. */
+function blobParams(config: Record<string, unknown>, fork: string): Record<string, unknown> | undefined {
+  if (config.blobSchedule === undefined) return undefined
+  const schedule = toObject(config.blobSchedule, 'config.blobSchedule')
+  const raw = schedule[fork]
+  if (raw === undefined) return undefined
+  const field = `config.blobSchedule.${fork}`
+  const e = toObject(raw, field)
+  const target = Number(toGenesisQuantity(e.target, `${field}.target`))
+  const max = Number(toGenesisQuantity(e.max, `${field}.max`))
+  const params: Record<string, unknown> = { target, max }
+  Object.assign(params, { targetBlobGasPerBlock: target * GAS_PER_BLOB, maxBlobGasPerBlock: max * GAS_PER_BLOB })
+  if (e.baseFeeUpdateFraction !== undefined) {
+    params.blobGasPriceUpdateFraction = Number(
+      toGenesisQuantity(e.baseFeeUpdateFraction, `${field}.baseFeeUpdateFraction`),
+    )
+  }
+  return params
+}
+
+/** Parameters that apply from genesis on (Besu's `contractSizeLimit`; `evmStackSize` only at its default). */
+function chainWideParams(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (config.contractSizeLimit !== undefined)
+    out.maxCodeSize = toMilestone(config.contractSizeLimit, 'config.contractSizeLimit')
+  // The library's stack is fixed at 1,024 items (its `stackLimit` is the call depth, another thing).
+  if (config.evmStackSize !== undefined && toMilestone(config.evmStackSize, 'config.evmStackSize') !== 1024)
+    throw new GenesisError('config.evmStackSize: a stack size other than 1024 is not supported by Basalt')
+  return out
+}
+
+/** Prague's request contracts at the addresses the config names. */
+function requestContractParams(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  if (config.withdrawalRequestContractAddress !== undefined) {
+    out.withdrawalRequestPredeployAddress = toAddressHex(
+      config.withdrawalRequestContractAddress,
+      'config.withdrawalRequestContractAddress',
+    )
+  }
+  if (config.consolidationRequestContractAddress !== undefined) {
+    out.consolidationRequestPredeployAddress = toAddressHex(
+      config.consolidationRequestContractAddress,
+      'config.consolidationRequestContractAddress',
+    )
+  }
+  return out
+}
+
+/** Each scheduled fork's definition with the parameters the config adds to it. */
+function customForks(config: Record<string, unknown>, forks: string[]): Record<string, object> {
+  const everywhere = chainWideParams(config)
+  const requests = requestContractParams(config)
+  const out: Record<string, object> = {}
+  let lastBpo: Record<string, unknown> | undefined
+  for (const fork of forks) {
+    const base = builtin(fork) ?? { eips: [] }
+    const params: Record<string, unknown> = { ...base.params, ...everywhere }
+    const isBpo = /^bpo\d+$/.test(fork)
+    const blob = BLOB_FORKS.has(fork) || isBpo ? blobParams(config, fork) : undefined
+    if (isBpo && !blob && !base.params && lastBpo) Object.assign(params, lastBpo)
+    if (blob) Object.assign(params, blob)
+    if (isBpo)
+      lastBpo = {
+        target: params.target,
+        max: params.max,
+        blobGasPriceUpdateFraction: params.blobGasPriceUpdateFraction,
+      }
+    if (fork === 'prague') Object.assign(params, requests)
+    out[fork] = { ...base, params }
+  }
+  return out
+}
+
+/** The TTD of `config`, if it has one (decimal or 0x-hex; JSON numbers of any size). */
+export function terminalTotalDifficultyOf(config: Record<string, unknown>): bigint | undefined {
+  const v = config.terminalTotalDifficulty
+  return v === undefined ? undefined : toGenesisQuantity(v, 'config.terminalTotalDifficulty')
+}
+
+/** Library chain parameters for a genesis: fork list, per-fork parameters, consensus, genesis header. */
+export function buildChainParams(input: ChainParamsInput): Record<string, unknown> {
+  const { config } = input
+  const scheduled = scheduleMilestones(config, input.genesisTimestamp)
+  const blockForks: HardforkTransitionConfig[] = [{ name: 'chainstart', block: 0 }]
+  for (const s of scheduled) if (s.block !== null) blockForks.push({ name: s.fork, block: s.block })
+  const daoBlock = config.daoForkBlock === undefined ? 0 : toMilestone(config.daoForkBlock, 'config.daoForkBlock')
+  if (daoBlock > 0) blockForks.push({ name: 'dao', block: daoBlock })
+  if (config.mergeNetsplitBlock !== undefined) {
+    blockForks.push({
+      name: 'mergeNetsplitBlock',
+      block: toMilestone(config.mergeNetsplitBlock, 'config.mergeNetsplitBlock'),
+    })
+  }
+  blockForks.sort((a, b) => (a.block ?? 0) - (b.block ?? 0))
+  const ttd = terminalTotalDifficultyOf(config)
+  if (ttd !== undefined) {
+    const block = ttd <= input.genesisDifficulty ? 0 : null
+    blockForks.push({ name: 'paris', block, ttd: ttd.toString() } as HardforkTransitionConfig)
+  }
+  const timeForks = scheduled
+    .filter((s) => s.block === null)
+    .map((s) => ({ name: s.fork, block: null, timestamp: s.timestamp }))
+    .sort((a, b) => a.timestamp! - b.timestamp!)
+  const hardforks = [...blockForks, ...timeForks]
+  const names = hardforks.map((h) => h.name)
+  const active = hardforks.filter((h) => h.block !== null || h.timestamp !== undefined)
+  return {
+    name: 'custom',
+    chainId: toGenesisQuantity(config.chainId, 'config.chainId').toString(),
+    genesis: input.genesis,
+    hardforks,
+    customHardforks: customForks(config, names),
+    bootstrapNodes: [],
+    consensus: consensusOf(config),
+    depositContractAddress:
+      config.depositContractAddress === undefined
+        ? undefined
+        : toAddressHex(config.depositContractAddress, 'config.depositContractAddress'),
+    hardfork: active[active.length - 1].name,
+  }
+}
+
+/** Besu's fixed difficulty (`fixeddifficulty`) of a proof-of-work chain, if its genesis sets one. */
+export function fixedDifficulty(common: Common): bigint | undefined {
+  const params = (common as unknown as { _chainParams: { consensus: { ethash?: { fixedDifficulty?: string } } } })
+    ._chainParams
+  const v = params.consensus.ethash?.fixedDifficulty
+  return v === undefined ? undefined : BigInt(v)
+}

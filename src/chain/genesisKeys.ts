@@ -1,0 +1,164 @@
+/**
+ * The keys of a genesis file. Besu reads every key case-insensitively; Basalt rewrites them to
+ * one spelling, refuses with the key's name what Besu knows but Basalt cannot run, and ignores
+ * what Besu ignores. Objects keyed by data (alloc addresses, storage slots, blob schedule forks)
+ * keep their keys.
+ */
+import { GenesisError } from './genesisValues.ts'
+
+/** Keys in their canonical spelling, at any level of the file. */
+const CANONICAL_KEYS = [
+  // top level
+  'config',
+  'alloc',
+  'nonce',
+  'timestamp',
+  'extraData',
+  'gasLimit',
+  'difficulty',
+  'mixHash',
+  'coinbase',
+  'number',
+  'gasUsed',
+  'parentHash',
+  'baseFeePerGas',
+  'excessBlobGas',
+  'blobGasUsed',
+  'parentBeaconBlockRoot',
+  'requestsHash',
+  // config: milestones
+  'chainId',
+  'homesteadBlock',
+  'daoForkBlock',
+  'daoForkSupport',
+  'eip150Block',
+  'eip150Hash',
+  'eip155Block',
+  'eip158Block',
+  'byzantiumBlock',
+  'constantinopleBlock',
+  'constantinopleFixBlock',
+  'petersburgBlock',
+  'istanbulBlock',
+  'muirGlacierBlock',
+  'berlinBlock',
+  'londonBlock',
+  'arrowGlacierBlock',
+  'grayGlacierBlock',
+  'mergeNetsplitBlock',
+  'shanghaiTime',
+  'cancunTime',
+  'pragueTime',
+  'osakaTime',
+  'amsterdamTime',
+  'terminalTotalDifficulty',
+  'terminalTotalDifficultyPassed',
+  'terminalBlockNumber',
+  'terminalBlockHash',
+  // config: other settings
+  'depositContractAddress',
+  'withdrawalRequestContractAddress',
+  'consolidationRequestContractAddress',
+  'ethash',
+  'fixeddifficulty',
+  'clique',
+  'ibft2',
+  'qbft',
+  'blobSchedule',
+  'target',
+  'max',
+  'baseFeeUpdateFraction',
+  'contractSizeLimit',
+  'evmStackSize',
+  'zeroBaseFee',
+  'fixedBaseFee',
+  'ecCurve',
+  'discovery',
+  'checkpoint',
+  // alloc entries
+  'balance',
+  'code',
+  'storage',
+  'privateKey',
+  // consensus sections
+  'period',
+  'epoch',
+  'blockperiodseconds',
+  'epochlength',
+  'requesttimeoutseconds',
+  'createemptyblocks',
+]
+const BY_LOWER = new Map(CANONICAL_KEYS.map((k) => [k.toLowerCase(), k]))
+/** Objects whose keys are data (addresses, storage slots, fork names), not field names. */
+const DATA_KEYED = new Set(['alloc', 'storage', 'blobSchedule'])
+
+/** `config` keys Besu knows whose rules Basalt does not implement: refused, never silently ignored. */
+const UNSUPPORTED_CONFIG: Record<string, string> = {
+  cancuneoftime: 'the CancunEOF fork',
+  verkletime: 'the Verkle fork',
+  futureeipstime: "Besu's FutureEips fork",
+  experimentaleipstime: "Besu's ExperimentalEips fork",
+  ibft: 'legacy IBFT 1.0 consensus',
+  ecip1015block: 'Ethereum Classic forks',
+  diehardblock: 'Ethereum Classic forks',
+  gothamblock: 'Ethereum Classic forks',
+  ecip1041block: 'Ethereum Classic forks',
+  atlantisblock: 'Ethereum Classic forks',
+  aghartablock: 'Ethereum Classic forks',
+  phoenixblock: 'Ethereum Classic forks',
+  thanosblock: 'Ethereum Classic forks',
+  magnetoblock: 'Ethereum Classic forks',
+  mystiqueblock: 'Ethereum Classic forks',
+  spiralblock: 'Ethereum Classic forks',
+  classicforkblock: 'Ethereum Classic forks',
+  ecip1017erarounds: 'Ethereum Classic forks',
+}
+/** Boolean `config` switches Besu knows that Basalt runs only when false. */
+const UNSUPPORTED_SWITCHES: Record<string, string> = {
+  zeroBaseFee: 'a zero base fee (zeroBaseFee)',
+  fixedBaseFee: 'a fixed base fee (fixedBaseFee)',
+}
+
+/** Rewrites keys to their canonical spelling, recursively; data-keyed maps keep their keys (lower-cased). */
+export function canonicalKeys(json: unknown): unknown {
+  const walk = (v: unknown, isDataKeyed: boolean): unknown => {
+    if (Array.isArray(v)) return v.map((x) => walk(x, false))
+    if (v === null || typeof v !== 'object') return v
+    const out: Record<string, unknown> = {}
+    for (const [k, x] of Object.entries(v)) {
+      const key = isDataKeyed ? k.toLowerCase() : (BY_LOWER.get(k.toLowerCase()) ?? canonicalBpo(k))
+      out[key] = walk(x, isDataKeyed ? false : DATA_KEYED.has(key))
+    }
+    return out
+  }
+  return walk(json, false)
+}
+
+/** `BPO3TIME` → `bpo3Time`: any number of BPO forks. */
+function canonicalBpo(key: string): string {
+  const m = /^bpo(\d+)time$/i.exec(key)
+  return m ? `bpo${m[1]}Time` : key
+}
+
+/** Refuses `config` keys Besu knows whose rules Basalt cannot apply; applies Besu's aliases. */
+export function checkConfigKeys(config: Record<string, unknown>): void {
+  for (const key of Object.keys(config)) {
+    const what = UNSUPPORTED_CONFIG[key.toLowerCase()]
+    if (what) throw new GenesisError(`config.${key}: ${what} is not supported by Basalt`)
+  }
+  for (const [key, what] of Object.entries(UNSUPPORTED_SWITCHES)) {
+    const v = config[key]
+    if (v === undefined || v === false) continue
+    if (v === true) throw new GenesisError(`config.${key}: ${what} is not supported by Basalt`)
+    throw new GenesisError(`config.${key} must be true or false, got ${JSON.stringify(v)}`)
+  }
+  if (config.constantinopleFixBlock !== undefined) {
+    if (config.petersburgBlock !== undefined) {
+      throw new GenesisError(
+        'config.constantinopleFixBlock: genesis files cannot specify both petersburgBlock and constantinopleFixBlock',
+      )
+    }
+    config.petersburgBlock = config.constantinopleFixBlock
+    delete config.constantinopleFixBlock
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * Genesis and block files written the way Besu writes them, on the compiled binary: a proof-of-work
+ * dev chain with a fixed difficulty and a mergeNetsplitBlock marker, filled by a JSON block file and
+ * served over JSON-RPC; a clique genesis merged at genesis; malformed files refused in one line.
+ */
+import { afterAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { privateKeyToAddress } from 'viem/accounts'
+import { BASALT_BIN, startNode } from './harness.ts'
+
+const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-genesis-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+const KEY = `0x${'8f'.repeat(32)}` as const
+const SENDER = privateKeyToAddress(KEY).toLowerCase()
+const RECIPIENT = `0x${'ab'.repeat(20)}`
+// Besu fills every fork before London from it: London alone means all of them at block 0.
+const FORKS = { londonBlock: 0 }
+
+function writeJson(name: string, value: unknown): string {
+  const file = join(tmp, name)
+  writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2))
+  return file
+}
+
+async function basalt(args: string[]): Promise<{ code: number; out: string }> {
+  const proc = Bun.spawn([BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout as ReadableStream).text(),
+    new Response(proc.stderr as ReadableStream).text(),
+    proc.exited,
+  ])
+  clearTimeout(timer)
+  return { code, out: stdout + stderr }
+}
+
+describe('Besu genesis and block files', () => {
+  const powGenesis = writeJson('pow.json', {
+    config: {
+      chainId: 2018,
+      ...FORKS,
+      mergeNetsplitBlock: 0,
+      ethash: { fixeddifficulty: 100 },
+      contractSizeLimit: 2147483647,
+    },
+    nonce: '0x42',
+    timestamp: '0x0',
+    gasLimit: '0x1fffffffffffff',
+    difficulty: '0x10000',
+    alloc: { [SENDER.slice(2)]: { balance: '90000000000000000000000', privateKey: KEY } },
+  })
+
+  it('imports a JSON block file on a fixed-difficulty chain and serves it', async () => {
+    const blocks = writeJson('blocks.json', {
+      blocks: [
+        {
+          number: '0x1',
+          transactions: [{ gasLimit: '0x5208', gasPrice: '0x3b9aca00', to: RECIPIENT, value: '0x7', secretKey: KEY }],
+        },
+        { transactions: [{ gasLimit: '0x5208', gasPrice: '0x3b9aca00', to: RECIPIENT, value: '0x8', secretKey: KEY }] },
+      ],
+    })
+    const dataPath = join(tmp, 'pow-data')
+    const imported = await basalt([
+      'blocks',
+      'import',
+      '--format=JSON',
+      '--from',
+      blocks,
+      '--genesis-file',
+      powGenesis,
+      '--data-path',
+      dataPath,
+    ])
+    expect(imported.out).toContain('imported 2 blocks (1..2)')
+    expect(imported.code).toBe(0)
+    const node = await startNode({ dataPath, args: ['--genesis-file', powGenesis, '--miner-enabled=false'] })
+    try {
+      const head = await node.rpc<{ number: string; difficulty: string; transactions: unknown[] }>(
+        'eth_getBlockByNumber',
+        ['latest', false],
+      )
+      expect([head.number, head.difficulty, head.transactions.length]).toEqual(['0x2', '0x64', 1])
+      expect(await node.rpc('eth_getBalance', [RECIPIENT, 'latest'])).toBe('0xf')
+    } finally {
+      await node.cleanup()
+    }
+  })
+
+  it('starts a clique chain merged at genesis (terminalTotalDifficulty 0) with a 32-byte vanity extraData', async () => {
+    const genesis = writeJson('clique.json', {
+      config: {
+        chainId: 4242,
+        ...FORKS,
+        shanghaiTime: 0,
+        cancunTime: 0,
+        terminalTotalDifficulty: 0,
+        clique: { blockperiodseconds: 2, epochlength: 30000 },
+      },
+      difficulty: '0x1',
+      extraData: `0x${'00'.repeat(32)}${SENDER.slice(2)}${'00'.repeat(65)}`,
+      gasLimit: '0x1c9c380',
+      alloc: { [SENDER]: { balance: '0x3635c9adc5dea00000' } },
+    })
+    const node = await startNode({ args: ['--genesis-file', genesis] })
+    try {
+      expect(await node.rpc('eth_chainId')).toBe('0x1092')
+      const genesisBlock = await node.rpc<{ withdrawalsRoot?: string }>('eth_getBlockByNumber', ['0x0', false])
+      expect(genesisBlock.withdrawalsRoot).toBeDefined()
+    } finally {
+      await node.cleanup()
+    }
+  })
+
+  it('reports the request contracts at the addresses the genesis names in eth_config', async () => {
+    const withdrawals = `0x${'71'.repeat(20)}`
+    const genesis = writeJson('prague.json', {
+      config: {
+        chainId: 4243,
+        ...FORKS,
+        terminalTotalDifficulty: 0,
+        pragueTime: 0,
+        withdrawalRequestContractAddress: withdrawals,
+      },
+      difficulty: '0x0',
+      gasLimit: '0x1c9c380',
+    })
+    const node = await startNode({ args: ['--genesis-file', genesis] })
+    try {
+      const config = await node.rpc<{ current: { systemContracts: Record<string, string> } }>('eth_config')
+      expect(config.current.systemContracts.WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS).toBe(withdrawals)
+      expect(config.current.systemContracts.CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS).toBe(
+        '0x0000bbddc7ce488642fb579f8b00f3a590007251',
+      )
+    } finally {
+      await node.cleanup()
+    }
+  })
+
+  it('refuses a malformed genesis in one line naming the file and the line and column', async () => {
+    const broken = writeJson('broken.json', '{\n  "config": {"chainId": 1},\n  "gasLimit": zzz\n}')
+    const r = await basalt([
+      'blocks',
+      'import',
+      '--from',
+      broken,
+      '--genesis-file',
+      broken,
+      '--data-path',
+      join(tmp, 'x'),
+    ])
+    expect(r.code).not.toBe(0)
+    expect(r.out).toContain(`invalid genesis file ${broken}: unexpected character "z" at line 3, column 15`)
+    expect(r.out).not.toContain('    at ')
+  })
+})
