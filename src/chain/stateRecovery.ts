@@ -51,3 +51,22 @@ function hasState(chain: Chain, block: Block): boolean {
   const root = block.header.stateRoot
   return equalBytes(root, KECCAK256_RLP) || chain.trieDb.getSync(bytesToHex(root).slice(2)) !== undefined
 }
+
+/**
+ * Re-executes every canonical block from the genesis to the head, checking each state root against
+ * its header, and writes the state nodes they produce (debug_resyncWorldstate). The blocks stay as
+ * they are; state nodes that went missing are written again. Resolves to the number of blocks run.
+ */
+export async function rebuildHeadState(chain: Chain): Promise<number> {
+  const head = chain.head
+  let parent = chain.genesis
+  for (let n = 1n; n <= head.header.number; n++) {
+    const block = await chain.getBlockByNumber(n)
+    if (!block) throw new Error(`canonical block ${n} is missing`)
+    await executeBlock(chain, block, parent)
+    parent = block
+  }
+  chain.flushState()
+  log.info('rebuilt head state', { blocks: head.header.number })
+  return Number(head.header.number)
+}

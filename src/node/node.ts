@@ -28,6 +28,7 @@ import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { metrics } from '../primitives/metrics.ts'
 import { genesisEcCurve, loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
@@ -122,6 +123,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     maxSize: config.txPoolMaxSize,
     priceBumpPercent: config.txPoolPriceBumpPercent,
   })
+  // A head moved by hand (debug_setHead, debug_replayBlock) changes nonces under the pool.
+  chain.onHeadReset(() => pool.resync())
+  registerGauges(chain, pool)
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
   const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs: config.blockPeriodMs, clock: systemClock })
   const accounts = config.network === 'dev' ? devAccounts() : []
@@ -141,6 +145,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
     nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, genesisEcCurve(genesis.config)),
     ports: {},
+    dataPath: config.dataPath,
   }
   const engine = config.engine.isEnabled
     ? new EngineService(chain, pool, new PayloadBuilder(chain, pool), systemClock)
@@ -221,6 +226,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))
+      metrics.dropGauges(GAUGE_CATEGORY_POOL)
+      metrics.dropGauges(GAUGE_CATEGORY_STORAGE)
       close()
       log.info('stopped')
     })()
@@ -230,6 +237,19 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   return { services, listeners, stop }
+}
+
+const GAUGE_CATEGORY_POOL = 'transaction_pool'
+const GAUGE_CATEGORY_STORAGE = 'storage'
+
+/** The figures read when debug_metrics asks: pool counts, head, database size. */
+function registerGauges(chain: Chain, pool: TxPool): void {
+  metrics.gauge(GAUGE_CATEGORY_POOL, 'transactions', () => pool.size)
+  metrics.gauge(GAUGE_CATEGORY_POOL, 'max_size', () => pool.maxSize)
+  metrics.gauge('blockchain', 'height', () => Number(chain.head.header.number))
+  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_used_bytes', () => chain.store.sizeBytes().usedBytes)
+  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_free_bytes', () => chain.store.sizeBytes().freeBytes)
+  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'unflushed_trie_nodes', () => chain.trieDb.pendingCount)
 }
 
 function printBanner(config: NodeConfig, s: RpcSettings, accounts: { address: string; privateKey: string }[]): void {

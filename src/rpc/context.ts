@@ -27,6 +27,8 @@ export interface RpcSettings {
   isDevAccountsUnlocked: boolean
   nodeKey?: { privateKey: Uint8Array; publicKey: Uint8Array }
   ports: { http?: number; ws?: number; engine?: number; graphql?: number }
+  /** The node's data path (`:memory:` for none): trace files and log bloom caches go under it. */
+  dataPath: string
 }
 
 export interface RpcServices {

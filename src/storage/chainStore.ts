@@ -179,6 +179,14 @@ export class ChainStore {
     return (this.db.prepare('SELECT value FROM trie_nodes WHERE key = ?').get(key)?.value as Uint8Array) ?? undefined
   }
 
+  /** Bytes the database file holds (pages in use and free), for the storage metrics. */
+  sizeBytes(): { usedBytes: number; freeBytes: number } {
+    const pageSize = Number(this.db.prepare('PRAGMA page_size').get()?.page_size ?? 0)
+    const pages = Number(this.db.prepare('PRAGMA page_count').get()?.page_count ?? 0)
+    const free = Number(this.db.prepare('PRAGMA freelist_count').get()?.freelist_count ?? 0)
+    return { usedBytes: (pages - free) * pageSize, freeBytes: free * pageSize }
+  }
+
   writeTrieNodes(nodes: Iterable<[Uint8Array, Uint8Array]>): void {
     const st = this.db.prepare('INSERT OR IGNORE INTO trie_nodes (key, value) VALUES (?, ?)')
     for (const [k, v] of nodes) st.run(k, v)

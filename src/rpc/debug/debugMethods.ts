@@ -13,6 +13,8 @@ import type { RpcContext } from '../context.ts'
 import { mapCallErrors } from '../eth/callErrors.ts'
 import { callParams } from '../eth/callRequest.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
+import { accountMethods } from './accountMethods.ts'
+import { nodeMethods } from './nodeMethods.ts'
 import { rawMethods } from './rawMethods.ts'
 import { storageRangeAt } from './storageRangeAt.ts'
 import {
@@ -23,6 +25,7 @@ import {
   traceConfig,
   traceTransactionAt,
 } from './traceRunner.ts'
+import { traceToFileMethods } from './traceToFile.ts'
 
 const config = traceConfig.optional()
 
@@ -91,4 +94,7 @@ export const debugMethods = [
   traceCall,
   storageRangeAt,
   ...rawMethods,
+  ...accountMethods,
+  ...nodeMethods,
+  ...traceToFileMethods,
 ]
