@@ -111,6 +111,7 @@ export function poolChainView(chain: Chain): PoolChainView {
       const a = await chain.stateAt(chain.head).getAccount(new Address(address))
       return { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }
     },
+    onHeadReset: (fn) => void chain.onHeadReset(fn),
   }
 }
 
@@ -123,8 +124,6 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     maxSize: config.txPoolMaxSize,
     priceBumpPercent: config.txPoolPriceBumpPercent,
   })
-  // A head moved by hand (debug_setHead, debug_replayBlock) changes nonces under the pool.
-  chain.onHeadReset(() => pool.resync())
   registerGauges(chain, pool)
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
   const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs: config.blockPeriodMs, clock: systemClock })

@@ -17,6 +17,8 @@ export interface PoolChainView {
   headBaseFee(): bigint
   /** Nonce and balance of an account at the head. */
   account(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }>
+  /** Calls `fn` whenever the head is moved by hand (debug_setHead…); the pool then re-reads nonces. */
+  onHeadReset?(fn: () => Promise<void>): void
 }
 
 export interface TxPoolOptions {
@@ -50,7 +52,9 @@ export class TxPool {
   constructor(
     private readonly chain: PoolChainView,
     private readonly opts: TxPoolOptions,
-  ) {}
+  ) {
+    chain.onHeadReset?.(() => this.resync())
+  }
 
   get size(): number {
     return this.byHash.size
