@@ -60,7 +60,7 @@ describe('trace_rawTransaction', () => {
       {
         chainId: t.chain.common.chainId(),
         nonce: 0n,
-        to: counter,
+        to: counter as `0x${string}`,
         gasLimit: 100_000n,
         maxFeePerGas: 10n ** 10n,
         maxPriorityFeePerGas: 1n,

@@ -19,7 +19,7 @@ async function add(key: string, nonce: bigint, fields: { to?: string; value?: bi
     {
       chainId: t.chain.common.chainId(),
       nonce,
-      to: fields.to,
+      to: fields.to as `0x${string}` | undefined,
       value: fields.value ?? 0n,
       gasLimit: fields.gasLimit ?? 21_000n,
       data: fields.to ? undefined : hexToBytes('0x00'),
