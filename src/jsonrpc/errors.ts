@@ -98,6 +98,7 @@ export const BESU_ERRORS = {
     'The method eth_sendTransaction is not supported. Use eth_sendRawTransaction to send a signed transaction to Basalt.',
   ],
   unknownBlock: [-39001, 'Unknown block'],
+  logBloomCacheDisabled: [-32000, 'The log bloom cache is not enabled'],
 } as const satisfies Record<string, readonly [number, string]>
 
 export type BesuErrorKind = keyof typeof BESU_ERRORS

@@ -3,7 +3,8 @@
  * validated NodeConfig, starts the listeners and stops everything in order on SIGINT/SIGTERM.
  * The only module that constructs concrete classes of several layers.
  */
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { Chain } from '../chain/chain.ts'
@@ -18,6 +19,7 @@ import {
   genesisState,
   normalizeGenesis,
 } from '../chain/genesis.ts'
+import { LogBloomCache } from '../chain/logBloomCache.ts'
 import { recoverHeadState } from '../chain/stateRecovery.ts'
 import { engineGroup } from '../engine/engineMethods.ts'
 import type { EngineContext } from '../engine/engineOf.ts'
@@ -144,17 +146,20 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
     nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, genesisEcCurve(genesis.config)),
     ports: {},
-    dataPath: config.dataPath,
+    filesDir: scratchDir(config.dataPath),
   }
   const engine = config.engine.isEnabled
     ? new EngineService(chain, pool, new PayloadBuilder(chain, pool), systemClock)
     : undefined
+  const logBloomCache = new LogBloomCache(chain, join(scratchDir(config.dataPath), 'caches'))
+  if (config.isAutoLogBloomCaching) autoIndexLogBlooms(chain, logBloomCache)
   const services: RpcServices & Pick<EngineContext, 'engine'> = {
     chain,
     pool,
     sealer,
     engine,
-    filters: new FilterManager(chain, pool),
+    filters: new FilterManager(chain, pool, { logBloomCache }),
+    logBloomCache,
     settings,
   }
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup])
@@ -225,6 +230,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))
+      await logBloomCache.idle()
+      if (config.dataPath === ':memory:') rmSync(scratchDir(config.dataPath), { recursive: true, force: true })
       metrics.dropGauges(GAUGE_CATEGORY_POOL)
       metrics.dropGauges(GAUGE_CATEGORY_STORAGE)
       close()
@@ -236,6 +243,19 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   return { services, listeners, stop }
+}
+
+/** Where files of the node go (trace files, log bloom caches): the data path, or a temp directory for `:memory:`. */
+function scratchDir(dataPath: string): string {
+  return dataPath === ':memory:' ? join(tmpdir(), `basalt-${process.pid}`) : dataPath
+}
+
+/** Writes the log bloom segments missing at start, and each one as the chain completes it. */
+function autoIndexLogBlooms(chain: Chain, cache: LogBloomCache): void {
+  cache.ensureComplete()
+  chain.onNewBlock(({ block }) => {
+    if ((block.header.number + 1n) % BigInt(cache.blocksPerSegment) === 0n) cache.ensureComplete()
+  })
 }
 
 const GAUGE_CATEGORY_POOL = 'transaction_pool'

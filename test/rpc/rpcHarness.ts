@@ -3,13 +3,14 @@
  * sealer), and `call` that runs one method by its definition with raw JSON params, as the
  * dispatcher would. Errors come back as the RpcError the method threw.
  */
+import { tmpdir } from 'node:os'
 import { devAccounts } from '../../src/chain/devAccounts.ts'
 import type { RpcMethod } from '../../src/jsonrpc/defineMethod.ts'
 import type { RpcContext } from '../../src/rpc/context.ts'
 import { FilterManager } from '../../src/rpc/eth/filterManager.ts'
 import type { TracingChain } from '../tracing/tracingChain.ts'
 
-export function rpcContext(t: TracingChain, dataPath = ':memory:'): RpcContext {
+export function rpcContext(t: TracingChain, filesDir = tmpdir()): RpcContext {
   const { chain, pool, sealer } = t
   return {
     chain,
@@ -31,7 +32,7 @@ export function rpcContext(t: TracingChain, dataPath = ':memory:'): RpcContext {
       devAccounts: devAccounts(),
       isDevAccountsUnlocked: false,
       ports: {},
-      dataPath,
+      filesDir,
     },
     apis: [],
   }

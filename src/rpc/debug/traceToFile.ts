@@ -1,11 +1,10 @@
 /**
  * debug_standardTraceBlockToFile and debug_standardTraceBadBlockToFile: EIP-3155 JSON-lines traces
  * of a block's transactions, one file per transaction (or only the one `txHash` names), written to
- * `traces/` under the data path (under the system temp directory for a `:memory:` chain). The
+ * `traces/` under the data path (under a temp directory, removed at stop, for a `:memory:` chain). The
  * result lists the files' paths. Besu reference: DebugStandardTraceBlockToFile.
  */
 import { mkdirSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Block, createBlockFromRLP } from '@ethereumjs/block'
 import { replayBlock } from '../../evm/tracers/blockReplayer.ts'
@@ -32,12 +31,6 @@ const fileTraceOptions = codec('trace options', (v): FileTraceOptions => {
   return out
 }).optional({})
 
-/** Where trace files go: `traces/` in the data path, or in the temp directory for `:memory:`. */
-export function tracesDir(dataPath: string): string {
-  const base = dataPath === ':memory:' ? join(tmpdir(), `basalt-${process.pid}`) : dataPath
-  return join(base, 'traces')
-}
-
 /** Traces the chosen transactions of `block` and writes one file each; resolves to their paths. */
 async function traceToFiles(ctx: RpcContext, block: Block, opts: FileTraceOptions): Promise<string[]> {
   const indexes = block.transactions.flatMap((tx, i) =>
@@ -54,7 +47,7 @@ async function traceToFiles(ctx: RpcContext, block: Block, opts: FileTraceOption
       indexes[indexes.length - 1],
     ),
   )
-  const dir = tracesDir(ctx.settings.dataPath)
+  const dir = join(ctx.settings.filesDir, 'traces')
   mkdirSync(dir, { recursive: true })
   const stamp = Date.now().toString(36)
   return indexes.map((i) => {

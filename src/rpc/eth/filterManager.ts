@@ -4,7 +4,9 @@
  * pool. Filters not polled for `timeoutMs` (Besu: 10 minutes) are removed. Also holds the log
  * reader behind eth_getLogs and the WebSocket subscriptions, which share the same chain updates.
  */
+
 import type { Chain } from '../../chain/chain.ts'
+import type { LogBloomCache } from '../../chain/logBloomCache.ts'
 import { besuError } from '../../jsonrpc/errors.ts'
 import { type Clock, systemClock } from '../../primitives/clock.ts'
 import { bytesToBigint, bytesToHex, toQuantity } from '../../primitives/hex.ts'
@@ -28,6 +30,8 @@ type Filter = { lastPollMs: number } & (
 export interface FilterManagerOptions {
   clock?: Clock
   timeoutMs?: number
+  /** Log bloom cache files, used by log queries where they beat the log index. */
+  logBloomCache?: LogBloomCache
 }
 
 export class FilterManager {
@@ -47,7 +51,7 @@ export class FilterManager {
   ) {
     this.clock = opts.clock ?? systemClock
     this.timeoutMs = opts.timeoutMs ?? FILTER_TIMEOUT_MS
-    this.logs = new LogReader(chain)
+    this.logs = new LogReader(chain, opts.logBloomCache)
     this.heads = new HeadTracker(chain)
     this.subscriptions = new SubscriptionManager(chain, this.logs)
     this.unsubscribers.push(
