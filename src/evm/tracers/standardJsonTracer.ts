@@ -7,6 +7,7 @@
 import type { EVM, EVMResult, InterpreterStep } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { frameErrorText } from './callTracer.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export interface StandardJsonOptions {
@@ -41,7 +42,7 @@ export class StandardJsonTracer implements TxTracer<string[]> {
       gasUsed: hex(result.totalGasSpent),
       pass: exec.exceptionError === undefined,
     }
-    if (exec.exceptionError) summary.error = exec.exceptionError.error
+    if (exec.exceptionError) summary.error = frameErrorText(exec)
     return [...this.lines, summary].map((l) => JSON.stringify(l))
   }
 
@@ -65,6 +66,6 @@ export class StandardJsonTracer implements TxTracer<string[]> {
   private readonly onExit = (r: EVMResult): void => {
     const err = r.execResult.exceptionError
     const last = this.lines[this.lines.length - 1]
-    if (err && last && last.error === undefined) last.error = err.error
+    if (err && last && last.error === undefined) last.error = frameErrorText(r.execResult)
   }
 }
