@@ -44,7 +44,8 @@ function condition(field: Field, spec: unknown): Condition | undefined {
     refuse('The `to` filter only supports the `eq` or `action` operator')
   if (field !== 'to' && op === 'action') refuse('The operator `action` is only supported by the `to` filter')
   if (op === 'action') {
-    if (raw !== 'contract_creation') refuse('The `action` operator only supports the value `contract_creation`')
+    if (raw !== 'contract_creation')
+      refuse('The `action` operator of the `to` filter only supports the value `contract_creation`')
     return { field, op, value: 0n }
   }
   const isAddress = field === 'from' || field === 'to'
