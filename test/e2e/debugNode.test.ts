@@ -91,3 +91,19 @@ describe('admin_generateLogBloomCache', () => {
     expect(typeof status.indexing).toBe('boolean')
   })
 })
+
+describe('trace timeout', () => {
+  it('stops a traced call past its timeout with -32000 execution timeout, and refuses a bad duration', async () => {
+    // Init code JUMPDEST, PUSH1 0, JUMP: loops until its gas is gone.
+    const loop = { from: node.config.accounts[0].address, data: '0x5b600056', gas: '0x1e8480' }
+    await expect(node.rpc('debug_traceCall', [loop, 'latest', { timeout: '1ms' }])).rejects.toMatchObject({
+      code: -32000,
+      message: 'debug_traceCall: execution timeout',
+    })
+    const traced = await node.rpc<any>('debug_traceCall', [loop, 'latest', { tracer: 'callTracer', timeout: '30s' }])
+    expect(traced).toMatchObject({ type: 'CREATE', error: 'out of gas' })
+    await expect(node.rpc('debug_traceCall', [loop, 'latest', { timeout: '5 seconds' }])).rejects.toMatchObject({
+      code: -32602,
+    })
+  })
+})

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
-import { createTracer, InvalidTimeoutError, parseDurationMs, TraceTimeoutError } from './createTracer.ts'
+import { createTracer, InvalidTimeoutError, parseDurationMs } from './createTracer.ts'
+import { TraceTimeoutError } from './txTracer.ts'
 
 let t: TracingChain
 let store: string

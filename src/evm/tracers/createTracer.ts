@@ -6,20 +6,13 @@ import { FourByteTracer } from './fourByteTracer.ts'
 import { flattenCallFrames } from './parityTrace.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 import { StructLogger, type StructLoggerOptions } from './structLogger.ts'
-import type { TxContext, TxTracer } from './txTracer.ts'
+import { TraceTimeoutError, type TxContext, type TxTracer } from './txTracer.ts'
 
 /** The TraceConfig object of debug_trace* (execution-apis src/schemas/opcode-tracer.yaml). */
 export interface TraceConfig extends StructLoggerOptions {
   tracer?: string
   tracerConfig?: Record<string, unknown>
   timeout?: string
-}
-
-/** Thrown when a trace runs past its `timeout` (geth's text). */
-export class TraceTimeoutError extends Error {
-  constructor() {
-    super('execution timeout')
-  }
 }
 
 /** Thrown for a `timeout` that is no Go duration (geth's text). */

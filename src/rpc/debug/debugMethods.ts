@@ -82,7 +82,9 @@ export const traceCall = defineMethod({
     const block = await requireBlock(ctx, ref)
     const tracer = await mapTracingErrors(async () => createTracer(cfg))
     const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: req.strict }
-    return mapCallErrors(ctx.chain.common, () => traceCallRequest(ctx.chain, block, req, opts, tracer))
+    return mapTracingErrors(() =>
+      mapCallErrors(ctx.chain.common, () => traceCallRequest(ctx.chain, block, req, opts, tracer)),
+    )
   },
 })
 

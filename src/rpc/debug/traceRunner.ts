@@ -8,10 +8,9 @@ import {
   createTracer,
   InvalidTimeoutError,
   type TraceConfig,
-  TraceTimeoutError,
   UnknownTracerError,
 } from '../../evm/tracers/createTracer.ts'
-import type { TxTracer } from '../../evm/tracers/txTracer.ts'
+import { TraceTimeoutError, type TxTracer } from '../../evm/tracers/txTracer.ts'
 import { codec, decoders } from '../../jsonrpc/codecs.ts'
 import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
