@@ -6,6 +6,7 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import { completeFailFast, type FailFastCall, failFastCall } from './failFastCalls.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export type CallType = 'CALL' | 'STATICCALL' | 'DELEGATECALL' | 'CALLCODE' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT'
@@ -193,6 +194,8 @@ interface OpenFrame {
 export class CallTracer implements TxTracer<CallFrame> {
   private readonly stack: OpenFrame[] = []
   private root?: CallFrame
+  /** A call seen at its step that fails before entering; completed at the frame's next step. */
+  private failFast?: FailFastCall
   private evm?: EVM
 
   constructor(private readonly opts: CallTracerOptions = {}) {}
@@ -265,6 +268,9 @@ export class CallTracer implements TxTracer<CallFrame> {
     if (!open) return
     const { frame } = open
     const exec = r.execResult
+    // A fail-fast call as the frame's last step (the frame ran off its end after it).
+    if (this.failFast && !exec.exceptionError && exec.runState) this.addFailFast(frame, exec.runState.gasLeft)
+    this.failFast = undefined
     frame.gasUsed = exec.executionGasUsed
     if (r.createdAddress) frame.to = r.createdAddress.bytes
     const err = exec.exceptionError?.error
@@ -281,11 +287,18 @@ export class CallTracer implements TxTracer<CallFrame> {
     if (parent && !this.opts.onlyTopCall) parent.frame.calls.push(frame)
   }
 
+  private addFailFast(frame: CallFrame, gasLeftAfter: bigint): void {
+    if (this.failFast && !this.opts.onlyTopCall) frame.calls.push(completeFailFast(this.failFast, gasLeftAfter))
+    this.failFast = undefined
+  }
+
   private readonly onStep = (s: InterpreterStep): void => {
     const open = this.stack[this.stack.length - 1]
     if (!open) return
     const op = s.opcode.code
     const frame = open.frame
+    if (this.failFast) this.addFailFast(frame, s.gasLeft)
+    this.failFast = failFastCall(s)
     const st = s.stack
     const n = st.length
     if (op >= LOG0 && op <= LOG4 && this.opts.withLog && n >= 2 + op - LOG0) {

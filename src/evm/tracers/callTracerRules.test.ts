@@ -124,6 +124,28 @@ describe('callTracer: SELFDESTRUCT, creates, precompiles and plain value', () =>
     expect(top.calls[0].output).toBeUndefined()
   })
 
+  it('shows a call with more value than the caller holds as a frame that failed before entering', async () => {
+    // CALL(GAS, 0xdeaf (empty), value 1, no data): the contract holds nothing, so the CALL fails fast.
+    const payer = await t.deploy('6000600060006000600161deaf5af15000')
+    const top = await callTrace(payer)
+    // 1,000,000 - 21,000 intrinsic = 979,000; five PUSH1, PUSH2 and GAS leave 978,980 asked for. CALL
+    // costs 2,600 (cold) + 9,000 (value) + 25,000 (new account): 942,380 left, of which all but a
+    // 64th (927,656) would go to the callee, plus the 2,300 stipend: 929,956 = 0xe30a4.
+    expect(top.calls).toEqual([
+      {
+        from: payer,
+        gas: '0xe30a4',
+        gasUsed: '0x0',
+        to: '0x000000000000000000000000000000000000deaf',
+        input: '0x',
+        error: 'insufficient balance for transfer',
+        value: '0x1',
+        type: 'CALL',
+      },
+    ])
+    expect(top.error).toBeUndefined()
+  })
+
   it('names created contracts as `to`, with their init code as input and runtime as output', async () => {
     const factory = await t.deploy(FACTORY_RUNTIME)
     const top = await callTrace(factory)
