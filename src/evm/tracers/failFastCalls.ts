@@ -6,25 +6,17 @@
  * a 64th of what is left, at most the gas asked for, plus the 2,300 stipend with value).
  */
 import type { InterpreterStep } from '@ethereumjs/evm'
+import { bigintToPaddedBytes } from '../../primitives/hex.ts'
 import type { CallFrame, CallType } from './callTracer.ts'
 
 const CALLS: Record<number, CallType> = { 241: 'CALL', 242: 'CALLCODE', 244: 'DELEGATECALL', 250: 'STATICCALL' }
 const MAX_DEPTH = 1024
 const CALL_STIPEND = 2300n
+const ADDRESS_MASK = (1n << 160n) - 1n
 
 export interface FailFastCall {
   frame: CallFrame
   requestedGas: bigint
-}
-
-function word20(n: bigint): Uint8Array {
-  const out = new Uint8Array(20)
-  let v = n
-  for (let i = 19; i >= 0 && v > 0n; i--) {
-    out[i] = Number(v & 0xffn)
-    v >>= 8n
-  }
-  return out
 }
 
 /** The call a CALL-family step makes when it is bound to fail before entering; undefined otherwise. */
@@ -48,7 +40,7 @@ export function failFastCall(s: InterpreterStep): FailFastCall | undefined {
     frame: {
       type,
       from: s.address.bytes,
-      to: word20(st[n - 2]),
+      to: bigintToPaddedBytes(st[n - 2] & ADDRESS_MASK, 20),
       value: type === 'STATICCALL' ? undefined : type === 'DELEGATECALL' ? undefined : value,
       gas: 0n,
       gasUsed: 0n,
