@@ -18,6 +18,7 @@ import {
 import { computeContractAddress } from '../../chain/addresses.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
+import { flattenCallFrames } from './parityTrace.ts'
 
 const RETURNED_2A = `0x${'2a'.padStart(64, '0')}`
 const at = (a: string) => a.slice(2)
@@ -190,5 +191,16 @@ describe('callTracer: failures at depth and geth error texts', () => {
     const top = await callTrace(bad, { gasLimit: 60_000n })
     expect(top.error).toBe(text)
     expect(top.gasUsed).toBe('0xea60')
+  })
+
+  it.each([
+    ['fe', 'Bad instruction'],
+    ['01', 'Stack underflow'],
+    ['600456', 'Bad jump destination'],
+  ])('gives parity traces of code %s the parity word "%s"', async (runtime, word) => {
+    const bad = await t.deploy(runtime)
+    const hash = await t.send({ to: bad, gasLimit: 60_000n })
+    const [top] = flattenCallFrames(await t.trace(hash, new CallTracer())) as any[]
+    expect(top.error).toBe(word)
   })
 })
