@@ -9,6 +9,7 @@ import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
 import { runBlock, type TxReceipt } from '@ethereumjs/vm'
 import { type BlockSource, createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
+import { metrics } from '../primitives/metrics.ts'
 import { openState } from '../state/worldState.ts'
 import type { Chain } from './chain.ts'
 import { validateHeader, validateOmmers } from './headerValidation.ts'
@@ -80,7 +81,7 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
   }
   let receipts: TxReceipt[]
   try {
-    receipts = await validateAndExecute(chain, block, parent)
+    receipts = await metrics.time('blockchain', 'block_import_ms', () => validateAndExecute(chain, block, parent))
   } catch (e) {
     // Executed before KZG was loaded: the point-evaluation precompile needs it; load, run again.
     if (isKzgMissing(e)) {
@@ -94,6 +95,7 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
   }
   const senders = block.transactions.map((tx) => tx.getSenderAddress().bytes)
   await chain.commitBlock(block, receipts, senders, { setHead: opts.setHead })
+  metrics.inc('blockchain', 'blocks_imported')
   return { block, receipts, isKnown: false }
 }
 

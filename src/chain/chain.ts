@@ -67,6 +67,8 @@ export class Chain {
   private readonly stateCache = new Map<string, StateManager>()
   private readonly listeners = new Set<(e: NewBlockEvent) => void>()
   private readonly forkCommons = new Map<string, Common>()
+  private readonly headResetListeners = new Set<(head: Block) => Promise<void> | void>()
+  private headLock: Promise<unknown> = Promise.resolve()
   private blocksSinceFlush = 0
   /** When the oldest unflushed block was committed (performance.now()); undefined when all is flushed. */
   private unflushedSinceMs?: number
@@ -321,6 +323,37 @@ export class Chain {
     })
     this.head = block
     for (const fn of this.listeners) fn({ block, receipts: this.getReceipts(block), logs: [] })
+  }
+
+  /**
+   * Runs `fn` with no other exclusive section in between: the dev sealer builds each block inside
+   * one, and head resets (debug_setHead, debug_replayBlock, evm_revert) take one, so that a block is
+   * never built on a head that moves under it.
+   */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.headLock.then(fn)
+    this.headLock = run.catch(() => {})
+    return run
+  }
+
+  /**
+   * Moves the head by hand to any stored block (back, forward or to another branch), keeping every
+   * block stored; safe and finalized never stay above it. Listeners (the pool's revalidation) run
+   * before it resolves. Call inside `exclusive`.
+   */
+  async resetHead(block: Block): Promise<void> {
+    await this.setHead(block)
+    const n = block.header.number
+    const safe = this.safe && this.safe.header.number > n ? block : undefined
+    const finalized = this.finalized && this.finalized.header.number > n ? block : undefined
+    if (safe || finalized) this.setSafeAndFinalized(safe, finalized)
+    for (const fn of this.headResetListeners) await fn(block)
+  }
+
+  /** Called after every `resetHead`, with the new head. */
+  onHeadReset(fn: (head: Block) => Promise<void> | void): () => void {
+    this.headResetListeners.add(fn)
+    return () => this.headResetListeners.delete(fn)
   }
 
   setSafeAndFinalized(safe: Block | undefined, finalized: Block | undefined): void {

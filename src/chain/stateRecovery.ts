@@ -33,9 +33,25 @@ export async function recoverHeadState(chain: Chain): Promise<number> {
   }
   if (missing.length === 0) return 0
   const startedMs = Date.now()
-  const state = openState(chain.trieDb, chain.common, cur.header.stateRoot, true)
+  await replayBlocks(chain, cur, missing)
+  chain.flushState()
+  log.info('rebuilt unflushed state', {
+    blocks: missing.length,
+    from: missing[0].header.number,
+    ms: Date.now() - startedMs,
+  })
+  return missing.length
+}
+
+/** Runs `blocks` (children of `parent`, in order) on one VM over `parent`'s state, checking each root. */
+async function replayBlocks(
+  chain: Chain,
+  parent: Block,
+  blocks: Iterable<Block> | AsyncIterable<Block>,
+): Promise<void> {
+  const state = openState(chain.trieDb, chain.common, parent.header.stateRoot, true)
   const vm = await createVm(chain.common, state, chain)
-  for (const block of missing) {
+  for await (const block of blocks) {
     try {
       await runBlock(vm, { block: withStoredSenders(chain, block), skipBlockValidation: true, setHardfork: true })
     } catch (e) {
@@ -45,13 +61,6 @@ export async function recoverHeadState(chain: Chain): Promise<number> {
       )
     }
   }
-  chain.flushState()
-  log.info('rebuilt unflushed state', {
-    blocks: missing.length,
-    from: missing[0].header.number,
-    ms: Date.now() - startedMs,
-  })
-  return missing.length
 }
 
 /** A copy of `block` whose transactions answer their stored senders instead of recovering them. */
@@ -72,4 +81,24 @@ function withStoredSenders(chain: Chain, block: Block): Block {
 function hasState(chain: Chain, block: Block): boolean {
   const root = block.header.stateRoot
   return equalBytes(root, KECCAK256_RLP) || chain.trieDb.getSync(bytesToHex(root).slice(2)) !== undefined
+}
+
+/**
+ * Re-executes every canonical block from the genesis to the head, checking each state root against
+ * its header, and writes the state nodes they produce (debug_resyncWorldstate). The blocks stay as
+ * they are; state nodes that went missing are written again. Resolves to the number of blocks run.
+ */
+export async function rebuildHeadState(chain: Chain): Promise<number> {
+  const head = chain.head
+  async function* canonical(): AsyncGenerator<Block> {
+    for (let n = 1n; n <= head.header.number; n++) {
+      const block = await chain.getBlockByNumber(n)
+      if (!block) throw new Error(`canonical block ${n} is missing`)
+      yield block
+    }
+  }
+  await replayBlocks(chain, chain.genesis, canonical())
+  chain.flushState()
+  log.info('rebuilt head state', { blocks: head.header.number })
+  return Number(head.header.number)
 }

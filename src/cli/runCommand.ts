@@ -52,6 +52,10 @@ export function registerRunCommand(cli: CAC): void {
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
     .option('--dev-accounts-unlocked', 'Let eth_sendTransaction sign with the dev accounts')
+    .option(
+      '--auto-log-bloom-caching-enabled',
+      'Index log bloom cache files of every 100,000 blocks as they fill (default: true)',
+    )
     .option('--graphql-http-enabled', 'Serve GraphQL (EIP-1767) over HTTP at /graphql')
     .option('--graphql-http-host <host>', 'GraphQL host', { default: '127.0.0.1' })
     .option('--graphql-http-port <port>', 'GraphQL port (0 picks a free one)', { default: '8547' })
@@ -121,6 +125,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     configOut: s('configOut'),
     isMinerEnabled: optBool(o, 'minerEnabled', 'miner-enabled', !genesisFile),
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
+    isAutoLogBloomCaching: optBool(o, 'autoLogBloomCachingEnabled', 'auto-log-bloom-caching-enabled', true),
     graphql: {
       isEnabled: optBool(o, 'graphqlHttpEnabled', 'graphql-http-enabled', false),
       host: nonEmpty('graphql-http-host', s('graphqlHttpHost')),

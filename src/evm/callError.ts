@@ -4,6 +4,7 @@
  */
 import { ExecutionTimeoutError } from './executionDeadline.ts'
 import { StateOverrideError } from './stateOverrides.ts'
+import { TraceTimeoutError } from './tracers/txTracer.ts'
 
 export type CallErrorKind =
   | 'insufficientFunds'
@@ -44,7 +45,14 @@ function cleanMessage(message: string): string {
 
 /** Sorts an error thrown while building or running a simulated transaction. */
 export function callFailure(e: unknown): Error {
-  if (e instanceof CallError || e instanceof StateOverrideError || e instanceof ExecutionTimeoutError) return e
+  // A tracer that stopped the run (its timeout) is no failure of the call.
+  if (
+    e instanceof CallError ||
+    e instanceof StateOverrideError ||
+    e instanceof ExecutionTimeoutError ||
+    e instanceof TraceTimeoutError
+  )
+    return e
   if (!(e instanceof Error)) return new CallError('invalid', String(e))
   const message = cleanMessage(e.message)
   for (const [re, kind] of PATTERNS) if (re.test(message)) return new CallError(kind, message)

@@ -12,7 +12,7 @@ import {
   type TypedTransaction,
 } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
-import { bigintToBytes } from '../primitives/hex.ts'
+import { bigintToBytes, bytesToBigint } from '../primitives/hex.ts'
 import { decodeWithoutKzg } from './kzgPresence.ts'
 
 export interface AccessListEntry {
@@ -131,4 +131,40 @@ function authorizationBytes(
     bigintToBytes(a.r),
     bigintToBytes(a.s),
   ]
+}
+
+/** The call request a signed transaction amounts to (trace_rawTransaction runs it as a call). */
+export function callRequestOf(tx: TypedTransaction): CallRequest {
+  const t = tx as TypedTransaction & {
+    gasPrice?: bigint
+    maxFeePerGas?: bigint
+    maxPriorityFeePerGas?: bigint
+    accessList?: [Uint8Array, Uint8Array[]][]
+    authorizationList?: Uint8Array[][]
+    blobVersionedHashes?: Uint8Array[]
+    maxFeePerBlobGas?: bigint
+  }
+  return {
+    from: tx.getSenderAddress().bytes,
+    to: tx.to?.bytes,
+    gas: tx.gasLimit,
+    gasPrice: t.gasPrice,
+    maxFeePerGas: t.maxFeePerGas,
+    maxPriorityFeePerGas: t.maxPriorityFeePerGas,
+    value: tx.value,
+    data: tx.data,
+    nonce: tx.nonce,
+    accessList: t.accessList?.map(([address, storageKeys]) => ({ address, storageKeys })),
+    authorizationList: t.authorizationList?.map(([chainId, address, nonce, yParity, r, s]) => ({
+      chainId: bytesToBigint(chainId),
+      address,
+      nonce: bytesToBigint(nonce),
+      yParity: bytesToBigint(yParity),
+      r: bytesToBigint(r),
+      s: bytesToBigint(s),
+    })),
+    blobVersionedHashes: t.blobVersionedHashes,
+    maxFeePerBlobGas: t.maxFeePerBlobGas,
+    type: tx.type,
+  }
 }

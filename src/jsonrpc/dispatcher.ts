@@ -5,6 +5,7 @@
  */
 import { nextTurn } from '../primitives/clock.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { metrics } from '../primitives/metrics.ts'
 import type { RpcMethod } from './defineMethod.ts'
 import {
   besuError,
@@ -120,11 +121,13 @@ export class RpcDispatcher<Ctx> {
     if (!entry) response = errorResponse(id ?? null, new MethodNotFoundError())
     else if (!opts.enabledGroups.has(entry.group)) response = errorResponse(id ?? null, new MethodNotEnabledError())
     else {
+      metrics.inc('rpc', 'requests', r.method)
       try {
         const params = Array.isArray(r.params) ? r.params : []
         const result = await entry.method.call(ctx, params)
         response = { jsonrpc: '2.0', id: id ?? null, result: result === undefined ? null : result }
       } catch (e) {
+        metrics.inc('rpc', 'errors', r.method)
         response = errorResponse(id ?? null, this.toRpcError(e, r.method))
       }
     }

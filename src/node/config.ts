@@ -35,6 +35,8 @@ export interface NodeConfig {
   isMinerEnabled: boolean
   configOut?: string
   isDevAccountsUnlocked: boolean
+  /** Write each complete log bloom cache segment as the chain reaches it (Besu's default). */
+  isAutoLogBloomCaching: boolean
   /** The GraphQL listener (EIP-1767), off unless --graphql-http-enabled. */
   graphql: { isEnabled: boolean; host: string; port: number; corsOrigins: string[] }
   /** The Engine API listener; when enabled, blocks come from a consensus client and the dev sealer stays off. */

@@ -3,7 +3,9 @@
  * validated NodeConfig, starts the listeners and stops everything in order on SIGINT/SIGTERM.
  * The only module that constructs concrete classes of several layers.
  */
-import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain } from '../chain/chain.ts'
@@ -18,6 +20,7 @@ import {
   genesisState,
   parseGenesisText,
 } from '../chain/genesis.ts'
+import { LogBloomCache } from '../chain/logBloomCache.ts'
 import { recoverHeadState } from '../chain/stateRecovery.ts'
 import { engineGroup } from '../engine/engineMethods.ts'
 import type { EngineContext } from '../engine/engineOf.ts'
@@ -29,6 +32,7 @@ import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { metrics } from '../primitives/metrics.ts'
 import { genesisEcCurve, loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
@@ -107,6 +111,7 @@ export function poolChainView(chain: Chain): PoolChainView {
       const a = await chain.stateAt(chain.head).getAccount(new Address(address))
       return { nonce: a?.nonce ?? 0n, balance: a?.balance ?? 0n }
     },
+    onHeadReset: (fn) => void chain.onHeadReset(fn),
   }
 }
 
@@ -119,6 +124,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     maxSize: config.txPoolMaxSize,
     priceBumpPercent: config.txPoolPriceBumpPercent,
   })
+  registerGauges(chain, pool)
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
   const { blockPeriodMs, targetGasLimit } = config
   const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs, targetGasLimit, clock: systemClock })
@@ -140,16 +146,20 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
     nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, genesisEcCurve(genesis.config)),
     ports: {},
+    filesDir: scratchDir(config.dataPath),
   }
   const engine = config.engine.isEnabled
     ? new EngineService(chain, pool, new PayloadBuilder(chain, pool, { targetGasLimit }), systemClock)
     : undefined
+  const logBloomCache = new LogBloomCache(chain, join(scratchDir(config.dataPath), 'caches'))
+  if (config.isAutoLogBloomCaching) autoIndexLogBlooms(chain, logBloomCache)
   const services: RpcServices & Pick<EngineContext, 'engine'> = {
     chain,
     pool,
     sealer,
     engine,
-    filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters }),
+    filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters, logBloomCache }),
+    logBloomCache,
     settings,
   }
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>
@@ -223,6 +233,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))
+      await logBloomCache.idle()
+      if (config.dataPath === ':memory:') rmSync(scratchDir(config.dataPath), { recursive: true, force: true })
+      metrics.dropGauges(GAUGE_CATEGORY_POOL)
+      metrics.dropGauges(GAUGE_CATEGORY_STORAGE)
       close()
       log.info('stopped')
     })()
@@ -232,6 +246,32 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   return { services, listeners, stop }
+}
+
+/** Where files of the node go (trace files, log bloom caches): the data path, or a temp directory for `:memory:`. */
+function scratchDir(dataPath: string): string {
+  return dataPath === ':memory:' ? join(tmpdir(), `basalt-${process.pid}`) : dataPath
+}
+
+/** Writes the log bloom segments missing at start, and each one as the chain completes it. */
+function autoIndexLogBlooms(chain: Chain, cache: LogBloomCache): void {
+  cache.ensureComplete()
+  chain.onNewBlock(({ block }) => {
+    if ((block.header.number + 1n) % BigInt(cache.blocksPerSegment) === 0n) cache.ensureComplete()
+  })
+}
+
+const GAUGE_CATEGORY_POOL = 'transaction_pool'
+const GAUGE_CATEGORY_STORAGE = 'storage'
+
+/** The figures read when debug_metrics asks: pool counts, head, database size. */
+function registerGauges(chain: Chain, pool: TxPool): void {
+  metrics.gauge(GAUGE_CATEGORY_POOL, 'transactions', () => pool.size)
+  metrics.gauge(GAUGE_CATEGORY_POOL, 'max_size', () => pool.maxSize)
+  metrics.gauge('blockchain', 'height', () => Number(chain.head.header.number))
+  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_used_bytes', () => chain.store.sizeBytes().usedBytes)
+  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_free_bytes', () => chain.store.sizeBytes().freeBytes)
+  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'unflushed_trie_nodes', () => chain.trieDb.pendingCount)
 }
 
 function printBanner(config: NodeConfig, s: RpcSettings, accounts: { address: string; privateKey: string }[]): void {

@@ -16,6 +16,7 @@ import { createVm, type VM } from '../evm/vmFactory.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { metrics } from '../primitives/metrics.ts'
 import { openState } from '../state/worldState.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
 
@@ -106,13 +107,19 @@ export class DevSealer {
 
   /** Builds, executes and commits one block on the head; returns it (undefined when nothing to do). */
   async sealBlock(isEmptyAllowed = true, timestampSec?: bigint): Promise<Block | undefined> {
+    return this.chain.exclusive(() => this.sealOnHead(isEmptyAllowed, timestampSec))
+  }
+
+  private async sealOnHead(isEmptyAllowed: boolean, timestampSec?: bigint): Promise<Block | undefined> {
     const parent = this.chain.head
     const baseFee = this.chain.nextBaseFee(parent.header)
     const candidates = this.pool.executable(baseFee)
     if (candidates.length === 0 && !isEmptyAllowed) return undefined
     return withKzgOnDemand(this.chain.common, async () => {
       try {
-        return await this.buildOnHead(parent, candidates, timestampSec)
+        return await metrics.time('blockchain', 'block_seal_ms', () =>
+          this.buildOnHead(parent, candidates, timestampSec),
+        )
       } catch (e) {
         // A failed build can leave the writer VM with an open checkpoint and dirty caches: start over.
         this.vm = undefined
@@ -166,6 +173,8 @@ export class DevSealer {
     await this.chain.commitBlock(block, builder.transactionReceipts, senders, { setHead: true })
     this.vmRoot = bytesToHex(block.header.stateRoot)
     this.pool.onNewHead(included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
+    metrics.inc('blockchain', 'blocks_sealed')
+    metrics.inc('blockchain', 'transactions_sealed', '', included.length)
     log.info('sealed block', { number: block.header.number, txs: included.length, gasUsed: block.header.gasUsed })
     return block
   }

@@ -1,5 +1,6 @@
 /** What RPC handlers are given: the node's services, and the connection a request came on. */
 import type { Chain } from '../chain/chain.ts'
+import type { LogBloomCache } from '../chain/logBloomCache.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { FilterManager } from './eth/filterManager.ts'
@@ -29,6 +30,8 @@ export interface RpcSettings {
   isDevAccountsUnlocked: boolean
   nodeKey?: { privateKey: Uint8Array; publicKey: Uint8Array }
   ports: { http?: number; ws?: number; engine?: number; graphql?: number }
+  /** Where the node writes files (trace files, log bloom caches): the data path, or a temp directory for `:memory:`. */
+  filesDir: string
 }
 
 export interface RpcServices {
@@ -36,6 +39,8 @@ export interface RpcServices {
   pool: TxPool
   sealer?: DevSealer
   filters: FilterManager
+  /** Log bloom cache files (admin_generateLogBloomCache…); absent in nodes without a data path of their own. */
+  logBloomCache?: LogBloomCache
   settings: RpcSettings
 }
 

@@ -46,6 +46,8 @@ export interface LogQuery {
 }
 
 const TOPIC_COLUMNS = ['topic0', 'topic1', 'topic2', 'topic3']
+/** Block numbers per `IN (…)` query, well below SQLite's bound on parameters. */
+const BLOCKS_PER_QUERY = 500
 
 export class ChainStore {
   constructor(readonly db: SqlDatabase) {}
@@ -156,8 +158,25 @@ export class ChainStore {
 
   /** Canonical logs matching `q`, in chain order. */
   queryLogs(q: LogQuery): StoredLog[] {
-    const where = ['block_number BETWEEN ? AND ?']
-    const params: SqlValue[] = [q.fromBlock, q.toBlock]
+    return this.selectLogs(['block_number BETWEEN ? AND ?'], [q.fromBlock, q.toBlock], q, q.limit)
+  }
+
+  /**
+   * Canonical logs of the listed blocks (ascending) matching `q`'s addresses and topics, in chain
+   * order, at most `q.limit` (the log bloom cache's candidate blocks).
+   */
+  queryLogsOfBlocks(blocks: number[], q: LogQuery): StoredLog[] {
+    const out: StoredLog[] = []
+    for (let i = 0; i < blocks.length; i += BLOCKS_PER_QUERY) {
+      const chunk = blocks.slice(i, i + BLOCKS_PER_QUERY)
+      const left = q.limit === undefined ? undefined : q.limit - out.length
+      if (left !== undefined && left <= 0) break
+      out.push(...this.selectLogs([`block_number IN (${chunk.map(() => '?').join(',')})`], chunk, q, left))
+    }
+    return out
+  }
+
+  private selectLogs(where: string[], params: SqlValue[], q: LogQuery, limit?: number): StoredLog[] {
     if (q.addresses.length > 0) {
       where.push(`address IN (${q.addresses.map(() => '?').join(',')})`)
       params.push(...q.addresses)
@@ -167,8 +186,8 @@ export class ChainStore {
       where.push(`${TOPIC_COLUMNS[i]} IN (${alts.map(() => '?').join(',')})`)
       params.push(...alts)
     })
-    const limit = q.limit === undefined ? '' : ` LIMIT ${Math.floor(q.limit)}`
-    const sql = `SELECT * FROM logs WHERE ${where.join(' AND ')} ORDER BY block_number, log_index${limit}`
+    const limitSql = limit === undefined ? '' : ` LIMIT ${Math.floor(limit)}`
+    const sql = `SELECT * FROM logs WHERE ${where.join(' AND ')} ORDER BY block_number, log_index${limitSql}`
     return this.db
       .prepare(sql)
       .all(...params)
@@ -177,6 +196,14 @@ export class ChainStore {
 
   readTrieNode(key: Uint8Array): Uint8Array | undefined {
     return (this.db.prepare('SELECT value FROM trie_nodes WHERE key = ?').get(key)?.value as Uint8Array) ?? undefined
+  }
+
+  /** Bytes the database file holds (pages in use and free), for the storage metrics. */
+  sizeBytes(): { usedBytes: number; freeBytes: number } {
+    const pageSize = Number(this.db.prepare('PRAGMA page_size').get()?.page_size ?? 0)
+    const pages = Number(this.db.prepare('PRAGMA page_count').get()?.page_count ?? 0)
+    const free = Number(this.db.prepare('PRAGMA freelist_count').get()?.freelist_count ?? 0)
+    return { usedBytes: (pages - free) * pageSize, freeBytes: free * pageSize }
   }
 
   writeTrieNodes(nodes: Iterable<[Uint8Array, Uint8Array]>): void {

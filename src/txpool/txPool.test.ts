@@ -120,3 +120,30 @@ describe('TxPool.executable', () => {
     expect(p.executable(GWEI).map((t) => t.nonce)).toEqual([1n])
   })
 })
+
+describe('TxPool.resync', () => {
+  it('revalidates against a head reset by hand: nonces re-read, unaffordable transactions dropped', async () => {
+    const head = { nonce: 0n, balance: 10n ** 20n }
+    let reset: (() => Promise<void>) | undefined
+    const view: PoolChainView = {
+      chainId: 1n,
+      headGasLimit: () => 30_000_000n,
+      headBaseFee: () => GWEI,
+      account: async () => ({ ...head }),
+      onHeadReset: (fn) => {
+        reset = fn
+      },
+    }
+    const p = new TxPool(view, { minGasPrice: 1000n, maxSize: 100, priceBumpPercent: 10 })
+    await p.add(tx(0, 0))
+    // The pool's upfront cost (as in add): gas limit × tip + value; this one's is 21,000 × 500 gwei + 1 wei.
+    await p.add(tx(0, 1, 1000n, 500n))
+    // The new head: the sender's nonce is back at 0 and its balance covers only the cheap one.
+    head.balance = 21_000n * 500n * GWEI
+    await reset?.()
+    expect(p.all().map((t) => t.nonce)).toEqual([0n])
+    head.nonce = 1n
+    await reset?.()
+    expect(p.size).toBe(0)
+  })
+})

@@ -17,6 +17,8 @@ export interface PoolChainView {
   headBaseFee(): bigint
   /** Nonce and balance of an account at the head. */
   account(address: Uint8Array): Promise<{ nonce: bigint; balance: bigint }>
+  /** Calls `fn` whenever the head is moved by hand (debug_setHead…); the pool then re-reads nonces. */
+  onHeadReset?(fn: () => Promise<void>): void
 }
 
 export interface TxPoolOptions {
@@ -50,7 +52,9 @@ export class TxPool {
   constructor(
     private readonly chain: PoolChainView,
     private readonly opts: TxPoolOptions,
-  ) {}
+  ) {
+    chain.onHeadReset?.(() => this.resync())
+  }
 
   get size(): number {
     return this.byHash.size
@@ -263,13 +267,19 @@ export class TxPool {
     if (t) this.remove(t)
   }
 
-  /** Re-reads every sender's nonce from the head (after a reorg). */
+  /**
+   * Revalidates every sender against the head (after a reorg or a head reset): re-reads its nonce,
+   * forgets what the head already includes, and drops what its balance there no longer covers.
+   */
   async resync(): Promise<void> {
     for (const entry of [...this.senders.values()]) {
       const first = entry.byNonce.values().next().value
       if (!first) continue
-      entry.stateNonce = (await this.chain.account(first.sender)).nonce
-      for (const t of [...entry.byNonce.values()]) if (t.nonce < entry.stateNonce) this.remove(t)
+      const account = await this.chain.account(first.sender)
+      entry.stateNonce = account.nonce
+      for (const t of [...entry.byNonce.values()]) {
+        if (t.nonce < entry.stateNonce || t.tx.getUpfrontCost() > account.balance) this.remove(t)
+      }
     }
   }
 }

@@ -6,6 +6,7 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import { completeFailFast, type FailFastCall, failFastCall } from './failFastCalls.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export type CallType = 'CALL' | 'STATICCALL' | 'DELEGATECALL' | 'CALLCODE' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT'
@@ -42,7 +43,7 @@ export interface CallFrame {
 export interface CallTracerOptions {
   onlyTopCall?: boolean
   withLog?: boolean
-  /** Record SELFDESTRUCT as a frame (needs per-opcode events, so it costs time). */
+  /** Record SELFDESTRUCT as a frame, as geth does (default); false leaves them out. */
   withSelfdestructs?: boolean
 }
 
@@ -53,11 +54,112 @@ const GETH_ERRORS: Record<string, string> = {
   'code store out of gas': 'contract creation code storage out of gas',
   'code size to deposit exceeds maximum code size': 'max code size exceeded',
   'create collision': 'contract address collision',
+  'insufficient balance': 'insufficient balance for transfer',
+  'initcode exceeds max initcode size': 'max initcode size exceeded',
+  'invalid bytecode deployed': 'invalid code: must not begin with 0xef',
+  'value overflow': 'gas uint64 overflow',
 }
 
-/** geth's wording of an EVM error. */
-export function gethErrorText(error: string): string {
+/** Where a frame stood when it failed: its last opcode and the stack depth before it. */
+export interface FailurePoint {
+  opcode: number
+  stackLength: number
+}
+
+const INVALID = 0xfe
+/** Stack items each opcode takes, for geth's `stack underflow (have <=> want)` text. */
+const STACK_INPUTS: Record<number, number> = {
+  1: 2,
+  2: 2,
+  3: 2,
+  4: 2,
+  5: 2,
+  6: 2,
+  7: 2,
+  8: 3,
+  9: 3,
+  10: 2,
+  11: 2,
+  16: 2,
+  17: 2,
+  18: 2,
+  19: 2,
+  20: 2,
+  21: 1,
+  22: 2,
+  23: 2,
+  24: 2,
+  25: 1,
+  26: 2,
+  27: 2,
+  28: 2,
+  29: 2,
+  30: 1,
+  32: 2,
+  49: 1,
+  53: 1,
+  55: 3,
+  57: 3,
+  59: 1,
+  60: 4,
+  62: 3,
+  63: 1,
+  64: 1,
+  73: 1,
+  80: 1,
+  81: 1,
+  82: 2,
+  83: 2,
+  84: 1,
+  85: 2,
+  86: 1,
+  87: 2,
+  92: 1,
+  93: 2,
+  94: 3,
+  160: 2,
+  161: 3,
+  162: 4,
+  163: 5,
+  164: 6,
+  240: 3,
+  241: 7,
+  242: 7,
+  243: 2,
+  244: 6,
+  245: 4,
+  250: 6,
+  253: 2,
+  255: 1,
+}
+
+/** Stack items DUPn / SWAPn need. */
+function stackInputs(op: number): number {
+  if (op >= 0x80 && op <= 0x8f) return op - 0x7f
+  if (op >= 0x90 && op <= 0x9f) return op - 0x8e
+  return STACK_INPUTS[op] ?? 0
+}
+
+/** geth's wording of an EVM error; `at` (the failing step) fills in the texts that name it. */
+export function gethErrorText(error: string, at?: FailurePoint): string {
+  // The EVM's text names the place ("invalid JUMP at <code hash>/<address>:<pc>"); geth's does not.
+  if (error.startsWith('invalid JUMP')) return 'invalid jump destination'
+  if (error === 'invalid opcode' && at) {
+    return at.opcode === INVALID
+      ? 'invalid opcode: INVALID'
+      : `invalid opcode: opcode 0x${at.opcode.toString(16)} not defined`
+  }
+  if (error === 'stack underflow' && at) return `stack underflow (${at.stackLength} <=> ${stackInputs(at.opcode)})`
+  if (error === 'stack overflow' && at) return `stack limit reached ${at.stackLength} (1023)`
   return GETH_ERRORS[error] ?? error
+}
+
+/** geth's text for a frame's failure, from the EVM's error and the run state it stopped in. */
+export function frameErrorText(exec: EVMResult['execResult']): string | undefined {
+  const err = exec.exceptionError?.error
+  if (err === undefined) return undefined
+  const run = exec.runState
+  return gethErrorText(err, run ? { opcode: run.opCode, stackLength: run.stack.length } : undefined)
 }
 
 const LOG0 = 0xa0
@@ -83,9 +185,17 @@ function bigintToWord(n: bigint): Uint8Array {
   return out
 }
 
+/** A frame being built, with the message it runs and where it stands. */
+interface OpenFrame {
+  frame: CallFrame
+  message: Message
+}
+
 export class CallTracer implements TxTracer<CallFrame> {
-  private readonly stack: CallFrame[] = []
+  private readonly stack: OpenFrame[] = []
   private root?: CallFrame
+  /** A call seen at its step that fails before entering; completed at the frame's next step. */
+  private failFast?: FailFastCall
   private evm?: EVM
 
   constructor(private readonly opts: CallTracerOptions = {}) {}
@@ -94,7 +204,7 @@ export class CallTracer implements TxTracer<CallFrame> {
     this.evm = vm.evm as EVM
     this.evm.events.on('beforeMessage', this.onEnter)
     this.evm.events.on('afterMessage', this.onExit)
-    if (this.opts.withLog || this.opts.withSelfdestructs) this.evm.events.on('step', this.onStep)
+    this.evm.events.on('step', this.onStep)
   }
 
   finish({ tx, sender }: TxContext, result: RunTxResult): CallFrame {
@@ -106,7 +216,7 @@ export class CallTracer implements TxTracer<CallFrame> {
     root.messageGasUsed = root.gasUsed
     root.gas = tx.gasLimit
     root.gasUsed = result.totalGasSpent
-    if (result.createdAddress) root.to = result.createdAddress.bytes
+    if (result.createdAddress && root.error === undefined) root.to = result.createdAddress.bytes
     return root
   }
 
@@ -126,14 +236,21 @@ export class CallTracer implements TxTracer<CallFrame> {
     }
   }
 
+  /**
+   * geth's view of a call: `from` is the account whose code made it (for a frame inside a
+   * DELEGATECALL, the delegating contract), `to` the account whose code runs (for DELEGATECALL and
+   * CALLCODE the code's address, not the storage context), and a DELEGATECALL carries the value of
+   * the frame it runs in.
+   */
   private readonly onEnter = (m: Message): void => {
     const parent = this.stack[this.stack.length - 1]
-    const type = callTypeOf(m, parent)
+    const type = callTypeOf(m, parent?.frame)
+    const isCodeCall = type === 'DELEGATECALL' || type === 'CALLCODE'
     const frame: CallFrame = {
       type,
-      from: m.caller.bytes,
-      to: m.to?.bytes,
-      value: type === 'DELEGATECALL' || type === 'STATICCALL' ? undefined : m.value,
+      from: parent?.message.to?.bytes ?? m.caller.bytes,
+      to: isCodeCall ? m.codeAddress.bytes : m.to?.bytes,
+      value: type === 'STATICCALL' ? undefined : m.value,
       gas: m.gasLimit,
       gasUsed: 0n,
       input: m.data,
@@ -143,31 +260,45 @@ export class CallTracer implements TxTracer<CallFrame> {
       isStatic: m.isStatic,
     }
     if (this.stack.length === 0) this.root = frame
-    this.stack.push(frame)
+    this.stack.push({ frame, message: m })
   }
 
   private readonly onExit = (r: EVMResult): void => {
-    const frame = this.stack.pop()
-    if (!frame) return
+    const open = this.stack.pop()
+    if (!open) return
+    const { frame } = open
     const exec = r.execResult
+    // A fail-fast call as the frame's last step (the frame ran off its end after it).
+    if (this.failFast && !exec.exceptionError && exec.runState) this.addFailFast(frame, exec.runState.gasLeft)
+    this.failFast = undefined
     frame.gasUsed = exec.executionGasUsed
     if (r.createdAddress) frame.to = r.createdAddress.bytes
     const err = exec.exceptionError?.error
     if (err === undefined) frame.output = exec.returnValue
     else {
-      frame.error = gethErrorText(err)
+      frame.error = frameErrorText(exec)
       if (err === 'revert') frame.output = exec.returnValue
+      // geth leaves out the address of a create that failed.
+      if (frame.type === 'CREATE' || frame.type === 'CREATE2') frame.to = undefined
       frame.logs = []
       for (const c of frame.calls) dropLogs(c)
     }
     const parent = this.stack[this.stack.length - 1]
-    if (parent && !this.opts.onlyTopCall) parent.calls.push(frame)
+    if (parent && !this.opts.onlyTopCall) parent.frame.calls.push(frame)
+  }
+
+  private addFailFast(frame: CallFrame, gasLeftAfter: bigint): void {
+    if (this.failFast && !this.opts.onlyTopCall) frame.calls.push(completeFailFast(this.failFast, gasLeftAfter))
+    this.failFast = undefined
   }
 
   private readonly onStep = (s: InterpreterStep): void => {
+    const open = this.stack[this.stack.length - 1]
+    if (!open) return
     const op = s.opcode.code
-    const frame = this.stack[this.stack.length - 1]
-    if (!frame) return
+    const frame = open.frame
+    if (this.failFast) this.addFailFast(frame, s.gasLeft)
+    this.failFast = failFastCall(s)
     const st = s.stack
     const n = st.length
     if (op >= LOG0 && op <= LOG4 && this.opts.withLog && n >= 2 + op - LOG0) {
@@ -178,7 +309,7 @@ export class CallTracer implements TxTracer<CallFrame> {
       const topics: Uint8Array[] = []
       for (let i = 0; i < op - LOG0; i++) topics.push(bigintToWord(st[n - 3 - i]))
       frame.logs.push({ address: s.address.bytes, topics, data, position: frame.calls.length })
-    } else if (op === SELFDESTRUCT && this.opts.withSelfdestructs && n >= 1 && !this.opts.onlyTopCall) {
+    } else if (op === SELFDESTRUCT && this.opts.withSelfdestructs !== false && n >= 1 && !this.opts.onlyTopCall) {
       const beneficiary = bigintToWord(st[n - 1]).subarray(12)
       frame.calls.push({
         type: 'SELFDESTRUCT',
@@ -211,7 +342,7 @@ export function revertReason(output: Uint8Array): string | undefined {
   return new TextDecoder().decode(output.subarray(68, 68 + len))
 }
 
-/** geth's callTracer JSON of a frame tree. */
+/** geth's callTracer JSON of a frame tree, keys in geth's order (calls before logs, value and type last). */
 export function formatCallFrame(f: CallFrame): Record<string, unknown> {
   const out: Record<string, unknown> = {
     from: bytesToHex(f.from),
@@ -224,6 +355,7 @@ export function formatCallFrame(f: CallFrame): Record<string, unknown> {
   if (f.error !== undefined) out.error = f.error
   const reason = f.error === 'execution reverted' ? revertReason(f.output) : undefined
   if (reason !== undefined) out.revertReason = reason
+  if (f.calls.length > 0) out.calls = f.calls.map(formatCallFrame)
   if (f.logs.length > 0) {
     out.logs = f.logs.map((l) => ({
       address: bytesToHex(l.address),
@@ -232,7 +364,6 @@ export function formatCallFrame(f: CallFrame): Record<string, unknown> {
       position: toQuantity(l.position),
     }))
   }
-  if (f.calls.length > 0) out.calls = f.calls.map(formatCallFrame)
   if (f.value !== undefined) out.value = toQuantity(f.value)
   out.type = f.type
   return out

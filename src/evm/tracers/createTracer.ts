@@ -1,17 +1,63 @@
 /** Picks the tracer a TraceConfig names and wraps it so its result is ready for JSON. */
+import type { EVM } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 import { FourByteTracer } from './fourByteTracer.ts'
 import { flattenCallFrames } from './parityTrace.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 import { StructLogger, type StructLoggerOptions } from './structLogger.ts'
-import type { TxContext, TxTracer } from './txTracer.ts'
+import { TraceTimeoutError, type TxContext, type TxTracer } from './txTracer.ts'
 
 /** The TraceConfig object of debug_trace* (execution-apis src/schemas/opcode-tracer.yaml). */
 export interface TraceConfig extends StructLoggerOptions {
   tracer?: string
   tracerConfig?: Record<string, unknown>
   timeout?: string
+}
+
+/** Thrown for a `timeout` that is no Go duration (geth's text). */
+export class InvalidTimeoutError extends Error {
+  constructor(text: string) {
+    super(`time: invalid duration "${text}"`)
+  }
+}
+
+const DURATION_UNITS_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+}
+
+/** A Go duration (`"5s"`, `"1m30s"`, `"250ms"`) in milliseconds. */
+export function parseDurationMs(text: string): number {
+  const parts = [...text.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|ms|s|m|h)/g)]
+  if (parts.length === 0 || parts.map((p) => p[0]).join('') !== text) throw new InvalidTimeoutError(text)
+  return parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS_MS[p[2]], 0)
+}
+
+/** Stops the traced execution once `ms` have passed since it started. */
+function withTimeout<R>(inner: TxTracer<R>, ms: number): TxTracer<R> {
+  let deadline = 0
+  let evm: EVM | undefined
+  const check = () => {
+    if (performance.now() > deadline) throw new TraceTimeoutError()
+  }
+  return {
+    start: (ctx) => {
+      deadline = performance.now() + ms
+      evm = ctx.vm.evm as EVM
+      evm.events.on('step', check)
+      return inner.start(ctx)
+    },
+    finish: (ctx, r) => {
+      evm?.events.off('step', check)
+      return inner.finish(ctx, r)
+    },
+  }
 }
 
 /** Thrown for a tracer name this node does not know. */
@@ -32,10 +78,33 @@ function flag(cfg: Record<string, unknown>, name: string): boolean {
   return cfg[name] === true
 }
 
-/** A fresh tracer for one transaction, as `config` asks. */
+/** A fresh tracer for one transaction, as `config` asks (with its `timeout`, when given). */
 export function createTracer(config: TraceConfig = {}): TxTracer<unknown> {
-  const cfg = config.tracerConfig ?? {}
-  switch (config.tracer) {
+  const tracer = namedTracer(config.tracer, config.tracerConfig ?? {}, config)
+  return config.timeout === undefined ? tracer : withTimeout(tracer, parseDurationMs(config.timeout))
+}
+
+/**
+ * geth's muxTracer: several tracers over one execution, `tracerConfig` naming each with its own
+ * config; the result holds each one's result under its name (keys sorted, as geth's JSON map).
+ */
+function muxTracer(cfg: Record<string, unknown>): TxTracer<Record<string, unknown>> {
+  const names = Object.keys(cfg).sort()
+  const tracers = names.map((name) => namedTracer(name, (cfg[name] as Record<string, unknown> | null) ?? {}, {}))
+  return {
+    async start(ctx) {
+      for (const t of tracers) await t.start(ctx)
+    },
+    async finish(ctx, r) {
+      const out: Record<string, unknown> = {}
+      for (const [i, t] of tracers.entries()) out[names[i]] = await t.finish(ctx, r)
+      return out
+    },
+  }
+}
+
+function namedTracer(name: string | undefined, cfg: Record<string, unknown>, config: TraceConfig): TxTracer<unknown> {
+  switch (name) {
     case undefined:
     case '':
       return new StructLogger(config)
@@ -63,7 +132,9 @@ export function createTracer(config: TraceConfig = {}): TxTracer<unknown> {
       )
     case 'noopTracer':
       return { start: () => {}, finish: () => ({}) }
+    case 'muxTracer':
+      return muxTracer(cfg)
     default:
-      throw new UnknownTracerError(config.tracer)
+      throw new UnknownTracerError(name ?? '')
   }
 }

@@ -28,6 +28,16 @@ const PARITY_ERRORS: Record<string, string> = {
   'contract address collision': 'Contract address collision',
 }
 
+/** Parity's word for a geth error text; geth's texts that name the opcode or stack sizes by their start. */
+function parityError(gethText: string): string {
+  const exact = PARITY_ERRORS[gethText]
+  if (exact) return exact
+  if (gethText.startsWith('invalid opcode')) return PARITY_ERRORS['invalid opcode']
+  if (gethText.startsWith('stack underflow')) return PARITY_ERRORS['stack underflow']
+  if (gethText.startsWith('stack limit reached')) return PARITY_ERRORS['stack overflow']
+  return gethText
+}
+
 function actionAndResult(f: CallFrame, isTop: boolean): { action: Json; result: Json | null; type: string } {
   const gas = isTop && f.messageGas !== undefined ? f.messageGas : f.gas
   const gasUsed = isTop && f.messageGasUsed !== undefined ? f.messageGasUsed : f.gasUsed
@@ -75,7 +85,7 @@ export function flattenCallFrames(root: CallFrame, at?: TraceLocation): Json[] {
       entry.blockHash = bytesToHex(at.blockHash)
       entry.blockNumber = Number(at.blockNumber)
     }
-    if (f.error !== undefined) entry.error = PARITY_ERRORS[f.error] ?? f.error
+    if (f.error !== undefined) entry.error = parityError(f.error)
     else entry.result = result
     entry.subtraces = f.calls.length
     entry.traceAddress = path

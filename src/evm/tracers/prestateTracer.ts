@@ -4,8 +4,9 @@
  * the opcode that makes them, before it runs, so the values read are still the pre-state.
  */
 import type { EVM, EVMResult, InterpreterStep } from '@ethereumjs/evm'
-import { Address } from '@ethereumjs/util'
+import { Address, eoaCode7702RecoverAuthority, generateAddress, generateAddress2 } from '@ethereumjs/util'
 import type { RunTxResult } from '@ethereumjs/vm'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import {
   bigintToPaddedBytes,
   bytesToBigint,
@@ -32,7 +33,7 @@ interface AccountState {
   isEmpty: boolean
 }
 
-type AccountJson = { balance?: Hex; nonce?: number; code?: Hex; storage?: Record<string, Hex> }
+type AccountJson = { balance?: Hex; code?: Hex; codeHash?: Hex; nonce?: number; storage?: Record<string, Hex> }
 export type PrestateResult =
   | Record<string, AccountJson>
   | { pre: Record<string, AccountJson>; post: Record<string, AccountJson> }
@@ -42,9 +43,43 @@ const ADDRESS_AT_TOP = new Set([0x31, 0x3b, 0x3c, 0x3f, 0xff]) // BALANCE, EXTCO
 const ADDRESS_SECOND = new Set([0xf1, 0xf2, 0xf4, 0xfa]) // CALL, CALLCODE, DELEGATECALL, STATICCALL
 const SLOAD = 0x54
 const SSTORE = 0x55
+const CREATE = 0xf0
+const CREATE2 = 0xf5
+/** EIP-7702: code `0xef0100 ‖ address` delegates an account to `address`. */
+const DELEGATION_PREFIX = [0xef, 0x01, 0x00]
+
+function delegationTarget(code: Uint8Array): Address | undefined {
+  if (code.length !== 23 || DELEGATION_PREFIX.some((b, i) => code[i] !== b)) return undefined
+  return new Address(code.slice(3))
+}
 
 function word(n: bigint): Hex {
   return `0x${n.toString(16).padStart(64, '0')}`
+}
+
+function createdAddress(creator: Address, nonce: bigint): Address {
+  return new Address(generateAddress(creator.bytes, bigintToPaddedBytes(nonce, 32).subarray(32 - byteLength(nonce))))
+}
+
+function created2Address(creator: Address, salt: bigint, init: Uint8Array): Address {
+  return new Address(generateAddress2(creator.bytes, bigintToPaddedBytes(salt, 32), init))
+}
+
+function byteLength(n: bigint): number {
+  return n === 0n ? 0 : Math.ceil(n.toString(16).length / 2)
+}
+
+/** The authorities of an EIP-7702 transaction's authorizations (unrecoverable ones left out). */
+function authorities(tx: TxContext['tx']): Address[] {
+  const list = (tx as { authorizationList?: Uint8Array[][] }).authorizationList
+  if (!list) return []
+  return list.flatMap((item) => {
+    try {
+      return [eoaCode7702RecoverAuthority(item as never)]
+    } catch {
+      return []
+    }
+  })
 }
 
 function addressOf(n: bigint): Address {
@@ -65,6 +100,8 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     await this.lookupAccount(new Address(sender))
     if (tx.to) await this.lookupAccount(tx.to)
     await this.lookupAccount(block.header.coinbase)
+    // EIP-7702: the authorities, before their delegations are applied.
+    for (const authority of authorities(tx)) await this.lookupAccount(authority)
     this.evm.events.on('step', this.onStep)
     this.evm.events.on('afterMessage', this.onExit)
   }
@@ -82,8 +119,9 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     for (const [addr, before] of this.pre) {
       const address = new Address(hexToBytes(addr))
       const account = await this.state!.getAccount(address)
+      const isCreated = this.created.has(addr) && before.isEmpty
       if (!account) {
-        if (!before.isEmpty) pre[addr] = this.toJson(before)
+        if (!isCreated) pre[addr] = this.toJson(before)
         continue
       }
       const after: AccountState = {
@@ -105,25 +143,30 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
         if (now !== ZERO_WORD) after.storage.set(key, now)
       }
       if (!isModified) continue
-      if (!before.isEmpty) pre[addr] = this.toJson({ ...before, storage: preSlots })
+      if (!isCreated) pre[addr] = this.toJson({ ...before, storage: preSlots })
       post[addr] = this.diffJson(before, after)
     }
     return { pre, post }
   }
 
+  /** geth's account JSON: balance, code, codeHash (accounts with code only), nonce (when not 0), storage. */
   private toJson(s: AccountState): AccountJson {
     const out: AccountJson = { balance: toQuantity(s.balance) }
-    if (s.nonce > 0n) out.nonce = Number(s.nonce)
     if (s.code.length > 0 && !this.opts.disableCode) out.code = bytesToHex(s.code)
+    if (s.code.length > 0) out.codeHash = bytesToHex(keccak_256(s.code))
+    if (s.nonce > 0n) out.nonce = Number(s.nonce)
     if (s.storage.size > 0 && !this.opts.disableStorage) out.storage = Object.fromEntries(s.storage)
     return out
   }
 
+  /** What changed, in the same key order; a code change shows the new code hash too. */
   private diffJson(before: AccountState, after: AccountState): AccountJson {
     const out: AccountJson = {}
     if (after.balance !== before.balance) out.balance = toQuantity(after.balance)
+    const isCodeChanged = !equalBytes(after.code, before.code)
+    if (isCodeChanged && !this.opts.disableCode) out.code = bytesToHex(after.code)
+    if (isCodeChanged) out.codeHash = after.code.length > 0 ? bytesToHex(keccak_256(after.code)) : ZERO_WORD
     if (after.nonce !== before.nonce) out.nonce = Number(after.nonce)
-    if (!equalBytes(after.code, before.code) && !this.opts.disableCode) out.code = bytesToHex(after.code)
     if (after.storage.size > 0 && !this.opts.disableStorage) out.storage = Object.fromEntries(after.storage)
     return out
   }
@@ -151,6 +194,13 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     s.storage.set(key, word(bytesToBigint(await this.state!.getStorage(address, bigintToPaddedBytes(slot, 32)))))
   }
 
+  /** A called account, and the account it delegates to (EIP-7702), as geth looks both up. */
+  private async lookupCallee(address: Address): Promise<void> {
+    const callee = await this.lookupAccount(address)
+    const target = delegationTarget(callee.code)
+    if (target) await this.lookupAccount(target)
+  }
+
   private markCreated(address: Address): void {
     const key = address.toString()
     this.created.add(key)
@@ -167,7 +217,12 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     let pending: Promise<unknown> | undefined
     if ((op === SLOAD || op === SSTORE) && n >= 1) pending = this.lookupSlot(s.address, st[n - 1])
     else if (ADDRESS_AT_TOP.has(op) && n >= 1) pending = this.lookupAccount(addressOf(st[n - 1]))
-    else if (ADDRESS_SECOND.has(op) && n >= 2) pending = this.lookupAccount(addressOf(st[n - 2]))
+    else if (ADDRESS_SECOND.has(op) && n >= 2) pending = this.lookupCallee(addressOf(st[n - 2]))
+    else if (op === CREATE && n >= 3) pending = this.lookupAccount(createdAddress(s.address, s.account.nonce))
+    else if (op === CREATE2 && n >= 4) {
+      const init = s.memory.slice(Number(st[n - 2]), Number(st[n - 2] + st[n - 3]))
+      pending = this.lookupAccount(created2Address(s.address, st[n - 4], init))
+    }
     if (pending) pending.then(done, done)
     else done?.()
   }

@@ -7,6 +7,7 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex } from '../../primitives/hex.ts'
+import { frameErrorText } from './callTracer.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export interface StructLoggerOptions {
@@ -198,6 +199,6 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     const err = r.execResult.exceptionError
     if (!err || err.error === REVERT_MESSAGE || !frame || this.logs.length <= frame.firstLog) return
     const last = this.logs[this.logs.length - 1]
-    if (last.error === undefined) last.error = err.error
+    if (last.error === undefined) last.error = frameErrorText(r.execResult)
   }
 }

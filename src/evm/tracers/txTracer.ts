@@ -25,3 +25,10 @@ export interface TxTracer<R = unknown> {
   /** After the transaction's changes are applied: unsubscribe and build the result. */
   finish(ctx: TxContext, result: RunTxResult): Promise<R> | R
 }
+
+/** Thrown (from a step) when a trace runs past its `timeout`; geth's text. */
+export class TraceTimeoutError extends Error {
+  constructor() {
+    super('execution timeout')
+  }
+}

@@ -9,6 +9,7 @@ import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { setLogLevel } from '../../primitives/logger.ts'
 import type { RpcContext } from '../context.ts'
+import { logCacheMethods } from './logCacheMethods.ts'
 
 const P2P_PORT = 30303
 
@@ -68,4 +69,5 @@ export const adminMethods = [
   refusePeerChange('admin_addPeer'),
   refusePeerChange('admin_removePeer'),
   changeLogLevel,
+  ...logCacheMethods,
 ]

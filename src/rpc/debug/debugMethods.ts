@@ -13,6 +13,8 @@ import type { RpcContext } from '../context.ts'
 import { mapCallErrors } from '../eth/callErrors.ts'
 import { callParams } from '../eth/callRequest.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
+import { accountMethods } from './accountMethods.ts'
+import { nodeMethods } from './nodeMethods.ts'
 import { rawMethods } from './rawMethods.ts'
 import { storageRangeAt } from './storageRangeAt.ts'
 import {
@@ -23,6 +25,7 @@ import {
   traceConfig,
   traceTransactionAt,
 } from './traceRunner.ts'
+import { traceToFileMethods } from './traceToFile.ts'
 
 const config = traceConfig.optional()
 
@@ -79,7 +82,9 @@ export const traceCall = defineMethod({
     const block = await requireBlock(ctx, ref)
     const tracer = await mapTracingErrors(async () => createTracer(cfg))
     const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: req.strict }
-    return mapCallErrors(ctx.chain.common, () => traceCallRequest(ctx.chain, block, req, opts, tracer))
+    return mapTracingErrors(() =>
+      mapCallErrors(ctx.chain.common, () => traceCallRequest(ctx.chain, block, req, opts, tracer)),
+    )
   },
 })
 
@@ -91,4 +96,7 @@ export const debugMethods = [
   traceCall,
   storageRangeAt,
   ...rawMethods,
+  ...accountMethods,
+  ...nodeMethods,
+  ...traceToFileMethods,
 ]

@@ -4,17 +4,24 @@
  */
 import type { Block } from '@ethereumjs/block'
 import { ReplayError, replayBlock } from '../../evm/tracers/blockReplayer.ts'
-import { createTracer, type TraceConfig, UnknownTracerError } from '../../evm/tracers/createTracer.ts'
-import type { TxTracer } from '../../evm/tracers/txTracer.ts'
+import {
+  createTracer,
+  InvalidTimeoutError,
+  type TraceConfig,
+  UnknownTracerError,
+} from '../../evm/tracers/createTracer.ts'
+import { TraceTimeoutError, type TxTracer } from '../../evm/tracers/txTracer.ts'
 import { codec, decoders } from '../../jsonrpc/codecs.ts'
-import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 
 /** Turns tracing failures into RPC errors; anything else passes through. */
 export function tracingError(e: unknown): unknown {
   if (e instanceof ReplayError) return besuError('blockNotFound', e.message)
-  if (e instanceof UnknownTracerError) return new InvalidParamsError(`Invalid params: ${e.message}`)
+  if (e instanceof UnknownTracerError || e instanceof InvalidTimeoutError)
+    return new InvalidParamsError(`Invalid params: ${e.message}`)
+  if (e instanceof TraceTimeoutError) return new RpcError(-32000, e.message)
   return e
 }
 
@@ -34,6 +41,7 @@ export const traceConfig = codec('trace config', (v): TraceConfig => {
     if (o[k] !== undefined && typeof o[k] !== 'boolean') decoders.fail(`${k}: expected a boolean`)
   }
   if (o.tracer !== undefined && typeof o.tracer !== 'string') decoders.fail('tracer: expected a string')
+  if (o.timeout !== undefined && typeof o.timeout !== 'string') decoders.fail('timeout: expected a duration string')
   if (o.tracerConfig !== undefined && (typeof o.tracerConfig !== 'object' || o.tracerConfig === null)) {
     decoders.fail('tracerConfig: expected an object')
   }

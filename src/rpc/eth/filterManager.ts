@@ -6,6 +6,7 @@
  * eth_getLogs and the WebSocket subscriptions, which share the same chain updates.
  */
 import type { Chain } from '../../chain/chain.ts'
+import type { LogBloomCache } from '../../chain/logBloomCache.ts'
 import { besuError } from '../../jsonrpc/errors.ts'
 import { type Clock, systemClock } from '../../primitives/clock.ts'
 import { bytesToBigint, bytesToHex, toQuantity } from '../../primitives/hex.ts'
@@ -32,6 +33,8 @@ export interface FilterManagerOptions {
   timeoutMs?: number
   maxFilters?: number
   subscriptions?: SubscriptionLimits
+  /** Log bloom cache files, used by log queries where they beat the log index. */
+  logBloomCache?: LogBloomCache
 }
 
 export class FilterManager {
@@ -53,7 +56,7 @@ export class FilterManager {
     this.clock = opts.clock ?? systemClock
     this.timeoutMs = opts.timeoutMs ?? FILTER_TIMEOUT_MS
     this.maxFilters = opts.maxFilters ?? MAX_FILTERS
-    this.logs = new LogReader(chain)
+    this.logs = new LogReader(chain, opts.logBloomCache)
     this.heads = new HeadTracker(chain)
     this.subscriptions = new SubscriptionManager(chain, this.logs, opts.subscriptions)
     this.unsubscribers.push(

@@ -1,5 +1,6 @@
+import { type CallRequest, callRequestOf } from '../../evm/callTransaction.ts'
 import { replayBlock } from '../../evm/tracers/blockReplayer.ts'
-import { traceCallRequest } from '../../evm/tracers/callRequestTracer.ts'
+import { traceCallRequest, traceCallRequests } from '../../evm/tracers/callRequestTracer.ts'
 import { createReplayTracer, type TraceType } from '../../evm/tracers/replayTracer.ts'
 import { codec, decoders, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
@@ -10,6 +11,7 @@ import { mapTracingErrors, requireTransaction, traceTransactionAt } from '../deb
 import { mapCallErrors } from '../eth/callErrors.ts'
 import { callParams } from '../eth/callRequest.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
+import { decodeRawTransaction } from '../eth/txMethods.ts'
 import { blockTraces, flatTracer } from './blockTraces.ts'
 import { traceFilter } from './traceFilter.ts'
 
@@ -89,6 +91,37 @@ export const traceCall = defineMethod({
   },
 })
 
+/** One `[call, traceTypes]` pair of trace_callMany. */
+const callWithTypes = codec('call', (v): { req: CallRequest; types: TraceType[] } => {
+  if (!Array.isArray(v) || v.length !== 2) return decoders.fail('expected a [transaction, trace types] pair')
+  return { req: callParams.call.decode(v[0]), types: traceTypes.decode(v[1]) }
+})
+
+/** Runs calls one after the other on a block's state (each sees the earlier ones' changes). */
+export const traceCallMany = defineMethod({
+  name: 'trace_callMany',
+  params: [p.array(callWithTypes, 'calls'), p.block.optional('latest')],
+  handler: async (ctx: RpcContext, [calls, ref]) => {
+    const block = await requireBlock(ctx, ref)
+    const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: calls[0]?.req.strict }
+    const traced = calls.map(({ req, types }) => ({ req, tracer: createReplayTracer(types) }))
+    return mapCallErrors(ctx.chain.common, () => traceCallRequests(ctx.chain, block, traced, opts))
+  },
+})
+
+/** Runs a signed transaction as a call on the head's state, without sending it. */
+export const traceRawTransaction = defineMethod({
+  name: 'trace_rawTransaction',
+  params: [p.named('transaction', p.data), traceTypes],
+  handler: async (ctx: RpcContext, [raw, types]) => {
+    const req = callRequestOf(await decodeRawTransaction(ctx, raw))
+    const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: true }
+    return mapCallErrors(ctx.chain.common, () =>
+      traceCallRequest(ctx.chain, ctx.chain.head, req, opts, createReplayTracer(types)),
+    )
+  },
+})
+
 export const traceMethods = [
   traceTransaction,
   traceBlock,
@@ -96,5 +129,7 @@ export const traceMethods = [
   replayTransaction,
   replayBlockTransactions,
   traceCall,
+  traceCallMany,
+  traceRawTransaction,
   traceFilter,
 ]

@@ -10,6 +10,7 @@ import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import type { PoolTx } from '../../txpool/txPool.ts'
 import type { RpcContext } from '../context.ts'
 import { formatTransaction } from '../format.ts'
+import { pendingTransactionsMethods } from './pendingTransactions.ts'
 
 function byNonce(txs: PoolTx[] = []): Record<string, unknown> {
   const out: Record<string, unknown> = {}
@@ -61,16 +62,20 @@ export const status = defineMethod({
 })
 
 /** Besu's list of pooled transactions with when they arrived; every one came over RPC (local). */
-export const besuTransactions = defineMethod({
-  name: 'txpool_besuTransactions',
-  params: [],
-  handler: (ctx: RpcContext) =>
-    ctx.pool.all().map((t) => ({
-      hash: t.hash,
-      isReceivedFromLocalSource: true,
-      addedToPoolAt: new Date(t.addedAtMs).toISOString(),
-    })),
-})
+function transactions(ctx: RpcContext) {
+  return ctx.pool.all().map((t) => ({
+    hash: t.hash,
+    isReceivedFromLocalSource: true,
+    addedToPoolAt: new Date(t.addedAtMs).toISOString(),
+  }))
+}
+
+/** Pooled transactions with their arrival time. Besu reference: TxPoolBesuTransactions */
+export const besuTransactions = defineMethod({ name: 'txpool_besuTransactions', params: [], handler: transactions })
+/** `txpool_besuTransactions` under this client's name. */
+export const basaltTransactions = defineMethod({ name: 'txpool_basaltTransactions', params: [], handler: transactions })
+/** `txpool_besuTransactions` under a client-neutral name. */
+export const clientTransactions = defineMethod({ name: 'txpool_clientTransactions', params: [], handler: transactions })
 
 function statistics(ctx: RpcContext) {
   return { maxSize: ctx.pool.maxSize, localCount: ctx.pool.size, remoteCount: 0 }
@@ -88,6 +93,9 @@ export const txpoolMethods = [
   contentFrom,
   status,
   besuTransactions,
+  basaltTransactions,
+  clientTransactions,
+  ...pendingTransactionsMethods,
   besuStatistics,
   basaltStatistics,
   clientStatistics,

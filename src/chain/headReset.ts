@@ -1,0 +1,29 @@
+/**
+ * Head resets by hand, on the one primitive `Chain.resetHead`: moving the head to a stored block
+ * (debug_setHead) and executing a stored block again on its parent (debug_replayBlock). Each runs
+ * inside `Chain.exclusive`, so the dev sealer never builds on a head that moves under it, and the
+ * reset's listeners (the pool's revalidation) have run when it resolves.
+ */
+import type { Block } from '@ethereumjs/block'
+import { executeBlock } from './blockImporter.ts'
+import type { Chain } from './chain.ts'
+
+/** Makes the stored `block` the head; blocks above it stay stored and can be imported again. */
+export function rewindTo(chain: Chain, block: Block): Promise<void> {
+  return chain.exclusive(() => chain.resetHead(block))
+}
+
+/**
+ * Rolls the head back to the parent of the stored `block`, executes the block again (every root
+ * checked against its header) and makes it the head. Throws when the block no longer executes to
+ * its roots; the head then stays at the parent.
+ */
+export function reexecuteBlock(chain: Chain, block: Block): Promise<void> {
+  return chain.exclusive(async () => {
+    const parent = await chain.getBlockByHash(block.header.parentHash)
+    if (!parent) throw new Error(`parent of block ${block.header.number} not found`)
+    await chain.resetHead(parent)
+    await executeBlock(chain, block, parent)
+    await chain.resetHead(block)
+  })
+}

@@ -1,0 +1,206 @@
+/**
+ * callTracer against geth's rules, on hand-assembled contracts (assembly beside each). Expected
+ * values come from the rules, not from this tracer: `from` is the account whose code made the call
+ * (inside a DELEGATECALL, the delegating contract), `to` the account whose code runs, DELEGATECALL
+ * carries its frame's value and STATICCALL none, SELFDESTRUCT is a frame of its own, failed frames
+ * use all their gas and geth's error texts, keys come in geth's order.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { generateAddress2 } from '@ethereumjs/util'
+import {
+  callerRuntime,
+  deployCode,
+  REVERT_RUNTIME,
+  STORE_RUNTIME,
+  type TracingChain,
+  tracingChain,
+} from '../../../test/tracing/tracingChain.ts'
+import { computeContractAddress } from '../../chain/addresses.ts'
+import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { CallTracer, formatCallFrame } from './callTracer.ts'
+import { flattenCallFrames } from './parityTrace.ts'
+
+const RETURNED_2A = `0x${'2a'.padStart(64, '0')}`
+const at = (a: string) => a.slice(2)
+
+/** DELEGATECALL, CALLCODE, STATICCALL of `target`, no arguments, each result popped:
+ * PUSH1 0 ×4, PUSH20 target, GAS, DELEGATECALL, POP; PUSH1 0 ×5, PUSH20 target, GAS, CALLCODE, POP;
+ * PUSH1 0 ×4, PUSH20 target, GAS, STATICCALL, POP; STOP */
+const mixedRuntime = (target: string) =>
+  `600060006000600073${at(target)}5af450` +
+  `6000600060006000600073${at(target)}5af250` +
+  `600060006000600073${at(target)}5afa50` +
+  '00'
+/** DELEGATECALL of `target` with no arguments, then STOP. */
+const proxyRuntime = (target: string) => `600060006000600073${at(target)}5af45000`
+/** SELFDESTRUCT to `beneficiary`: PUSH20 beneficiary, SELFDESTRUCT. */
+const selfdestructRuntime = (beneficiary: string) => `73${at(beneficiary)}ff`
+/** PUSH32 word, PUSH1 0, MSTORE; CALL(GAS, 0x04 identity, 0, 0, 32, 0, 32), POP, STOP. */
+const WORD = 'ab'.repeat(32)
+const IDENTITY_RUNTIME = `7f${WORD}600052602060006020600060006004${'5a'}f15000`
+/** CALL(GAS, 0xdead, value 1, no data), POP, STOP. */
+const PAY_EMPTY_RUNTIME = '6000600060006000600161dead5af15000'
+/** CREATE(0, mem[4..32]) then CREATE2(0, mem[4..32], salt 1) of the store contract's init code. */
+const INIT = bytesToHex(deployCode(STORE_RUNTIME)).slice(2)
+const FACTORY_RUNTIME = `7f${INIT.padStart(64, '0')}600052601c60046000f050` + `6001601c60046000f55000`
+
+let t: TracingChain
+let store: string
+
+beforeAll(async () => {
+  t = await tracingChain()
+  store = await t.deploy(STORE_RUNTIME)
+})
+afterAll(() => t.close())
+
+async function callTrace(to: string, opts: { value?: bigint; gasLimit?: bigint } = {}, tracer = new CallTracer()) {
+  const hash = await t.send({ to, ...opts })
+  return formatCallFrame(await t.trace(hash, tracer)) as any
+}
+
+describe('callTracer: DELEGATECALL, CALLCODE, STATICCALL', () => {
+  it('names the code address as `to` and the calling contract as `from`', async () => {
+    const mixed = await t.deploy(mixedRuntime(store))
+    const top = await callTrace(mixed, { value: 3n })
+    expect(top.calls.map((c: any) => [c.type, c.from, c.to, c.value])).toEqual([
+      ['DELEGATECALL', mixed, store, '0x3'],
+      ['CALLCODE', mixed, store, '0x0'],
+      ['STATICCALL', mixed, store, undefined],
+    ])
+    expect(top.calls[0].output).toBe(RETURNED_2A)
+    expect(top.calls[1].output).toBe(RETURNED_2A)
+    // SSTORE inside a static frame: geth's write protection, all the frame's gas used, no output.
+    expect(top.calls[2].error).toBe('write protection')
+    expect(top.calls[2].gasUsed).toBe(top.calls[2].gas)
+    expect(top.calls[2].output).toBeUndefined()
+  })
+
+  it('nests the calls made inside a DELEGATECALL under it, from the delegating contract', async () => {
+    const logic = await t.deploy(callerRuntime(store))
+    const proxy = await t.deploy(proxyRuntime(logic))
+    const top = await callTrace(proxy)
+    expect(top.calls).toHaveLength(1)
+    expect(top.calls[0]).toMatchObject({ type: 'DELEGATECALL', from: proxy, to: logic })
+    expect(top.calls[0].calls).toHaveLength(1)
+    expect(top.calls[0].calls[0]).toMatchObject({ type: 'CALL', from: proxy, to: store, input: '0x00000000' })
+  })
+})
+
+describe('callTracer: SELFDESTRUCT, creates, precompiles and plain value', () => {
+  it('records SELFDESTRUCT as a frame with the balance sent to the beneficiary', async () => {
+    const beneficiary = '0x000000000000000000000000000000000000be11'
+    const doomed = await t.deploy(selfdestructRuntime(beneficiary))
+    const top = await callTrace(doomed, { value: 5n })
+    expect(top.calls).toEqual([
+      { from: doomed, gas: '0x0', gasUsed: '0x0', to: beneficiary, input: '0x', value: '0x5', type: 'SELFDESTRUCT' },
+    ])
+  })
+
+  it('shows a precompile call with its input, output and gas (identity: 15 + 3 per word)', async () => {
+    const caller = await t.deploy(IDENTITY_RUNTIME)
+    const top = await callTrace(caller)
+    expect(top.calls).toHaveLength(1)
+    expect(top.calls[0]).toMatchObject({
+      type: 'CALL',
+      from: caller,
+      to: '0x0000000000000000000000000000000000000004',
+      input: `0x${WORD}`,
+      output: `0x${WORD}`,
+      gasUsed: '0x12',
+      value: '0x0',
+    })
+  })
+
+  it('shows value sent to an account without code as a call that used no gas', async () => {
+    const payer = await t.deploy(PAY_EMPTY_RUNTIME)
+    const top = await callTrace(payer, { value: 10n })
+    expect(top.calls[0]).toMatchObject({
+      type: 'CALL',
+      from: payer,
+      to: '0x000000000000000000000000000000000000dead',
+      input: '0x',
+      gasUsed: '0x0',
+      value: '0x1',
+    })
+    expect(top.calls[0].output).toBeUndefined()
+  })
+
+  it('shows a call with more value than the caller holds as a frame that failed before entering', async () => {
+    // CALL(GAS, 0xdeaf (empty), value 1, no data): the contract holds nothing, so the CALL fails fast.
+    const payer = await t.deploy('6000600060006000600161deaf5af15000')
+    const top = await callTrace(payer)
+    // 1,000,000 - 21,000 intrinsic = 979,000; five PUSH1, PUSH2 and GAS leave 978,980 asked for. CALL
+    // costs 2,600 (cold) + 9,000 (value) + 25,000 (new account): 942,380 left, of which all but a
+    // 64th (927,656) would go to the callee, plus the 2,300 stipend: 929,956 = 0xe30a4.
+    expect(top.calls).toEqual([
+      {
+        from: payer,
+        gas: '0xe30a4',
+        gasUsed: '0x0',
+        to: '0x000000000000000000000000000000000000deaf',
+        input: '0x',
+        error: 'insufficient balance for transfer',
+        value: '0x1',
+        type: 'CALL',
+      },
+    ])
+    expect(top.error).toBeUndefined()
+  })
+
+  it('names created contracts as `to`, with their init code as input and runtime as output', async () => {
+    const factory = await t.deploy(FACTORY_RUNTIME)
+    const top = await callTrace(factory)
+    const init = hexToBytes(`0x${INIT}`)
+    const created = bytesToHex(computeContractAddress(hexToBytes(factory), 1n))
+    const created2 = bytesToHex(generateAddress2(hexToBytes(factory), hexToBytes(`0x${'01'.padStart(64, '0')}`), init))
+    expect(top.calls.map((c: any) => [c.type, c.from, c.to, c.input, c.output, c.value])).toEqual([
+      ['CREATE', factory, created, `0x${INIT}`, `0x${STORE_RUNTIME}`, '0x0'],
+      ['CREATE2', factory, created2, `0x${INIT}`, `0x${STORE_RUNTIME}`, '0x0'],
+    ])
+  })
+})
+
+describe('callTracer: failures at depth and geth error texts', () => {
+  it('marks a reverted child and keeps the parent and its log', async () => {
+    const reverter = await t.deploy(REVERT_RUNTIME)
+    const caller = await t.deploy(callerRuntime(reverter))
+    const top = await callTrace(caller, {}, new CallTracer({ withLog: true }))
+    expect(top.error).toBeUndefined()
+    expect(top.calls[0]).toMatchObject({ type: 'CALL', from: caller, to: reverter, error: 'execution reverted' })
+    expect(top.calls[0].output).toBeUndefined()
+    expect(top.logs).toHaveLength(1)
+    expect(Object.keys(top)).toEqual(['from', 'gas', 'gasUsed', 'to', 'input', 'calls', 'logs', 'value', 'type'])
+  })
+
+  it('reports a child out of gas and keeps its frame', async () => {
+    const looper = await t.deploy('5b600056') // JUMPDEST, PUSH1 0, JUMP: loops until out of gas
+    const caller = await t.deploy(callerRuntime(looper))
+    const top = await callTrace(caller)
+    expect(top.calls[0]).toMatchObject({ to: looper, error: 'out of gas' })
+    expect(top.calls[0].gasUsed).toBe(top.calls[0].gas)
+  })
+
+  it.each([
+    ['600456', 'invalid jump destination'], // PUSH1 4, JUMP past the code
+    ['fe', 'invalid opcode: INVALID'],
+    ['0c', 'invalid opcode: opcode 0xc not defined'],
+    ['01', 'stack underflow (0 <=> 2)'], // ADD on an empty stack
+    ['600101', 'stack underflow (1 <=> 2)'], // PUSH1 1, ADD
+  ])('halts code %s with "%s"', async (runtime, text) => {
+    const bad = await t.deploy(runtime)
+    const top = await callTrace(bad, { gasLimit: 60_000n })
+    expect(top.error).toBe(text)
+    expect(top.gasUsed).toBe('0xea60')
+  })
+
+  it.each([
+    ['fe', 'Bad instruction'],
+    ['01', 'Stack underflow'],
+    ['600456', 'Bad jump destination'],
+  ])('gives parity traces of code %s the parity word "%s"', async (runtime, word) => {
+    const bad = await t.deploy(runtime)
+    const hash = await t.send({ to: bad, gasLimit: 60_000n })
+    const [top] = flattenCallFrames(await t.trace(hash, new CallTracer())) as any[]
+    expect(top.error).toBe(word)
+  })
+})

@@ -1,0 +1,51 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { createTracer, InvalidTimeoutError, parseDurationMs } from './createTracer.ts'
+import { TraceTimeoutError } from './txTracer.ts'
+
+let t: TracingChain
+let store: string
+let callTx: Uint8Array
+let loopTx: Uint8Array
+
+beforeAll(async () => {
+  t = await tracingChain()
+  store = await t.deploy(STORE_RUNTIME)
+  const caller = await t.deploy(callerRuntime(store))
+  callTx = await t.send({ to: caller, data: new Uint8Array([0xde, 0xad, 0xbe, 0xef]) })
+  const looper = await t.deploy('5b600056') // JUMPDEST, PUSH1 0, JUMP: runs until out of gas
+  loopTx = await t.send({ to: looper, gasLimit: 5_000_000n })
+})
+afterAll(() => t.close())
+
+describe('createTracer', () => {
+  it('runs several tracers over one execution with muxTracer, results under their sorted names', async () => {
+    const mux = (await t.trace(
+      callTx,
+      createTracer({ tracer: 'muxTracer', tracerConfig: { callTracer: { onlyTopCall: true }, '4byteTracer': {} } }),
+    )) as Record<string, any>
+    expect(Object.keys(mux)).toEqual(['4byteTracer', 'callTracer'])
+    expect(mux['4byteTracer']).toEqual({ '0xdeadbeef-0': 1, '0x00000000-0': 1 })
+    expect(mux.callTracer.calls).toBeUndefined()
+    expect(mux.callTracer.input).toBe('0xdeadbeef')
+  })
+
+  it('answers an empty object with noopTracer', async () => {
+    expect(await t.trace(callTx, createTracer({ tracer: 'noopTracer' }))).toEqual({})
+  })
+
+  it('parses Go durations and refuses other text with geth words', () => {
+    expect(parseDurationMs('5s')).toBe(5000)
+    expect(parseDurationMs('1m30s')).toBe(90_000)
+    expect(parseDurationMs('250ms')).toBe(250)
+    expect(() => parseDurationMs('5 seconds')).toThrow(InvalidTimeoutError)
+    expect(() => parseDurationMs('')).toThrow('time: invalid duration ""')
+  })
+
+  it('stops a trace that runs past its timeout with "execution timeout"', async () => {
+    await expect(t.trace(loopTx, createTracer({ timeout: '1ms' }))).rejects.toBeInstanceOf(TraceTimeoutError)
+    // The replay state is usable again afterwards.
+    const ok = (await t.trace(loopTx, createTracer({ tracer: 'callTracer', timeout: '1m' }))) as any
+    expect(ok.error).toBe('out of gas')
+  })
+})

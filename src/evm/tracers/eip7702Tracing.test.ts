@@ -1,0 +1,87 @@
+/**
+ * Tracers on an EIP-7702 transaction: account B (an EOA) delegates to the store contract in a
+ * type-4 transaction sent by A that also calls B. geth's rules: prestateTracer looks up the
+ * authority before the delegation applies (no code then), and delegation targets only at CALL
+ * opcodes; callTracer names B (not the target) as `to`, and B runs the target's code in its own
+ * storage.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createEOACode7702Tx } from '@ethereumjs/tx'
+import { eoaCode7702SignAuthorization } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { devAccounts } from '../../chain/devAccounts.ts'
+import { bytesToHex, hexToBytes, toQuantity } from '../../primitives/hex.ts'
+import { CallTracer, formatCallFrame } from './callTracer.ts'
+import { PrestateTracer } from './prestateTracer.ts'
+
+const [, a, b] = devAccounts()
+const A = a.address.toLowerCase()
+const B = b.address.toLowerCase()
+const SLOT0 = `0x${'0'.repeat(64)}`
+let t: TracingChain
+let store: string
+let hash: Uint8Array
+
+beforeAll(async () => {
+  t = await tracingChain()
+  store = await t.deploy(STORE_RUNTIME)
+  const chainId = t.chain.common.chainId()
+  const authorization = eoaCode7702SignAuthorization(
+    { chainId: toQuantity(chainId), address: store as `0x${string}`, nonce: '0x0' },
+    hexToBytes(b.privateKey),
+  )
+  const tx = createEOACode7702Tx(
+    {
+      chainId,
+      nonce: 0n,
+      to: B as `0x${string}`,
+      gasLimit: 200_000n,
+      maxFeePerGas: 10n ** 10n,
+      maxPriorityFeePerGas: 1n,
+      authorizationList: [authorization],
+    },
+    { common: t.chain.commonForNextBlock() },
+  ).sign(hexToBytes(a.privateKey))
+  await t.pool.add(tx)
+  t.clock.advance(12_000)
+  await t.sealer.sealBlock(false)
+  hash = tx.hash()
+  if (!(await t.chain.findTransaction(hash))) throw new Error('EIP-7702 transaction not mined')
+})
+afterAll(() => t.close())
+
+describe('tracers on an EIP-7702 delegation', () => {
+  it('callTracer: the call goes to the delegating account, which runs the target code', async () => {
+    const top = formatCallFrame(await t.trace(hash, new CallTracer())) as any
+    expect(top).toMatchObject({ type: 'CALL', from: A, to: B, input: '0x', output: `0x${'2a'.padStart(64, '0')}` })
+    expect(top.calls).toBeUndefined()
+  })
+
+  it('prestateTracer: the authority before its delegation, and the delegation target', async () => {
+    const pre = (await t.trace(hash, new PrestateTracer())) as any
+    expect(pre[B].code).toBeUndefined()
+    expect(pre[B].codeHash).toBeUndefined()
+    expect(pre[B].storage).toEqual({ [SLOT0]: SLOT0 })
+    // geth looks up delegation targets at CALL opcodes only, not for the transaction's own recipient.
+    expect(pre[store]).toBeUndefined()
+    const { post } = (await t.trace(hash, new PrestateTracer({ diffMode: true }))) as any
+    const delegation = `0xef0100${store.slice(2)}`
+    expect(post[B]).toEqual({
+      code: delegation,
+      codeHash: bytesToHex(keccak_256(hexToBytes(delegation))),
+      nonce: 1,
+      storage: { [SLOT0]: `0x${'2a'.padStart(64, '0')}` },
+    })
+  })
+
+  it('prestateTracer: a CALL into a delegated account looks up its delegation target', async () => {
+    const caller = await t.deploy(callerRuntime(B))
+    const callHash = await t.send({ to: caller })
+    const pre = (await t.trace(callHash, new PrestateTracer())) as any
+    expect(pre[B].code).toBe(`0xef0100${store.slice(2)}`)
+    expect(pre[store]).toMatchObject({ code: `0x${STORE_RUNTIME}`, nonce: 1 })
+    const top = formatCallFrame(await t.trace(callHash, new CallTracer())) as any
+    expect(top.calls[0]).toMatchObject({ type: 'CALL', from: caller, to: B })
+  })
+})

@@ -1,0 +1,80 @@
+/**
+ * prestateTracer against geth's rules on hand-assembled contracts: `codeHash` beside code (accounts
+ * with code only), keys in geth's order, created contracts absent from the pre-state, a fresh
+ * recipient of value in diff mode's pre as `{balance: "0x0"}`, disableCode / disableStorage.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { deployCode, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { computeContractAddress } from '../../chain/addresses.ts'
+import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { PrestateTracer } from './prestateTracer.ts'
+
+const INIT = bytesToHex(deployCode(STORE_RUNTIME)).slice(2)
+/** CREATE(0, mem[4..32]) of the store contract's init code: PUSH32 init, PUSH1 0, MSTORE, PUSH1 28, PUSH1 4, PUSH1 0, CREATE, POP, STOP. */
+const FACTORY_RUNTIME = `7f${INIT.padStart(64, '0')}600052601c60046000f05000`
+const STORE_CODE_HASH = bytesToHex(keccak_256(hexToBytes(`0x${STORE_RUNTIME}`)))
+const SLOT0 = `0x${'0'.repeat(64)}`
+const FRESH = '0x00000000000000000000000000000000000f4e54'
+
+let t: TracingChain
+let store: string
+let storeTx: Uint8Array
+
+beforeAll(async () => {
+  t = await tracingChain()
+  store = await t.deploy(STORE_RUNTIME)
+  storeTx = await t.send({ to: store })
+})
+afterAll(() => t.close())
+
+const trace = (hash: Uint8Array, opts = {}) => t.trace(hash, new PrestateTracer(opts)) as Promise<any>
+
+describe('prestateTracer', () => {
+  it('gives a contract its code hash, in geth key order, and none to accounts without code', async () => {
+    const pre = await trace(storeTx)
+    expect(Object.keys(pre[store])).toEqual(['balance', 'code', 'codeHash', 'nonce', 'storage'])
+    expect(pre[store]).toEqual({
+      balance: '0x0',
+      code: `0x${STORE_RUNTIME}`,
+      codeHash: STORE_CODE_HASH,
+      nonce: 1,
+      storage: { [SLOT0]: SLOT0 },
+    })
+    expect(pre[t.sender].codeHash).toBeUndefined()
+    expect(Object.keys(pre[t.sender])).toEqual(['balance', 'nonce'])
+  })
+
+  it('leaves out code with disableCode (the hash stays) and storage with disableStorage', async () => {
+    expect(await trace(storeTx, { disableCode: true, disableStorage: true }).then((p) => p[store])).toEqual({
+      balance: '0x0',
+      codeHash: STORE_CODE_HASH,
+      nonce: 1,
+    })
+  })
+
+  it('lists a fresh recipient of value in diff mode as a zero balance before', async () => {
+    const hash = await t.send({ to: FRESH, value: 7n })
+    const { pre, post } = await trace(hash, { diffMode: true })
+    expect(pre[FRESH]).toEqual({ balance: '0x0' })
+    expect(post[FRESH]).toEqual({ balance: '0x7' })
+    expect(Object.keys(await trace(hash))).toContain(FRESH)
+  })
+
+  it('keeps a contract created by a contract out of the pre-state, and shows it whole in post', async () => {
+    const factory = await t.deploy(FACTORY_RUNTIME)
+    const hash = await t.send({ to: factory })
+    const created = bytesToHex(computeContractAddress(hexToBytes(factory), 1n))
+    const pre = await trace(hash)
+    expect(pre[created]).toBeUndefined()
+    expect(pre[factory].nonce).toBe(1)
+    const diff = await trace(hash, { diffMode: true })
+    expect(diff.pre[created]).toBeUndefined()
+    expect(diff.post[created]).toEqual({
+      code: `0x${STORE_RUNTIME}`,
+      codeHash: STORE_CODE_HASH,
+      nonce: 1,
+    })
+    expect(diff.post[factory]).toEqual({ nonce: 2 })
+  })
+})

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
+import { STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import type { RpcContext } from '../context.ts'
+import { accountAt, accountRange } from './accountMethods.ts'
+
+let t: TracingChain
+let ctx: RpcContext
+let store: string
+let blockHash: string
+const RECIPIENT = '0x000000000000000000000000000000000000beef'
+
+beforeAll(async () => {
+  t = await tracingChain()
+  ctx = rpcContext(t)
+  store = await t.deploy(STORE_RUNTIME)
+  await t.send({ to: RECIPIENT, value: 7n })
+  blockHash = bytesToHex(t.chain.head.hash())
+})
+afterAll(() => {
+  ctx.filters.stop()
+  t.close()
+})
+
+describe('debug_accountAt', () => {
+  it('reads an account after the transaction at txIndex', async () => {
+    const out = await call(ctx, accountAt, [blockHash, '0x0', RECIPIENT])
+    expect(out).toEqual({
+      code: '0x',
+      nonce: '0x0',
+      balance: '0x7',
+      codehash: '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
+    })
+  })
+
+  it('reads a contract with its code and code hash', async () => {
+    const out = await call(ctx, accountAt, ['0x1', '0x0', store])
+    expect(out.code).toBe(`0x${STORE_RUNTIME}`)
+    expect(out.nonce).toBe('0x1')
+    expect(out.codehash).toBe(bytesToHex(keccak_256(hexToBytes(`0x${STORE_RUNTIME}`))))
+  })
+
+  it('refuses an index past the last transaction, an unknown account and an unknown block', async () => {
+    await expect(call(ctx, accountAt, [blockHash, '0x1', RECIPIENT])).rejects.toMatchObject({ code: -32602 })
+    await expect(call(ctx, accountAt, ['0x1', '0x0', RECIPIENT])).rejects.toMatchObject({
+      code: -32000,
+      message: 'Account not found',
+    })
+    await expect(call(ctx, accountAt, ['0x99', '0x0', RECIPIENT])).rejects.toMatchObject({ code: -32000 })
+  })
+})
+
+describe('debug_accountRange', () => {
+  it('pages through the hashed account keys in order', async () => {
+    const first = await call(ctx, accountRange, ['latest', '0x0', '0x00', 2])
+    const keys = Object.keys(first.addressMap)
+    expect(keys).toHaveLength(2)
+    expect([...keys].sort()).toEqual(keys)
+    const next = await call(ctx, accountRange, ['latest', '0x0', first.nextKey, 100])
+    const rest = Object.keys(next.addressMap)
+    expect(rest[0]).toBe(first.nextKey)
+    expect(rest[0] > keys[1]).toBe(true)
+    expect(next.nextKey).toBe(`0x${'0'.repeat(64)}`)
+    const hashed = bytesToHex(keccak_256(hexToBytes(RECIPIENT)))
+    expect([...keys, ...rest]).toContain(hashed)
+  })
+
+  it('leaves out an account created by a later transaction when read before it', async () => {
+    const hashed = bytesToHex(keccak_256(hexToBytes(RECIPIENT)))
+    const before = await call(ctx, accountRange, ['0x1', '0x0', hashed, 1])
+    expect(Object.keys(before.addressMap)[0]).not.toBe(hashed)
+    const after = await call(ctx, accountRange, ['0x2', '0x0', hashed, 1])
+    expect(Object.keys(after.addressMap)[0]).toBe(hashed)
+  })
+})

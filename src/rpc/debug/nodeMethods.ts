@@ -1,0 +1,89 @@
+/**
+ * DEBUG methods that act on the node rather than trace: moving the head (debug_setHead), executing
+ * a block again (debug_replayBlock), rebuilding the head state (debug_resyncWorldstate), sending
+ * several raw transactions (debug_batchSendRawTransaction) and the metrics (debug_metrics).
+ * Head changes go through chain/headReset.ts, which keeps the dev sealer and the pool in step.
+ * Besu reference: DebugSetHead, DebugResyncWorldstate, DebugBatchSendRawTransaction, DebugMetrics.
+ */
+import { reexecuteBlock, rewindTo } from '../../chain/headReset.ts'
+import { rebuildHeadState } from '../../chain/stateRecovery.ts'
+import { p } from '../../jsonrpc/codecs.ts'
+import { defineMethod, type RpcMethod } from '../../jsonrpc/defineMethod.ts'
+import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
+import { metrics } from '../../primitives/metrics.ts'
+import type { RpcContext } from '../context.ts'
+import { decodeRawTransaction, submitTransaction } from '../eth/txMethods.ts'
+
+/** Besu's answer of methods that only act. */
+const SUCCESS = 'Success'
+
+/** Moves the head back (or forward) to a stored canonical block; the state moves with it. */
+export const setHead = defineMethod({
+  name: 'debug_setHead',
+  params: [p.blockNumberOrTag],
+  handler: async (ctx: RpcContext, [ref]) => {
+    const block = await ctx.chain.resolve(ref)
+    if (!block) throw besuError('unknownBlock')
+    await rewindTo(ctx.chain, block)
+    return SUCCESS
+  },
+})
+
+/** Rolls the head back to a block's parent and executes the block again, checking every root. */
+export const replayBlock = defineMethod({
+  name: 'debug_replayBlock',
+  params: [p.blockNumberOrTag],
+  handler: async (ctx: RpcContext, [ref]) => {
+    const block = await ctx.chain.resolve(ref)
+    if (!block) throw besuError('blockNotFound')
+    if (block.header.number === 0n) throw new InvalidParamsError('Invalid params: the genesis block cannot be replayed')
+    try {
+      await reexecuteBlock(ctx.chain, block)
+    } catch (e) {
+      throw new RpcError(-32000, `Block replay failed: ${e instanceof Error ? e.message : String(e)}`)
+    }
+    return SUCCESS
+  },
+})
+
+/** Re-executes the canonical blocks from the genesis and rewrites the head state; the blocks stay. */
+export const resyncWorldstate = defineMethod({
+  name: 'debug_resyncWorldstate',
+  params: [],
+  handler: async (ctx: RpcContext) => {
+    await ctx.chain.exclusive(() => rebuildHeadState(ctx.chain))
+    return true
+  },
+})
+
+/**
+ * Sends each argument (one raw transaction each, any number of them) to the pool; answers one
+ * `{index, success, errorMessage?}` per argument. The arguments are variadic, so this method is an
+ * `RpcMethod` of its own rather than a fixed list of codecs; each one is decoded like
+ * eth_sendRawTransaction's and a bad one fails only its own entry.
+ */
+export const batchSendRawTransaction: RpcMethod<RpcContext> = {
+  name: 'debug_batchSendRawTransaction',
+  async call(ctx, params) {
+    const out: { index: number; success: boolean; errorMessage?: string }[] = []
+    for (const [index, raw] of params.entries()) {
+      try {
+        const bytes = p.data.decode(raw)
+        await submitTransaction(ctx, await decodeRawTransaction(ctx, bytes))
+        out.push({ index, success: true })
+      } catch (e) {
+        out.push({ index, success: false, errorMessage: e instanceof Error ? e.message : String(e) })
+      }
+    }
+    return out
+  },
+}
+
+/** The node's counters, timers and gauges by category (rpc, blockchain, transaction_pool, storage). */
+export const debugMetrics = defineMethod({
+  name: 'debug_metrics',
+  params: [],
+  handler: () => metrics.snapshot(),
+})
+
+export const nodeMethods = [setHead, replayBlock, resyncWorldstate, batchSendRawTransaction, debugMetrics]

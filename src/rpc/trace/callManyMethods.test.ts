@@ -1,0 +1,81 @@
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
+import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { devAccounts } from '../../chain/devAccounts.ts'
+import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import type { RpcContext } from '../context.ts'
+import { traceCallMany, traceRawTransaction } from './traceMethods.ts'
+
+/** Counter: slot 0 += 1, returns the new value. PUSH1 0 SLOAD PUSH1 1 ADD DUP1 PUSH1 0 SSTORE, MSTORE, RETURN 32. */
+const COUNTER_RUNTIME = '6000546001018060005560005260206000f3'
+const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
+
+let t: TracingChain
+let ctx: RpcContext
+let counter: string
+
+beforeAll(async () => {
+  t = await tracingChain()
+  ctx = rpcContext(t)
+  counter = await t.deploy(COUNTER_RUNTIME)
+})
+afterAll(() => {
+  ctx.filters.stop()
+  t.close()
+})
+
+describe('trace_callMany', () => {
+  it('runs each call on the state the earlier ones left', async () => {
+    const from = t.sender
+    const out = await call(ctx, traceCallMany, [
+      [
+        [{ from, to: counter }, ['trace']],
+        [{ from, to: counter }, ['trace', 'stateDiff']],
+      ],
+      'latest',
+    ])
+    expect(out).toHaveLength(2)
+    expect(out[0].output).toBe(word(1))
+    expect(out[0].stateDiff).toBeNull()
+    expect(out[0].trace).toHaveLength(1)
+    expect(out[0].trace[0].action).toMatchObject({ callType: 'call', from, to: counter })
+    expect(out[1].output).toBe(word(2))
+    expect(out[1].stateDiff[counter].storage[word(0)]).toEqual({ '*': { from: word(1), to: word(2) } })
+    // Nothing reached the chain.
+    const again = await call(ctx, traceCallMany, [[[{ from, to: counter }, []]]])
+    expect(again[0].output).toBe(word(1))
+  })
+
+  it('refuses a malformed pair and an unknown trace type', async () => {
+    await expect(call(ctx, traceCallMany, [[[{ to: counter }]]])).rejects.toMatchObject({ code: -32602 })
+    await expect(call(ctx, traceCallMany, [[[{ to: counter }, ['bogus']]]])).rejects.toMatchObject({ code: -32602 })
+  })
+})
+
+describe('trace_rawTransaction', () => {
+  it('runs a signed transaction as a call on the head without sending it', async () => {
+    const account = devAccounts()[1]
+    const tx = createFeeMarket1559Tx(
+      {
+        chainId: t.chain.common.chainId(),
+        nonce: 0n,
+        to: counter as `0x${string}`,
+        gasLimit: 100_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1n,
+      },
+      { common: t.chain.commonForNextBlock() },
+    ).sign(hexToBytes(account.privateKey))
+    const out = await call(ctx, traceRawTransaction, [bytesToHex(tx.serialize()), ['trace', 'stateDiff']])
+    // Parity's action gas is what the call frame got: 100,000 less the 21,000 intrinsic gas.
+    expect(out.output).toBe(word(1))
+    expect(out.trace[0].action).toMatchObject({ from: account.address.toLowerCase(), to: counter, gas: '0x13498' })
+    expect(out.stateDiff[account.address.toLowerCase()].nonce).toEqual({ '*': { from: '0x0', to: '0x1' } })
+    expect(t.pool.size).toBe(0)
+  })
+
+  it('refuses bytes that are no transaction', async () => {
+    await expect(call(ctx, traceRawTransaction, ['0x1234', ['trace']])).rejects.toMatchObject({ code: -32602 })
+  })
+})

@@ -1,0 +1,109 @@
+/**
+ * The node-level DEBUG, TRACE and ADMIN methods on the compiled binary: moving the head back with
+ * automine still on, metrics from real traffic, trace files under the data path, trace_callMany
+ * and the log bloom cache status.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { existsSync, readFileSync } from 'node:fs'
+import { join } from 'node:path'
+import type { Hex } from 'viem'
+import { type StartedNode, signTransfer, startNode } from './harness.ts'
+
+let node: StartedNode
+const TO = '0x000000000000000000000000000000000000c0de'
+
+beforeAll(async () => {
+  node = await startNode({ args: ['--rpc-http-api', 'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN'] })
+})
+afterAll(async () => {
+  await node?.cleanup()
+})
+
+const key = () => node.config.accounts[0].privateKey as Hex
+const blockNumber = async () => Number(await node.rpc<string>('eth_blockNumber'))
+
+async function mined(raw: Hex): Promise<{ blockNumber: string; blockHash: string }> {
+  const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+  for (let i = 0; i < 200; i++) {
+    const r = await node.rpc<{ blockNumber: string; blockHash: string } | null>('eth_getTransactionReceipt', [hash])
+    if (r) return r
+    await Bun.sleep(10)
+  }
+  throw new Error('not mined')
+}
+
+describe('debug_setHead on a mining node', () => {
+  it('rewinds head and state; the next transaction is sealed on the new head', async () => {
+    for (let nonce = 0; nonce < 3; nonce++) await mined(await signTransfer(key(), { nonce }))
+    expect(await blockNumber()).toBe(3)
+    expect(await node.rpc('debug_setHead', ['0x1'])).toBe('Success')
+    expect(await blockNumber()).toBe(1)
+    expect(await node.rpc('eth_getBalance', [TO, 'latest'])).toBe('0x1')
+    expect(await node.rpc('eth_getTransactionCount', [node.config.accounts[0].address, 'latest'])).toBe('0x1')
+    const receipt = await mined(await signTransfer(key(), { nonce: 1, value: 5n }))
+    expect(receipt.blockNumber).toBe('0x2')
+    expect(await node.rpc('eth_getBalance', [TO, 'latest'])).toBe('0x6')
+  })
+})
+
+describe('debug_metrics', () => {
+  it('counts RPC calls per method and reads pool and database figures', async () => {
+    const m = await node.rpc<any>('debug_metrics')
+    expect(m.rpc.requests.eth_sendRawTransaction).toBe(4)
+    expect(m.blockchain.blocks_sealed).toBeGreaterThanOrEqual(4)
+    expect(m.blockchain.block_seal_ms.count).toBeGreaterThanOrEqual(4)
+    expect(m.transaction_pool.transactions).toBe(0)
+    expect(m.storage.database_used_bytes).toBeGreaterThan(0)
+  })
+})
+
+describe('debug_standardTraceBlockToFile', () => {
+  it('writes the trace files under traces/ of the data path', async () => {
+    const block = await node.rpc<{ hash: string }>('eth_getBlockByNumber', ['0x2', false])
+    const files = await node.rpc<string[]>('debug_standardTraceBlockToFile', [block.hash])
+    expect(files).toHaveLength(1)
+    expect(files[0].startsWith(join(node.dataPath, 'traces'))).toBe(true)
+    expect(existsSync(files[0])).toBe(true)
+    // A plain transfer runs no code: only the summary line.
+    expect(JSON.parse(readFileSync(files[0], 'utf8').trim())).toEqual({ output: '', gasUsed: '0x5208', pass: true })
+  })
+})
+
+describe('trace_callMany', () => {
+  it('lets each call see the value the earlier one moved', async () => {
+    const from = node.config.accounts[1].address
+    const out = await node.rpc<any[]>('trace_callMany', [
+      [
+        [{ from, to: TO, value: '0x10' }, ['stateDiff']],
+        [{ from, to: TO, value: '0x10' }, ['stateDiff']],
+      ],
+      'latest',
+    ])
+    expect(out[0].stateDiff[TO].balance).toEqual({ '*': { from: '0x6', to: '0x16' } })
+    expect(out[1].stateDiff[TO].balance).toEqual({ '*': { from: '0x16', to: '0x26' } })
+  })
+})
+
+describe('admin_generateLogBloomCache', () => {
+  it('accepts a request and reports its status', async () => {
+    const status = await node.rpc<any>('admin_generateLogBloomCache', [])
+    expect(status).toMatchObject({ startBlock: '0x0', endBlock: 'latest', requestAccepted: true })
+    expect(typeof status.indexing).toBe('boolean')
+  })
+})
+
+describe('trace timeout', () => {
+  it('stops a traced call past its timeout with -32000 execution timeout, and refuses a bad duration', async () => {
+    // Init code JUMPDEST, PUSH1 0, JUMP: loops until its gas is gone.
+    const loop = { from: node.config.accounts[0].address, data: '0x5b600056', gas: '0x1e8480' }
+    await expect(node.rpc('debug_traceCall', [loop, 'latest', { timeout: '1ms' }])).rejects.toMatchObject({
+      code: -32000,
+      message: 'debug_traceCall: execution timeout',
+    })
+    const traced = await node.rpc<any>('debug_traceCall', [loop, 'latest', { tracer: 'callTracer', timeout: '30s' }])
+    expect(traced).toMatchObject({ type: 'CREATE', error: 'out of gas' })
+    await expect(node.rpc('debug_traceCall', [loop, 'latest', { timeout: '5 seconds' }])).rejects.toMatchObject({
+      code: -32602,
+    })
+  })
+})
