@@ -16,6 +16,7 @@ import {
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
@@ -46,6 +47,8 @@ const META_HEAD = 'head'
 const META_SAFE = 'safe'
 const META_FINALIZED = 'finalized'
 const META_GENESIS = 'genesis'
+/** Prefix of the meta rows that record a block's state as edited by the dev tools after it was sealed. */
+const META_POST_STATE = 'postState:'
 const BLOCK_CACHE_SIZE = 512
 const STATE_CACHE_SIZE = 4
 /** Unflushed state waits at most this long after the first block that wrote it… */
@@ -64,6 +67,7 @@ export class Chain {
   private readonly stateCache = new Map<string, StateManager>()
   private readonly listeners = new Set<(e: NewBlockEvent) => void>()
   private readonly forkCommons = new Map<string, Common>()
+  private readonly postStateRoots = new Map<string, Uint8Array | null>()
   private blocksSinceFlush = 0
   private flushTimer?: ReturnType<typeof setTimeout>
 
@@ -116,7 +120,10 @@ export class Chain {
     const block = createBlockFromBytesArray([RLP.decode(headerRlp) as never, ...bodyValues] as never, {
       common: this.common,
       setHardfork: true,
+      // Not frozen, so that the stored senders can be attached to the transactions.
+      freeze: false,
     })
+    useStoredSenders(block, body.senders)
     this.cacheBlock(key, block)
     return block
   }
@@ -214,7 +221,7 @@ export class Chain {
    * reads at the head (balances, nonces for the pool) skip both the trie set-up and the trie walk.
    */
   stateAt(block: Block): StateManager {
-    const root = block.header.stateRoot
+    const root = this.postStateRoot(block)
     const key = bytesToHex(root)
     let state = this.stateCache.get(key)
     if (!state) {
@@ -290,6 +297,31 @@ export class Chain {
     for (const fn of this.listeners) fn({ block, receipts: this.getReceipts(block), logs: [] })
   }
 
+  /**
+   * The state root after `block`: its header's, or the root the dev tools (`hardhat_setBalance`, …)
+   * recorded for it when they edited the state on top of it. Every reader and re-execution that
+   * starts from a block's state asks here, so a later block replays on the edited state.
+   */
+  postStateRoot(block: Block): Uint8Array {
+    const key = bytesToHex(block.hash())
+    let root = this.postStateRoots.get(key)
+    if (root === undefined) {
+      root = this.store.readMeta(META_POST_STATE + key) ?? null
+      this.postStateRoots.set(key, root)
+    }
+    return root ?? block.header.stateRoot
+  }
+
+  /** Records the edited state after `block` (its trie nodes written in the same transaction). */
+  setPostStateRoot(block: Block, root: Uint8Array): void {
+    const key = bytesToHex(block.hash())
+    this.store.db.transaction(() => {
+      this.writePendingState()
+      this.store.writeMeta(META_POST_STATE + key, root)
+    })
+    this.postStateRoots.set(key, root)
+  }
+
   setSafeAndFinalized(safe: Block | undefined, finalized: Block | undefined): void {
     this.store.db.transaction(() => {
       if (safe) this.store.writeMeta(META_SAFE, safe.hash())
@@ -355,4 +387,17 @@ export class Chain {
     this.blockCache.set(key, block)
     if (this.blockCache.size > BLOCK_CACHE_SIZE) this.blockCache.delete(this.blockCache.keys().next().value!)
   }
+}
+
+/**
+ * Gives a stored block's transactions the senders stored with it, so that nothing recovers them
+ * again and a transaction sent as an impersonated account (whose signature names no one) re-executes
+ * as the account that sent it.
+ */
+function useStoredSenders(block: Block, senders: Uint8Array): void {
+  if (senders.length !== block.transactions.length * 20) return
+  block.transactions.forEach((tx, i) => {
+    const sender = new Address(senders.slice(i * 20, i * 20 + 20))
+    tx.getSenderAddress = () => sender
+  })
 }

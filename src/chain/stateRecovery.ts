@@ -48,6 +48,6 @@ export async function recoverHeadState(chain: Chain): Promise<number> {
 }
 
 function hasState(chain: Chain, block: Block): boolean {
-  const root = block.header.stateRoot
+  const root = chain.postStateRoot(block)
   return equalBytes(root, KECCAK256_RLP) || chain.trieDb.getSync(bytesToHex(root).slice(2)) !== undefined
 }

@@ -12,6 +12,8 @@ export interface NodeConfig {
   networkId?: bigint
   dataPath: string
   identity?: string
+  /** web3_clientVersion starts with `anvil/` (Hardhat's network helpers accept only hardhat, zksync or anvil). */
+  isAnvilClientVersion: boolean
   nodePrivateKeyFile?: string
   http: ApiListenerConfig & { corsOrigins: string[]; maxBatchSize: number }
   ws: ApiListenerConfig

@@ -31,6 +31,7 @@ import { createLogger } from '../primitives/logger.ts'
 import { genesisEcCurve, loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
+import { DevTools } from '../producer/devTools.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
@@ -128,7 +129,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const settings: RpcSettings = {
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
-    clientVersion: clientVersion(config.identity),
+    clientVersion: clientVersion(config.identity, config.isAnvilClientVersion),
     coinbase,
     minGasPrice: config.minGasPrice,
     gasPriceBlocks: config.gasPriceBlocks,
@@ -142,6 +143,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, genesisEcCurve(genesis.config)),
     ports: {},
   }
+  const isDevToolkit = config.isMinerEnabled && !config.engine.isEnabled
+  const devTools = isDevToolkit ? new DevTools(chain, pool, sealer) : undefined
   const engine = config.engine.isEnabled
     ? new EngineService(chain, pool, new PayloadBuilder(chain, pool), systemClock)
     : undefined
@@ -149,6 +152,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     chain,
     pool,
     sealer,
+    devTools,
     engine,
     filters: new FilterManager(chain, pool),
     settings,
@@ -197,6 +201,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     engine.startIdleWarnings()
   }
   if (config.isMinerEnabled && !engine) sealer.start()
+  devTools?.markInitial()
   if (config.graphql.isEnabled) {
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
     const { GraphqlService } = await import('../graphql/graphqlService.ts')

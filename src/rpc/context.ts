@@ -1,6 +1,7 @@
 /** What RPC handlers are given: the node's services, and the connection a request came on. */
 import type { Chain } from '../chain/chain.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
+import type { DevTools } from '../producer/devTools.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { FilterManager } from './eth/filterManager.ts'
 
@@ -33,6 +34,8 @@ export interface RpcServices {
   chain: Chain
   pool: TxPool
   sealer?: DevSealer
+  /** The dev chain's test controls (evm_*, hardhat_*, anvil_*), when the dev sealer makes the blocks. */
+  devTools?: DevTools
   filters: FilterManager
   settings: RpcSettings
 }

@@ -1,8 +1,12 @@
 /** Every RPC group and its methods; the one list the dispatcher is built from. */
+import type { RpcMethod } from '../jsonrpc/defineMethod.ts'
 import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
 import { adminMethods } from './admin/adminMethods.ts'
 import type { RpcContext } from './context.ts'
 import { debugMethods } from './debug/debugMethods.ts'
+import { getAccountInfo, infoMethods } from './dev/infoMethods.ts'
+import { miningMethods } from './dev/miningMethods.ts'
+import { stateMethods as devStateMethods } from './dev/stateMethods.ts'
 import { blockMethods } from './eth/blockMethods.ts'
 import { callMethods } from './eth/callMethods.ts'
 import { chainMethods } from './eth/chainMethods.ts'
@@ -24,6 +28,11 @@ import { txpoolMethods } from './txpool/txpoolMethods.ts'
 /** `rpc_modules` is always enabled. */
 export const ALWAYS_ENABLED_GROUP = 'RPC'
 
+/** The dev-chain test methods of one spelling (`evm_`, `hardhat_`, `anvil_`). */
+function devGroup(prefix: string): RpcMethod<RpcContext>[] {
+  return [...miningMethods, ...devStateMethods, ...infoMethods].filter((m) => m.name.startsWith(prefix))
+}
+
 export function methodGroups(): MethodGroup<RpcContext>[] {
   return [
     {
@@ -42,6 +51,7 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
         ...proofMethods,
         ...simulateMethods,
         ...configMethods,
+        getAccountInfo,
       ],
     },
     { group: 'NET', methods: netMethods },
@@ -51,6 +61,9 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'TRACE', methods: traceMethods },
     { group: 'TXPOOL', methods: txpoolMethods },
     { group: 'TESTING', methods: testingMethods },
+    { group: 'EVM', methods: devGroup('evm_') },
+    { group: 'HARDHAT', methods: devGroup('hardhat_') },
+    { group: 'ANVIL', methods: devGroup('anvil_') },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }

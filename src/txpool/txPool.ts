@@ -262,6 +262,17 @@ export class TxPool {
     if (t) this.remove(t)
   }
 
+  /** Forgets every transaction (`anvil_dropAllTransactions`, a snapshot's revert). */
+  clear(): void {
+    this.byHash.clear()
+    this.senders.clear()
+  }
+
+  /** The lowest gas price (max fee) accepted from now on (`anvil_setMinGasPrice`). */
+  setMinGasPrice(wei: bigint): void {
+    this.opts.minGasPrice = wei
+  }
+
   /** Re-reads every sender's nonce from the head (after a reorg). */
   async resync(): Promise<void> {
     for (const entry of [...this.senders.values()]) {
