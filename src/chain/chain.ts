@@ -250,6 +250,7 @@ export class Chain {
     let logs: StoredLog[] = []
     const newCanonical: Block[] = []
     if (opts.setHead && !extendsHead) newCanonical.push(...(await this.nonCanonicalAncestors(block)))
+    useStoredSenders(block, sendersBytes)
     const isFlushDue = ++this.blocksSinceFlush >= STATE_FLUSH_BLOCKS || this.trieDb.pendingCount >= STATE_FLUSH_NODES
     this.store.db.transaction(() => {
       this.writeBlockRows(block, [receiptsRlp], sendersBytes, td)
@@ -390,13 +391,14 @@ export class Chain {
 }
 
 /**
- * Gives a stored block's transactions the senders stored with it, so that nothing recovers them
+ * Gives a block's transactions (unless frozen) the senders stored with it, so that nothing recovers them
  * again and a transaction sent as an impersonated account (whose signature names no one) re-executes
  * as the account that sent it.
  */
 function useStoredSenders(block: Block, senders: Uint8Array): void {
   if (senders.length !== block.transactions.length * 20) return
   block.transactions.forEach((tx, i) => {
+    if (Object.isFrozen(tx)) return
     const sender = new Address(senders.slice(i * 20, i * 20 + 20))
     tx.getSenderAddress = () => sender
   })

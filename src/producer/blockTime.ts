@@ -59,11 +59,18 @@ export class BlockTime {
     return now > parentTimestamp ? now : parentTimestamp + 1n
   }
 
-  /** Called once a block with `timestamp` is sealed: a set timestamp moves the clock with it. */
+  /**
+   * Called once a block with `timestamp` is sealed: a set timestamp moves the clock with it, and the
+   * clock never stays behind the head (after blocks mined at an interval into the future).
+   */
   sealed(timestamp: bigint): void {
-    if (this.settings.nextTimestamp === undefined) return
-    this.settings.nextTimestamp = undefined
-    this.settings.offsetSec = timestamp - BigInt(Math.floor(this.clock.nowMs() / 1000))
+    const wallSec = BigInt(Math.floor(this.clock.nowMs() / 1000))
+    if (this.settings.nextTimestamp !== undefined) {
+      this.settings.nextTimestamp = undefined
+      this.settings.offsetSec = timestamp - wallSec
+    } else if (timestamp > wallSec + this.settings.offsetSec) {
+      this.settings.offsetSec = timestamp - wallSec
+    }
   }
 
   save(): BlockTimeSettings {

@@ -227,7 +227,8 @@ export class DevSealer {
           difficulty: 0n,
         },
         withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
-        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
+        // Not frozen, so that the chain can attach the senders (impersonated ones are not recoverable).
+        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true, freeze: false },
       },
       { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
     )
