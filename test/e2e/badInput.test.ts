@@ -227,6 +227,11 @@ const KINDS = {
   subscriptionType: { valid: 'newHeads', bad: ['nope', '', 123, {}, [], DEEP], names: [] },
   subscriptionArg: { valid: undefined, bad: [], names: [] },
   subscriptionId: { valid: '0x1', bad: [123, {}, [], true, DEEP], names: [] },
+  /** A dev-tool number: hex (leading zeros allowed), a JSON number or a decimal string. */
+  amount: { valid: '0x1', bad: [{}, [], true, -1, 1.5, DEEP, '', '0x', '0xzz', '-0x1', 'abc', 'latest'], names: [] },
+  word: { valid: '0x1', bad: [...WRONG_TYPES, '', '0xzz', 'abcd', `0x${'1'.repeat(65)}`], names: [] },
+  mineOptions: { valid: '0x1', bad: ['x', true, [], DEEP, { timestamp: 'x' }, { blocks: {} }], names: [] },
+  resetOptions: { valid: {}, bad: ['x', 123, [], true, DEEP, { forking: {} }], names: [] },
 } satisfies Record<string, Kind>
 
 type KindName = keyof typeof KINDS
@@ -319,6 +324,57 @@ const SPECS: Record<string, Spec> = {
   admin_addPeer: ['string'],
   admin_removePeer: ['string'],
   admin_changeLogLevel: ['logLevel', 'logFilters?'],
+  eth_getAccountInfo: ['address', 'block?'],
+  evm_mine: ['mineOptions?'],
+  hardhat_mine: ['amount?', 'amount?'],
+  anvil_mine: ['amount?', 'amount?'],
+  evm_setAutomine: ['bool'],
+  anvil_setAutomine: ['bool'],
+  hardhat_getAutomine: [],
+  anvil_getAutomine: [],
+  evm_setIntervalMining: ['amount'],
+  anvil_setIntervalMining: ['amount'],
+  anvil_setBlockTimestampInterval: ['amount'],
+  anvil_removeBlockTimestampInterval: [],
+  evm_increaseTime: ['amount'],
+  anvil_increaseTime: ['amount'],
+  evm_setNextBlockTimestamp: ['amount'],
+  anvil_setNextBlockTimestamp: ['amount'],
+  evm_setTime: ['amount'],
+  anvil_setTime: ['amount'],
+  evm_snapshot: [],
+  anvil_snapshot: [],
+  evm_revert: ['amount'],
+  anvil_revert: ['amount'],
+  hardhat_reset: ['resetOptions?'],
+  anvil_reset: ['resetOptions?'],
+  hardhat_setBalance: ['address', 'amount'],
+  anvil_setBalance: ['address', 'amount'],
+  anvil_addBalance: ['address', 'amount'],
+  hardhat_setCode: ['address', 'data'],
+  anvil_setCode: ['address', 'data'],
+  hardhat_setNonce: ['address', 'amount'],
+  anvil_setNonce: ['address', 'amount'],
+  hardhat_setStorageAt: ['address', 'word', 'word'],
+  anvil_setStorageAt: ['address', 'word', 'word'],
+  hardhat_setCoinbase: ['address'],
+  anvil_setCoinbase: ['address'],
+  hardhat_setNextBlockBaseFeePerGas: ['amount'],
+  anvil_setNextBlockBaseFeePerGas: ['amount'],
+  evm_setBlockGasLimit: ['amount'],
+  hardhat_setMinGasPrice: ['amount'],
+  anvil_setMinGasPrice: ['amount'],
+  hardhat_impersonateAccount: ['address'],
+  anvil_impersonateAccount: ['address'],
+  hardhat_stopImpersonatingAccount: ['address'],
+  anvil_stopImpersonatingAccount: ['address'],
+  anvil_autoImpersonateAccount: ['bool'],
+  hardhat_dropTransaction: ['hash'],
+  anvil_dropTransaction: ['hash'],
+  anvil_dropAllTransactions: [],
+  anvil_nodeInfo: [],
+  hardhat_metadata: [],
+  anvil_metadata: [],
 }
 
 /** Methods served over WebSocket only: Besu refuses their malformed requests with -32600. */
@@ -498,7 +554,12 @@ function openWs(url = node.wsUrl) {
 
 beforeAll(async () => {
   node = await startNode({
-    args: ['--rpc-http-api', 'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING', '--rpc-ws-api', 'ETH,NET,WEB3'],
+    args: [
+      '--rpc-http-api',
+      'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING,EVM,HARDHAT,ANVIL',
+      '--rpc-ws-api',
+      'ETH,NET,WEB3',
+    ],
   })
   const wallet = new Wallet(node.config.accounts[0].privateKey)
   const raw = await wallet.signTransaction({
