@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type StartedNode, startNode } from './harness.ts'
+import { runProcess, type StartedNode, startNode } from './harness.ts'
 
 const BIN = (tool: string) =>
   new URL(`../../node_modules/@foundry-rs/${tool}-linux-amd64/bin/${tool}`, import.meta.url).pathname
@@ -29,10 +29,9 @@ afterAll(async () => {
 })
 
 async function run(tool: 'forge' | 'cast', args: string[], env: Record<string, string> = {}): Promise<string> {
-  const proc = Bun.spawn([BIN(tool), ...args], {
+  const { out, err, code } = await runProcess([BIN(tool), ...args], {
     cwd: PROJECT,
-    stdout: 'pipe',
-    stderr: 'pipe',
+    timeoutMs: 120_000,
     env: {
       ...process.env,
       HOME: work,
@@ -43,13 +42,6 @@ async function run(tool: 'forge' | 'cast', args: string[], env: Record<string, s
       ...env,
     },
   })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 120_000)
-  const [out, err, code] = await Promise.all([
-    new Response(proc.stdout as ReadableStream).text(),
-    new Response(proc.stderr as ReadableStream).text(),
-    proc.exited,
-  ])
-  clearTimeout(timer)
   if (code !== 0) throw new Error(`${tool} ${args.join(' ')} failed (${code}):\n${out}\n${err}`)
   return out.trim()
 }

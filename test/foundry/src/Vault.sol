@@ -22,6 +22,7 @@ contract Vault {
     function withdraw() external {
         require(block.timestamp >= unlockTime, "locked");
         require(msg.sender == owner, "not owner");
-        payable(owner).transfer(address(this).balance);
+        (bool isSent,) = owner.call{value: address(this).balance}("");
+        require(isSent, "transfer failed");
     }
 }
