@@ -59,6 +59,8 @@ export function registerRunCommand(cli: CAC): void {
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
     .option('--dev-accounts-unlocked', 'Let eth_sendTransaction sign with the dev accounts')
+    .option('--load-state <file>', 'Load a state dump (anvil_dumpState, --dump-state) on top of the head at start')
+    .option('--dump-state <file>', 'Write the state after the head as a dump when the node stops')
     .option('--graphql-http-enabled', 'Serve GraphQL (EIP-1767) over HTTP at /graphql')
     .option('--graphql-http-host <host>', 'GraphQL host', { default: '127.0.0.1' })
     .option('--graphql-http-port <port>', 'GraphQL port (0 picks a free one)', { default: '8547' })
@@ -123,6 +125,8 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     minerCoinbase: s('minerCoinbase') === undefined ? undefined : addressOpt('miner-coinbase', s('minerCoinbase')),
     blockPeriodMs: blockPeriod === undefined ? undefined : periodOpt(blockPeriod),
     configOut: s('configOut'),
+    loadStateFile: s('loadState'),
+    dumpStateFile: s('dumpState'),
     isMinerEnabled: optBool(o, 'minerEnabled', 'miner-enabled', !genesisFile),
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
     graphql: {

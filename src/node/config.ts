@@ -30,6 +30,9 @@ export interface NodeConfig {
   /** Whether the dev sealer produces blocks; a node on a custom genesis waits for blocks from outside. */
   isMinerEnabled: boolean
   configOut?: string
+  /** A state dump loaded on top of the head at start, and the file the state is dumped to on stop. */
+  loadStateFile?: string
+  dumpStateFile?: string
   isDevAccountsUnlocked: boolean
   /** The GraphQL listener (EIP-1767), off unless --graphql-http-enabled. */
   graphql: { isEnabled: boolean; host: string; port: number; corsOrigins: string[] }

@@ -33,6 +33,7 @@ import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import { DevTools } from '../producer/devTools.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
+import { decodeDump, dumpState, loadState } from '../producer/stateDump.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
@@ -201,6 +202,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     engine.startIdleWarnings()
   }
   if (config.isMinerEnabled && !engine) sealer.start()
+  if (devTools && config.loadStateFile) await loadStateFile(devTools, config.loadStateFile)
   devTools?.markInitial()
   if (config.graphql.isEnabled) {
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
@@ -223,6 +225,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const stop = () => {
     stopping ??= (async () => {
       await sealer.stop()
+      if (devTools && config.dumpStateFile) writeFileSync(config.dumpStateFile, JSON.stringify(dumpState(devTools)))
       engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))
@@ -235,6 +238,15 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   return { services, listeners, stop }
+}
+
+async function loadStateFile(devTools: DevTools, file: string): Promise<void> {
+  try {
+    await loadState(devTools, decodeDump(readFileSync(file, 'utf8')))
+  } catch (e) {
+    throw new Error(`cannot load the state in ${file}: ${(e as Error).message}`)
+  }
+  log.info('loaded state', { file, head: devTools.chain.head.header.number })
 }
 
 function printBanner(config: NodeConfig, s: RpcSettings, accounts: { address: string; privateKey: string }[]): void {

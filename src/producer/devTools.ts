@@ -17,6 +17,7 @@ import type { Block } from '@ethereumjs/block'
 import { Account, Address } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'
 import { equalBytes } from '../primitives/hex.ts'
+import type { TrieDb } from '../state/trieDb.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
 import type { DevSealer, SealerSettings } from './devSealer.ts'
@@ -70,6 +71,15 @@ export class DevTools {
       await edit(state)
       await state.commit()
       this.chain.setPostStateRoot(head, await state.getStateRoot())
+      await this.pool.resync()
+    })
+  }
+
+  /** Makes `root` the state after the head, once `fill` has written its nodes (a loaded dump). */
+  replaceState(root: Uint8Array, fill: (db: TrieDb) => Promise<void>): Promise<void> {
+    return this.sealer.exclusive(async () => {
+      await fill(this.chain.trieDb)
+      this.chain.setPostStateRoot(this.chain.head, root)
       await this.pool.resync()
     })
   }

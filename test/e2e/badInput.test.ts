@@ -375,6 +375,8 @@ const SPECS: Record<string, Spec> = {
   anvil_nodeInfo: [],
   hardhat_metadata: [],
   anvil_metadata: [],
+  anvil_dumpState: [],
+  anvil_loadState: ['string'],
 }
 
 /** Methods served over WebSocket only: Besu refuses their malformed requests with -32600. */

@@ -271,7 +271,58 @@ describe('dev toolkit: state edits', () => {
     expect(Number((await node.rpc<{ pending: string }>('txpool_status')).pending)).toBe(0)
     await node.rpc('evm_setAutomine', [true])
   })
+})
 
+describe('dev toolkit: state dumps', () => {
+  it('anvil_dumpState on one node and anvil_loadState on another carry the whole state', async () => {
+    const dump = await node.rpc<string>('anvil_dumpState')
+    const other = await startNode({ args: ['--rpc-ws-enabled=false'] })
+    try {
+      expect(await other.rpc('eth_getCode', [TARGET, 'latest'])).toBe('0x')
+      expect(await other.rpc('anvil_loadState', [dump])).toBe(true)
+      for (const [method, params] of [
+        ['eth_getCode', [TARGET, 'latest']],
+        ['eth_getStorageAt', [TARGET, '0x5', 'latest']],
+        ['eth_getBalance', [WHALE, 'latest']],
+        ['eth_getTransactionCount', [WHALE, 'latest']],
+      ] as const) {
+        expect(await other.rpc(method, [...params])).toEqual(await node.rpc(method, [...params]))
+      }
+      expect((await other.rpc<{ code: number }[]>('anvil_loadState', ['0x1234']).catch((e) => [e]))[0].code).toBe(
+        -32602,
+      )
+    } finally {
+      await other.cleanup()
+    }
+  })
+
+  it('--dump-state writes the state on stop and --load-state reads it at start, Anvil accounts too', async () => {
+    const file = join(node.dir, 'state.json')
+    const first = await startNode({ args: ['--rpc-ws-enabled=false', '--dump-state', file] })
+    await first.rpc('anvil_setBalance', [WHALE, '0x77'])
+    await first.cleanup()
+    const second = await startNode({ args: ['--rpc-ws-enabled=false', '--load-state', file] })
+    try {
+      expect(await second.rpc('eth_getBalance', [WHALE, 'latest'])).toBe('0x77')
+    } finally {
+      await second.cleanup()
+    }
+    const anvilFile = join(node.dir, 'anvil-state.json')
+    writeFileSync(
+      anvilFile,
+      JSON.stringify({ accounts: { [WHALE]: { balance: '0x5', nonce: 2, code: '0x00', storage: { '0x1': '0x9' } } } }),
+    )
+    const third = await startNode({ args: ['--rpc-ws-enabled=false', '--load-state', anvilFile] })
+    try {
+      expect(await third.rpc('eth_getAccountInfo', [WHALE])).toEqual({ balance: '0x5', nonce: '0x2', code: '0x00' })
+      expect(await third.rpc('eth_getStorageAt', [WHALE, '0x1', 'latest'])).toBe(`0x${'00'.repeat(31)}09`)
+    } finally {
+      await third.cleanup()
+    }
+  })
+})
+
+describe('dev toolkit: restarts', () => {
   it('keeps state edits across a restart', async () => {
     await node.rpc('hardhat_setBalance', [WHALE, '0x4242'])
     await node.stop()

@@ -1,11 +1,14 @@
 /**
  * What Foundry and Hardhat ask a node about itself: `anvil_nodeInfo`, `anvil_metadata` /
- * `hardhat_metadata`, and `eth_getAccountInfo` (balance, nonce and code in one call; forge probes it).
+ * `hardhat_metadata`, and `eth_getAccountInfo` (balance, nonce and code in one call; forge probes it);
+ * and the state as a whole: `anvil_dumpState` / `anvil_loadState` (see `producer/stateDump.ts`).
  */
 import { Address } from '@ethereumjs/util'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod, type RpcMethod } from '../../jsonrpc/defineMethod.ts'
+import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import { decodeDump, dumpState, encodeDump, loadState } from '../../producer/stateDump.ts'
 import type { RpcContext } from '../context.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
 import { devMethod } from './devMethod.ts'
@@ -60,4 +63,21 @@ export const getAccountInfo = defineMethod({
       code: bytesToHex(code),
     }
   },
+})
+
+devMethod(infoMethods, { anvil: 'anvil_dumpState' }, [], ({ tools }) => encodeDump(dumpState(tools)))
+
+devMethod(infoMethods, { anvil: 'anvil_loadState' }, [p.named('state', p.string)], async ({ tools }, [text]) => {
+  let doc: unknown
+  try {
+    doc = decodeDump(text)
+  } catch (e) {
+    throw new InvalidParamsError(`invalid argument 0 (state): ${(e as Error).message}`)
+  }
+  try {
+    await loadState(tools, doc)
+  } catch (e) {
+    throw new InvalidParamsError(`invalid argument 0 (state): ${(e as Error).message}`)
+  }
+  return true
 })
