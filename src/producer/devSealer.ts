@@ -62,6 +62,8 @@ export class DevSealer {
   gasLimit?: bigint
   /** The base fee of the next block only (`hardhat_setNextBlockBaseFeePerGas`). */
   nextBaseFee?: bigint
+  /** The PREVRANDAO (mixHash) of the next block only (`hardhat_setPrevRandao`); the parent's otherwise. */
+  nextPrevRandao?: Uint8Array
   private isAutomineOn: boolean
   private intervalMs?: number
   private isStarted = false
@@ -223,7 +225,7 @@ export class DevSealer {
           ...(this.nextBaseFee !== undefined && parent.header.baseFeePerGas !== undefined
             ? { baseFeePerGas: this.nextBaseFee }
             : {}),
-          mixHash: parent.header.mixHash,
+          mixHash: this.nextPrevRandao ?? parent.header.mixHash,
           difficulty: 0n,
         },
         withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
@@ -256,6 +258,7 @@ export class DevSealer {
     this.vmRoot = bytesToHex(block.header.stateRoot)
     this.time.sealed(timestamp)
     this.nextBaseFee = undefined
+    this.nextPrevRandao = undefined
     this.pool.onNewHead(included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
     log.info('sealed block', { number: block.header.number, txs: included.length, gasUsed: block.header.gasUsed })
     return block

@@ -15,7 +15,7 @@ import { feeMethods } from './eth/feeMethods.ts'
 import { filterMethods } from './eth/filterMethods.ts'
 import { logMethods } from './eth/logMethods.ts'
 import { proofMethods } from './eth/proofMethods.ts'
-import { sendTransaction } from './eth/sendTransactionMethod.ts'
+import { sendTransaction, sendUnsignedTransaction } from './eth/sendTransactionMethod.ts'
 import { simulateMethods } from './eth/simulateMethods.ts'
 import { stateMethods } from './eth/stateMethods.ts'
 import { subscriptionMethods } from './eth/subscriptionMethods.ts'
@@ -63,7 +63,7 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'TESTING', methods: testingMethods },
     { group: 'EVM', methods: devGroup('evm_') },
     { group: 'HARDHAT', methods: devGroup('hardhat_') },
-    { group: 'ANVIL', methods: devGroup('anvil_') },
+    { group: 'ANVIL', methods: [...devGroup('anvil_'), sendUnsignedTransaction] },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }

@@ -376,6 +376,10 @@ const SPECS: Record<string, Spec> = {
   hardhat_metadata: [],
   anvil_metadata: [],
   anvil_dumpState: [],
+  eth_sendUnsignedTransaction: ['call'],
+  hardhat_setPrevRandao: ['word'],
+  hardhat_setLoggingEnabled: ['bool'],
+  anvil_setLoggingEnabled: ['bool'],
   anvil_loadState: ['string'],
 }
 

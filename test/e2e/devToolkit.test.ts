@@ -243,6 +243,8 @@ describe('dev toolkit: state edits', () => {
       status: '0x1',
     })
     await node.rpc('anvil_autoImpersonateAccount', [false])
+    const unsigned = await node.rpc<string>('eth_sendUnsignedTransaction', [{ from: WHALE, to: TARGET, value: '0x1' }])
+    expect(await receipt(unsigned)).toMatchObject({ status: '0x1', from: WHALE })
   })
 
   it('sets the coinbase, the next base fee and the block gas limit of the blocks to come', async () => {
@@ -250,12 +252,18 @@ describe('dev toolkit: state edits', () => {
     expect(await node.rpc('anvil_setCoinbase', [coinbase])).toBeNull()
     expect(await node.rpc('hardhat_setNextBlockBaseFeePerGas', ['0x3b9aca00'])).toBe(true)
     expect(await node.rpc('evm_setBlockGasLimit', ['0x1c9c380'])).toBe(true)
+    const randao = `0x${'ab'.repeat(32)}`
+    expect(await node.rpc('hardhat_setPrevRandao', [randao])).toBe(true)
     await node.rpc('evm_mine')
-    const b = await node.rpc<{ miner: string; baseFeePerGas: string; gasLimit: string }>('eth_getBlockByNumber', [
-      'latest',
-      false,
-    ])
-    expect(b).toMatchObject({ miner: coinbase, baseFeePerGas: '0x3b9aca00', gasLimit: '0x1c9c380' })
+    const b = await node.rpc<{ miner: string; baseFeePerGas: string; gasLimit: string; mixHash: string; hash: string }>(
+      'eth_getBlockByNumber',
+      ['latest', false],
+    )
+    expect(b).toMatchObject({ miner: coinbase, baseFeePerGas: '0x3b9aca00', gasLimit: '0x1c9c380', mixHash: randao })
+    await node.rpc('evm_mine')
+    expect((await head()).hash).not.toBe(b.hash)
+    const next = await node.rpc<{ mixHash: string; baseFeePerGas: string }>('eth_getBlockByNumber', ['latest', false])
+    expect(next.baseFeePerGas).not.toBe('0x3b9aca00')
   })
 
   it('drops pooled transactions', async () => {

@@ -9,6 +9,7 @@ import { p } from '../../jsonrpc/codecs.ts'
 import type { RpcMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { setLogLevel } from '../../primitives/logger.ts'
 import type { RpcContext } from '../context.ts'
 import { amount, devMethod, word } from './devMethod.ts'
 
@@ -84,6 +85,20 @@ devMethod(
     if (tools.chain.head.header.baseFeePerGas === undefined)
       throw new InvalidParamsError('Invalid params: the chain has no base fee (before London)')
     tools.sealer.nextBaseFee = fee
+  },
+)
+
+devMethod(stateMethods, { hardhat: 'hardhat_setPrevRandao' }, [word('prevRandao')], ({ tools }, [value]) => {
+  tools.sealer.nextPrevRandao = value
+})
+
+/** Anvil's and Hardhat's switch for their request log: off keeps only warnings and errors. */
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_setLoggingEnabled', anvil: 'anvil_setLoggingEnabled' },
+  [p.bool],
+  (_call, [isOn]) => {
+    setLogLevel(isOn ? 'INFO' : 'WARN')
   },
 )
 

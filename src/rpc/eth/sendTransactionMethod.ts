@@ -109,3 +109,20 @@ export const sendTransaction = defineMethod({
     return submitTransaction(ctx, key ? sign(ctx, filled, key) : impersonate(ctx, filled))
   },
 })
+
+/**
+ * Anvil's `eth_sendUnsignedTransaction`: a transaction from any account, without its key, on the dev
+ * chain (as if the sender were impersonated).
+ */
+export const sendUnsignedTransaction = defineMethod({
+  name: 'eth_sendUnsignedTransaction',
+  params: [p.named('transaction', p.object)],
+  handler: async (ctx: RpcContext, [raw]) => {
+    if (!ctx.devTools) throw besuError('sendTxNotAvailable')
+    const req = decodeRequest(raw)
+    if (req.from === undefined) throw new InvalidParamsError('invalid argument 0 (transaction): from is required')
+    if (req.blobVersionedHashes !== undefined)
+      throw new InvalidParamsError('Invalid params: blob transactions need blobs; use eth_sendRawTransaction')
+    return submitTransaction(ctx, impersonate(ctx, await fill(ctx, req)))
+  },
+})
