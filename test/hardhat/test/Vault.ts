@@ -4,8 +4,25 @@ import { describe, it } from 'node:test'
 import { network } from 'hardhat'
 
 const { ethers, networkHelpers } = await network.connect({ network: 'basalt' })
-const { loadFixture, time, mine, impersonateAccount, setBalance, setCode, setNonce, setStorageAt, takeSnapshot } =
-  networkHelpers
+const {
+  loadFixture,
+  time,
+  mine,
+  mineUpTo,
+  impersonateAccount,
+  stopImpersonatingAccount,
+  setBalance,
+  setCode,
+  setNonce,
+  setStorageAt,
+  getStorageAt,
+  takeSnapshot,
+  dropTransaction,
+  setBlockGasLimit,
+  setCoinbase,
+  setNextBlockBaseFeePerGas,
+  setPrevRandao,
+} = networkHelpers
 
 async function deployVault() {
   const [owner, other] = await ethers.getSigners()
@@ -78,5 +95,52 @@ describe('Vault on Basalt', () => {
     await snapshot.restore()
     assert.equal(await time.latestBlock(), block)
     assert.equal(await ethers.provider.getBalance('0x0000000000000000000000000000000000000bad'), 0n)
+  })
+
+  it('mineUpTo and time.setNextBlockTimestamp place the next blocks', async () => {
+    const target = (await time.latestBlock()) + 3
+    await mineUpTo(target)
+    assert.equal(await time.latestBlock(), target)
+    const at = (await time.latest()) + 500
+    await time.setNextBlockTimestamp(at)
+    await mine()
+    assert.equal(await time.latest(), at)
+  })
+
+  it('the next block takes the coinbase, base fee, gas limit and prevrandao set for it', async () => {
+    const coinbase = '0x00000000000000000000000000000000000c0b1e'
+    await setCoinbase(coinbase)
+    await setNextBlockBaseFeePerGas(2_000_000_000n)
+    await setBlockGasLimit(40_000_000)
+    await setPrevRandao(77)
+    await mine()
+    const block = await ethers.provider.send('eth_getBlockByNumber', ['latest', false])
+    assert.equal(block.miner, coinbase)
+    assert.equal(BigInt(block.baseFeePerGas), 2_000_000_000n)
+    assert.equal(BigInt(block.gasLimit), 40_000_000n)
+    assert.equal(BigInt(block.mixHash), 77n)
+  })
+
+  it('getStorageAt reads a slot; stopImpersonatingAccount ends impersonation', async () => {
+    const { vault, owner } = await loadFixture(deployVault)
+    assert.equal(BigInt(await getStorageAt(await vault.getAddress(), 0)), BigInt(owner.address))
+    const whale = '0x00000000000000000000000000000000000be1a6'
+    await setBalance(whale, ethers.parseEther('1'))
+    await impersonateAccount(whale)
+    await stopImpersonatingAccount(whale)
+    await assert.rejects(ethers.provider.send('eth_sendTransaction', [{ from: whale, to: whale }]))
+  })
+
+  it('dropTransaction removes a pending transaction', async () => {
+    const [, , sender] = await ethers.getSigners()
+    await ethers.provider.send('evm_setAutomine', [false])
+    try {
+      const tx = await sender.sendTransaction({ to: sender.address, value: 1n })
+      assert.equal(await dropTransaction(tx.hash), true)
+      await mine()
+      assert.equal(await ethers.provider.getTransactionReceipt(tx.hash), null)
+    } finally {
+      await ethers.provider.send('evm_setAutomine', [true])
+    }
   })
 })
