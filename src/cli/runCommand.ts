@@ -8,11 +8,11 @@ import { CliError } from './cliError.ts'
 
 const RPC_APIS = [
   ...['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV'],
-  ...['EVM', 'HARDHAT', 'ANVIL'],
+  ...['EVM', 'HARDHAT', 'ANVIL', 'OTS'],
 ]
-/** The dev network's default groups add the test controls Hardhat and Foundry drive. */
+/** The dev network's default groups add the test controls Hardhat and Foundry drive, and Otterscan's. */
 const DEFAULT_APIS = 'ETH,NET,WEB3'
-const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL`
+const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL,OTS`
 
 export function registerRunCommand(cli: CAC): void {
   cli

@@ -21,6 +21,7 @@ import { stateMethods } from './eth/stateMethods.ts'
 import { subscriptionMethods } from './eth/subscriptionMethods.ts'
 import { txMethods } from './eth/txMethods.ts'
 import { netMethods, rpcModulesMethods, web3Methods } from './netWeb3Methods.ts'
+import { otsMethods } from './ots/otsMethods.ts'
 import { testingMethods } from './testing/testingMethods.ts'
 import { traceMethods } from './trace/traceMethods.ts'
 import { txpoolMethods } from './txpool/txpoolMethods.ts'
@@ -64,6 +65,7 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'EVM', methods: devGroup('evm_') },
     { group: 'HARDHAT', methods: devGroup('hardhat_') },
     { group: 'ANVIL', methods: [...devGroup('anvil_'), sendUnsignedTransaction] },
+    { group: 'OTS', methods: otsMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }

@@ -154,6 +154,7 @@ describe('constant answers', () => {
       evm: '1.0',
       hardhat: '1.0',
       anvil: '1.0',
+      ots: '1.0',
       rpc: '1.0',
     })
     expect(await node.rpc('eth_syncing')).toBe(false)
