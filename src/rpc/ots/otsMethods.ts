@@ -34,7 +34,9 @@ function totalFees(ctx: RpcContext, block: Block): bigint {
   return fees
 }
 
-function blockDetails(ctx: RpcContext, block: Block) {
+/** A block's details as Otterscan shows them; null for no block. */
+function blockDetails(ctx: RpcContext, block: Block | undefined) {
+  if (!block) return null
   const { transactions, logsBloom: _bloom, ...rest } = formatBlock(block, false) as Record<string, unknown>
   return {
     block: { ...rest, transactionCount: (transactions as unknown[]).length, logsBloom: null },
@@ -113,18 +115,12 @@ export const otsMethods = [
   defineMethod({
     name: 'ots_getBlockDetails',
     params: [p.blockNumberOrTag],
-    handler: async (ctx: RpcContext, [ref]) => {
-      const block = await ctx.chain.resolve(ref)
-      return block ? blockDetails(ctx, block) : null
-    },
+    handler: async (ctx: RpcContext, [ref]) => blockDetails(ctx, await ctx.chain.resolve(ref)),
   }),
   defineMethod({
     name: 'ots_getBlockDetailsByHash',
     params: [p.hash],
-    handler: async (ctx: RpcContext, [hash]) => {
-      const block = await ctx.chain.getBlockByHash(hash)
-      return block ? blockDetails(ctx, block) : null
-    },
+    handler: async (ctx: RpcContext, [hash]) => blockDetails(ctx, await ctx.chain.getBlockByHash(hash)),
   }),
   defineMethod({
     name: 'ots_getBlockTransactions',
