@@ -245,6 +245,11 @@ describe('dev toolkit: state edits', () => {
     await node.rpc('anvil_autoImpersonateAccount', [false])
     const unsigned = await node.rpc<string>('eth_sendUnsignedTransaction', [{ from: WHALE, to: TARGET, value: '0x1' }])
     expect(await receipt(unsigned)).toMatchObject({ status: '0x1', from: WHALE })
+    // A contract cannot send (EIP-3607): refused at once rather than dropped by the sealer.
+    await node.rpc('hardhat_impersonateAccount', [TARGET])
+    expect(await rpcError('eth_sendTransaction', [{ from: TARGET, to: WHALE, gas: '0x5208' }])).toMatchObject({
+      code: -32000,
+    })
   })
 
   it('sets the coinbase, the next base fee and the block gas limit of the blocks to come', async () => {
