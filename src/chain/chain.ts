@@ -16,7 +16,6 @@ import {
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Address } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
@@ -25,6 +24,7 @@ import { openState, type StateManager } from '../state/worldState.ts'
 import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
 import { ensureKzgFor } from './kzg.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
+import { useStoredSenders } from './storedSenders.ts'
 
 const log = createLogger('chain')
 
@@ -388,18 +388,4 @@ export class Chain {
     this.blockCache.set(key, block)
     if (this.blockCache.size > BLOCK_CACHE_SIZE) this.blockCache.delete(this.blockCache.keys().next().value!)
   }
-}
-
-/**
- * Gives a block's transactions (unless frozen) the senders stored with it, so that nothing recovers them
- * again and a transaction sent as an impersonated account (whose signature names no one) re-executes
- * as the account that sent it.
- */
-function useStoredSenders(block: Block, senders: Uint8Array): void {
-  if (senders.length !== block.transactions.length * 20) return
-  block.transactions.forEach((tx, i) => {
-    if (Object.isFrozen(tx)) return
-    const sender = new Address(senders.slice(i * 20, i * 20 + 20))
-    tx.getSenderAddress = () => sender
-  })
 }
