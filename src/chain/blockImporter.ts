@@ -123,7 +123,7 @@ async function validateAndExecute(chain: Chain, block: Block, parent: Block): Pr
 export async function executeBlock(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
   // State nodes written here stay pending in the trie store until flushed; a failed block leaves
   // only unreferenced, content-addressed nodes behind, which are harmless.
-  const state = openState(chain.trieDb, chain.common, parent.header.stateRoot, true)
+  const state = openState(chain.trieDb, chain.common, chain.postStateRoot(parent), true)
   const vm = await createVm(chain.common, state, ancestorSource(chain, parent))
   const result = await runBlock(vm, { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true })
   return result.receipts

@@ -27,6 +27,7 @@ import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
 import { nextBaseFee } from './baseFee.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
+import { useStoredSenders } from './storedSenders.ts'
 
 const log = createLogger('chain')
 
@@ -49,6 +50,8 @@ const META_HEAD = 'head'
 const META_SAFE = 'safe'
 const META_FINALIZED = 'finalized'
 const META_GENESIS = 'genesis'
+/** Prefix of the meta rows that record a block's state as edited by the dev tools after it was sealed. */
+const META_POST_STATE = 'postState:'
 const BLOCK_CACHE_SIZE = 512
 const STATE_CACHE_SIZE = 4
 /** Unflushed state waits at most this long after the first block that wrote it… */
@@ -69,6 +72,7 @@ export class Chain {
   private readonly forkCommons = new Map<string, Common>()
   private readonly headResetListeners = new Set<(head: Block) => Promise<void> | void>()
   private headLock: Promise<unknown> = Promise.resolve()
+  private readonly postStateRoots = new Map<string, Uint8Array | null>()
   private blocksSinceFlush = 0
   /** When the oldest unflushed block was committed (performance.now()); undefined when all is flushed. */
   private unflushedSinceMs?: number
@@ -139,8 +143,11 @@ export class Chain {
       createBlockFromBytesArray([RLP.decode(headerRlp) as never, ...bodyValues] as never, {
         common: this.common,
         setHardfork: true,
+        // Not frozen, so that the stored senders can be attached to the transactions.
+        freeze: false,
       }),
     )
+    useStoredSenders(block, body.senders)
     this.cacheBlock(key, block)
     return block
   }
@@ -238,7 +245,7 @@ export class Chain {
    * reads at the head (balances, nonces for the pool) skip both the trie set-up and the trie walk.
    */
   stateAt(block: Block): StateManager {
-    const root = block.header.stateRoot
+    const root = this.postStateRoot(block)
     const key = bytesToHex(root)
     let state = this.stateCache.get(key)
     if (!state) {
@@ -270,6 +277,7 @@ export class Chain {
     let logs: StoredLog[] = []
     const newCanonical: Block[] = []
     if (opts.setHead && !extendsHead) newCanonical.push(...(await this.nonCanonicalAncestors(block)))
+    useStoredSenders(block, sendersBytes)
     // The timer below flushes when the event loop turns; a run of commits that never lets it (an
     // import) is held to the same bound here, so a crash never leaves more than it to re-execute.
     const nowMs = performance.now()
@@ -354,6 +362,31 @@ export class Chain {
   onHeadReset(fn: (head: Block) => Promise<void> | void): () => void {
     this.headResetListeners.add(fn)
     return () => this.headResetListeners.delete(fn)
+  }
+
+  /**
+   * The state root after `block`: its header's, or the root the dev tools (`hardhat_setBalance`, …)
+   * recorded for it when they edited the state on top of it. Every reader and re-execution that
+   * starts from a block's state asks here, so a later block replays on the edited state.
+   */
+  postStateRoot(block: Block): Uint8Array {
+    const key = bytesToHex(block.hash())
+    let root = this.postStateRoots.get(key)
+    if (root === undefined) {
+      root = this.store.readMeta(META_POST_STATE + key) ?? null
+      this.postStateRoots.set(key, root)
+    }
+    return root ?? block.header.stateRoot
+  }
+
+  /** Records the edited state after `block` (its trie nodes written in the same transaction). */
+  setPostStateRoot(block: Block, root: Uint8Array): void {
+    const key = bytesToHex(block.hash())
+    this.store.db.transaction(() => {
+      this.writePendingState()
+      this.store.writeMeta(META_POST_STATE + key, root)
+    })
+    this.postStateRoots.set(key, root)
   }
 
   setSafeAndFinalized(safe: Block | undefined, finalized: Block | undefined): void {

@@ -79,7 +79,7 @@ function withStoredSenders(chain: Chain, block: Block): Block {
 }
 
 function hasState(chain: Chain, block: Block): boolean {
-  const root = block.header.stateRoot
+  const root = chain.postStateRoot(block)
   return equalBytes(root, KECCAK256_RLP) || chain.trieDb.getSync(bytesToHex(root).slice(2)) !== undefined
 }
 

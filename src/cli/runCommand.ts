@@ -7,7 +7,13 @@ import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { checkConfigOut, checkListenerPorts } from './runChecks.ts'
 
-const RPC_APIS = ['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV']
+const RPC_APIS = [
+  ...['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV'],
+  ...['EVM', 'HARDHAT', 'ANVIL', 'OTS'],
+]
+/** The dev network's default groups add the test controls Hardhat and Foundry drive, and Otterscan's. */
+const DEFAULT_APIS = 'ETH,NET,WEB3'
+const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL,OTS`
 
 export function registerRunCommand(cli: CAC): void {
   cli
@@ -17,11 +23,18 @@ export function registerRunCommand(cli: CAC): void {
     .option('--network-id <id>', 'Network id answered by net_version')
     .option('--data-path <dir>', 'Directory of the SQLite database, or :memory:', { default: 'basalt-data' })
     .option('--identity <name>', 'Name added to web3_clientVersion')
+    .option(
+      '--anvil-client-version',
+      'web3_clientVersion starts with anvil/ so Hardhat and Foundry helpers accept the node (default: true on the dev network)',
+    )
     .option('--node-private-key-file <file>', 'Node key file (default: DATA_PATH/key, created when absent)')
     .option('--rpc-http-enabled', 'Serve JSON-RPC over HTTP (default true)')
     .option('--rpc-http-host <host>', 'HTTP JSON-RPC host', { default: '127.0.0.1' })
     .option('--rpc-http-port <port>', 'HTTP JSON-RPC port (0 picks a free one)', { default: '8545' })
-    .option('--rpc-http-api <list>', 'Comma-separated API groups over HTTP', { default: 'ETH,NET,WEB3' })
+    .option(
+      '--rpc-http-api <list>',
+      `Comma-separated API groups over HTTP (default ${DEFAULT_DEV_APIS} on the dev network, else ${DEFAULT_APIS})`,
+    )
     .option('--rpc-http-cors-origins <list>', 'Comma-separated allowed CORS origins, or *')
     .option('--rpc-http-max-batch-size <n>', 'Largest JSON-RPC batch', { default: '1024' })
     .option('--host-allowlist <list>', 'Comma-separated Host header values accepted, or *', {
@@ -30,7 +43,7 @@ export function registerRunCommand(cli: CAC): void {
     .option('--rpc-ws-enabled', 'Serve JSON-RPC over WebSocket on its own port (default true)')
     .option('--rpc-ws-host <host>', 'WebSocket host', { default: '127.0.0.1' })
     .option('--rpc-ws-port <port>', 'WebSocket port (0 picks a free one)', { default: '8546' })
-    .option('--rpc-ws-api <list>', 'Comma-separated API groups over WebSocket', { default: 'ETH,NET,WEB3' })
+    .option('--rpc-ws-api <list>', 'Comma-separated API groups over WebSocket (defaults as --rpc-http-api)')
     .option('--min-gas-price <wei>', 'Smallest gas price the pool accepts', { default: '1000' })
     .option('--api-gas-price-blocks <n>', 'Blocks eth_gasPrice looks back over', { default: '100' })
     .option('--api-gas-price-percentile <p>', 'Percentile eth_gasPrice reports', { default: '50' })
@@ -56,6 +69,8 @@ export function registerRunCommand(cli: CAC): void {
       '--auto-log-bloom-caching-enabled',
       'Index log bloom cache files of every 100,000 blocks as they fill (default: true)',
     )
+    .option('--load-state <file>', 'Load a state dump (anvil_dumpState, --dump-state) on top of the head at start')
+    .option('--dump-state <file>', 'Write the state after the head as a dump when the node stops')
     .option('--graphql-http-enabled', 'Serve GraphQL (EIP-1767) over HTTP at /graphql')
     .option('--graphql-http-host <host>', 'GraphQL host', { default: '127.0.0.1' })
     .option('--graphql-http-port <port>', 'GraphQL port (0 picks a free one)', { default: '8547' })
@@ -88,18 +103,20 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
   const genesisFile = s('genesisFile')
   if (network !== 'dev') throw new CliError(`Invalid value for option --network: '${network}' (supported: dev)`)
   const blockPeriod = s('blockPeriod')
+  const defaultApis = genesisFile ? DEFAULT_APIS : DEFAULT_DEV_APIS
   return {
     network: genesisFile ? 'custom' : 'dev',
     genesisFile,
     networkId: s('networkId') === undefined ? undefined : bigintOpt('network-id', s('networkId')),
     dataPath: nonEmpty('data-path', s('dataPath') ?? 'basalt-data'),
     identity: s('identity'),
+    isAnvilClientVersion: optBool(o, 'anvilClientVersion', 'anvil-client-version', !genesisFile),
     nodePrivateKeyFile: s('nodePrivateKeyFile'),
     http: {
       isEnabled: optBool(o, 'rpcHttpEnabled', 'rpc-http-enabled', true),
       host: nonEmpty('rpc-http-host', s('rpcHttpHost')),
       port: portOpt('rpc-http-port', s('rpcHttpPort')),
-      apis: apiList('rpc-http-api', s('rpcHttpApi')),
+      apis: apiList('rpc-http-api', s('rpcHttpApi') ?? defaultApis),
       corsOrigins: list(s('rpcHttpCorsOrigins')),
       maxBatchSize: intOpt('rpc-http-max-batch-size', s('rpcHttpMaxBatchSize'), 1),
     },
@@ -107,7 +124,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       isEnabled: optBool(o, 'rpcWsEnabled', 'rpc-ws-enabled', true),
       host: nonEmpty('rpc-ws-host', s('rpcWsHost')),
       port: portOpt('rpc-ws-port', s('rpcWsPort')),
-      apis: apiList('rpc-ws-api', s('rpcWsApi')),
+      apis: apiList('rpc-ws-api', s('rpcWsApi') ?? defaultApis),
     },
     hostAllowlist: list(s('hostAllowlist')),
     minGasPrice: bigintOpt('min-gas-price', s('minGasPrice')),
@@ -123,6 +140,8 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     blockPeriodMs: blockPeriod === undefined ? undefined : periodOpt(blockPeriod),
     targetGasLimit: s('targetGasLimit') === undefined ? undefined : bigintOpt('target-gas-limit', s('targetGasLimit')),
     configOut: s('configOut'),
+    loadStateFile: s('loadState'),
+    dumpStateFile: s('dumpState'),
     isMinerEnabled: optBool(o, 'minerEnabled', 'miner-enabled', !genesisFile),
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
     isAutoLogBloomCaching: optBool(o, 'autoLogBloomCachingEnabled', 'auto-log-bloom-caching-enabled', true),

@@ -30,7 +30,10 @@ import { type BlockSource, createVm, type VM } from './vmFactory.ts'
 export type { AccessListEntry, CallRequest }
 
 /** What the call service reads: fork rules, trie store and canonical blocks (for BLOCKHASH). */
-export interface CallChain extends StateSource, BlockSource {}
+export interface CallChain extends StateSource, BlockSource {
+  /** The state root after a block (its header's, unless the dev tools edited that state). */
+  postStateRoot(block: Block): Uint8Array
+}
 
 export interface CallOptions {
   /** Settings' RPC gas cap; 0 = the block gas limit. */
@@ -91,7 +94,7 @@ export class CallSession {
       overrides: opts.blockOverrides,
       isFeeFree: !isBalanceChecked,
     })
-    const state = openScratchState(chain, parent.header.stateRoot)
+    const state = openScratchState(chain, chain.postStateRoot(parent))
     const vm = await createVm(block.common, state, chain, { isInterruptible: true })
     vm.common.setHardfork(block.common.hardfork())
     if (opts.stateOverrides) await applyStateOverrides(vm, state, opts.stateOverrides)
@@ -225,7 +228,7 @@ export async function call(chain: CallChain, block: Block, req: CallRequest, opt
     try {
       const session = await entry.session
       const r = await session.run(req)
-      if (entry.isRootReset) await session.state.setStateRoot(block.header.stateRoot)
+      if (entry.isRootReset) await session.state.setStateRoot(chain.postStateRoot(block))
       return r
     } catch (e) {
       // A failed run may leave the VM mid-transaction; the next call starts over.
@@ -252,7 +255,7 @@ function sharedSession(
     byKey = new Map()
     sharedSessions.set(chain, byKey)
   }
-  const key = `${bytesToHex(block.hash())}|${isBalanceChecked}|${gasCap}`
+  const key = `${bytesToHex(chain.postStateRoot(block))}|${bytesToHex(block.hash())}|${isBalanceChecked}|${gasCap}`
   let shared = byKey.get(key)
   if (shared?.runningSinceMs !== undefined && performance.now() - shared.runningSinceMs > QUEUE_BEHIND_MS)
     return undefined

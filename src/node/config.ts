@@ -12,6 +12,8 @@ export interface NodeConfig {
   networkId?: bigint
   dataPath: string
   identity?: string
+  /** web3_clientVersion starts with `anvil/` (Hardhat's network helpers accept only hardhat, zksync or anvil). */
+  isAnvilClientVersion: boolean
   nodePrivateKeyFile?: string
   http: ApiListenerConfig & { corsOrigins: string[]; maxBatchSize: number }
   ws: ApiListenerConfig
@@ -34,6 +36,9 @@ export interface NodeConfig {
   /** Whether the dev sealer produces blocks; a node on a custom genesis waits for blocks from outside. */
   isMinerEnabled: boolean
   configOut?: string
+  /** A state dump loaded on top of the head at start, and the file the state is dumped to on stop. */
+  loadStateFile?: string
+  dumpStateFile?: string
   isDevAccountsUnlocked: boolean
   /** Write each complete log bloom cache segment as the chain reaches it (Besu's default). */
   isAutoLogBloomCaching: boolean

@@ -36,7 +36,9 @@ import { metrics } from '../primitives/metrics.ts'
 import { genesisEcCurve, loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
+import { DevTools } from '../producer/devTools.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
+import { decodeDump, dumpState, loadState } from '../producer/stateDump.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
 import { executionTimeoutError } from '../rpc/eth/callErrors.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
@@ -132,7 +134,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const settings: RpcSettings = {
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
-    clientVersion: clientVersion(config.identity),
+    clientVersion: clientVersion(config.identity, config.isAnvilClientVersion),
     coinbase,
     minGasPrice: config.minGasPrice,
     gasPriceBlocks: config.gasPriceBlocks,
@@ -148,6 +150,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     ports: {},
     filesDir: scratchDir(config.dataPath),
   }
+  const isDevToolkit = config.isMinerEnabled && !config.engine.isEnabled
+  const devTools = isDevToolkit ? new DevTools(chain, pool, sealer) : undefined
   const engine = config.engine.isEnabled
     ? new EngineService(chain, pool, new PayloadBuilder(chain, pool, { targetGasLimit }), systemClock)
     : undefined
@@ -157,6 +161,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     chain,
     pool,
     sealer,
+    devTools,
     engine,
     filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters, logBloomCache }),
     logBloomCache,
@@ -209,6 +214,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   }
   if (config.isMinerEnabled && !engine) sealer.start()
   else if (!engine) log.warn('no block will be produced', { reason: idleReason(genesis) })
+  if (devTools && config.loadStateFile) await loadStateFile(devTools, config.loadStateFile)
+  devTools?.markInitial()
   if (config.graphql.isEnabled) {
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
     const { GraphqlService } = await import('../graphql/graphqlService.ts')
@@ -230,6 +237,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const stop = () => {
     stopping ??= (async () => {
       await sealer.stop()
+      if (devTools && config.dumpStateFile) writeFileSync(config.dumpStateFile, JSON.stringify(dumpState(devTools)))
       engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))
@@ -272,6 +280,15 @@ function registerGauges(chain: Chain, pool: TxPool): void {
   metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_used_bytes', () => chain.store.sizeBytes().usedBytes)
   metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_free_bytes', () => chain.store.sizeBytes().freeBytes)
   metrics.gauge(GAUGE_CATEGORY_STORAGE, 'unflushed_trie_nodes', () => chain.trieDb.pendingCount)
+}
+
+async function loadStateFile(devTools: DevTools, file: string): Promise<void> {
+  try {
+    await loadState(devTools, decodeDump(readFileSync(file, 'utf8')))
+  } catch (e) {
+    throw new Error(`cannot load the state in ${file}: ${(e as Error).message}`)
+  }
+  log.info('loaded state', { file, head: devTools.chain.head.header.number })
 }
 
 function printBanner(config: NodeConfig, s: RpcSettings, accounts: { address: string; privateKey: string }[]): void {

@@ -2,8 +2,16 @@ import pkg from '../../package.json' with { type: 'json' }
 
 export const VERSION: string = pkg.version
 /** What `web3_clientVersion` answers, in Besu's shape `name/vX/os-arch/runtime`. */
-export function clientVersion(identity?: string): string {
+export function clientVersion(identity?: string, isAnvilCompatible = false): string {
   const runtime = typeof Bun !== 'undefined' ? `bun-${Bun.version}` : `node-${process.versions.node}`
   const name = identity ? `basalt/${identity}` : 'basalt'
-  return `${name}/v${VERSION}/${process.platform}-${process.arch}/${runtime}`
+  const version = `${name}/v${VERSION}/${process.platform}-${process.arch}/${runtime}`
+  return isAnvilCompatible ? `${ANVIL_COMPATIBLE_PREFIX}${version}` : version
 }
+
+/**
+ * Hardhat's network helpers refuse a node whose version does not start with `hardhat`, `zksync` or
+ * `anvil`; Foundry looks for `anvil` too. The dev network announces itself Anvil-compatible, with
+ * Basalt's own version after the prefix.
+ */
+export const ANVIL_COMPATIBLE_PREFIX = 'anvil/v1.0.0-compatible/'

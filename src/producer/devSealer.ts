@@ -1,10 +1,10 @@
 /**
- * The dev sealer: builds post-merge blocks from the pool on the head, either as soon as
- * transactions arrive (automine) or every `--block-period`. Timestamps strictly increase; base fee
- * follows EIP-1559; system calls come from the VM's block builder. Blocks are committed through
- * `Chain.commitBlock`, so a block is durable before any client sees its receipt.
+ * The dev sealer: builds post-merge blocks from the pool on the head, as soon as transactions
+ * arrive (automine), every `--block-period`, or only when told (`evm_mine`); the dev tools switch
+ * between these at run time. Timestamps come from `BlockTime` and strictly increase; base fee
+ * follows EIP-1559 unless one block's is set; system calls come from the VM's block builder. Blocks
+ * are committed through `Chain.commitBlock`, so a block is durable before any client sees its receipt.
  */
-
 import type { Block } from '@ethereumjs/block'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
@@ -19,6 +19,7 @@ import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
 import { openState } from '../state/worldState.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
+import { BlockTime, type BlockTimeSettings } from './blockTime.ts'
 
 const log = createLogger('sealer')
 
@@ -48,7 +49,29 @@ export interface DevSealerOptions {
   clock: Clock
 }
 
+/** The mining settings the dev tools change and a snapshot restores. */
+export interface SealerSettings {
+  isAutomine: boolean
+  intervalMs?: number
+  coinbase: Uint8Array
+  gasLimit?: bigint
+  nextBaseFee?: bigint
+  time: BlockTimeSettings
+}
+
 export class DevSealer {
+  readonly time: BlockTime
+  coinbase: Uint8Array
+  /** The gas limit of the blocks to come (`evm_setBlockGasLimit`); the parent's when unset. */
+  gasLimit?: bigint
+  /** The base fee of the next block only (`hardhat_setNextBlockBaseFeePerGas`). */
+  nextBaseFee?: bigint
+  /** The PREVRANDAO (mixHash) of the next block only (`hardhat_setPrevRandao`); the parent's otherwise. */
+  nextPrevRandao?: Uint8Array
+  private readonly targetGasLimit?: bigint
+  private isAutomineOn: boolean
+  private intervalMs?: number
+  private isStarted = false
   private vm?: VM
   private vmRoot?: string
   private sealing: Promise<void> = Promise.resolve()
@@ -59,22 +82,92 @@ export class DevSealer {
   constructor(
     private readonly chain: Chain,
     private readonly pool: TxPool,
-    private readonly opts: DevSealerOptions,
-  ) {}
+    opts: DevSealerOptions,
+  ) {
+    this.time = new BlockTime(opts.clock)
+    this.coinbase = opts.coinbase
+    this.targetGasLimit = opts.targetGasLimit
+    this.intervalMs = opts.blockPeriodMs
+    this.isAutomineOn = !opts.blockPeriodMs
+  }
 
   start(): void {
-    if (this.opts.blockPeriodMs) {
-      this.timer = setInterval(() => this.schedule(true), this.opts.blockPeriodMs)
-    } else {
-      this.unsubscribe = this.pool.onAdded(() => this.schedule(false))
-      if (this.pool.size > 0) this.schedule(false)
-    }
+    this.isStarted = true
+    this.applyMode()
   }
 
   stop(): Promise<void> {
-    if (this.timer) clearInterval(this.timer)
-    this.unsubscribe?.()
+    this.isStarted = false
+    this.applyMode()
     return this.sealing
+  }
+
+  get isAutomine(): boolean {
+    return this.isAutomineOn
+  }
+
+  /** Seals as soon as transactions arrive (on) or only by interval or request (off). */
+  setAutomine(isOn: boolean): void {
+    this.isAutomineOn = isOn
+    this.applyMode()
+  }
+
+  /** Seals every `ms` (0: no interval mining). */
+  setIntervalMining(ms: number): void {
+    this.intervalMs = ms > 0 ? ms : undefined
+    this.applyMode()
+  }
+
+  settings(): SealerSettings {
+    const { isAutomineOn: isAutomine, intervalMs, coinbase, gasLimit, nextBaseFee } = this
+    return { isAutomine, intervalMs, coinbase, gasLimit, nextBaseFee, time: this.time.save() }
+  }
+
+  restore(s: SealerSettings): void {
+    Object.assign(this, { isAutomineOn: s.isAutomine, intervalMs: s.intervalMs, coinbase: s.coinbase })
+    Object.assign(this, { gasLimit: s.gasLimit, nextBaseFee: s.nextBaseFee })
+    this.time.restore(s.time)
+    this.applyMode()
+  }
+
+  /**
+   * Seals `count` blocks now (empty ones too), the first at the chain's time (or `firstTimestamp`),
+   * each later one `intervalSec` after its parent; resolves to the last.
+   */
+  mine(count: bigint, intervalSec = 1n, firstTimestamp?: bigint): Promise<Block | undefined> {
+    return this.exclusive(async () => {
+      let last: Block | undefined
+      for (let i = 0n; i < count; i++) {
+        const ts = i === 0n ? firstTimestamp : this.chain.head.header.timestamp + intervalSec
+        last = await this.sealBlock(true, ts)
+      }
+      return last
+    })
+  }
+
+  /** Runs `fn` between sealing passes, so that it sees and changes a head no block is built on. */
+  exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.sealing.then(fn)
+    this.sealing = run.then(
+      () => {},
+      () => {},
+    )
+    return run
+  }
+
+  /** (Re)arms the pool listener and the interval timer for the current mode. */
+  private applyMode(): void {
+    if (this.timer) clearInterval(this.timer)
+    this.timer = undefined
+    this.unsubscribe?.()
+    this.unsubscribe = undefined
+    if (!this.isStarted) return
+    const ms = this.intervalMs
+    if (ms) this.timer = setInterval(() => this.schedule(true), ms)
+    if (this.isAutomineOn) {
+      this.unsubscribe = this.pool.onAdded(() => this.schedule(false))
+      if (this.pool.size > 0) this.schedule(false)
+    }
   }
 
   /** Resolves once every block scheduled so far is committed. */
@@ -97,8 +190,9 @@ export class DevSealer {
       try {
         do {
           await this.sealBlock(isEmptyAllowed)
-          if (!this.opts.blockPeriodMs) await nextTurn()
-        } while (!this.opts.blockPeriodMs && this.pool.executable(this.chain.nextBaseFee()).length > 0)
+          if (!this.isAutomineOn) break
+          await nextTurn()
+        } while (this.pool.executable(this.nextBlockBaseFee()).length > 0)
       } catch (e) {
         log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
       }
@@ -112,7 +206,7 @@ export class DevSealer {
 
   private async sealOnHead(isEmptyAllowed: boolean, timestampSec?: bigint): Promise<Block | undefined> {
     const parent = this.chain.head
-    const baseFee = this.chain.nextBaseFee(parent.header)
+    const baseFee = this.nextBlockBaseFee()
     const candidates = this.pool.executable(baseFee)
     if (candidates.length === 0 && !isEmptyAllowed) return undefined
     return withKzgOnDemand(this.chain.common, async () => {
@@ -130,8 +224,7 @@ export class DevSealer {
 
   private async buildOnHead(parent: Block, candidates: PoolTx[], timestampSec?: bigint): Promise<Block> {
     const vm = await this.vmAtHead()
-    const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))
-    const timestamp = timestampSec ?? (nowSec > parent.header.timestamp ? nowSec : parent.header.timestamp + 1n)
+    const timestamp = timestampSec ?? this.time.next(parent.header.timestamp)
     vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp })
     const builder = await startBlock(
       vm,
@@ -139,14 +232,17 @@ export class DevSealer {
         parentBlock: parent,
         headerData: {
           timestamp,
-          coinbase: this.opts.coinbase,
-          gasLimit: nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
-          mixHash: parent.header.mixHash,
-          baseFeePerGas: vm.common.isActivatedEIP(1559) ? this.chain.nextBaseFee(parent.header) : undefined,
+          coinbase: this.coinbase,
+          gasLimit: this.gasLimit ?? nextGasLimit(parent.header.gasLimit, this.targetGasLimit),
+          baseFeePerGas: vm.common.isActivatedEIP(1559)
+            ? (this.nextBaseFee ?? this.chain.nextBaseFee(parent.header))
+            : undefined,
+          mixHash: this.nextPrevRandao ?? parent.header.mixHash,
           difficulty: 0n,
         },
         withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
-        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
+        // Not frozen, so that the chain can attach the senders (impersonated ones are not recoverable).
+        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true, freeze: false },
       },
       { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
     )
@@ -172,6 +268,9 @@ export class DevSealer {
     const senders = included.map((t) => t.sender)
     await this.chain.commitBlock(block, builder.transactionReceipts, senders, { setHead: true })
     this.vmRoot = bytesToHex(block.header.stateRoot)
+    this.time.sealed(timestamp)
+    this.nextBaseFee = undefined
+    this.nextPrevRandao = undefined
     this.pool.onNewHead(included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
     metrics.inc('blockchain', 'blocks_sealed')
     metrics.inc('blockchain', 'transactions_sealed', '', included.length)
@@ -179,15 +278,21 @@ export class DevSealer {
     return block
   }
 
-  /** The writer VM, positioned on the head's state (re-rooted when the head moved elsewhere). */
+  /** The base fee the next block will have. */
+  nextBlockBaseFee(): bigint {
+    return this.nextBaseFee ?? this.chain.nextBaseFee()
+  }
+
+  /** The writer VM, positioned on the head's state (re-rooted when the head or its state moved). */
   private async vmAtHead(): Promise<VM> {
     const head = this.chain.head
-    const root = bytesToHex(head.header.stateRoot)
+    const headRoot = this.chain.postStateRoot(head)
+    const root = bytesToHex(headRoot)
     if (!this.vm) {
-      const state = openState(this.chain.trieDb, this.chain.common, head.header.stateRoot, true)
+      const state = openState(this.chain.trieDb, this.chain.common, headRoot, true)
       this.vm = await createVm(this.chain.common, state, this.chain)
     } else if (this.vmRoot !== root) {
-      await this.vm.stateManager.setStateRoot(head.header.stateRoot)
+      await this.vm.stateManager.setStateRoot(headRoot)
     }
     this.vmRoot = root
     return this.vm

@@ -118,7 +118,7 @@ export class PayloadBuilder {
 
   /** Builds one payload now from the pool's executable transactions. */
   async build(parent: Block, attrs: BuildAttributes): Promise<BuiltPayload> {
-    const state = openState(this.chain.trieDb, this.chain.common, parent.header.stateRoot, true)
+    const state = openState(this.chain.trieDb, this.chain.common, this.chain.postStateRoot(parent), true)
     const vm = await createVm(this.chain.common, state, this.chain)
     vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp: attrs.timestamp })
     const builder = await buildBlock(vm, {

@@ -2,6 +2,7 @@
 import type { Chain } from '../chain/chain.ts'
 import type { LogBloomCache } from '../chain/logBloomCache.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
+import type { DevTools } from '../producer/devTools.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { FilterManager } from './eth/filterManager.ts'
 
@@ -38,6 +39,8 @@ export interface RpcServices {
   chain: Chain
   pool: TxPool
   sealer?: DevSealer
+  /** The dev chain's test controls (evm_*, hardhat_*, anvil_*), when the dev sealer makes the blocks. */
+  devTools?: DevTools
   filters: FilterManager
   /** Log bloom cache files (admin_generateLogBloomCache…); absent in nodes without a data path of their own. */
   logBloomCache?: LogBloomCache

@@ -1,8 +1,12 @@
 /** Every RPC group and its methods; the one list the dispatcher is built from. */
+import type { RpcMethod } from '../jsonrpc/defineMethod.ts'
 import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
 import { adminMethods } from './admin/adminMethods.ts'
 import type { RpcContext } from './context.ts'
 import { debugMethods } from './debug/debugMethods.ts'
+import { getAccountInfo, infoMethods } from './dev/infoMethods.ts'
+import { miningMethods } from './dev/miningMethods.ts'
+import { stateMethods as devStateMethods } from './dev/stateMethods.ts'
 import { blockMethods } from './eth/blockMethods.ts'
 import { callMethods } from './eth/callMethods.ts'
 import { chainMethods } from './eth/chainMethods.ts'
@@ -11,18 +15,24 @@ import { feeMethods } from './eth/feeMethods.ts'
 import { filterMethods } from './eth/filterMethods.ts'
 import { logMethods } from './eth/logMethods.ts'
 import { proofMethods } from './eth/proofMethods.ts'
-import { sendTransaction } from './eth/sendTransactionMethod.ts'
+import { sendTransaction, sendUnsignedTransaction } from './eth/sendTransactionMethod.ts'
 import { simulateMethods } from './eth/simulateMethods.ts'
 import { stateMethods } from './eth/stateMethods.ts'
 import { subscriptionMethods } from './eth/subscriptionMethods.ts'
 import { txMethods } from './eth/txMethods.ts'
 import { netMethods, rpcModulesMethods, web3Methods } from './netWeb3Methods.ts'
+import { otsMethods } from './ots/otsMethods.ts'
 import { testingMethods } from './testing/testingMethods.ts'
 import { traceMethods } from './trace/traceMethods.ts'
 import { txpoolMethods } from './txpool/txpoolMethods.ts'
 
 /** `rpc_modules` is always enabled. */
 export const ALWAYS_ENABLED_GROUP = 'RPC'
+
+/** The dev-chain test methods of one spelling (`evm_`, `hardhat_`, `anvil_`). */
+function devGroup(prefix: string): RpcMethod<RpcContext>[] {
+  return [...miningMethods, ...devStateMethods, ...infoMethods].filter((m) => m.name.startsWith(prefix))
+}
 
 export function methodGroups(): MethodGroup<RpcContext>[] {
   return [
@@ -42,6 +52,7 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
         ...proofMethods,
         ...simulateMethods,
         ...configMethods,
+        getAccountInfo,
       ],
     },
     { group: 'NET', methods: netMethods },
@@ -51,6 +62,10 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'TRACE', methods: traceMethods },
     { group: 'TXPOOL', methods: txpoolMethods },
     { group: 'TESTING', methods: testingMethods },
+    { group: 'EVM', methods: devGroup('evm_') },
+    { group: 'HARDHAT', methods: devGroup('hardhat_') },
+    { group: 'ANVIL', methods: [...devGroup('anvil_'), sendUnsignedTransaction] },
+    { group: 'OTS', methods: otsMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }

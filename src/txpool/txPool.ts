@@ -267,6 +267,17 @@ export class TxPool {
     if (t) this.remove(t)
   }
 
+  /** Forgets every transaction (`anvil_dropAllTransactions`, a snapshot's revert). */
+  clear(): void {
+    this.byHash.clear()
+    this.senders.clear()
+  }
+
+  /** The lowest gas price (max fee) accepted from now on (`anvil_setMinGasPrice`). */
+  setMinGasPrice(wei: bigint): void {
+    this.opts.minGasPrice = wei
+  }
+
   /**
    * Revalidates every sender against the head (after a reorg or a head reset): re-reads its nonce,
    * forgets what the head already includes, and drops what its balance there no longer covers.

@@ -162,3 +162,19 @@ export function viemClients(node: StartedNode, index: number) {
   const client = createPublicClient({ chain, transport: http(), pollingInterval: 50 })
   return { chain, wallet, client }
 }
+
+/** Runs a command to completion (killed after `timeoutMs`); resolves to its output and exit code. */
+export async function runProcess(
+  argv: string[],
+  opts: { cwd: string; env: Record<string, string | undefined>; timeoutMs: number },
+): Promise<{ out: string; err: string; code: number }> {
+  const proc = Bun.spawn(argv, { cwd: opts.cwd, stdout: 'pipe', stderr: 'pipe', env: opts.env })
+  const timer = setTimeout(() => proc.kill('SIGKILL'), opts.timeoutMs)
+  const [out, err, code] = await Promise.all([
+    new Response(proc.stdout as ReadableStream).text(),
+    new Response(proc.stderr as ReadableStream).text(),
+    proc.exited,
+  ])
+  clearTimeout(timer)
+  return { out, err, code }
+}

@@ -31,7 +31,8 @@ function clients(node: StartedNode, keyIndex: number) {
   return {
     wallet: createWalletClient({ account, chain, transport: http() }),
     client: createPublicClient({ chain, transport: http(), pollingInterval: 50 }) as PublicClient,
-    wsClient: createPublicClient({ chain, transport: webSocket(node.wsUrl) }) as PublicClient,
+    // No reconnecting once the node stops: the retries' errors would land in the next test file.
+    wsClient: createPublicClient({ chain, transport: webSocket(node.wsUrl, { reconnect: false }) }) as PublicClient,
   }
 }
 

@@ -23,6 +23,8 @@ export interface ReplaySource extends BlockSource {
   readonly trieDb: TrieDb
   getBlockByHash(hash: Uint8Array): Promise<Block | undefined>
   getSenders(block: Block): Uint8Array[]
+  /** The state root after a block (its header's, unless the dev tools edited that state). */
+  postStateRoot(block: Block): Uint8Array
 }
 
 /** Thrown when a block cannot be replayed (no parent: genesis, or a pruned/missing ancestor). */
@@ -100,7 +102,7 @@ export async function replayBlock<R>(
     byKey = new Map()
     replayVms.set(chain, byKey)
   }
-  const root = parent.header.stateRoot
+  const root = chain.postStateRoot(parent)
   const key = `${bytesToHex(root)}|${fork}`
   let shared = byKey.get(key)
   if (!shared) {

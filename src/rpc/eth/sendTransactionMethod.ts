@@ -3,13 +3,14 @@
  * fees (the gas price oracle and the next base fee) and gas (an estimate), signs with the account's
  * key and submits to the pool. Refused as Besu refuses it otherwise.
  */
-import type { TypedTransaction } from '@ethereumjs/tx'
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import { buildCallTransaction, type CallRequest, callTxType } from '../../evm/callTransaction.ts'
 import { estimateGas } from '../../evm/gasEstimator.ts'
 import { CodecError, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 import { failedCallError, mapCallErrors } from './callErrors.ts'
@@ -74,17 +75,60 @@ function sign(ctx: RpcContext, req: FilledRequest, key: Uint8Array): TypedTransa
   }
 }
 
-/** Signs and sends a transaction from an unlocked dev account. Spec: execution-apis src/eth/sign.yaml */
+/**
+ * A transaction from an impersonated account: signed with a key of no account (derived from the
+ * sender, so two senders' identical transactions differ), then told its sender. The pool and the
+ * sealer take the sender from the transaction object; the chain stores it with the block, so that
+ * reads and replays use it too.
+ */
+async function impersonate(ctx: RpcContext, req: FilledRequest): Promise<TypedTransaction> {
+  const code = await ctx.chain.stateAt(ctx.chain.head).getCode(new Address(req.from!))
+  // EIP-3607: the block would refuse it (Hardhat and Anvil lift the rule for impersonated senders; we
+  // do not, since every re-execution of the block would have to lift it too).
+  if (code.length > 0 && !(code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00)) {
+    throw new RpcError(-32000, 'invalid sender: the impersonated account has code (EIP-3607)')
+  }
+  const signed = sign(ctx, req, keccak_256(req.from!))
+  const tx = createTxFromRLP(signed.serialize(), { common: signed.common, freeze: false })
+  const sender = new Address(req.from!)
+  tx.getSenderAddress = () => sender
+  return tx
+}
+
+/**
+ * Signs and sends a transaction from an unlocked dev account, or sends one from an impersonated
+ * account. Spec: execution-apis src/eth/sign.yaml
+ */
 export const sendTransaction = defineMethod({
   name: 'eth_sendTransaction',
   params: [p.any.optional()],
   handler: async (ctx: RpcContext, [raw]) => {
     const from = (raw as { from?: unknown } | undefined)?.from
-    const key = unlockedKey(ctx, typeof from === 'string' ? from.toLowerCase() : undefined)
-    if (!key) throw besuError('sendTxNotAvailable')
+    const fromHex = typeof from === 'string' ? from.toLowerCase() : undefined
+    const key = unlockedKey(ctx, fromHex)
+    const isImpersonated = fromHex !== undefined && ctx.devTools?.isImpersonated(fromHex) === true
+    if (!key && !isImpersonated) throw besuError('sendTxNotAvailable')
     const req = decodeRequest(raw)
     if (req.blobVersionedHashes !== undefined)
       throw new InvalidParamsError('Invalid params: blob transactions need blobs; use eth_sendRawTransaction')
-    return submitTransaction(ctx, sign(ctx, await fill(ctx, req), key))
+    const filled = await fill(ctx, req)
+    return submitTransaction(ctx, key ? sign(ctx, filled, key) : await impersonate(ctx, filled))
+  },
+})
+
+/**
+ * Anvil's `eth_sendUnsignedTransaction`: a transaction from any account, without its key, on the dev
+ * chain (as if the sender were impersonated).
+ */
+export const sendUnsignedTransaction = defineMethod({
+  name: 'eth_sendUnsignedTransaction',
+  params: [p.named('transaction', p.object)],
+  handler: async (ctx: RpcContext, [raw]) => {
+    if (!ctx.devTools) throw besuError('sendTxNotAvailable')
+    const req = decodeRequest(raw)
+    if (req.from === undefined) throw new InvalidParamsError('invalid argument 0 (transaction): from is required')
+    if (req.blobVersionedHashes !== undefined)
+      throw new InvalidParamsError('Invalid params: blob transactions need blobs; use eth_sendRawTransaction')
+    return submitTransaction(ctx, await impersonate(ctx, await fill(ctx, req)))
   },
 })

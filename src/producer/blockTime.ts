@@ -1,0 +1,83 @@
+/**
+ * The dev chain's notion of time: the timestamps the dev sealer gives its blocks. Wall time plus an
+ * offset that `evm_increaseTime` / `anvil_setTime` move, a one-shot timestamp for the next block
+ * (`evm_setNextBlockTimestamp`) and an optional fixed step between blocks
+ * (`anvil_setBlockTimestampInterval`). Timestamps always increase strictly, as post-merge blocks must.
+ */
+import type { Clock } from '../primitives/clock.ts'
+
+/** What a snapshot keeps of the time settings. */
+export interface BlockTimeSettings {
+  offsetSec: bigint
+  nextTimestamp?: bigint
+  intervalSec?: bigint
+}
+
+export class BlockTime {
+  private settings: BlockTimeSettings = { offsetSec: 0n }
+
+  constructor(private readonly clock: Clock) {}
+
+  /** Seconds since the epoch on the chain's clock (wall time plus the offset). */
+  nowSec(): bigint {
+    return BigInt(Math.floor(this.clock.nowMs() / 1000)) + this.settings.offsetSec
+  }
+
+  get offsetSec(): bigint {
+    return this.settings.offsetSec
+  }
+
+  /** Moves the chain's clock forward by `seconds`; answers the total offset. */
+  increase(seconds: bigint): bigint {
+    this.settings.offsetSec += seconds
+    return this.settings.offsetSec
+  }
+
+  /** Sets the chain's clock to `timestampSec`; answers the new offset. */
+  setTime(timestampSec: bigint): bigint {
+    this.settings.offsetSec = timestampSec - BigInt(Math.floor(this.clock.nowMs() / 1000))
+    this.settings.nextTimestamp = undefined
+    return this.settings.offsetSec
+  }
+
+  setNext(timestampSec: bigint): void {
+    this.settings.nextTimestamp = timestampSec
+  }
+
+  setInterval(seconds: bigint | undefined): boolean {
+    const had = this.settings.intervalSec !== undefined
+    this.settings.intervalSec = seconds
+    return had
+  }
+
+  /** The timestamp of the next block on a parent of `parentTimestamp`. */
+  next(parentTimestamp: bigint): bigint {
+    const s = this.settings
+    if (s.nextTimestamp !== undefined) return s.nextTimestamp
+    if (s.intervalSec !== undefined) return parentTimestamp + s.intervalSec
+    const now = this.nowSec()
+    return now > parentTimestamp ? now : parentTimestamp + 1n
+  }
+
+  /**
+   * Called once a block with `timestamp` is sealed: a set timestamp moves the clock with it, and the
+   * clock never stays behind the head (after blocks mined at an interval into the future).
+   */
+  sealed(timestamp: bigint): void {
+    const wallSec = BigInt(Math.floor(this.clock.nowMs() / 1000))
+    if (this.settings.nextTimestamp !== undefined) {
+      this.settings.nextTimestamp = undefined
+      this.settings.offsetSec = timestamp - wallSec
+    } else if (timestamp > wallSec + this.settings.offsetSec) {
+      this.settings.offsetSec = timestamp - wallSec
+    }
+  }
+
+  save(): BlockTimeSettings {
+    return { ...this.settings }
+  }
+
+  restore(settings: BlockTimeSettings): void {
+    this.settings = { ...settings }
+  }
+}

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'bun:test'
+import { createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
+import { executeBlock } from '../chain/blockImporter.ts'
+import { devAccounts } from '../chain/devAccounts.ts'
+import { openChain, poolChainView } from '../node/node.ts'
+import { manualClock } from '../primitives/clock.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { TxPool } from '../txpool/txPool.ts'
+import { DevSealer } from './devSealer.ts'
+import { DevTools } from './devTools.ts'
+import { decodeDump, dumpState, encodeDump, loadState } from './stateDump.ts'
+
+const TARGET = new Address(hexToBytes('0x000000000000000000000000000000000000c0de'))
+/** Runtime code: SSTORE(0, CALLVALUE + 1). */
+const STORE_CODE = hexToBytes('0x600134016000550000')
+
+async function openTools() {
+  const { chain } = await openChain({ dataPath: ':memory:' })
+  const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
+  const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+  return { chain, pool, sealer, tools: new DevTools(chain, pool, sealer) }
+}
+
+function transfer(nonce: number, value: bigint, common: ReturnType<DevTools['chain']['commonForNextBlock']>) {
+  return createFeeMarket1559Tx(
+    { nonce, to: TARGET, value, gasLimit: 60_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n },
+    { common },
+  ).sign(hexToBytes(devAccounts()[0].privateKey))
+}
+
+describe('DevTools', () => {
+  it('edits the state after the head; the next block replays from the edited state', async () => {
+    const { chain, pool, sealer, tools } = await openTools()
+    const head = chain.head
+    await tools.setAccounts([
+      [TARGET.bytes, { code: STORE_CODE, balance: 5n, storage: [[new Uint8Array(32), new Uint8Array(32).fill(1)]] }],
+    ])
+    expect(bytesToHex(chain.head.hash())).toBe(bytesToHex(head.hash()))
+    expect(bytesToHex(chain.postStateRoot(head))).not.toBe(bytesToHex(head.header.stateRoot))
+    expect((await chain.stateAt(head).getAccount(TARGET))?.balance).toBe(5n)
+    await pool.add(transfer(0, 7n, chain.commonForNextBlock()))
+    const block = (await sealer.sealBlock(false))!
+    const slot = await chain.stateAt(block).getStorage(TARGET, new Uint8Array(32))
+    expect(bytesToHex(slot)).toBe('0x08')
+    // A re-execution of the block (what traces and crash recovery do) reaches the sealed root.
+    await executeBlock(chain, block, head)
+  })
+
+  it('reverts blocks, state edits, the pool and the time settings to a snapshot, once', async () => {
+    const { chain, pool, sealer, tools } = await openTools()
+    await pool.add(transfer(0, 1n, chain.commonForNextBlock()))
+    const id = await tools.snapshot()
+    const start = chain.head
+    sealer.time.increase(1000n)
+    await sealer.mine(3n)
+    await tools.setAccounts([[TARGET.bytes, { balance: 99n }]])
+    expect(pool.size).toBe(0)
+    expect(await tools.revert(id)).toBe(true)
+    expect(bytesToHex(chain.head.hash())).toBe(bytesToHex(start.hash()))
+    expect(pool.size).toBe(1)
+    expect(sealer.time.offsetSec).toBe(0n)
+    expect((await chain.stateAt(chain.head).getAccount(TARGET))?.balance ?? 0n).toBe(0n)
+    expect(await tools.revert(id)).toBe(false)
+  })
+
+  it('dumps the state after the head and loads it into another chain', async () => {
+    const a = await openTools()
+    await a.tools.setAccounts([[TARGET.bytes, { code: STORE_CODE, nonce: 3n }]])
+    const b = await openTools()
+    await loadState(b.tools, decodeDump(encodeDump(dumpState(a.tools))))
+    expect(bytesToHex(b.chain.postStateRoot(b.chain.head))).toBe(bytesToHex(a.chain.postStateRoot(a.chain.head)))
+    expect(bytesToHex(await b.chain.stateAt(b.chain.head).getCode(TARGET))).toBe(bytesToHex(STORE_CODE))
+  })
+})

@@ -1,0 +1,83 @@
+/**
+ * What Foundry and Hardhat ask a node about itself: `anvil_nodeInfo`, `anvil_metadata` /
+ * `hardhat_metadata`, and `eth_getAccountInfo` (balance, nonce and code in one call; forge probes it);
+ * and the state as a whole: `anvil_dumpState` / `anvil_loadState` (see `producer/stateDump.ts`).
+ */
+import { Address } from '@ethereumjs/util'
+import { p } from '../../jsonrpc/codecs.ts'
+import { defineMethod, type RpcMethod } from '../../jsonrpc/defineMethod.ts'
+import { InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import { decodeDump, dumpState, encodeDump, loadState } from '../../producer/stateDump.ts'
+import type { RpcContext } from '../context.ts'
+import { requireBlock } from '../eth/resolveBlock.ts'
+import { devMethod } from './devMethod.ts'
+
+export const infoMethods: RpcMethod<RpcContext>[] = []
+
+/** Names one node run: Hardhat and Anvil tell a restarted node apart by it. */
+const INSTANCE_ID = bytesToHex(crypto.getRandomValues(new Uint8Array(32)))
+
+devMethod(infoMethods, { anvil: 'anvil_nodeInfo' }, [], ({ ctx, tools }) => {
+  const head = ctx.chain.head
+  return {
+    currentBlockNumber: Number(head.header.number),
+    currentBlockTimestamp: Number(head.header.timestamp),
+    currentBlockHash: bytesToHex(head.hash()),
+    hardFork: head.common.hardfork(),
+    transactionOrder: 'fees',
+    environment: {
+      baseFee: toQuantity(tools.sealer.nextBlockBaseFee()),
+      chainId: Number(ctx.settings.chainId),
+      gasLimit: toQuantity(tools.sealer.gasLimit ?? head.header.gasLimit),
+      gasPrice: toQuantity(ctx.settings.minGasPrice),
+    },
+    forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+  }
+})
+
+devMethod(infoMethods, { hardhat: 'hardhat_metadata', anvil: 'anvil_metadata' }, [], ({ ctx }) => {
+  const head = ctx.chain.head
+  return {
+    clientVersion: ctx.settings.clientVersion,
+    chainId: Number(ctx.settings.chainId),
+    instanceId: INSTANCE_ID,
+    latestBlockNumber: Number(head.header.number),
+    latestBlockHash: bytesToHex(head.hash()),
+  }
+})
+
+/** Balance, nonce and code of an account at a block, as Anvil answers them. */
+export const getAccountInfo = defineMethod({
+  name: 'eth_getAccountInfo',
+  params: [p.address, p.block.optional('latest')],
+  handler: async (ctx: RpcContext, [address, ref]) => {
+    const block = await requireBlock(ctx, ref)
+    const state = ctx.chain.stateAt(block)
+    const a = new Address(address)
+    const account = await state.getAccount(a)
+    const code = account ? await state.getCode(a) : new Uint8Array(0)
+    return {
+      balance: toQuantity(account?.balance ?? 0n),
+      nonce: toQuantity(account?.nonce ?? 0n),
+      code: bytesToHex(code),
+    }
+  },
+})
+
+devMethod(infoMethods, { anvil: 'anvil_dumpState' }, [], ({ tools }) => encodeDump(dumpState(tools)))
+
+devMethod(infoMethods, { anvil: 'anvil_loadState' }, [p.named('state', p.string)], async ({ tools }, [text]) => {
+  let doc: unknown
+  try {
+    doc = decodeDump(text)
+  } catch (e) {
+    throw new InvalidParamsError(`invalid argument 0 (state): ${(e as Error).message}`)
+  }
+  try {
+    await loadState(tools, doc)
+  } catch (e) {
+    throw new InvalidParamsError(`invalid argument 0 (state): ${(e as Error).message}`)
+  }
+  return true
+})

@@ -1,0 +1,141 @@
+/**
+ * Mining, time and snapshots of the dev chain: `evm_mine`, `hardhat_mine` / `anvil_mine`, automine
+ * and interval mining, `evm_increaseTime`, `evm_setNextBlockTimestamp`, `anvil_setTime`, timestamp
+ * intervals, `evm_snapshot` / `evm_revert` and `anvil_reset`. Shapes follow Hardhat's network
+ * reference and Anvil's `EthRequest` (foundry crates/anvil/core/src/eth/mod.rs).
+ */
+import { codec, decoders, p } from '../../jsonrpc/codecs.ts'
+import type { RpcMethod } from '../../jsonrpc/defineMethod.ts'
+import { InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { toQuantity } from '../../primitives/hex.ts'
+import type { RpcContext } from '../context.ts'
+import { amount, type DevCall, devMethod } from './devMethod.ts'
+
+/** Every spelling of every method below; `methodGroups` files them under EVM, HARDHAT and ANVIL. */
+export const miningMethods: RpcMethod<RpcContext>[] = []
+
+/** Most blocks one `hardhat_mine` seals: each is a real block, written to the database. */
+const MAX_MINE_BLOCKS = 100_000n
+
+/** `evm_mine`'s optional argument: a timestamp, or Anvil's `{timestamp, blocks}`. */
+const mineOptions = codec('options', (v): { timestamp?: bigint; blocks?: bigint } => {
+  if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
+    const o = v as Record<string, unknown>
+    return {
+      timestamp: o.timestamp == null ? undefined : amount('timestamp').decode(o.timestamp),
+      blocks: o.blocks == null ? undefined : amount('blocks').decode(o.blocks),
+    }
+  }
+  return { timestamp: amount('timestamp').decode(v) }
+})
+
+function checkTimestamp({ tools }: DevCall, timestamp: bigint): void {
+  const parent = tools.chain.head.header.timestamp
+  if (timestamp <= parent) {
+    throw new InvalidParamsError(
+      `Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${parent}`,
+    )
+  }
+}
+
+async function mine(call: DevCall, blocks: bigint, intervalSec: bigint, timestamp?: bigint): Promise<void> {
+  if (blocks > MAX_MINE_BLOCKS)
+    throw new InvalidParamsError(`Invalid params: at most ${MAX_MINE_BLOCKS} blocks at once`)
+  if (timestamp !== undefined) {
+    checkTimestamp(call, timestamp)
+    call.tools.sealer.time.setNext(timestamp)
+  }
+  await call.tools.sealer.mine(blocks, intervalSec)
+}
+
+devMethod(miningMethods, { evm: 'evm_mine' }, [mineOptions.optional()], async (call, [opts]) => {
+  await mine(call, opts?.blocks ?? 1n, 1n, opts?.timestamp)
+  return '0x0'
+})
+
+devMethod(
+  miningMethods,
+  { hardhat: 'hardhat_mine', anvil: 'anvil_mine' },
+  [amount('blocks').optional(), amount('interval').optional()],
+  async (call, [blocks, interval]) => {
+    if (interval === 0n) throw new InvalidParamsError('Invalid params: the interval must be at least 1 second')
+    await mine(call, blocks ?? 1n, interval ?? 1n)
+  },
+)
+
+devMethod(miningMethods, { evm: 'evm_setAutomine', anvil: 'anvil_setAutomine' }, [p.bool], ({ tools }, [isOn]) => {
+  tools.sealer.setAutomine(isOn)
+})
+
+devMethod(
+  miningMethods,
+  { hardhat: 'hardhat_getAutomine', anvil: 'anvil_getAutomine' },
+  [],
+  ({ tools }) => tools.sealer.isAutomine,
+)
+
+/** Seconds, as Anvil takes it (Hardhat's `evm_setIntervalMining` takes milliseconds: see the README). */
+devMethod(
+  miningMethods,
+  { evm: 'evm_setIntervalMining', anvil: 'anvil_setIntervalMining' },
+  [amount('seconds')],
+  ({ tools }, [seconds]) => {
+    tools.sealer.setIntervalMining(Number(seconds) * 1000)
+  },
+)
+
+devMethod(miningMethods, { anvil: 'anvil_setBlockTimestampInterval' }, [amount('seconds')], ({ tools }, [seconds]) => {
+  tools.sealer.time.setInterval(seconds)
+})
+
+devMethod(miningMethods, { anvil: 'anvil_removeBlockTimestampInterval' }, [], ({ tools }) =>
+  tools.sealer.time.setInterval(undefined),
+)
+
+devMethod(
+  miningMethods,
+  { evm: 'evm_increaseTime', anvil: 'anvil_increaseTime' },
+  [amount('seconds')],
+  ({ tools }, [seconds]) => Number(tools.sealer.time.increase(seconds)),
+)
+
+devMethod(
+  miningMethods,
+  { evm: 'evm_setNextBlockTimestamp', anvil: 'anvil_setNextBlockTimestamp' },
+  [amount('timestamp')],
+  (call, [timestamp]) => {
+    checkTimestamp(call, timestamp)
+    call.tools.sealer.time.setNext(timestamp)
+  },
+)
+
+devMethod(
+  miningMethods,
+  { evm: 'evm_setTime', anvil: 'anvil_setTime' },
+  [amount('timestamp')],
+  ({ tools }, [timestamp]) => Number(tools.sealer.time.setTime(timestamp)),
+)
+
+devMethod(miningMethods, { evm: 'evm_snapshot', anvil: 'anvil_snapshot' }, [], async ({ tools }) =>
+  toQuantity(await tools.snapshot()),
+)
+
+devMethod(miningMethods, { evm: 'evm_revert', anvil: 'anvil_revert' }, [amount('id')], ({ tools }, [id]) =>
+  tools.revert(id),
+)
+
+/** A reset with a `forking` object would need forking, which Basalt does not do. */
+const resetOptions = codec('options', (v) => {
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return decoders.fail('expected an object')
+  if ((v as { forking?: unknown }).forking != null) return decoders.fail('forking is not supported')
+  return v
+})
+
+devMethod(
+  miningMethods,
+  { hardhat: 'hardhat_reset', anvil: 'anvil_reset' },
+  [resetOptions.optional()],
+  async ({ tools }) => {
+    await tools.reset()
+  },
+)

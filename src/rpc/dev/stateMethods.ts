@@ -1,0 +1,158 @@
+/**
+ * State and settings the tests change from outside: balances, nonces, code and storage of any
+ * account, the coinbase, the next base fee, the block gas limit, the pool's minimum price, dropping
+ * pooled transactions, and impersonation (which `eth_sendTransaction` honours). State edits land on
+ * the state after the head (see `producer/devTools.ts` for how they persist and replay).
+ */
+import { Address } from '@ethereumjs/util'
+import { p } from '../../jsonrpc/codecs.ts'
+import type { RpcMethod } from '../../jsonrpc/defineMethod.ts'
+import { InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { bytesToHex } from '../../primitives/hex.ts'
+import { setLogLevel } from '../../primitives/logger.ts'
+import type { RpcContext } from '../context.ts'
+import { amount, devMethod, word } from './devMethod.ts'
+
+/** Every spelling of every method below; `methodGroups` files them under EVM, HARDHAT and ANVIL. */
+export const stateMethods: RpcMethod<RpcContext>[] = []
+
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_setBalance', anvil: 'anvil_setBalance' },
+  [p.address, amount('balance')],
+  async ({ tools }, [address, balance]) => {
+    await tools.setAccounts([[address, { balance }]])
+  },
+)
+
+devMethod(
+  stateMethods,
+  { anvil: 'anvil_addBalance' },
+  [p.address, amount('balance')],
+  async ({ tools }, [address, wei]) => {
+    await tools.addBalance(address, wei)
+  },
+)
+
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_setCode', anvil: 'anvil_setCode' },
+  [p.address, p.named('code', p.data)],
+  async ({ tools }, [address, code]) => {
+    await tools.setAccounts([[address, { code }]])
+  },
+)
+
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_setNonce', anvil: 'anvil_setNonce' },
+  [p.address, amount('nonce')],
+  async ({ tools, flavor }, [address, nonce]) => {
+    if (flavor === 'hardhat') {
+      const current = (await tools.chain.stateAt(tools.chain.head).getAccount(new Address(address)))?.nonce ?? 0n
+      if (nonce < current)
+        throw new InvalidParamsError(`New nonce (${nonce}) must not be smaller than the existing nonce (${current})`)
+    }
+    await tools.setAccounts([[address, { nonce }]])
+  },
+)
+
+/** Anvil answers `true` here, unlike its other setters. */
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_setStorageAt', anvil: 'anvil_setStorageAt' },
+  [p.address, word('slot'), word('value')],
+  async ({ tools }, [address, slot, value]) => {
+    await tools.setAccounts([[address, { storage: [[slot, value]] }]])
+    return true
+  },
+)
+
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_setCoinbase', anvil: 'anvil_setCoinbase' },
+  [p.address],
+  ({ tools }, [address]) => {
+    tools.sealer.coinbase = address
+  },
+)
+
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_setNextBlockBaseFeePerGas', anvil: 'anvil_setNextBlockBaseFeePerGas' },
+  [amount('baseFee')],
+  ({ tools }, [fee]) => {
+    if (tools.chain.head.header.baseFeePerGas === undefined)
+      throw new InvalidParamsError('Invalid params: the chain has no base fee (before London)')
+    tools.sealer.nextBaseFee = fee
+  },
+)
+
+devMethod(stateMethods, { hardhat: 'hardhat_setPrevRandao' }, [word('prevRandao')], ({ tools }, [value]) => {
+  tools.sealer.nextPrevRandao = value
+})
+
+/** Anvil's and Hardhat's switch for their request log: off keeps only warnings and errors. */
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_setLoggingEnabled', anvil: 'anvil_setLoggingEnabled' },
+  [p.bool],
+  (_call, [isOn]) => {
+    setLogLevel(isOn ? 'INFO' : 'WARN')
+  },
+)
+
+devMethod(stateMethods, { evm: 'evm_setBlockGasLimit' }, [amount('gasLimit')], ({ tools }, [gasLimit]) => {
+  if (gasLimit < 5000n) throw new InvalidParamsError('Invalid params: the gas limit must be at least 5000')
+  tools.sealer.gasLimit = gasLimit
+  return true
+})
+
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_setMinGasPrice', anvil: 'anvil_setMinGasPrice' },
+  [amount('gasPrice')],
+  ({ ctx }, [wei]) => {
+    ctx.pool.setMinGasPrice(wei)
+  },
+)
+
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_impersonateAccount', anvil: 'anvil_impersonateAccount' },
+  [p.address],
+  ({ tools }, [address]) => {
+    tools.impersonated.add(bytesToHex(address))
+  },
+)
+
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_stopImpersonatingAccount', anvil: 'anvil_stopImpersonatingAccount' },
+  [p.address],
+  ({ tools }, [address]) => {
+    tools.impersonated.delete(bytesToHex(address))
+  },
+)
+
+devMethod(stateMethods, { anvil: 'anvil_autoImpersonateAccount' }, [p.bool], ({ tools }, [isOn]) => {
+  tools.isAutoImpersonating = isOn
+})
+
+/** Hardhat answers whether it dropped one; Anvil the hash it dropped, or null. */
+devMethod(
+  stateMethods,
+  { hardhat: 'hardhat_dropTransaction', anvil: 'anvil_dropTransaction' },
+  [p.hash],
+  ({ ctx, flavor }, [hash]) => {
+    const key = bytesToHex(hash)
+    const isPooled = ctx.pool.get(key) !== undefined
+    ctx.pool.drop(key)
+    if (flavor === 'hardhat') return isPooled
+    return isPooled ? key : null
+  },
+)
+
+devMethod(stateMethods, { anvil: 'anvil_dropAllTransactions' }, [], ({ ctx }) => {
+  ctx.pool.clear()
+})
