@@ -24,7 +24,8 @@ const ENODE = /^enode:\/\/([0-9a-fA-F]{128})@(\[[0-9a-fA-F:.]+\]|[^:/?@\s]+):(\d
 export function parseEnode(url: string): Enode {
   const m = ENODE.exec(url.trim())
   if (!m) {
-    if (/^enode:\/\/[^@]*@/.test(url) && !/^enode:\/\/[0-9a-fA-F]{128}@/.test(url)) throw new EnodeError('invalidNodeId')
+    if (/^enode:\/\/[^@]*@/.test(url) && !/^enode:\/\/[0-9a-fA-F]{128}@/.test(url))
+      throw new EnodeError('invalidNodeId')
     throw new EnodeError('invalidUrl')
   }
   const port = Number(m[3])

@@ -128,6 +128,7 @@ function sharedCaps(a: Capability[], b: Capability[]): { name: string; version: 
   const out = new Map<string, number>()
   for (const x of a)
     for (const y of b)
-      if (x.name === y.name && x.version === y.version && (out.get(x.name) ?? -1) < x.version) out.set(x.name, x.version)
+      if (x.name === y.name && x.version === y.version && (out.get(x.name) ?? -1) < x.version)
+        out.set(x.name, x.version)
   return [...out].map(([name, version]) => ({ name, version }))
 }

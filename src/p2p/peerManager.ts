@@ -149,7 +149,11 @@ export class PeerManager {
       (e) => {
         t.isDialing = false
         this.backOff(t)
-        log.debug('dial failed', { peer: id.slice(0, 16), error: (e as Error).message, retryInMs: t.nextDialMs - this.opts.clock.nowMs() })
+        log.debug('dial failed', {
+          peer: id.slice(0, 16),
+          error: (e as Error).message,
+          retryInMs: t.nextDialMs - this.opts.clock.nowMs(),
+        })
       },
     )
   }
@@ -167,29 +171,45 @@ export class PeerManager {
 
   /** Takes a session after HELLO into the table, or closes it. */
   accept(session: Session): void {
-    if (this.isStopped) return session.disconnect(DisconnectReason.clientQuitting)
+    const refusal = this.refusal(session)
+    if (refusal !== undefined) session.disconnect(refusal)
+    else this.add(session)
+  }
+
+  /** Why a new session must close, if it must; replaces an existing session it wins over. */
+  private refusal(session: Session): DisconnectReason | undefined {
+    if (this.isStopped) return DisconnectReason.clientQuitting
     const id = session.remoteId
-    if (id === this.localId) return session.disconnect(DisconnectReason.sameIdentity)
+    if (id === this.localId) return DisconnectReason.sameIdentity
     const existing = this.peers.get(id)
     if (existing) {
       const a = this.initiator(existing.session)
       const b = this.initiator(session)
-      const isNewKept = a === b || b < a
-      if (!isNewKept) return session.disconnect(DisconnectReason.alreadyConnected)
+      if (a !== b && a < b) return DisconnectReason.alreadyConnected
       this.remove(existing)
       existing.session.disconnect(DisconnectReason.alreadyConnected)
-    } else if (this.peers.size >= this.opts.maxPeers && !this.targets.has(id)) {
-      return session.disconnect(DisconnectReason.tooManyPeers)
+      return undefined
     }
-    this.add(session)
+    if (this.peers.size >= this.opts.maxPeers && !this.targets.has(id)) return DisconnectReason.tooManyPeers
+    return undefined
   }
 
   private add(session: Session): void {
     const [host] = session.remoteAddress.split(/:(?=\d+$)/)
-    const enode = formatEnode({ id: session.remoteId, host, port: session.remoteListenPort, discoveryPort: session.remoteListenPort })
+    const enode = formatEnode({
+      id: session.remoteId,
+      host,
+      port: session.remoteListenPort,
+      discoveryPort: session.remoteListenPort,
+    })
     const peer: ConnectedPeer = { id: session.remoteId, session, enode, handlers: new Map() }
     this.peers.set(peer.id, peer)
-    log.info('peer connected', { peer: peer.id.slice(0, 16), address: session.remoteAddress, inbound: session.isInbound, client: session.clientName })
+    log.info('peer connected', {
+      peer: peer.id.slice(0, 16),
+      address: session.remoteAddress,
+      inbound: session.isInbound,
+      client: session.clientName,
+    })
     session.onClose((reason) => {
       if (this.peers.get(peer.id) !== peer) return
       this.remove(peer)

@@ -11,7 +11,13 @@ afterEach(async () => {
 
 function transport(name: string) {
   const key = generateKeyPair()
-  const t = new RlpxTransport({ privateKey: key.privateKey, publicKey: key.publicKey, clientName: name, capabilities: caps, handshakeTimeoutMs: 1500 })
+  const t = new RlpxTransport({
+    privateKey: key.privateKey,
+    publicKey: key.publicKey,
+    clientName: name,
+    capabilities: caps,
+    handshakeTimeoutMs: 1500,
+  })
   open.push(t)
   return t
 }
