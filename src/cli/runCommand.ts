@@ -5,12 +5,14 @@ import { hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
+import { parseP2pOptions, registerP2pOptions } from './p2pOptions.ts'
 
 const RPC_APIS = ['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV']
 
 export function registerRunCommand(cli: CAC): void {
-  cli
-    .command('run', 'Start the node: a dev chain by default, JSON-RPC on 127.0.0.1:8545')
+  const cmd = cli.command('run', 'Start the node: a dev chain by default, JSON-RPC on 127.0.0.1:8545')
+  registerP2pOptions(cmd)
+  cmd
     .option('--network <name>', 'Network preset: dev', { default: 'dev' })
     .option('--genesis-file <file>', 'Genesis file (Besu/geth format) instead of a preset')
     .option('--network-id <id>', 'Network id answered by net_version')
@@ -76,11 +78,12 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
   const genesisFile = s('genesisFile')
   if (network !== 'dev') throw new CliError(`Invalid value for option --network: '${network}' (supported: dev)`)
   const blockPeriod = s('blockPeriod')
+  const dataPath = nonEmpty('data-path', s('dataPath') ?? 'basalt-data')
   return {
     network: genesisFile ? 'custom' : 'dev',
     genesisFile,
     networkId: s('networkId') === undefined ? undefined : bigintOpt('network-id', s('networkId')),
-    dataPath: nonEmpty('data-path', s('dataPath') ?? 'basalt-data'),
+    dataPath,
     identity: s('identity'),
     nodePrivateKeyFile: s('nodePrivateKeyFile'),
     http: {
@@ -116,6 +119,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       port: portOpt('graphql-http-port', s('graphqlHttpPort')),
       corsOrigins: list(s('graphqlHttpCorsOrigins')),
     },
+    p2p: parseP2pOptions(o, dataPath, genesisFile !== undefined),
     engine: {
       isEnabled: optBool(o, 'engineRpcEnabled', 'engine-rpc-enabled', false),
       port: portOpt('engine-rpc-port', s('engineRpcPort')),

@@ -24,6 +24,7 @@ import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import { P2pNetwork } from '../p2p/network.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
@@ -125,6 +126,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
   const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs: config.blockPeriodMs, clock: systemClock })
   const accounts = config.network === 'dev' ? devAccounts() : []
+  const curve = genesisEcCurve(genesis.config)
   const settings: RpcSettings = {
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
@@ -139,7 +141,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     enabledWsApis: config.ws.apis,
     devAccounts: accounts,
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
-    nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, genesisEcCurve(genesis.config)),
+    nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, curve),
     ports: {},
   }
   const engine = config.engine.isEnabled
@@ -152,6 +154,24 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     engine,
     filters: new FilterManager(chain, pool),
     settings,
+  }
+  if (config.p2p.isEnabled) {
+    // RLPx signs and encrypts with secp256k1 only.
+    if (curve !== 'secp256k1')
+      throw new Error(`peer-to-peer networking needs a secp256k1 node key, the genesis sets ${curve}`)
+    services.network = new P2pNetwork(
+      {
+        chain,
+        pool,
+        networkId: settings.networkId,
+        nodeKey: settings.nodeKey!,
+        clientName: settings.clientVersion,
+        clock: systemClock,
+      },
+      config.p2p,
+    )
+    await services.network.start()
+    settings.ports.p2p = services.network.port
   }
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup])
   const listeners: RunningListener[] = []
@@ -218,6 +238,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const stop = () => {
     stopping ??= (async () => {
       await sealer.stop()
+      await services.network?.stop()
       engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))

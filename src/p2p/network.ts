@@ -131,17 +131,18 @@ export class P2pNetwork {
     return this.manager.localId
   }
 
-  get enode(): string {
-    return formatEnode({
-      id: this.nodeId,
-      host: this.config.host,
-      port: this.listenPort,
-      discoveryPort: this.listenPort,
-    })
+  /** The address other nodes reach us at (the `--p2p-host`). */
+  get host(): string {
+    return this.config.host
   }
 
-  get isDiscoveryEnabled(): boolean {
-    return this.config.isDiscoveryEnabled
+  /** Our discovery port: the TCP port with discovery on, 0 without (as Besu shows it). */
+  get discoveryPort(): number {
+    return this.config.isDiscoveryEnabled ? this.listenPort : 0
+  }
+
+  get enode(): string {
+    return formatEnode({ id: this.nodeId, host: this.host, port: this.listenPort, discoveryPort: this.discoveryPort })
   }
 
   peers(): PeerSummary[] {

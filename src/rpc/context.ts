@@ -1,5 +1,6 @@
 /** What RPC handlers are given: the node's services, and the connection a request came on. */
 import type { Chain } from '../chain/chain.ts'
+import type { P2pNetwork } from '../p2p/network.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { FilterManager } from './eth/filterManager.ts'
@@ -26,7 +27,7 @@ export interface RpcSettings {
   devAccounts: { address: string; privateKey: string }[]
   isDevAccountsUnlocked: boolean
   nodeKey?: { privateKey: Uint8Array; publicKey: Uint8Array }
-  ports: { http?: number; ws?: number; engine?: number; graphql?: number }
+  ports: { http?: number; ws?: number; engine?: number; graphql?: number; p2p?: number }
 }
 
 export interface RpcServices {
@@ -35,6 +36,8 @@ export interface RpcServices {
   sealer?: DevSealer
   filters: FilterManager
   settings: RpcSettings
+  /** Peer-to-peer networking, when enabled. */
+  network?: P2pNetwork
 }
 
 export interface RpcContext extends RpcServices {
