@@ -16,6 +16,10 @@ import { createLogger } from '../primitives/logger.ts'
 import type { Capability, DialTarget, DisconnectReason, Session, Transport } from './transport.ts'
 
 const log = createLogger('p2p')
+
+// The library tells its own messages (HELLO, DISCONNECT, PING) from subprotocol ones by the class
+// name `Peer`, which minification renames; the compiled binary then fails every HELLO.
+if (RlpxPeer.name !== 'Peer') Object.defineProperty(RlpxPeer, 'name', { value: 'Peer' })
 const HANDSHAKE_TIMEOUT_MS = 10_000
 /** Messages kept per session until its handler is attached. */
 const MAX_BUFFERED = 64
