@@ -282,6 +282,7 @@ function writeConfigOut(
     rpcWsPort: s.ports.ws ?? null,
     graphqlHttpPort: s.ports.graphql ?? null,
     engineRpcPort: s.ports.engine ?? null,
+    p2pPort: s.ports.p2p ?? null,
     accounts: accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
   }
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`)
