@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'bun:test'
+import { manualClock } from '../primitives/clock.ts'
 import { generateKeyPair } from '../primitives/nodeKey.ts'
+import { PeerManager } from './peerManager.ts'
 import { RlpxTransport } from './rlpxTransport.ts'
 import type { Session } from './transport.ts'
 
@@ -41,6 +43,28 @@ describe('RlpxTransport', () => {
     out.disconnect(0)
     expect(typeof (await closed)).toBe('string')
     expect(out.send('echo', 1, Uint8Array.of(0x80))).toBe(false)
+  })
+
+  it('keeps one live session when two nodes dial each other at the same moment', async () => {
+    const managers = [transport('a'), transport('b')].map((t) => {
+      const m = new PeerManager(t, { maxPeers: 5, clock: manualClock(0) })
+      m.register({ name: 'echo', version: 1, length: 2, attach: () => ({ onMessage: () => {} }) })
+      return { t, m }
+    })
+    const ports = await Promise.all(managers.map(({ t }) => t.listen('127.0.0.1', 0)))
+    const [a, b] = managers
+    a.m.addPeer({ id: b.t.localId, host: '127.0.0.1', port: ports[1], discoveryPort: 0 })
+    b.m.addPeer({ id: a.t.localId, host: '127.0.0.1', port: ports[0], discoveryPort: 0 })
+    const deadline = Date.now() + 5000
+    while (Date.now() < deadline && (a.m.list().length !== 1 || b.m.list().length !== 1)) await Bun.sleep(20)
+    // Both sides settle on the same session: the one the lower node id dialed.
+    await Bun.sleep(300)
+    const [sa] = a.m.list().map((p) => p.session)
+    const [sb] = b.m.list().map((p) => p.session)
+    expect(sa.localAddress).toBe(sb.remoteAddress)
+    expect(sa.isInbound).toBe(a.t.localId > b.t.localId)
+    expect(sb.isInbound).toBe(!sa.isInbound)
+    for (const { m } of managers) await m.stop()
   })
 
   it('rejects a dial to a node that holds another key', async () => {

@@ -103,9 +103,17 @@ describe('p2p network of three nodes', () => {
 
   it('joins C by admin_addPeer and lists every peer in admin_peers', async () => {
     expect(await c.rpc('admin_addPeer', [enodeA])).toBe(true)
-    const peers = await until('A sees B and C', () => a.rpc<Peer[]>('admin_peers'), (p) => p.length === 2)
+    const peers = await until(
+      'A sees B and C',
+      () => a.rpc<Peer[]>('admin_peers'),
+      (p) => p.length === 2,
+    )
     expect(await a.rpc('net_peerCount')).toBe('0x2')
-    const [peerOfC] = await until('C sees A', () => c.rpc<Peer[]>('admin_peers'), (p) => p[0]?.protocols.eth !== undefined)
+    const [peerOfC] = await until(
+      'C sees A',
+      () => c.rpc<Peer[]>('admin_peers'),
+      (p) => p[0]?.protocols.eth !== undefined,
+    )
     expect(peerOfC.id).toBe(`0x${enodeA.slice(8, 136)}`)
     expect(peerOfC.enode).toBe(enodeA.replace('?discport=0', ''))
     expect(peerOfC.caps).toContain('eth/68')
@@ -134,7 +142,11 @@ describe('p2p network of three nodes', () => {
     )
     expect(receipt?.status).toBe('0x1')
     const at = BigInt(receipt!.blockNumber)
-    await until('B reaches the block', () => num(b), (n) => n >= at)
+    await until(
+      'B reaches the block',
+      () => num(b),
+      (n) => n >= at,
+    )
     const hashes = await Promise.all([a, b, c].map((n) => hashAt(n, at)))
     expect(new Set(hashes).size).toBe(1)
     expect(await b.rpc('eth_getBalance', ['0x000000000000000000000000000000000000bEEF', 'latest'])).toBe('0x7')
@@ -143,18 +155,37 @@ describe('p2p network of three nodes', () => {
   it('syncs a follower killed with -9 back to the head after a restart', async () => {
     const before = await num(a)
     await b.stop('SIGKILL')
-    await until('A mines on', () => num(a), (n) => n >= before + 3n)
+    await until(
+      'A mines on',
+      () => num(a),
+      (n) => n >= before + 3n,
+    )
     b = await start(['--bootnodes', enodeA], b.dataPath)
     const target = await num(a)
-    await until('B catches up', () => num(b), (n) => n >= target, 30_000)
+    await until(
+      'B catches up',
+      () => num(b),
+      (n) => n >= target,
+      30_000,
+    )
     expect(await hashAt(b, target)).toBe(await hashAt(a, target))
   }, 60_000)
 
   it('admin_removePeer disconnects', async () => {
     expect(await c.rpc('admin_removePeer', [enodeA])).toBe(true)
-    await until('C has no peers', () => c.rpc<string>('net_peerCount'), (n) => n === '0x0', 10_000)
+    await until(
+      'C has no peers',
+      () => c.rpc<string>('net_peerCount'),
+      (n) => n === '0x0',
+      10_000,
+    )
     const idOfC = (await c.rpc<{ id: string }>('admin_nodeInfo')).id
-    await until('A drops C', () => a.rpc<Peer[]>('admin_peers'), (p) => p.every((x) => x.id !== `0x${idOfC}`), 10_000)
+    await until(
+      'A drops C',
+      () => a.rpc<Peer[]>('admin_peers'),
+      (p) => p.every((x) => x.id !== `0x${idOfC}`),
+      10_000,
+    )
   }, 20_000)
 
   it('refuses a malformed enode and our own', async () => {
