@@ -52,6 +52,9 @@ export function registerRunCommand(cli: CAC): void {
     .option('--graphql-http-host <host>', 'GraphQL host', { default: '127.0.0.1' })
     .option('--graphql-http-port <port>', 'GraphQL port (0 picks a free one)', { default: '8547' })
     .option('--graphql-http-cors-origins <list>', 'Comma-separated CORS origins GraphQL allows, or *')
+    .option('--metrics-enabled', 'Serve Prometheus metrics at /metrics')
+    .option('--metrics-host <host>', 'Metrics host', { default: '127.0.0.1' })
+    .option('--metrics-port <port>', 'Metrics port (0 picks a free one)', { default: '9545' })
     .option('--engine-rpc-enabled', 'Serve the Engine API for a consensus client (the dev sealer then stays off)')
     .option('--engine-rpc-port <port>', 'Engine API port', { default: '8550' })
     .option('--engine-host-allowlist <list>', 'Host header values the Engine API accepts, or *', {
@@ -118,6 +121,11 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       host: nonEmpty('graphql-http-host', s('graphqlHttpHost')),
       port: portOpt('graphql-http-port', s('graphqlHttpPort')),
       corsOrigins: list(s('graphqlHttpCorsOrigins')),
+    },
+    metrics: {
+      isEnabled: optBool(o, 'metricsEnabled', 'metrics-enabled', false),
+      host: nonEmpty('metrics-host', s('metricsHost')),
+      port: portOpt('metrics-port', s('metricsPort')),
     },
     p2p: parseP2pOptions(o, dataPath, genesisFile !== undefined),
     engine: {

@@ -32,6 +32,8 @@ type Json = Record<string, unknown>
 
 export class RpcDispatcher<Ctx> {
   private readonly methods = new Map<string, { method: RpcMethod<Ctx>; group: string }>()
+  /** Told of every call of a known, enabled method once answered (for metrics). */
+  onCall?: (method: string, isError: boolean) => void
 
   constructor(
     groups: MethodGroup<Ctx>[],
@@ -99,6 +101,7 @@ export class RpcDispatcher<Ctx> {
       } catch (e) {
         response = errorResponse(id ?? null, this.toRpcError(e, r.method))
       }
+      this.onCall?.(r.method, 'error' in response)
     }
     return id === undefined ? undefined : response
   }

@@ -33,6 +33,8 @@ export interface NodeConfig {
   isDevAccountsUnlocked: boolean
   /** The GraphQL listener (EIP-1767), off unless --graphql-http-enabled. */
   graphql: { isEnabled: boolean; host: string; port: number; corsOrigins: string[] }
+  /** Prometheus `/metrics` (Besu's --metrics-*), off unless --metrics-enabled. */
+  metrics: { isEnabled: boolean; host: string; port: number }
   /** Peer-to-peer networking (devp2p); off on the dev network unless enabled. */
   p2p: P2pConfig & { isEnabled: boolean }
   /** The Engine API listener; when enabled, blocks come from a consensus client and the dev sealer stays off. */

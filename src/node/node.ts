@@ -38,6 +38,7 @@ import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import { startGraphqlListener } from '../server/graphqlListener.ts'
+import { startMetricsListener } from '../server/metricsListener.ts'
 import { type RunningListener, startRpcListener } from '../server/rpcListener.ts'
 import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
 import { TrieDb } from '../state/trieDb.ts'
@@ -47,6 +48,7 @@ import { migrate } from '../storage/schema.ts'
 import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import type { NodeConfig } from './config.ts'
+import { NodeMetrics } from './nodeMetrics.ts'
 
 const log = createLogger('node')
 const DB_FILE = 'basalt.sqlite'
@@ -230,6 +232,13 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     settings.ports.graphql = l.port
     listeners.push(l)
   }
+  if (config.metrics.isEnabled) {
+    const metrics = new NodeMetrics(services, config.p2p.maxPeers)
+    dispatcher.onCall = (method, isError) => metrics.recordCall(method, isError)
+    const l = startMetricsListener(() => metrics.collect(), { ...config.metrics, hostAllowlist: config.hostAllowlist })
+    settings.ports.metrics = l.port
+    listeners.push(l)
+  }
   printBanner(config, settings, accounts)
   if (config.configOut) writeConfigOut(config.configOut, settings, chain, accounts)
   log.info('node started', { chainId, head: chain.head.header.number, ms: Date.now() - startedMs })
@@ -283,6 +292,7 @@ function writeConfigOut(
     graphqlHttpPort: s.ports.graphql ?? null,
     engineRpcPort: s.ports.engine ?? null,
     p2pPort: s.ports.p2p ?? null,
+    metricsPort: s.ports.metrics ?? null,
     accounts: accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
   }
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`)

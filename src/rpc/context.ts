@@ -27,7 +27,7 @@ export interface RpcSettings {
   devAccounts: { address: string; privateKey: string }[]
   isDevAccountsUnlocked: boolean
   nodeKey?: { privateKey: Uint8Array; publicKey: Uint8Array }
-  ports: { http?: number; ws?: number; engine?: number; graphql?: number; p2p?: number }
+  ports: { http?: number; ws?: number; engine?: number; graphql?: number; p2p?: number; metrics?: number }
 }
 
 export interface RpcServices {

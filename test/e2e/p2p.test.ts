@@ -81,7 +81,7 @@ describe('p2p network of three nodes', () => {
 
   beforeAll(async () => {
     writeFileSync(genesisFile, JSON.stringify(GENESIS))
-    a = await start(['--miner-enabled', '--block-period', '1'])
+    a = await start(['--miner-enabled', '--block-period', '1', '--metrics-enabled', '--metrics-port', '0'])
     enodeA = (await a.rpc<{ enode: string }>('admin_nodeInfo')).enode
     b = await start(['--bootnodes', enodeA])
     c = await start([])
@@ -121,6 +121,14 @@ describe('p2p network of three nodes', () => {
     expect(peerOfC.network.remoteAddress).toBe(`127.0.0.1:${Number(peerOfC.port)}`)
     expect(peers.map((p) => p.name.startsWith('basalt'))).toEqual([true, true])
   }, 30_000)
+
+  it('serves peers, head and RPC calls as Prometheus metrics', async () => {
+    const port = (a.config as unknown as { metricsPort: number }).metricsPort
+    const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
+    expect(text).toContain('# TYPE ethereum_peer_count gauge\nethereum_peer_count 2\n')
+    expect(text).toMatch(/\nethereum_blockchain_height \d+\n/)
+    expect(text).toMatch(/basalt_rpc_requests_total\{method="admin_peers",outcome="ok"\} [1-9]/)
+  })
 
   it('mines a transaction sent to C on A, and every node holds the same block', async () => {
     const raw = await privateKeyToAccount(KEY).signTransaction({
