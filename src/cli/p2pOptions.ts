@@ -17,7 +17,7 @@ export function registerP2pOptions(cmd: Command): Command {
       'JSON array of enode URLs to keep connected (default: DATA_PATH/static-nodes.json)',
     )
     .option('--max-peers <n>', 'Most peers connected at once', { default: '25' })
-    .option('--discovery-enabled', 'Node discovery (not implemented: bootnodes are dialed directly)')
+    .option('--discovery-enabled', 'discv4 node discovery on the P2P port (the bootnodes are dialed either way)')
 }
 
 /** The `p2p` part of a NodeConfig; throws CliError naming the first bad option. */

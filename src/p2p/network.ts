@@ -6,7 +6,8 @@
  * Other modules add a subprotocol with `register()` before `start()` (see `SubProtocol` in
  * `peerManager.ts`); it is then offered in every HELLO and attached to every peer that shares it.
  *
- * Not done: discv4 discovery. With `--discovery-enabled` the bootnodes are dialed like static nodes.
+ * With `--discovery-enabled`, discv4 (`discovery.ts`) finds more nodes from the bootnodes; the
+ * bootnodes are dialed over TCP as well, so a network of a few nodes needs no discovery at all.
  */
 import { existsSync, readFileSync } from 'node:fs'
 import type { Block } from '@ethereumjs/block'
@@ -16,6 +17,7 @@ import type { Clock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { TxPool } from '../txpool/txPool.ts'
+import { Discovery } from './discovery.ts'
 import { type Enode, EnodeError, formatEnode, parseEnode } from './enode.ts'
 import { BlockSync, type SyncStatus } from './eth/blockSync.ts'
 import { type EthPeerInfo, EthProtocol } from './eth/ethProtocol.ts'
@@ -87,6 +89,7 @@ export class P2pNetwork {
   readonly sync: BlockSync
   private readonly transport: Transport
   private listenPort = 0
+  private discovery?: Discovery
   private importTail: Promise<unknown> = Promise.resolve()
 
   constructor(
@@ -117,10 +120,29 @@ export class P2pNetwork {
   /** Listens, then keeps the bootnodes and static nodes connected. */
   async start(): Promise<void> {
     this.listenPort = await this.transport.listen(this.config.interface, this.config.port)
-    const kept = [...this.config.bootnodes.map(parseEnode), ...readStaticNodes(this.config.staticNodesFile)]
-    for (const e of kept) this.manager.addPeer(e)
+    const bootnodes = this.config.bootnodes.map(parseEnode)
+    for (const e of [...bootnodes, ...readStaticNodes(this.config.staticNodesFile)]) this.manager.addPeer(e)
+    if (this.config.isDiscoveryEnabled) this.startDiscovery(bootnodes)
     this.manager.start()
     log.info('p2p listening', { enode: this.enode })
+  }
+
+  private startDiscovery(bootnodes: Enode[]): void {
+    const discovery = new Discovery({
+      privateKey: this.deps.nodeKey.privateKey,
+      localId: this.nodeId,
+      host: this.config.host,
+      interface: this.config.interface,
+      port: this.listenPort,
+      onFound: (e) => this.manager.addCandidate(e),
+    })
+    discovery.start(bootnodes)
+    this.manager.onPeerAdded((p) => {
+      const port = p.session.remoteListenPort
+      const [host] = p.session.remoteAddress.split(/:(?=\d+$)/)
+      if (port > 0) discovery.learn({ id: p.id, host, port, discoveryPort: port })
+    })
+    this.discovery = discovery
   }
 
   get port(): number {
@@ -190,6 +212,7 @@ export class P2pNetwork {
   }
 
   async stop(): Promise<void> {
+    this.discovery?.stop()
     this.eth.stop()
     await this.manager.stop()
   }

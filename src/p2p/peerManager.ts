@@ -51,6 +51,8 @@ interface Target {
   failures: number
   nextDialMs: number
   isDialing: boolean
+  /** Kept nodes are redialed forever; a discovered candidate is dropped after one failure or disconnect. */
+  isKept: boolean
 }
 
 export interface PeerManagerOptions {
@@ -112,10 +114,19 @@ export class PeerManager {
 
   /** Keeps a node connected from now on; false when it is ourselves or already kept. */
   addPeer(enode: Enode): boolean {
-    if (enode.id === this.localId || this.targets.has(enode.id)) return false
-    this.targets.set(enode.id, { enode, failures: 0, nextDialMs: 0, isDialing: false })
+    const existing = this.targets.get(enode.id)
+    if (enode.id === this.localId || existing?.isKept) return false
+    if (existing) existing.isKept = true
+    else this.targets.set(enode.id, { enode, failures: 0, nextDialMs: 0, isDialing: false, isKept: true })
     this.tick()
     return true
+  }
+
+  /** Dials a discovered node once when a slot is free (not when connected or already known). */
+  addCandidate(enode: Enode): void {
+    if (enode.id === this.localId || this.targets.has(enode.id) || this.peers.has(enode.id)) return
+    this.targets.set(enode.id, { enode, failures: 0, nextDialMs: 0, isDialing: false, isKept: false })
+    this.tick()
   }
 
   /** Stops keeping a node and disconnects it; false when it was neither kept nor connected. */
@@ -149,6 +160,7 @@ export class PeerManager {
       (e) => {
         t.isDialing = false
         this.backOff(t)
+        if (!t.isKept && this.targets.get(id) === t) this.targets.delete(id)
         log.debug('dial failed', {
           peer: id.slice(0, 16),
           error: (e as Error).message,
@@ -215,7 +227,8 @@ export class PeerManager {
       this.remove(peer)
       log.info('peer disconnected', { peer: peer.id.slice(0, 16), reason })
       const t = this.targets.get(peer.id)
-      if (t) this.backOff(t)
+      if (t?.isKept) this.backOff(t)
+      else this.targets.delete(peer.id)
     })
     for (const p of this.protocols) {
       if (!session.sharedCaps.some((c) => c.name === p.name && c.version === p.version)) continue

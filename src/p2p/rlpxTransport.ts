@@ -2,8 +2,8 @@
  * The Transport over TCP: RLPx (ECIES handshake, framing, HELLO, ping) from `@ethereumjs/devp2p`,
  * of which only its `Peer` class is used — one per socket. The listener, the dialer and the peer
  * table are ours: the library's own `RLPx` class drops a live peer when two nodes dial each other at
- * once, dials itself through discovery and never reconnects. This is the only file that imports the
- * library, so it can be replaced.
+ * once, dials itself through discovery and never reconnects. This file and `discovery.ts` are the
+ * only ones that import the library, so it can be replaced.
  *
  * Subprotocol messages are snappy-compressed (devp2p v5) here, and handed up as RLP bytes.
  */
