@@ -157,24 +157,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     filters: new FilterManager(chain, pool),
     settings,
   }
-  if (config.p2p.isEnabled) {
-    // RLPx signs and encrypts with secp256k1 only.
-    if (curve !== 'secp256k1')
-      throw new Error(`peer-to-peer networking needs a secp256k1 node key, the genesis sets ${curve}`)
-    services.network = new P2pNetwork(
-      {
-        chain,
-        pool,
-        networkId: settings.networkId,
-        nodeKey: settings.nodeKey!,
-        clientName: settings.clientVersion,
-        clock: systemClock,
-      },
-      config.p2p,
-    )
-    await services.network.start()
-    settings.ports.p2p = services.network.port
-  }
+  if (config.p2p.isEnabled) services.network = await startP2p(config, services, curve, !engine)
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup])
   const listeners: RunningListener[] = []
   const common = {
@@ -260,6 +243,34 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   return { services, listeners, stop }
+}
+
+/** The P2P network on the node key; none (with a warning) for a secp256r1 chain, as RLPx needs secp256k1. */
+async function startP2p(
+  config: NodeConfig,
+  { chain, pool, settings }: RpcServices,
+  curve: string,
+  isFollowingPeers: boolean,
+): Promise<P2pNetwork | undefined> {
+  if (curve !== 'secp256k1') {
+    log.warn('peer-to-peer networking stays off: RLPx needs a secp256k1 node key', { curve })
+    return undefined
+  }
+  const network = new P2pNetwork(
+    {
+      chain,
+      pool,
+      networkId: settings.networkId,
+      nodeKey: settings.nodeKey!,
+      clientName: settings.clientVersion,
+      clock: systemClock,
+      isFollowingPeers,
+    },
+    config.p2p,
+  )
+  await network.start()
+  settings.ports.p2p = network.port
+  return network
 }
 
 function printBanner(config: NodeConfig, s: RpcSettings, accounts: { address: string; privateKey: string }[]): void {

@@ -48,6 +48,8 @@ export interface P2pDeps {
   nodeKey: { privateKey: Uint8Array; publicKey: Uint8Array }
   clientName: string
   clock: Clock
+  /** False when a consensus client drives the head (Engine API): blocks are served, not taken. */
+  isFollowingPeers: boolean
 }
 
 /** One connected peer, as admin_peers shows it. */

@@ -39,6 +39,7 @@ async function node(net: MemoryNetwork, n: number, networkId = 2018n) {
       nodeKey: { privateKey: new Uint8Array(32), publicKey: hexToBytes(`0x${idOf(n)}`) },
       clientName: `n${n}`,
       clock,
+      isFollowingPeers: true,
     },
     {
       host: '127.0.0.1',

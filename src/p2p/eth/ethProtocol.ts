@@ -49,6 +49,11 @@ export interface EthDeps {
   sync: BlockSync
   /** Validates, executes and stores a block as the new head. */
   importBlock(block: Block): Promise<void>
+  /**
+   * Whether the head follows the peers (block gossip and sync); false when a consensus client
+   * drives it over the Engine API, where blocks are still served but neither announced nor taken.
+   */
+  isFollowingPeers: boolean
 }
 
 /** What admin_peers shows of a peer's eth state. */
@@ -140,7 +145,11 @@ export class EthProtocol implements SubProtocol {
     peer.status = s
     peer.td = s.td
     peer.headHash = s.head
-    void this.deps.sync.requestSync(peer)
+    this.syncFrom(peer)
+  }
+
+  private syncFrom(peer: EthPeer): void {
+    if (this.deps.isFollowingPeers) void this.deps.sync.requestSync(peer)
   }
 
   private async onMessage(peer: EthPeer, code: number, payload: Uint8Array): Promise<void> {
@@ -203,7 +212,7 @@ export class EthProtocol implements SubProtocol {
     }
     if (!unknown) return
     peer.headHash = unknown
-    void this.deps.sync.requestSync(peer)
+    this.syncFrom(peer)
   }
 
   private async onNewBlock(peer: EthPeer, items: Nested[]): Promise<void> {
@@ -213,9 +222,9 @@ export class EthProtocol implements SubProtocol {
     peer.headHash = hash
     peer.td = bytesToBigint(bytes(items[1]))
     const { chain } = this.deps
-    if (chain.store.hasBlock(hash)) return
+    if (chain.store.hasBlock(hash) || !this.deps.isFollowingPeers) return
     if (this.deps.sync.status() || !chain.store.hasBlock(block.header.parentHash)) {
-      void this.deps.sync.requestSync(peer)
+      this.syncFrom(peer)
       return
     }
     await this.deps.importBlock(block)
@@ -240,7 +249,7 @@ export class EthProtocol implements SubProtocol {
 
   /** Sends a new head to the peers that lack it: in full to √n of them, by hash to the rest. */
   private announceBlock(block: Block): void {
-    if (this.deps.sync.status()) return
+    if (!this.deps.isFollowingPeers || this.deps.sync.status()) return
     const key = bytesToHex(block.hash())
     const targets = this.ready().filter((p) => !p.knownBlocks.has(key))
     if (targets.length === 0) return
