@@ -60,6 +60,7 @@ export interface PeerSummary {
   caps: string[]
   localAddress: string
   remoteAddress: string
+  isInbound: boolean
   listenPort: number
   eth?: EthPeerInfo
 }
@@ -177,6 +178,7 @@ export class P2pNetwork {
       caps: p.session.remoteCaps.map((c) => `${c.name}/${c.version}`),
       localAddress: p.session.localAddress,
       remoteAddress: p.session.remoteAddress,
+      isInbound: p.session.isInbound,
       listenPort: p.session.remoteListenPort,
       eth: this.eth.peerInfo(p.id),
     }))

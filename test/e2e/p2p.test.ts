@@ -44,7 +44,7 @@ interface Peer {
   id: string
   name: string
   caps: string[]
-  network: { localAddress: string; remoteAddress: string }
+  network: { localAddress: string; remoteAddress: string; inbound: boolean }
   port: string
   protocols: { eth?: { difficulty: string; head: string; version: number } }
 }
@@ -119,6 +119,8 @@ describe('p2p network of three nodes', () => {
     expect(peerOfC.caps).toContain('eth/68')
     expect(peerOfC.protocols.eth?.version).toBe(68)
     expect(peerOfC.network.remoteAddress).toBe(`127.0.0.1:${Number(peerOfC.port)}`)
+    expect(peerOfC.network.inbound).toBe(false)
+    expect(peers.map((p) => p.network.inbound)).toEqual([true, true])
     expect(peers.map((p) => p.name.startsWith('basalt'))).toEqual([true, true])
   }, 30_000)
 

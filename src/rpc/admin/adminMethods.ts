@@ -50,7 +50,7 @@ function formatPeer(peer: PeerSummary) {
     version: '0x5',
     name: peer.name,
     caps: peer.caps,
-    network: { localAddress: peer.localAddress, remoteAddress: peer.remoteAddress },
+    network: { localAddress: peer.localAddress, remoteAddress: peer.remoteAddress, inbound: peer.isInbound },
     port: toQuantity(peer.listenPort),
     id: `0x${peer.id}`,
     protocols: peer.eth
