@@ -11,7 +11,6 @@ const RPC_APIS = ['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TE
 
 export function registerRunCommand(cli: CAC): void {
   const cmd = cli.command('run', 'Start the node: a dev chain by default, JSON-RPC on 127.0.0.1:8545')
-  registerP2pOptions(cmd)
   cmd
     .option('--network <name>', 'Network preset: dev', { default: 'dev' })
     .option('--genesis-file <file>', 'Genesis file (Besu/geth format) instead of a preset')
@@ -65,11 +64,11 @@ export function registerRunCommand(cli: CAC): void {
       'Hex JWT secret shared with the consensus client (generated in the data path if absent)',
     )
     .option('--engine-jwt-disabled', 'Serve the Engine API without JWT authentication')
-    .action(async (options: Record<string, unknown>) => {
-      const config = parseRunOptions(options)
-      const { startNode } = await import('../node/node.ts')
-      await startNode(config)
-    })
+  registerP2pOptions(cmd).action(async (options: Record<string, unknown>) => {
+    const config = parseRunOptions(options)
+    const { startNode } = await import('../node/node.ts')
+    await startNode(config)
+  })
 }
 
 /** Turns raw cac options into a NodeConfig; throws CliError naming the first bad option. */
