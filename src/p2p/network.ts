@@ -209,7 +209,10 @@ export class P2pNetwork {
         nonce: tx.nonce,
       }))
       pool.onNewHead(included)
-      log.info('imported block', { number: block.header.number, hash: bytesToHex(block.hash()), txs: included.length })
+      // A sync logs its start and end; its blocks one by one only at debug level.
+      const fields = { number: block.header.number, hash: bytesToHex(block.hash()), txs: included.length }
+      if (this.sync.status()) log.debug('imported block', fields)
+      else log.info('imported block', fields)
     })
     this.importTail = run.catch(() => undefined)
     return run
