@@ -24,7 +24,7 @@ import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
-import { P2pNetwork } from '../p2p/network.ts'
+import type { P2pNetwork } from '../p2p/network.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
@@ -256,6 +256,8 @@ async function startP2p(
     log.warn('peer-to-peer networking stays off: RLPx needs a secp256k1 node key', { curve })
     return undefined
   }
+  // The devp2p library takes tens of ms to load; a node without P2P (the dev chain, `blocks`) never loads it.
+  const { P2pNetwork } = await import('../p2p/network.ts')
   const network = new P2pNetwork(
     {
       chain,

@@ -18,7 +18,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import { Discovery } from './discovery.ts'
-import { type Enode, EnodeError, formatEnode, parseEnode } from './enode.ts'
+import { type Enode, formatEnode, parseEnode } from './enode.ts'
 import { BlockSync, type SyncStatus } from './eth/blockSync.ts'
 import { type EthPeerInfo, EthProtocol } from './eth/ethProtocol.ts'
 import { PeerManager, type SubProtocol } from './peerManager.ts'
@@ -64,8 +64,6 @@ export interface PeerSummary {
   listenPort: number
   eth?: EthPeerInfo
 }
-
-export { EnodeError }
 
 /** Reads a static-nodes file (a JSON array of enode URLs); throws naming the file and the bad entry. */
 export function readStaticNodes(file: string): Enode[] {
