@@ -8,7 +8,7 @@ import { DevSealer } from '../../producer/devSealer.ts'
 import { TxPool } from '../../txpool/txPool.ts'
 import { MemoryNetwork } from '../memoryTransport.ts'
 import { P2pNetwork } from '../network.ts'
-import { decodeRequest, EthCode, encodeHeaderQuery, encodeRequest } from './messages.ts'
+import { decodeRequest, EthCode, encodeAnnouncement, encodeHeaderQuery, encodeRequest } from './messages.ts'
 
 const idOf = (n: number) => n.toString(16).padStart(128, '0')
 const stops: (() => unknown)[] = []
@@ -64,7 +64,32 @@ async function node(net: MemoryNetwork, n: number, networkId = 2018n) {
 
 const enodeOf = (n: number) => `enode://${idOf(n)}@127.0.0.1:${30000 + n}`
 
-function transfer(chain: Awaited<ReturnType<typeof node>>['chain'], nonce: bigint) {
+/** Node 1 with `blocks` sealed, node 2 synced to it. */
+async function syncedPair(blocks: number) {
+  const net = new MemoryNetwork()
+  const a = await node(net, 1)
+  for (let i = 0; i < blocks; i++) {
+    a.clock.advance(12_000)
+    await a.sealer.sealBlock(true)
+  }
+  const b = await node(net, 2)
+  b.p2p.addPeer(enodeOf(1))
+  await waitFor(() => b.chain.head.header.number === BigInt(blocks))
+  return { a, b }
+}
+
+type TestNode = Awaited<ReturnType<typeof node>>
+
+/** Sends a request from `b` to `a` and resolves to the body of `a`'s answer. */
+async function ask(a: TestNode, b: TestNode, code: number, body: unknown[], id = 77n) {
+  b.transport.sessions[0].send('eth', code, encodeRequest(id, body))
+  const answered = () =>
+    a.transport.sessions[0].sent.find((m) => m.code === code + 1 && decodeRequest(m.payload).id === id)
+  await waitFor(() => answered() !== undefined)
+  return decodeRequest(answered()!.payload).body
+}
+
+function transfer(chain: TestNode['chain'], nonce: bigint) {
   return createFeeMarket1559Tx(
     {
       nonce,
@@ -80,15 +105,7 @@ function transfer(chain: Awaited<ReturnType<typeof node>>['chain'], nonce: bigin
 
 describe('EthProtocol', () => {
   it('syncs a new node to its peer, then gossips a transaction to the sealer and the sealed block back', async () => {
-    const net = new MemoryNetwork()
-    const a = await node(net, 1)
-    for (let i = 0; i < 3; i++) {
-      a.clock.advance(12_000)
-      await a.sealer.sealBlock(true)
-    }
-    const b = await node(net, 2)
-    expect(b.p2p.addPeer(enodeOf(1))).toBe(true)
-    await waitFor(() => b.chain.head.header.number === 3n)
+    const { a, b } = await syncedPair(3)
     expect(bytesToHex(b.chain.head.hash())).toBe(bytesToHex(a.chain.head.hash()))
     expect(a.p2p.peers()[0].eth?.version).toBe(68)
 
@@ -104,29 +121,50 @@ describe('EthProtocol', () => {
   })
 
   it('answers GetBlockHeaders by number with skip, in reverse, with the request id echoed', async () => {
+    const { a, b } = await syncedPair(4)
+    const body = await ask(
+      a,
+      b,
+      EthCode.getBlockHeaders,
+      encodeHeaderQuery({ origin: 4n, amount: 3, skip: 1, reverse: true }),
+      2n ** 63n + 5n,
+    )
+    expect(body.map((h) => bytesToHex((h as Uint8Array[])[8]))).toEqual(['0x04', '0x02', '0x'])
+  })
+
+  it('answers GetBlockBodies and GetReceipts for known blocks, skipping unknown ones', async () => {
+    const { a, b } = await syncedPair(1)
+    await a.pool.add(transfer(a.chain, 0n))
+    a.clock.advance(12_000)
+    const block = (await a.sealer.sealBlock(false))!
+    await waitFor(() => b.chain.head.header.number === 2n)
+    const unknown = new Uint8Array(32).fill(9)
+    const bodies = await ask(a, b, EthCode.getBlockBodies, [unknown, block.hash()])
+    expect(bodies.length).toBe(1)
+    expect(((bodies[0] as Uint8Array[][])[0] as Uint8Array[]).map(bytesToHex)).toEqual([
+      bytesToHex(block.transactions[0].serialize()),
+    ])
+    const receipts = await ask(a, b, EthCode.getReceipts, [block.hash(), unknown])
+    expect(receipts.length).toBe(1)
+    const [receipt] = receipts[0] as Uint8Array[]
+    expect(receipt[0]).toBe(2)
+  })
+
+  it('fetches announced transaction hashes with GetPooledTransactions', async () => {
     const net = new MemoryNetwork()
     const a = await node(net, 1)
-    for (let i = 0; i < 4; i++) {
-      a.clock.advance(12_000)
-      await a.sealer.sealBlock(true)
-    }
     const b = await node(net, 2)
+    const tx = transfer(b.chain, 0n)
+    await b.pool.add(tx)
     b.p2p.addPeer(enodeOf(1))
-    await waitFor(() => b.chain.head.header.number === 4n)
-    const session = b.transport.sessions[0]
-    const id = 2n ** 63n + 5n
-    session.send(
-      'eth',
-      EthCode.getBlockHeaders,
-      encodeRequest(id, encodeHeaderQuery({ origin: 4n, amount: 3, skip: 1, reverse: true })),
-    )
-    const sessionOfA = a.transport.sessions[0]
-    await waitFor(() =>
-      sessionOfA.sent.some((m) => m.code === EthCode.blockHeaders && decodeRequest(m.payload).id === id),
-    )
-    const reply = sessionOfA.sent.find((m) => m.code === EthCode.blockHeaders && decodeRequest(m.payload).id === id)!
-    const numbers = decodeRequest(reply.payload).body.map((h) => bytesToHex((h as Uint8Array[])[8]))
-    expect(numbers).toEqual(['0x04', '0x02', '0x'])
+    await waitFor(() => a.p2p.peers()[0]?.eth !== undefined && b.p2p.peers()[0]?.eth !== undefined)
+    expect(a.pool.get(bytesToHex(tx.hash()))).toBeUndefined()
+    b.transport.sessions[0].send('eth', EthCode.newPooledTransactionHashes, encodeAnnouncement([tx]))
+    await waitFor(() => a.pool.get(bytesToHex(tx.hash())) !== undefined)
+    const requests = a.transport.sessions[0].sent.filter((m) => m.code === EthCode.getPooledTransactions)
+    expect(requests.map((m) => decodeRequest(m.payload).body.map((h) => bytesToHex(h as Uint8Array)))).toEqual([
+      [bytesToHex(tx.hash())],
+    ])
   })
 
   it('disconnects a peer of another network id at STATUS', async () => {
