@@ -67,6 +67,33 @@ describe('RlpxTransport', () => {
     for (const { m } of managers) await m.stop()
   })
 
+  it('keeps two capabilities apart on one session (eth beside a custom subprotocol)', async () => {
+    const twoCaps = () => [
+      { name: 'istanbul', version: 100, length: 22 },
+      { name: 'eth', version: 68, length: 17 },
+    ]
+    const make = () => {
+      const key = generateKeyPair()
+      const t = new RlpxTransport({ ...key, clientName: 'x', capabilities: twoCaps, handshakeTimeoutMs: 1500 })
+      open.push(t)
+      return t
+    }
+    const a = make()
+    const b = make()
+    const port = await a.listen('127.0.0.1', 0)
+    const inbound = new Promise<Session>((resolve) => a.onInbound(resolve))
+    const out = await b.dial({ id: a.localId, host: '127.0.0.1', port })
+    const inc = await inbound
+    const got: string[] = []
+    inc.onMessage((cap, code, p) => got.push(`${cap}:${code}:${p[0]}`))
+    out.send('istanbul', 0x12, Uint8Array.of(0x01))
+    out.send('eth', 16, Uint8Array.of(0x02))
+    out.send('istanbul', 0, Uint8Array.of(0x03))
+    const deadline = Date.now() + 3000
+    while (got.length < 3 && Date.now() < deadline) await Bun.sleep(10)
+    expect(got).toEqual(['istanbul:18:1', 'eth:16:2', 'istanbul:0:3'])
+  })
+
   it('rejects a dial to a node that holds another key', async () => {
     const a = transport('a')
     const b = transport('b')
