@@ -19,12 +19,13 @@ const RANK: Record<string, number> = {
   txpool: 5,
   producer: 6,
   jsonrpc: 7,
-  rpc: 8,
-  engine: 9,
-  graphql: 9,
-  server: 10,
-  node: 11,
-  cli: 12,
+  p2p: 8,
+  rpc: 9,
+  engine: 10,
+  graphql: 10,
+  server: 11,
+  node: 12,
+  cli: 13,
 }
 
 function sourceFiles(dir: string): string[] {
@@ -62,5 +63,10 @@ describe('architecture', () => {
       }
     }
     expect(violations).toEqual([])
+  })
+
+  it('keeps the devp2p library inside the transport and discovery of src/p2p', () => {
+    const importers = sourceFiles(SRC).filter((f) => readFileSync(f, 'utf8').includes("'@ethereumjs/devp2p'"))
+    expect(importers.map((f) => relative(SRC, f)).sort()).toEqual(['p2p/discovery.ts', 'p2p/rlpxTransport.ts'])
   })
 })

@@ -5,6 +5,7 @@ import { hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
+import { parseP2pOptions, registerP2pOptions } from './p2pOptions.ts'
 import { checkConfigOut, checkListenerPorts } from './runChecks.ts'
 
 const RPC_APIS = [
@@ -16,8 +17,8 @@ const DEFAULT_APIS = 'ETH,NET,WEB3'
 const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL,OTS`
 
 export function registerRunCommand(cli: CAC): void {
-  cli
-    .command('run', 'Start the node: a dev chain by default, JSON-RPC on 127.0.0.1:8545')
+  const cmd = cli.command('run', 'Start the node: a dev chain by default, JSON-RPC on 127.0.0.1:8545')
+  cmd
     .option('--network <name>', 'Network preset: dev', { default: 'dev' })
     .option('--genesis-file <file>', 'Genesis file (Besu/geth format) instead of a preset')
     .option('--network-id <id>', 'Network id answered by net_version')
@@ -75,6 +76,9 @@ export function registerRunCommand(cli: CAC): void {
     .option('--graphql-http-host <host>', 'GraphQL host', { default: '127.0.0.1' })
     .option('--graphql-http-port <port>', 'GraphQL port (0 picks a free one)', { default: '8547' })
     .option('--graphql-http-cors-origins <list>', 'Comma-separated CORS origins GraphQL allows, or *')
+    .option('--metrics-enabled', 'Serve Prometheus metrics at /metrics')
+    .option('--metrics-host <host>', 'Metrics host', { default: '127.0.0.1' })
+    .option('--metrics-port <port>', 'Metrics port (0 picks a free one)', { default: '9545' })
     .option('--engine-rpc-enabled', 'Serve the Engine API for a consensus client (the dev sealer then stays off)')
     .option('--engine-rpc-port <port>', 'Engine API port', { default: '8550' })
     .option('--engine-host-allowlist <list>', 'Host header values the Engine API accepts, or *', {
@@ -85,13 +89,13 @@ export function registerRunCommand(cli: CAC): void {
       'Hex JWT secret shared with the consensus client (generated in the data path if absent)',
     )
     .option('--engine-jwt-disabled', 'Serve the Engine API without JWT authentication')
-    .action(async (options: Record<string, unknown>) => {
-      const config = parseRunOptions(options)
-      checkListenerPorts(config)
-      checkConfigOut(config.configOut)
-      const { startNode } = await import('../node/node.ts')
-      await startNode(config)
-    })
+  registerP2pOptions(cmd).action(async (options: Record<string, unknown>) => {
+    const config = parseRunOptions(options)
+    checkListenerPorts(config)
+    checkConfigOut(config.configOut)
+    const { startNode } = await import('../node/node.ts')
+    await startNode(config)
+  })
 }
 
 /** Turns raw cac options into a NodeConfig; throws CliError naming the first bad option. */
@@ -104,11 +108,12 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
   if (network !== 'dev') throw new CliError(`Invalid value for option --network: '${network}' (supported: dev)`)
   const blockPeriod = s('blockPeriod')
   const defaultApis = genesisFile ? DEFAULT_APIS : DEFAULT_DEV_APIS
+  const dataPath = nonEmpty('data-path', s('dataPath') ?? 'basalt-data')
   return {
     network: genesisFile ? 'custom' : 'dev',
     genesisFile,
     networkId: s('networkId') === undefined ? undefined : bigintOpt('network-id', s('networkId')),
-    dataPath: nonEmpty('data-path', s('dataPath') ?? 'basalt-data'),
+    dataPath,
     identity: s('identity'),
     isAnvilClientVersion: optBool(o, 'anvilClientVersion', 'anvil-client-version', !genesisFile),
     nodePrivateKeyFile: s('nodePrivateKeyFile'),
@@ -151,6 +156,12 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       port: portOpt('graphql-http-port', s('graphqlHttpPort')),
       corsOrigins: list(s('graphqlHttpCorsOrigins')),
     },
+    metrics: {
+      isEnabled: optBool(o, 'metricsEnabled', 'metrics-enabled', false),
+      host: nonEmpty('metrics-host', s('metricsHost')),
+      port: portOpt('metrics-port', s('metricsPort')),
+    },
+    p2p: parseP2pOptions(o, dataPath, genesisFile !== undefined),
     engine: {
       isEnabled: optBool(o, 'engineRpcEnabled', 'engine-rpc-enabled', false),
       port: portOpt('engine-rpc-port', s('engineRpcPort')),

@@ -90,6 +90,11 @@ export const BESU_ERRORS = {
   nonceTooFarInFuture: [-32000, 'Transaction nonce is too distant from current sender nonce'],
   txPoolFull: [-32000, 'Transaction pool is full'],
   p2pDisabled: [-32000, 'P2P has been disabled. This functionality is not available'],
+  enodeIdInvalid: [
+    -32000,
+    "Invalid node ID: node ID must have exactly 128 hexadecimal characters and should not include any '0x' hex prefix.",
+  ],
+  cantConnectToLocalPeer: [-32100, 'Cannot add local node as peer.'],
   filterNotFound: [-32000, 'Filter not found'],
   subscriptionNotFound: [-32000, 'Subscription not found'],
   transactionNotFound: [-32000, 'Transaction not found'],

@@ -1,3 +1,5 @@
+import type { P2pConfig } from '../p2p/network.ts'
+
 /** Everything `basalt run` needs, already validated; built by the CLI, read by the node. */
 export interface ApiListenerConfig {
   isEnabled: boolean
@@ -44,6 +46,10 @@ export interface NodeConfig {
   isAutoLogBloomCaching: boolean
   /** The GraphQL listener (EIP-1767), off unless --graphql-http-enabled. */
   graphql: { isEnabled: boolean; host: string; port: number; corsOrigins: string[] }
+  /** Prometheus `/metrics` (Besu's --metrics-*), off unless --metrics-enabled. */
+  metrics: { isEnabled: boolean; host: string; port: number }
+  /** Peer-to-peer networking (devp2p); off on the dev network unless enabled. */
+  p2p: P2pConfig & { isEnabled: boolean }
   /** The Engine API listener; when enabled, blocks come from a consensus client and the dev sealer stays off. */
   engine: EngineConfig
 }

@@ -28,6 +28,7 @@ import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import type { P2pNetwork } from '../p2p/network.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
@@ -45,6 +46,7 @@ import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import { startGraphqlListener } from '../server/graphqlListener.ts'
+import { startMetricsListener } from '../server/metricsListener.ts'
 import { type RunningListener, startRpcListener } from '../server/rpcListener.ts'
 import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
 import { TrieDb } from '../state/trieDb.ts'
@@ -55,6 +57,7 @@ import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
+import { NodeMetrics } from './nodeMetrics.ts'
 
 const log = createLogger('node')
 
@@ -131,6 +134,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const { blockPeriodMs, targetGasLimit } = config
   const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs, targetGasLimit, clock: systemClock })
   const accounts = config.network === 'dev' ? devAccounts() : []
+  const curve = genesisEcCurve(genesis.config)
   const settings: RpcSettings = {
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
@@ -146,7 +150,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     enabledWsApis: config.ws.apis,
     devAccounts: accounts,
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
-    nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, genesisEcCurve(genesis.config)),
+    nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, curve),
     ports: {},
     filesDir: scratchDir(config.dataPath),
   }
@@ -167,6 +171,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     logBloomCache,
     settings,
   }
+  if (config.p2p.isEnabled) services.network = await startP2p(config, services, curve, !engine)
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>
     withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
   )
@@ -229,6 +234,13 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     settings.ports.graphql = l.port
     listeners.push(l)
   }
+  if (config.metrics.isEnabled) {
+    const nodeMetrics = new NodeMetrics(services, config.p2p.maxPeers)
+    dispatcher.onCall = (method, isError) => nodeMetrics.recordCall(method, isError)
+    const l = startMetricsListener(() => nodeMetrics.collect(), { ...config.metrics, hostAllowlist: config.hostAllowlist })
+    settings.ports.metrics = l.port
+    listeners.push(l)
+  }
   printBanner(config, settings, accounts)
   if (config.configOut) writeConfigOut(config.configOut, settings, chain, accounts)
   log.info('node started', { chainId, head: chain.head.header.number, ms: Date.now() - startedMs })
@@ -238,6 +250,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     stopping ??= (async () => {
       await sealer.stop()
       if (devTools && config.dumpStateFile) writeFileSync(config.dumpStateFile, JSON.stringify(dumpState(devTools)))
+      await services.network?.stop()
       engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))
@@ -291,6 +304,36 @@ async function loadStateFile(devTools: DevTools, file: string): Promise<void> {
   log.info('loaded state', { file, head: devTools.chain.head.header.number })
 }
 
+/** The P2P network on the node key; none (with a warning) for a secp256r1 chain, as RLPx needs secp256k1. */
+async function startP2p(
+  config: NodeConfig,
+  { chain, pool, settings }: RpcServices,
+  curve: string,
+  isFollowingPeers: boolean,
+): Promise<P2pNetwork | undefined> {
+  if (curve !== 'secp256k1') {
+    log.warn('peer-to-peer networking stays off: RLPx needs a secp256k1 node key', { curve })
+    return undefined
+  }
+  // The devp2p library takes tens of ms to load; a node without P2P (the dev chain, `blocks`) never loads it.
+  const { P2pNetwork } = await import('../p2p/network.ts')
+  const network = new P2pNetwork(
+    {
+      chain,
+      pool,
+      networkId: settings.networkId,
+      nodeKey: settings.nodeKey!,
+      clientName: settings.clientVersion,
+      clock: systemClock,
+      isFollowingPeers,
+    },
+    config.p2p,
+  )
+  await network.start()
+  settings.ports.p2p = network.port
+  return network
+}
+
 function printBanner(config: NodeConfig, s: RpcSettings, accounts: { address: string; privateKey: string }[]): void {
   if (accounts.length === 0) return
   const lines = [
@@ -320,6 +363,8 @@ function writeConfigOut(
     rpcWsPort: s.ports.ws ?? null,
     graphqlHttpPort: s.ports.graphql ?? null,
     engineRpcPort: s.ports.engine ?? null,
+    p2pPort: s.ports.p2p ?? null,
+    metricsPort: s.ports.metrics ?? null,
     accounts: accounts.map((a) => ({ address: a.address, privateKey: a.privateKey })),
   }
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`)

@@ -1,6 +1,7 @@
 /** What RPC handlers are given: the node's services, and the connection a request came on. */
 import type { Chain } from '../chain/chain.ts'
 import type { LogBloomCache } from '../chain/logBloomCache.ts'
+import type { P2pNetwork } from '../p2p/network.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
 import type { DevTools } from '../producer/devTools.ts'
 import type { TxPool } from '../txpool/txPool.ts'
@@ -30,7 +31,7 @@ export interface RpcSettings {
   devAccounts: { address: string; privateKey: string }[]
   isDevAccountsUnlocked: boolean
   nodeKey?: { privateKey: Uint8Array; publicKey: Uint8Array }
-  ports: { http?: number; ws?: number; engine?: number; graphql?: number }
+  ports: { http?: number; ws?: number; engine?: number; graphql?: number; p2p?: number; metrics?: number }
   /** Where the node writes files (trace files, log bloom caches): the data path, or a temp directory for `:memory:`. */
   filesDir: string
 }
@@ -45,6 +46,8 @@ export interface RpcServices {
   /** Log bloom cache files (admin_generateLogBloomCache…); absent in nodes without a data path of their own. */
   logBloomCache?: LogBloomCache
   settings: RpcSettings
+  /** Peer-to-peer networking, when enabled. */
+  network?: P2pNetwork
 }
 
 export interface RpcContext extends RpcServices {

@@ -2,6 +2,7 @@
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { p } from '../jsonrpc/codecs.ts'
 import { defineMethod } from '../jsonrpc/defineMethod.ts'
+import { besuError } from '../jsonrpc/errors.ts'
 import { bytesToHex, toQuantity } from '../primitives/hex.ts'
 import type { RpcContext } from './context.ts'
 
@@ -11,16 +12,27 @@ export const netVersion = defineMethod({
   handler: (ctx: RpcContext) => ctx.settings.networkId.toString(),
 })
 
+/** Whether the P2P listener is up. */
 export const netListening = defineMethod({
   name: 'net_listening',
   params: [],
-  handler: () => true,
+  handler: (ctx: RpcContext) => ctx.network !== undefined,
 })
 
 export const netPeerCount = defineMethod({
   name: 'net_peerCount',
   params: [],
-  handler: () => toQuantity(0),
+  handler: (ctx: RpcContext) => toQuantity(ctx.network?.peers().length ?? 0),
+})
+
+/** Our enode URL; Besu's "P2P disabled" error without P2P. */
+export const netEnode = defineMethod({
+  name: 'net_enode',
+  params: [],
+  handler: (ctx: RpcContext) => {
+    if (!ctx.network) throw besuError('p2pDisabled')
+    return ctx.network.enode
+  },
 })
 
 export const web3ClientVersion = defineMethod({
@@ -42,6 +54,6 @@ export const rpcModules = defineMethod({
   handler: (ctx: RpcContext) => Object.fromEntries(ctx.apis.map((a) => [a.toLowerCase(), '1.0'])),
 })
 
-export const netMethods = [netVersion, netListening, netPeerCount]
+export const netMethods = [netVersion, netListening, netPeerCount, netEnode]
 export const web3Methods = [web3ClientVersion, web3Sha3]
 export const rpcModulesMethods = [rpcModules]

@@ -52,11 +52,13 @@ echo "== import $TESTS/chain.rlp"
   --skip-pow-validation-enabled
 
 HTTP_PORT=$(free_port)
+RUN_HELP=$("$BIN" run --help 2>/dev/null || true)
 RUN_ARGS=(run --genesis-file "$TESTS/genesis.json" --data-path "$WORK/data" --network-id "$NETWORK_ID"
   --min-gas-price 1 --tx-pool-price-bump 0 --rpc-gas-cap 50000000
   --rpc-http-api DEBUG,TRACE,ETH,NET,TXPOOL,WEB3,ADMIN,TESTING --rpc-http-port "$HTTP_PORT" --rpc-ws-enabled=false)
+# A lone node under test: no P2P listener on the shared default port.
+if [[ "$RUN_HELP" == *--p2p-enabled* ]]; then RUN_ARGS+=(--p2p-enabled=false); fi
 RUNNER_ARGS=(--url "http://127.0.0.1:$HTTP_PORT")
-RUN_HELP=$("$BIN" run --help 2>/dev/null || true)
 if [[ "$RUN_HELP" == *--engine-rpc-enabled* ]]; then
   ENGINE_PORT=$(free_port)
   printf '%s' "$JWT_HEX" >"$WORK/jwtsecret"

@@ -357,6 +357,7 @@ const SPECS: Record<string, Spec> = {
   net_version: [],
   net_listening: [],
   net_peerCount: [],
+  net_enode: [],
   web3_clientVersion: [],
   web3_sha3: ['data'],
   rpc_modules: [],

@@ -63,6 +63,9 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
     '0',
     '--rpc-ws-port',
     '0',
+    // A node on a genesis file opens P2P; tests run side by side, so never on the fixed 30303.
+    '--p2p-port',
+    '0',
     '--config-out',
     configOut,
     ...(opts.args ?? []),

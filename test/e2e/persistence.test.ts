@@ -125,6 +125,8 @@ describe('persistence', () => {
         '--rpc-http-port',
         '0',
         '--rpc-ws-enabled=false',
+        '--p2p-port',
+        '0',
       ],
       {
         stdout: 'pipe',

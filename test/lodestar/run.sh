@@ -39,7 +39,7 @@ cat > "$WORK/genesis.json" <<JSON
   "alloc": { "0x7e5f4552091a69125d5dfcb7b8c2659029395bdf": { "balance": "0x3635c9adc5dea00000" } } }
 JSON
 exec "$BASALT_BIN" run --genesis-file "$WORK/genesis.json" --data-path "$WORK/data" \\
-  --rpc-http-port $RPC_PORT --rpc-ws-port 0 \\
+  --rpc-http-port $RPC_PORT --rpc-ws-port 0 --p2p-enabled=false \\
   --engine-rpc-enabled --engine-rpc-port $ENGINE_PORT --engine-jwt-secret "\$JWT_FILE"
 EOS
 

@@ -128,8 +128,8 @@ export const queryRoot = {
   logs,
   gasPrice: (_args: unknown, ctx: GraphqlContext) => suggestGasPrice(ctx),
   maxPriorityFeePerGas: (_args: unknown, ctx: GraphqlContext) => suggestPriorityFee(ctx),
-  /** A dev chain, or a node driven over the Engine API with all its blocks, is never syncing. */
-  syncing: () => null,
+  /** The sync from peers in progress, as eth_syncing shows it; null when none runs. */
+  syncing: (_args: unknown, ctx: GraphqlContext) => ctx.rpc.network?.syncStatus() ?? null,
   chainID: (_args: unknown, ctx: GraphqlContext) => ctx.settings.chainId,
 }
 

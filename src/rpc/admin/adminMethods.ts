@@ -1,12 +1,15 @@
 /**
- * The ADMIN group as far as a node without peer-to-peer networking can answer it truthfully:
- * node info from the node key, no peers, peer changes refused with Besu's "P2P disabled", and the
- * log level. Besu reference: AdminNodeInfo, AdminPeers, AdminAddPeer, AdminChangeLogLevel.
+ * The ADMIN group: node info from the node key and the P2P listener, the connected peers in Besu's
+ * shape, keeping peers connected or dropping them, and the log level. Without P2P, peers are empty
+ * and peer changes are refused with Besu's "P2P disabled". Besu reference: AdminNodeInfo,
+ * AdminPeers, AdminAddPeer, AdminRemovePeer, AdminChangeLogLevel.
  */
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
-import { bytesToHex } from '../../primitives/hex.ts'
+import { EnodeError } from '../../p2p/enode.ts'
+import type { P2pNetwork, PeerSummary } from '../../p2p/network.ts'
+import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { setLogLevel } from '../../primitives/logger.ts'
 import type { RpcContext } from '../context.ts'
 import { logCacheMethods } from './logCacheMethods.ts'
@@ -18,14 +21,18 @@ export const nodeInfo = defineMethod({
   params: [],
   handler: (ctx: RpcContext) => {
     const id = ctx.settings.nodeKey ? bytesToHex(ctx.settings.nodeKey.publicKey).slice(2) : '00'.repeat(64)
+    const net = ctx.network
+    const port = net?.port ?? P2P_PORT
+    const discoveryPort = net?.discoveryPort ?? 0
+    const ip = net?.host ?? '127.0.0.1'
     const head = ctx.chain.head
     return {
-      enode: `enode://${id}@127.0.0.1:${P2P_PORT}?discport=0`,
+      enode: net?.enode ?? `enode://${id}@127.0.0.1:${P2P_PORT}?discport=0`,
       id,
-      ip: '127.0.0.1',
-      listenAddr: `127.0.0.1:${P2P_PORT}`,
+      ip,
+      listenAddr: `${ip}:${port}`,
       name: ctx.settings.clientVersion,
-      ports: { discovery: 0, listener: P2P_PORT },
+      ports: { discovery: discoveryPort, listener: port },
       protocols: {
         eth: {
           config: { chainId: Number(ctx.settings.chainId) },
@@ -39,20 +46,59 @@ export const nodeInfo = defineMethod({
   },
 })
 
+/** Besu's peer object. */
+function formatPeer(peer: PeerSummary) {
+  return {
+    version: '0x5',
+    name: peer.name,
+    caps: peer.caps,
+    network: { localAddress: peer.localAddress, remoteAddress: peer.remoteAddress, inbound: peer.isInbound },
+    port: toQuantity(peer.listenPort),
+    id: `0x${peer.id}`,
+    protocols: peer.eth
+      ? {
+          eth: {
+            difficulty: toQuantity(peer.eth.difficulty),
+            head: bytesToHex(peer.eth.head),
+            version: peer.eth.version,
+          },
+        }
+      : {},
+    enode: peer.enode,
+  }
+}
+
 export const peers = defineMethod({
   name: 'admin_peers',
   params: [],
-  handler: () => [],
+  handler: (ctx: RpcContext) => ctx.network?.peers().map(formatPeer) ?? [],
 })
 
-const refusePeerChange = (name: string) =>
-  defineMethod({
-    name,
-    params: [p.string],
-    handler: () => {
-      throw besuError('p2pDisabled')
-    },
-  })
+/** Runs a change of the kept peers, with Besu's errors for a bad enode URL or our own node. */
+function changePeers(ctx: RpcContext, url: string, change: (net: P2pNetwork, url: string) => boolean): boolean {
+  const net = ctx.network
+  if (!net) throw besuError('p2pDisabled')
+  try {
+    if (url.includes(net.nodeId)) throw besuError('cantConnectToLocalPeer')
+    return change(net, url)
+  } catch (e) {
+    if (!(e instanceof EnodeError)) throw e
+    if (e.kind === 'invalidNodeId') throw besuError('enodeIdInvalid')
+    throw new InvalidParamsError('Invalid params')
+  }
+}
+
+export const addPeer = defineMethod({
+  name: 'admin_addPeer',
+  params: [p.string],
+  handler: (ctx: RpcContext, [url]) => changePeers(ctx, url, (net, u) => net.addPeer(u)),
+})
+
+export const removePeer = defineMethod({
+  name: 'admin_removePeer',
+  params: [p.string],
+  handler: (ctx: RpcContext, [url]) => changePeers(ctx, url, (net, u) => net.removePeer(u)),
+})
 
 export const changeLogLevel = defineMethod({
   name: 'admin_changeLogLevel',
@@ -63,11 +109,4 @@ export const changeLogLevel = defineMethod({
   },
 })
 
-export const adminMethods = [
-  nodeInfo,
-  peers,
-  refusePeerChange('admin_addPeer'),
-  refusePeerChange('admin_removePeer'),
-  changeLogLevel,
-  ...logCacheMethods,
-]
+export const adminMethods = [nodeInfo, peers, addPeer, removePeer, changeLogLevel, ...logCacheMethods]

@@ -15,11 +15,22 @@ export const blockNumber = defineMethod({
   handler: (ctx: RpcContext) => toQuantity(ctx.chain.head.header.number),
 })
 
-/** A dev chain or an Engine-driven node with all its blocks is never syncing. */
+/**
+ * The progress of a sync from peers, or false when none runs (a dev chain, or an Engine-driven node
+ * with all its blocks, is never syncing).
+ */
 export const syncing = defineMethod({
   name: 'eth_syncing',
   params: [],
-  handler: () => false,
+  handler: (ctx: RpcContext) => {
+    const s = ctx.network?.syncStatus()
+    if (!s) return false
+    return {
+      startingBlock: toQuantity(s.startingBlock),
+      currentBlock: toQuantity(s.currentBlock),
+      highestBlock: toQuantity(s.highestBlock),
+    }
+  },
 })
 
 export const mining = defineMethod({
