@@ -5,36 +5,13 @@
  * `Chain.commitBlock`, so a block is durable before any client sees its receipt.
  */
 import type { Block } from '@ethereumjs/block'
-import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
-import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
-import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
-import { startBlock } from '../evm/fastBlockBuilder.ts'
-import { createVm, type VM } from '../evm/vmFactory.ts'
 import type { Clock } from '../primitives/clock.ts'
-import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
-import { openState } from '../state/worldState.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
+import { BlockAssembler, nextTurn } from './blockAssembler.ts'
 
 const log = createLogger('sealer')
-
-/** The request contracts (EIP-7002, EIP-7251) whose idle dequeue call the block builder may skip. */
-const REQUEST_CONTRACT_CODE_HASHES: ReadonlySet<string> = new Set(
-  SYSTEM_CONTRACTS.filter((c) => c.eip === 'EIP-7002' || c.eip === 'EIP-7251').map((c) =>
-    bytesToHex(keccak_256(hexToBytes(c.code))),
-  ),
-)
-
-/**
- * How long a block's transactions run before the sealer lets waiting requests in. A block of a few
- * transactions is built without a break, so that a client that sent one finds its receipt at the
- * first poll after `eth_sendRawTransaction` answered (clients written against Hardhat expect it).
- */
-const YIELD_EVERY_MS = 2
-
-/** Resolves after the event loop has handled the I/O that is already waiting. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 export interface DevSealerOptions {
   coinbase: Uint8Array
@@ -44,8 +21,7 @@ export interface DevSealerOptions {
 }
 
 export class DevSealer {
-  private vm?: VM
-  private vmRoot?: string
+  private readonly assembler: BlockAssembler
   private sealing: Promise<void> = Promise.resolve()
   private isScheduled = false
   private timer?: ReturnType<typeof setInterval>
@@ -55,7 +31,9 @@ export class DevSealer {
     private readonly chain: Chain,
     private readonly pool: TxPool,
     private readonly opts: DevSealerOptions,
-  ) {}
+  ) {
+    this.assembler = new BlockAssembler(chain, pool)
+  }
 
   start(): void {
     if (this.opts.blockPeriodMs) {
@@ -106,76 +84,17 @@ export class DevSealer {
     const baseFee = parent.header.calcNextBaseFee()
     const candidates = this.pool.executable(baseFee)
     if (candidates.length === 0 && !isEmptyAllowed) return undefined
-    return withKzgOnDemand(this.chain.common, async () => {
-      try {
-        return await this.buildOnHead(parent, candidates, timestampSec)
-      } catch (e) {
-        // A failed build can leave the writer VM with an open checkpoint and dirty caches: start over.
-        this.vm = undefined
-        throw e
-      }
-    })
+    return this.buildOnHead(parent, candidates, timestampSec)
   }
 
   private async buildOnHead(parent: Block, candidates: PoolTx[], timestampSec?: bigint): Promise<Block> {
-    const vm = await this.vmAtHead()
     const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))
     const timestamp = timestampSec ?? (nowSec > parent.header.timestamp ? nowSec : parent.header.timestamp + 1n)
-    vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp })
-    const builder = await startBlock(
-      vm,
-      {
-        parentBlock: parent,
-        headerData: {
-          timestamp,
-          coinbase: this.opts.coinbase,
-          gasLimit: parent.header.gasLimit,
-          mixHash: parent.header.mixHash,
-          difficulty: 0n,
-        },
-        withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
-        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
-      },
-      { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
-    )
-    const included: PoolTx[] = []
-    let yieldAtMs = performance.now() + YIELD_EVERY_MS
-    for (const t of candidates) {
-      if (performance.now() >= yieldAtMs) {
-        await nextTurn()
-        yieldAtMs = performance.now() + YIELD_EVERY_MS
-      }
-      try {
-        await builder.addTransaction(t.tx, { skipHardForkValidation: true })
-        included.push(t)
-      } catch (e) {
-        if (isKzgMissing(e)) throw e
-        const msg = e instanceof Error ? e.message : String(e)
-        if (msg.includes('remaining gas in the block') || msg.includes('blob gas limit')) continue
-        log.warn('dropping transaction that cannot execute', { hash: t.hash, error: msg })
-        this.pool.drop(t.hash)
-      }
-    }
-    const { block } = await builder.build()
-    const senders = included.map((t) => t.sender)
-    await this.chain.commitBlock(block, builder.transactionReceipts, senders, { setHead: true })
-    this.vmRoot = bytesToHex(block.header.stateRoot)
-    this.pool.onNewHead(included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
+    const fields = { timestamp, coinbase: this.opts.coinbase, mixHash: parent.header.mixHash, difficulty: 0n }
+    const assembled = await this.assembler.assemble(parent, candidates, fields)
+    await this.assembler.commit(assembled.block, assembled)
+    const { block, included } = assembled
     log.info('sealed block', { number: block.header.number, txs: included.length, gasUsed: block.header.gasUsed })
     return block
-  }
-
-  /** The writer VM, positioned on the head's state (re-rooted when the head moved elsewhere). */
-  private async vmAtHead(): Promise<VM> {
-    const head = this.chain.head
-    const root = bytesToHex(head.header.stateRoot)
-    if (!this.vm) {
-      const state = openState(this.chain.trieDb, this.chain.common, head.header.stateRoot, true)
-      this.vm = await createVm(this.chain.common, state, this.chain)
-    } else if (this.vmRoot !== root) {
-      await this.vm.stateManager.setStateRoot(head.header.stateRoot)
-    }
-    this.vmRoot = root
-    return this.vm
   }
 }
