@@ -86,7 +86,7 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
 }
 
 async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
-  validateHeader(block.header, parent.header)
+  validateHeader(block.header, parent.header, chain.sealRules)
   await validateOmmers(block, chain)
   block.validateBlobTransactions(parent.header)
   return executeBlock(chain, block, parent)

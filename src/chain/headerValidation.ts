@@ -18,15 +18,23 @@ export interface AncestorReader {
   getHeaderByHash(hash: Uint8Array): BlockHeader | undefined
 }
 
+/**
+ * The rules of a consensus the library does not know (IBFT 2.0, QBFT): difficulty, nonce, mixHash,
+ * extraData and seals of a header against its parent. Throws with the reason a header breaks one.
+ */
+export interface SealRules {
+  validate(header: BlockHeader, parent: BlockHeader): void
+}
+
 function fail(reason: string): never {
   throw new HeaderRuleError(reason)
 }
 
 /**
  * Number, timestamp, gas limit bounds, difficulty (ethash, PoW only), base fee, excess blob gas and
- * the post-merge constants. The ethash seal itself is not checked here.
+ * the post-merge constants, or the chain's own `sealRules`. The ethash seal itself is not checked here.
  */
-export function validateHeader(header: BlockHeader, parent: BlockHeader): void {
+export function validateHeader(header: BlockHeader, parent: BlockHeader, sealRules?: SealRules): void {
   if (!equalBytes(header.parentHash, parent.hash())) fail('parent hash mismatch')
   if (header.number !== parent.number + 1n) fail(`invalid number: ${header.number}, parent is ${parent.number}`)
   if (header.timestamp <= parent.timestamp)
@@ -39,7 +47,13 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader): void {
     fail(`invalid gas limit: ${(e as Error).message}`)
   }
   const c = header.common
-  if (c.consensusType() === 'pow') {
+  if (sealRules) {
+    try {
+      sealRules.validate(header, parent)
+    } catch (e) {
+      fail((e as Error).message)
+    }
+  } else if (c.consensusType() === 'pow') {
     const expected = header.ethashCanonicalDifficulty(parent)
     if (header.difficulty !== expected) fail(`invalid difficulty: ${header.difficulty}, expected ${expected}`)
   } else {

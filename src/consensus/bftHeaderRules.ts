@@ -6,6 +6,7 @@
  */
 import type { BlockHeader, HeaderData } from '@ethereumjs/block'
 import { KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
+import type { SealRules } from '../chain/headerValidation.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import {
   type BftExtraData,
@@ -17,6 +18,7 @@ import {
 } from './bftExtraData.ts'
 import { commitSealHash, recoverAddress } from './bftHashing.ts'
 import { BFT_DIFFICULTY, BFT_MIX_HASH, quorumSize } from './bftRules.ts'
+import type { ValidatorTracker } from './voteTally.ts'
 
 export class BftHeaderError extends Error {
   override name = 'BftHeaderError'
@@ -101,5 +103,18 @@ export function proposalHeaderFields(f: ProposalFields): HeaderData {
     difficulty: BFT_DIFFICULTY,
     mixHash: BFT_MIX_HASH,
     nonce: new Uint8Array(8),
+  }
+}
+
+/** The chain's header rules for imported BFT blocks: sealed by a quorum of the parent's validators. */
+export function bftSealRules(kind: BftKind, blockPeriodSeconds: number, tracker: ValidatorTracker): SealRules {
+  return {
+    validate: (header, parent) =>
+      validateBftHeader(header, parent, {
+        kind,
+        blockPeriodSeconds,
+        validators: tracker.validatorsAfter(parent),
+        requireSeals: true,
+      }),
   }
 }

@@ -30,7 +30,7 @@ export function proposerFor(parentProposer: Uint8Array, validators: readonly Uin
   const at = list.indexOf(prev)
   if (at >= 0) return hexToBytes(list[(at + 1 + round) % list.length])
   const next = list.findIndex((v) => v > prev)
-  const start = next < 0 ? 0 : next
+  const start = Math.max(next, 0)
   return hexToBytes(list[(start + round) % list.length] as Hex)
 }
 

@@ -9,6 +9,7 @@ import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import {
+  bftConsensusOf,
   type CryptoHolder,
   createChainCommon,
   createGenesisBlock,
@@ -45,6 +46,7 @@ import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
+import { attachBftRules, type BftChain, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 
 const log = createLogger('node')
@@ -74,12 +76,14 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 /** Opens the chain described by `config` (creating its database on first use). */
 export async function openChain(
   config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>,
-): Promise<{ chain: Chain; genesis: GenesisJson; close(): void }> {
+): Promise<{ chain: Chain; genesis: GenesisJson; bft?: BftChain; close(): void }> {
   installCommonParamsMemo()
   installDecodedNodeCache()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const common = createChainCommon(genesis, crypto)
+  const bftOptions = bftConsensusOf(genesis)
+  if (bftOptions) prepareBftCommon(common, bftOptions)
   const isMemory = config.dataPath === ':memory:'
   if (!isMemory) mkdirSync(config.dataPath, { recursive: true })
   const db = await openSqlite(isMemory ? ':memory:' : join(config.dataPath, DB_FILE))
@@ -91,13 +95,14 @@ export async function openChain(
   await state.generateCanonicalGenesis(genesisState(genesis))
   const genesisBlock = createGenesisBlock(common, await state.getStateRoot())
   const chain = new Chain(common, store, trieDb)
+  const bft = bftOptions ? attachBftRules(chain, bftOptions) : undefined
   await chain.open(genesisBlock)
   await recoverHeadState(chain)
   const close = () => {
     chain.flushState()
     db.close()
   }
-  return { chain, genesis, close }
+  return { chain, genesis, bft, close }
 }
 
 /** The pool's view of the chain: the head's gas limit, base fee and account state. */
@@ -115,7 +120,7 @@ export function poolChainView(chain: Chain): PoolChainView {
 
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const startedMs = Date.now()
-  const { chain, genesis, close } = await openChain(config)
+  const { chain, genesis, bft, close } = await openChain(config)
   const chainId = chain.common.chainId()
   const pool = new TxPool(poolChainView(chain), {
     minGasPrice: config.minGasPrice,
@@ -125,6 +130,12 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
   const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs: config.blockPeriodMs, clock: systemClock })
   const accounts = config.network === 'dev' ? devAccounts() : []
+  const curve = genesisEcCurve(genesis.config)
+  const nodeKey = loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, curve)
+  if (bft && curve !== 'secp256k1')
+    log.warn('BFT validators sign with secp256k1 only: this node seals no blocks', { curve })
+  const validator =
+    bft && curve === 'secp256k1' ? createBftValidator(chain, pool, bft, nodeKey.privateKey, systemClock) : undefined
   const settings: RpcSettings = {
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
@@ -139,7 +150,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     enabledWsApis: config.ws.apis,
     devAccounts: accounts,
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
-    nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, genesisEcCurve(genesis.config)),
+    nodeKey,
     ports: {},
   }
   const engine = config.engine.isEnabled
@@ -149,6 +160,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     chain,
     pool,
     sealer,
+    validator,
     engine,
     filters: new FilterManager(chain, pool),
     settings,
@@ -196,7 +208,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     listeners.push(l)
     engine.startIdleWarnings()
   }
-  if (config.isMinerEnabled && !engine) sealer.start()
+  // As in Besu, a BFT validator seals without --miner-enabled; the dev sealer never runs on a BFT chain.
+  if (validator && !engine) validator.start()
+  else if (config.isMinerEnabled && !engine) sealer.start()
   if (config.graphql.isEnabled) {
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
     const { GraphqlService } = await import('../graphql/graphqlService.ts')
@@ -218,6 +232,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const stop = () => {
     stopping ??= (async () => {
       await sealer.stop()
+      await validator?.stop()
       engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))

@@ -1,5 +1,6 @@
 /** What RPC handlers are given: the node's services, and the connection a request came on. */
 import type { Chain } from '../chain/chain.ts'
+import type { BftValidator } from '../producer/bftValidator.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { FilterManager } from './eth/filterManager.ts'
@@ -33,6 +34,8 @@ export interface RpcServices {
   chain: Chain
   pool: TxPool
   sealer?: DevSealer
+  /** The IBFT 2.0 / QBFT validator (also on a node that is not one of the validators), on a BFT chain. */
+  validator?: BftValidator
   filters: FilterManager
   settings: RpcSettings
 }
