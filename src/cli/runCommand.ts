@@ -6,7 +6,21 @@ import { setLogLevel } from '../primitives/logger.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 
-const RPC_APIS = ['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV']
+const RPC_APIS = [
+  'ETH',
+  'NET',
+  'WEB3',
+  'DEBUG',
+  'TRACE',
+  'TXPOOL',
+  'ADMIN',
+  'TESTING',
+  'MINER',
+  'ENGINE',
+  'DEV',
+  'QBFT',
+  'IBFT',
+]
 
 export function registerRunCommand(cli: CAC): void {
   cli

@@ -11,7 +11,7 @@ import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
 import { executeBlock, importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions } from '../chain/genesis.ts'
-import type { BftVote } from '../consensus/bftExtraData.ts'
+import { type BftVote, decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { proposalHeaderFields, validateBftHeader } from '../consensus/bftHeaderRules.ts'
 import { quorumSize } from '../consensus/bftRules.ts'
 import { decodeMessage, encodeMessage, PROPOSAL, type QbftMessage } from '../consensus/qbft/messages.ts'
@@ -77,6 +77,15 @@ export class BftValidator {
     clearTimeout(this.timer)
     for (const u of this.unsubscribes) u()
     await this.queue
+  }
+
+  get requestTimeoutSeconds(): number {
+    return this.opts.bft.requestTimeoutSeconds
+  }
+
+  /** The validators a block's extraData lists (the ones that sealed it). */
+  listedValidators(extraData: Uint8Array): Uint8Array[] {
+    return decodeBftExtraData(this.opts.bft.kind, extraData).validators
   }
 
   /** The vote a proposal on `parent` carries: the first one that would change the validator set. */

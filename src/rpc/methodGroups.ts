@@ -1,6 +1,7 @@
 /** Every RPC group and its methods; the one list the dispatcher is built from. */
 import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
 import { adminMethods } from './admin/adminMethods.ts'
+import { ibftMethods, qbftMethods } from './bft/bftMethods.ts'
 import type { RpcContext } from './context.ts'
 import { debugMethods } from './debug/debugMethods.ts'
 import { blockMethods } from './eth/blockMethods.ts'
@@ -51,6 +52,8 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'TRACE', methods: traceMethods },
     { group: 'TXPOOL', methods: txpoolMethods },
     { group: 'TESTING', methods: testingMethods },
+    { group: 'QBFT', methods: qbftMethods },
+    { group: 'IBFT', methods: ibftMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }
