@@ -99,9 +99,17 @@ export function installBftBlockHash(common: Common, kind: BftKind): void {
     if (!bft) return libraryHash.call(this)
     // The header is frozen but its cache object is not: the library itself fills it the same way.
     const cache = (this as unknown as { cache: { hash?: Uint8Array } }).cache
-    if (!Object.isFrozen(this)) return bftBlockHash(bft, this)
-    cache.hash ??= bftBlockHash(bft, this)
-    return cache.hash
+    if (cache.hash) return cache.hash
+    let hash: Uint8Array
+    try {
+      hash = bftBlockHash(bft, this)
+    } catch {
+      // An extraData that does not decode names no BFT block; the header rules refuse it, and
+      // until then it goes by the plain hash rather than failing every lookup.
+      return libraryHash.call(this)
+    }
+    if (Object.isFrozen(this)) cache.hash = hash
+    return hash
   }
 }
 

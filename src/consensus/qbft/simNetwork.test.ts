@@ -1,10 +1,14 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { createChainCommon, createGenesisBlock, normalizeGenesis } from '../../chain/genesis.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { decodeBftExtraData, genesisExtraData } from '../bftExtraData.ts'
 import { addressOf, installBftBlockHash } from '../bftHashing.ts'
+import { COMMIT } from './messages.ts'
 import { SimNetwork } from './simNetwork.ts'
+
+// A simulated minute takes a few seconds of real time on a busy machine.
+setDefaultTimeout(60_000)
 
 const KEYS = [1, 2, 3, 4, 5].map((i) => new Uint8Array(32).fill(i))
 const ADDRESSES = KEYS.map(addressOf)
@@ -114,5 +118,27 @@ describe('QBFT network of 4 validators on a fake clock', () => {
     expect(validatorsNow()).toHaveLength(4)
     expect(validatorsNow()).not.toContain(bytesToHex(newcomer))
     expectAgreement(net)
+  })
+})
+
+describe('QBFT round change with a prepared block', () => {
+  it('re-proposes the block prepared in round 0 in round 1, by the round-1 proposer, and commits it', () => {
+    const net = network(4)
+    // Every commit of height 1 is lost: round 0 ends prepared but not committed.
+    net.dropIf = (code) => code === COMMIT && net.nodes[0].machine.height === 1n
+    net.run(2_100)
+    expect(heights(net)).toEqual([0, 0, 0, 0])
+    net.dropIf = () => false
+    net.run(15_000)
+    expect(Math.min(...heights(net))).toBeGreaterThanOrEqual(1)
+    expectAgreement(net)
+    const block1 = net.nodes[0].byNumber[1]
+    const extra = decodeBftExtraData('qbft', block1.header.extraData)
+    expect(extra.round).toBe(1)
+    // Round 1's proposer is the one after round 0's (the first validator after the zero address).
+    const sorted = ADDRESSES.slice(0, 4).map(bytesToHex).sort()
+    expect(bytesToHex(block1.header.coinbase.bytes)).toBe(sorted[1])
+    // The same block as prepared in round 0: its timestamp is round 0's, not a fresh one.
+    expect(block1.header.timestamp).toBe(BigInt(START_MS / 1000) + 2n)
   })
 })

@@ -129,6 +129,8 @@ export class SimNetwork {
   private readonly queue: { to: SimNode; code: number; data: Uint8Array }[] = []
   /** Pairs "a-b" that cannot reach each other. */
   private readonly cut = new Set<string>()
+  /** Messages for which this answers false are lost on the way. */
+  dropIf: (code: number, data: Uint8Array) => boolean = () => false
 
   constructor(readonly opts: SimOptions) {
     this.clock = manualClock(opts.startMs)
@@ -149,6 +151,7 @@ export class SimNetwork {
   }
 
   send(from: SimNode, code: number, data: Uint8Array): void {
+    if (this.dropIf(code, data)) return
     for (const to of this.nodes) if (this.canReach(from, to)) this.queue.push({ to, code, data })
   }
 
