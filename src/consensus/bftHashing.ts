@@ -43,7 +43,11 @@ export function bftBlockHash(kind: BftKind, header: BlockHeader): Uint8Array {
   return hashWithExtraData(kind, header, 'excludeCommitSealsAndRound')
 }
 
-/** The hash a commit seal signs: the header without commit seals, with its round. */
+/**
+ * The hash a commit seal signs: the header without commit seals, with its round. It is also the
+ * digest PREPARE and COMMIT messages name a proposal by (Besu hashes proposals "for the committed
+ * seal"), so a block re-proposed in a later round has a new digest.
+ */
 export function commitSealHash(kind: BftKind, header: BlockHeader, extra?: BftExtraData): Uint8Array {
   return hashWithExtraData(kind, header, 'excludeCommitSeals', extra)
 }

@@ -6,7 +6,8 @@
  * - ROUND_CHANGE 0x15: `[height, round, [preparedRound, preparedHash] | []]`, sent as
  *   `[signedPayload, preparedBlock | [], [signedPrepare…]]`
  * - PROPOSAL 0x12: `[height, round, block]`, sent as `[signedPayload, [[signedRoundChange…], [signedPrepare…]]]`
- * Height and round are RLP scalars; the digest is the proposed block's BFT hash. Decoding recovers
+ * Height and round are RLP scalars; the digest names the proposal by the hash its commit seals sign
+ * (its header with the round, without seals: `commitSealHash`). Decoding recovers
  * each signer; a message whose signature does not recover is refused.
  */
 import type { Block } from '@ethereumjs/block'

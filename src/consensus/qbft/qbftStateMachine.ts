@@ -20,7 +20,7 @@ import type { Clock } from '../../primitives/clock.ts'
 import { bytesToHex, equalBytes, type Hex } from '../../primitives/hex.ts'
 import { sealBlock } from '../bftBlocks.ts'
 import type { BftKind } from '../bftExtraData.ts'
-import { addressOf, signHash } from '../bftHashing.ts'
+import { addressOf, commitSealHash, signHash } from '../bftHashing.ts'
 import { proposerFor, quorumSize, roundTimeoutMs } from '../bftRules.ts'
 import {
   COMMIT,
@@ -177,14 +177,16 @@ export class QbftStateMachine {
   private acceptProposal(msg: ProposalMessage): void {
     const state = this.state(msg.signed.payload.round)
     state.setProposal(msg)
-    const seal = signHash(state.commitSealHash()!, this.opts.privateKey)
+    const digest = state.proposalDigest()!
+    const seal = signHash(digest, this.opts.privateKey)
     const { height, round } = msg.signed.payload
-    state.addCommit(signCommit({ height, round, digest: msg.signed.payload.block.hash(), seal }, this.opts.privateKey))
+    state.addCommit(signCommit({ height, round, digest, seal }, this.opts.privateKey))
     this.progress(round)
   }
 
   private sendPrepare(block: Block): void {
-    const prepare = signPrepare({ height: this.height, round: this.round, digest: block.hash() }, this.opts.privateKey)
+    const digest = commitSealHash(this.opts.kind, block.header)
+    const prepare = signPrepare({ height: this.height, round: this.round, digest }, this.opts.privateKey)
     this.out.push({ type: 'broadcast', message: { code: PREPARE, signed: prepare } })
     this.state(this.round).addPrepare(prepare)
     this.progress(this.round)

@@ -8,6 +8,7 @@ import type { Block, BlockHeader } from '@ethereumjs/block'
 import { bytesToHex, equalBytes, type Hex } from '../../primitives/hex.ts'
 import { withRoundAndProposer } from '../bftBlocks.ts'
 import { type BftKind, decodeBftExtraData } from '../bftExtraData.ts'
+import { commitSealHash } from '../bftHashing.ts'
 import {
   type PreparePayload,
   type QbftMessage,
@@ -45,7 +46,8 @@ export class RoundChanges {
     if (round < 1) return undefined
     if (prepared) {
       const block = msg.preparedBlock
-      if (!block || prepared.round >= round || !equalBytes(block.hash(), prepared.hash)) return undefined
+      if (!block || prepared.round >= round || !equalBytes(commitSealHash(this.kind, block.header), prepared.hash))
+        return undefined
       if (block.header.number !== this.height) return undefined
       if (!this.hasPrepareQuorum(msg.prepares, prepared.round, prepared.hash)) return undefined
     }
@@ -66,7 +68,7 @@ export class RoundChanges {
   ownRoundChange(round: number, key: Uint8Array): RoundChangeMessage {
     const cert = this.latestPrepared
     const payload: RoundChangePayload = { height: this.height, round }
-    if (cert) payload.prepared = { round: cert.round, hash: cert.block.hash() }
+    if (cert) payload.prepared = { round: cert.round, hash: commitSealHash(this.kind, cert.block.header) }
     return {
       code: ROUND_CHANGE,
       signed: signRoundChange(payload, key),
@@ -119,7 +121,7 @@ export class RoundChanges {
     if (!best) return msg.prepares.length === 0
     if (!this.hasPrepareQuorum(msg.prepares, best.round, best.hash)) return false
     const asPrepared = withRoundAndProposer(this.kind, block, best.round, this.proposerOf(best.round))
-    return equalBytes(asPrepared.hash(), best.hash)
+    return equalBytes(commitSealHash(this.kind, asPrepared.header), best.hash)
   }
 
   private hasPrepareQuorum(prepares: Signed<PreparePayload>[], round: number, digest: Uint8Array): boolean {

@@ -1,12 +1,12 @@
 /**
  * What one round of one height has seen: the accepted proposal, and the prepares and commits of
- * validators (one per author; the latest wins). Prepares count toward "prepared" only when their
+ * validators (one per author, the first). Prepares count toward "prepared" only when their
  * digest is the proposal's, commits toward "committed" only when their seal signs the proposal at
  * this round, so messages that arrive before the proposal are kept and judged once it is known.
  */
 import type { Block } from '@ethereumjs/block'
 import { bytesToHex, equalBytes, type Hex } from '../../primitives/hex.ts'
-import { type BftKind, decodeBftExtraData } from '../bftExtraData.ts'
+import type { BftKind } from '../bftExtraData.ts'
 import { commitSealHash, recoverAddress } from '../bftHashing.ts'
 import type { CommitPayload, PreparePayload, QbftMessage, Signed } from './messages.ts'
 
@@ -15,7 +15,6 @@ export type ProposalMessage = Extract<QbftMessage, { code: 0x12 }>
 export class RoundState {
   proposal?: ProposalMessage
   private digest?: Uint8Array
-  private sealHash?: Uint8Array
   readonly prepares = new Map<Hex, Signed<PreparePayload>>()
   readonly commits = new Map<Hex, Signed<CommitPayload>>()
   hasSentCommit = false
@@ -33,20 +32,19 @@ export class RoundState {
 
   setProposal(msg: ProposalMessage): void {
     this.proposal = msg
-    const header = msg.signed.payload.block.header
-    this.digest = header.hash()
-    this.sealHash = commitSealHash(this.kind, header, {
-      ...decodeBftExtraData(this.kind, header.extraData),
-      round: this.round,
-    })
+    // The proposal carries this round in its extraData (checked on receipt): its digest is the hash
+    // commit seals sign.
+    this.digest = commitSealHash(this.kind, msg.signed.payload.block.header)
   }
 
   addPrepare(p: Signed<PreparePayload>): void {
-    this.prepares.set(bytesToHex(p.author), p)
+    const key = bytesToHex(p.author)
+    if (!this.prepares.has(key)) this.prepares.set(key, p)
   }
 
   addCommit(c: Signed<CommitPayload>): void {
-    this.commits.set(bytesToHex(c.author), c)
+    const key = bytesToHex(c.author)
+    if (!this.commits.has(key)) this.commits.set(key, c)
   }
 
   /** The prepares for the accepted proposal. */
@@ -58,11 +56,11 @@ export class RoundState {
 
   /** The commits for the accepted proposal whose seal its author made over this round's header. */
   validCommits(): Signed<CommitPayload>[] {
-    const { digest, sealHash } = this
-    if (!digest || !sealHash) return []
+    const { digest } = this
+    if (!digest) return []
     return [...this.commits.values()].filter((c) => {
       if (!equalBytes(c.payload.digest, digest)) return false
-      const signer = recoverAddress(sealHash, c.payload.seal)
+      const signer = recoverAddress(digest, c.payload.seal)
       return signer !== undefined && equalBytes(signer, c.author)
     })
   }
@@ -75,8 +73,8 @@ export class RoundState {
     return this.proposal !== undefined && this.validCommits().length >= this.quorum
   }
 
-  /** The hash a commit seal of this round signs (the proposal's header at this round, no seals). */
-  commitSealHash(): Uint8Array | undefined {
-    return this.sealHash
+  /** The proposal's digest: the hash a commit seal of this round signs (its header at this round, no seals). */
+  proposalDigest(): Uint8Array | undefined {
+    return this.digest
   }
 }
