@@ -33,6 +33,8 @@ export interface BftValidatorOptions {
   transport: BftTransport
   /** Whether other validators can be reached at all (false while the node runs no peer-to-peer network). */
   hasPeers: boolean
+  /** Called when a validator is at a later height than this node's head (the cue to sync). */
+  onBehind?: (height: bigint) => void
 }
 
 export class BftValidator {
@@ -148,6 +150,7 @@ export class BftValidator {
     for (const a of actions) {
       if (a.type === 'broadcast') this.opts.transport.broadcast(a.message.code, encodeMessage(a.message))
       else if (a.type === 'createBlock') await this.propose(a.height, a.round, a.timestampSec)
+      else if (a.type === 'behind') this.opts.onBehind?.(a.height)
       else await this.importSealed(a.block, a.round)
     }
     this.schedule()

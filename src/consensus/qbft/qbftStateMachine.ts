@@ -13,7 +13,8 @@
  *   checks the author is a validator and ignores duplicates, stale heights and rounds.
  * Blocks are built and executed outside: `createBlock` asks for a proposal body, a received
  * proposal must already have passed header and execution checks, and `import` hands over a sealed
- * block. Messages for later heights are held (bounded) and replayed when that height starts.
+ * block. Messages for later heights are held (bounded) and replayed when that height starts; the
+ * first from a validator for a new later height yields a `behind` action (start a sync).
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { Clock } from '../../primitives/clock.ts'
@@ -39,6 +40,8 @@ export type QbftAction =
   | { type: 'broadcast'; message: QbftMessage }
   | { type: 'createBlock'; height: bigint; round: number; timestampSec: bigint }
   | { type: 'import'; block: Block; round: number }
+  /** A validator is at a later height: this node is behind and should sync (once per height). */
+  | { type: 'behind'; height: bigint }
 
 export interface QbftOptions {
   kind: BftKind
@@ -62,6 +65,7 @@ export class QbftStateMachine {
   private blockDueMs?: number
   private roundDeadlineMs?: number
   private future: QbftMessage[] = []
+  private highestSeen = 0n
   private out: QbftAction[] = []
 
   constructor(readonly opts: QbftOptions) {
@@ -125,6 +129,10 @@ export class QbftStateMachine {
     const { height } = msg.signed.payload
     if (height > this.height && height <= this.height + MAX_FUTURE_HEIGHTS) {
       if (this.future.length < MAX_FUTURE_MESSAGES) this.future.push(msg)
+      if (height > this.highestSeen && this.isValidator(msg.signed.author)) {
+        this.highestSeen = height
+        this.out.push({ type: 'behind', height })
+      }
     } else if (height === this.height && this.isValidator(msg.signed.author)) {
       this.handle(msg)
     }

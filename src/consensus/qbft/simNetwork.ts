@@ -65,7 +65,7 @@ export class SimNode {
       if (a.type === 'broadcast') this.net.send(this, a.message.code, encodeMessage(a.message))
       else if (a.type === 'createBlock')
         this.apply(this.machine.blockCreated(a.round, this.build(a.round, a.timestampSec)))
-      else if (this.importBlock(a.block)) this.net.gossip(this, a.block)
+      else if (a.type === 'import' && this.importBlock(a.block)) this.net.gossip(this, a.block)
     }
   }
 
