@@ -300,6 +300,19 @@ const SPECS: Record<string, Spec> = {
   trace_replayBlockTransactions: ['blockTag', 'traceTypes'],
   trace_call: ['call', 'traceTypes', 'block?'],
   trace_filter: ['traceFilter'],
+  qbft_getValidatorsByBlockNumber: ['blockTag'],
+  qbft_getValidatorsByBlockHash: ['hash'],
+  qbft_proposeValidatorVote: ['address', 'bool'],
+  qbft_discardValidatorVote: ['address'],
+  qbft_getPendingVotes: [],
+  qbft_getSignerMetrics: ['blockTag?', 'blockTag?'],
+  qbft_getRequestTimeoutSeconds: [],
+  ibft_getValidatorsByBlockNumber: ['blockTag'],
+  ibft_getValidatorsByBlockHash: ['hash'],
+  ibft_proposeValidatorVote: ['address', 'bool'],
+  ibft_discardValidatorVote: ['address'],
+  ibft_getPendingVotes: [],
+  ibft_getSignerMetrics: ['blockTag?', 'blockTag?'],
   txpool_content: [],
   txpool_contentFrom: ['address'],
   txpool_status: [],
@@ -498,7 +511,7 @@ function openWs(url = node.wsUrl) {
 
 beforeAll(async () => {
   node = await startNode({
-    args: ['--rpc-http-api', 'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING', '--rpc-ws-api', 'ETH,NET,WEB3'],
+    args: ['--rpc-http-api', 'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING,QBFT,IBFT', '--rpc-ws-api', 'ETH,NET,WEB3'],
   })
   const wallet = new Wallet(node.config.accounts[0].privateKey)
   const raw = await wallet.signTransaction({

@@ -4,8 +4,8 @@
  * by the validator, includes transactions, answers the QBFT/IBFT RPC groups, and continues its
  * chain after a restart. A node without the validator key says why it produces nothing.
  */
-import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RLP } from '@ethereumjs/rlp'
@@ -16,6 +16,9 @@ import { BASALT_BIN, type StartedNode, startNode } from './harness.ts'
 // Besu's first dev account, funded by the genesis below.
 const FUNDED_KEY = '0x8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63' as Hex
 const MIX_HASH = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365'
+
+// Each test waits for blocks a second apart; a loaded machine stretches that.
+setDefaultTimeout(60_000)
 
 const dir = mkdtempSync(join(tmpdir(), 'basalt-bft-'))
 const started: StartedNode[] = []
@@ -181,6 +184,22 @@ describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind
     await waitForBlock(second, head + 2)
     const next = await second.rpc<RpcBlock>('eth_getBlockByNumber', [`0x${(head + 1).toString(16)}`, false])
     expect(next.parentHash).toBe(before.hash)
+    await second.stop()
+    // The exported chain imports elsewhere with its seals checked; a forged seal is refused.
+    const file = join(dir, `${kind}-chain.rlp`)
+    const blocks = (args: string[]) => Bun.spawnSync([BASALT_BIN, 'blocks', ...args, '--genesis-file', net.genesisFile])
+    expect(blocks(['export', '--data-path', dataPath, '--to', file]).exitCode).toBe(0)
+    const imported = blocks(['import', '--data-path', join(dir, `${kind}-imported`), '--from', file])
+    expect(imported.exitCode).toBe(0)
+    expect(imported.stdout.toString()).toContain(`head ${head + 2}`)
+    const block1 = RLP.decode(readFileSync(file), true).data as unknown as Uint8Array[][]
+    const extra = RLP.decode(block1[0][12]) as unknown as Uint8Array[][]
+    extra[4][0][10] ^= 1
+    block1[0][12] = RLP.encode(extra as never)
+    writeFileSync(file, RLP.encode(block1 as never))
+    const forged = blocks(['import', '--data-path', join(dir, `${kind}-forged`), '--from', file])
+    expect(forged.exitCode).toBe(1)
+    expect(forged.stderr.toString()).toMatch(/bad block 1 .*commit seal/)
   })
 
   it('produces nothing without the validator key, and says why', async () => {
