@@ -234,6 +234,19 @@ type KindName = keyof typeof KINDS
 type Spec = `${KindName}${'' | '?'}`[]
 
 /** Every method the HTTP listener serves, with its parameters. */
+/** The methods the QBFT and IBFT groups share, under either prefix. */
+function bftSpecs(prefix: 'qbft' | 'ibft'): Record<string, Spec> {
+  const specs: Record<string, Spec> = {
+    getValidatorsByBlockNumber: ['blockTag'],
+    getValidatorsByBlockHash: ['hash'],
+    proposeValidatorVote: ['address', 'bool'],
+    discardValidatorVote: ['address'],
+    getPendingVotes: [],
+    getSignerMetrics: ['blockTag?', 'blockTag?'],
+  }
+  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [`${prefix}_${name}`, spec]))
+}
+
 const SPECS: Record<string, Spec> = {
   eth_chainId: [],
   eth_blockNumber: [],
@@ -300,19 +313,9 @@ const SPECS: Record<string, Spec> = {
   trace_replayBlockTransactions: ['blockTag', 'traceTypes'],
   trace_call: ['call', 'traceTypes', 'block?'],
   trace_filter: ['traceFilter'],
-  qbft_getValidatorsByBlockNumber: ['blockTag'],
-  qbft_getValidatorsByBlockHash: ['hash'],
-  qbft_proposeValidatorVote: ['address', 'bool'],
-  qbft_discardValidatorVote: ['address'],
-  qbft_getPendingVotes: [],
-  qbft_getSignerMetrics: ['blockTag?', 'blockTag?'],
+  ...bftSpecs('qbft'),
   qbft_getRequestTimeoutSeconds: [],
-  ibft_getValidatorsByBlockNumber: ['blockTag'],
-  ibft_getValidatorsByBlockHash: ['hash'],
-  ibft_proposeValidatorVote: ['address', 'bool'],
-  ibft_discardValidatorVote: ['address'],
-  ibft_getPendingVotes: [],
-  ibft_getSignerMetrics: ['blockTag?', 'blockTag?'],
+  ...bftSpecs('ibft'),
   txpool_content: [],
   txpool_contentFrom: ['address'],
   txpool_status: [],
