@@ -16,6 +16,7 @@ import { proposalHeaderFields, validateBftHeader } from '../consensus/bftHeaderR
 import { quorumSize } from '../consensus/bftRules.ts'
 import { decodeMessage, encodeMessage, PROPOSAL, type QbftMessage } from '../consensus/qbft/messages.ts'
 import { type QbftAction, QbftStateMachine } from '../consensus/qbft/qbftStateMachine.ts'
+import type { ProposalMessage } from '../consensus/qbft/roundState.ts'
 import type { BftTransport } from '../consensus/qbft/transport.ts'
 import type { ValidatorTracker } from '../consensus/voteTally.ts'
 import type { Clock } from '../primitives/clock.ts'
@@ -25,6 +26,8 @@ import type { TxPool } from '../txpool/txPool.ts'
 import { type AssembledBlock, BlockAssembler } from './blockAssembler.ts'
 
 const log = createLogger('bft')
+/** Proposals for later heights kept until their height starts. */
+const MAX_HELD_PROPOSALS = 64
 
 export interface BftValidatorOptions {
   bft: BftGenesisOptions
@@ -47,6 +50,7 @@ export class BftValidator {
   private timer?: ReturnType<typeof setTimeout>
   private unsubscribes: (() => void)[] = []
   private lastStatus = ''
+  private heldProposals: ProposalMessage[] = []
   private isStopped = false
 
   constructor(
@@ -114,6 +118,9 @@ export class BftValidator {
     const validators = this.tracker.validatorsAfter(head.header)
     this.reportStatus(head, validators)
     await this.apply(this.machine.startHeight(head.header, validators))
+    const due = this.heldProposals.filter((m) => m.signed.payload.height === this.machine.height)
+    this.heldProposals = this.heldProposals.filter((m) => m.signed.payload.height > this.machine.height)
+    for (const m of due) await this.receiveProposal(m)
   }
 
   private async onMessage(code: number, data: Uint8Array): Promise<void> {
@@ -126,13 +133,26 @@ export class BftValidator {
       log.debug('dropping undecodable message', { code, error: (e as Error).message })
       return
     }
-    if (msg.code === PROPOSAL && !(await this.isProposalBlockValid(msg.signed.payload.block))) return
+    if (msg.code === PROPOSAL) return this.receiveProposal(msg)
     await this.apply(this.machine.receive(msg))
+  }
+
+  /**
+   * A proposal reaches the machine only with a block checked on its parent; one for a later height
+   * waits here (bounded) until that height starts, since its parent is not stored yet.
+   */
+  private async receiveProposal(msg: ProposalMessage): Promise<void> {
+    const { height, block } = msg.signed.payload
+    if (height > this.machine.height) {
+      if (this.heldProposals.length < MAX_HELD_PROPOSALS) this.heldProposals.push(msg)
+      return
+    }
+    if (height === this.machine.height && block.header.number === height && (await this.isProposalBlockValid(block)))
+      await this.apply(this.machine.receive(msg))
   }
 
   /** Header rules (without seals) and execution on the parent, for a proposal at the current height. */
   private async isProposalBlockValid(block: Block): Promise<boolean> {
-    if (block.header.number !== this.machine.height) return true
     const parent = this.chain.head
     const { kind, blockPeriodSeconds } = this.opts.bft
     try {
