@@ -116,8 +116,3 @@ export function installBftBlockHash(common: Common, kind: BftKind): void {
     return hash
   }
 }
-
-/** The BFT kind whose hashing `common`'s headers use, if any. */
-export function bftKindOfCommon(common: Common): BftKind | undefined {
-  return BFT_KINDS.get(common.customCrypto)
-}
