@@ -50,6 +50,10 @@ describe('validateBftHeader', () => {
       ],
     ]
     for (const [header, message] of cases) expect(() => validateBftHeader(header, parent, CHECK)).toThrow(message)
+    expect(() => validateBftHeader(sealed(KEYS.slice(0, 3)), parent, { ...CHECK, nowSec: 100n })).toThrow(
+      'more than 1s ahead of the clock',
+    )
+    expect(() => validateBftHeader(sealed(KEYS.slice(0, 3)), parent, { ...CHECK, nowSec: 101n })).not.toThrow()
     const fewer = { ...CHECK, validators: VALIDATORS.slice(0, 3) }
     expect(() => validateBftHeader(sealed(KEYS.slice(0, 3)), parent, fewer)).toThrow('differ from the expected')
   })

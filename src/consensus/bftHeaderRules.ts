@@ -35,7 +35,12 @@ export interface BftHeaderCheck {
   validators: Uint8Array[]
   /** False for a proposal, which carries no seals yet. */
   requireSeals: boolean
+  /** The current time: a header may be at most 1 s ahead of it (Besu's future bound); unchecked when absent. */
+  nowSec?: bigint
 }
+
+/** How far ahead of the local clock a header's timestamp may be. */
+const MAX_FUTURE_SECONDS = 1n
 
 /** Throws BftHeaderError naming the first rule `header` breaks. */
 export function validateBftHeader(header: BlockHeader, parent: BlockHeader, check: BftHeaderCheck): BftExtraData {
@@ -48,6 +53,8 @@ export function validateBftHeader(header: BlockHeader, parent: BlockHeader, chec
     fail(
       `timestamp ${header.timestamp} is less than ${check.blockPeriodSeconds}s after the parent's ${parent.timestamp}`,
     )
+  if (check.nowSec !== undefined && header.timestamp > check.nowSec + MAX_FUTURE_SECONDS)
+    fail(`timestamp ${header.timestamp} is more than ${MAX_FUTURE_SECONDS}s ahead of the clock (${check.nowSec})`)
   let extra: BftExtraData
   try {
     extra = decodeBftExtraData(check.kind, header.extraData)
@@ -115,6 +122,7 @@ export function bftSealRules(kind: BftKind, blockPeriodSeconds: number, tracker:
         blockPeriodSeconds,
         validators: tracker.validatorsAfter(parent),
         requireSeals: true,
+        nowSec: BigInt(Math.floor(Date.now() / 1000)),
       }),
   }
 }

@@ -157,7 +157,14 @@ export class BftValidator {
     const { kind, blockPeriodSeconds } = this.opts.bft
     try {
       const validators = this.machine.validators
-      validateBftHeader(block.header, parent.header, { kind, blockPeriodSeconds, validators, requireSeals: false })
+      const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))
+      validateBftHeader(block.header, parent.header, {
+        kind,
+        blockPeriodSeconds,
+        validators,
+        requireSeals: false,
+        nowSec,
+      })
       await executeBlock(this.chain, block, parent)
       return true
     } catch (e) {

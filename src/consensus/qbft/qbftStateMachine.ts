@@ -53,6 +53,8 @@ export interface QbftOptions {
 
 const MAX_FUTURE_MESSAGES = 1000
 const MAX_FUTURE_HEIGHTS = 10n
+/** Messages for rounds further ahead than this are dropped (round numbers cost a sender nothing). */
+const MAX_ROUND_LEAD = 100
 
 export class QbftStateMachine {
   readonly address: Uint8Array
@@ -106,7 +108,7 @@ export class QbftStateMachine {
     this.blockDueMs = this.isValidator() ? Math.max(dueMs, this.opts.clock.nowMs()) : undefined
     const held = this.future.filter((m) => m.signed.payload.height === this.height)
     this.future = this.future.filter((m) => m.signed.payload.height > this.height)
-    for (const m of held) this.handle(m)
+    for (const m of held) if (this.isValidator(m.signed.author)) this.handle(m)
     return this.flush()
   }
 
@@ -134,7 +136,7 @@ export class QbftStateMachine {
         this.out.push({ type: 'behind', height })
       }
     } else if (height === this.height && this.isValidator(msg.signed.author)) {
-      this.handle(msg)
+      if (msg.signed.payload.round <= this.round + MAX_ROUND_LEAD) this.handle(msg)
     }
     return this.flush()
   }
