@@ -14,13 +14,13 @@ import type { BftGenesisOptions } from '../chain/genesis.ts'
 import { type BftVote, decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { proposalHeaderFields, validateBftHeader } from '../consensus/bftHeaderRules.ts'
 import { quorumSize } from '../consensus/bftRules.ts'
-import { decodeMessage, encodeMessage, PROPOSAL, type QbftMessage } from '../consensus/qbft/messages.ts'
+import { decodeMessage, encodeMessage, PROPOSAL, type QbftMessage, ROUND_CHANGE } from '../consensus/qbft/messages.ts'
 import { type QbftAction, QbftStateMachine } from '../consensus/qbft/qbftStateMachine.ts'
 import type { ProposalMessage } from '../consensus/qbft/roundState.ts'
 import type { BftTransport } from '../consensus/qbft/transport.ts'
 import type { ValidatorTracker } from '../consensus/voteTally.ts'
 import type { Clock } from '../primitives/clock.ts'
-import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
+import { bytesToHex, equalBytes, type Hex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import { type AssembledBlock, BlockAssembler } from './blockAssembler.ts'
@@ -175,12 +175,20 @@ export class BftValidator {
 
   private async apply(actions: QbftAction[]): Promise<void> {
     for (const a of actions) {
-      if (a.type === 'broadcast') this.opts.transport.broadcast(a.message.code, encodeMessage(a.message))
+      if (a.type === 'broadcast') this.broadcast(a.message)
       else if (a.type === 'createBlock') await this.propose(a.height, a.round, a.timestampSec)
       else if (a.type === 'behind') this.opts.onBehind?.(a.height)
       else await this.importSealed(a.block, a.round)
     }
     this.schedule()
+  }
+
+  private broadcast(message: QbftMessage): void {
+    if (message.code === ROUND_CHANGE && equalBytes(message.signed.author, this.machine.address)) {
+      const { height, round } = message.signed.payload
+      log.info('round expired without a block: moving to the next round', { height, round })
+    }
+    this.opts.transport.broadcast(message.code, encodeMessage(message))
   }
 
   private async propose(height: bigint, round: number, timestamp: bigint): Promise<void> {
