@@ -14,7 +14,7 @@ const RANK: Record<string, number> = {
   storage: 1,
   state: 2,
   evm: 3,
-  consensus: 4,
+  consensus: 5.5,
   chain: 4,
   txpool: 5,
   producer: 6,

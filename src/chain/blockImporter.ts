@@ -110,7 +110,7 @@ function withCurrentForkRules(chain: Chain, block: Block): Block {
 }
 
 async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
-  validateHeader(block.header, parent.header, chain.baseFeeFloor)
+  validateHeader(block.header, parent.header, chain.baseFeeFloor, chain.sealRules)
   await validateOmmers(block, chain)
   block.validateBlobTransactions(parent.header)
   return executeBlock(chain, block, parent)

@@ -25,6 +25,7 @@ import type { TrieDb } from '../state/trieDb.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
 import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
 import { nextBaseFee } from './baseFee.ts'
+import type { SealRules } from './headerValidation.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
 import { useStoredSenders } from './storedSenders.ts'
@@ -65,6 +66,8 @@ export class Chain {
   safe?: Block
   finalized?: Block
   genesis!: Block
+  /** Header rules of a consensus the library does not know (BFT); set before any import. */
+  sealRules?: SealRules
   private readonly blockCache = new Map<string, Block>()
   private readonly receiptCache = new Map<string, Receipt[]>()
   private readonly stateCache = new Map<string, StateManager>()

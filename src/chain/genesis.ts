@@ -187,7 +187,40 @@ export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHold
     genesisTimestamp: Number(BigInt(header.timestamp ?? 0)),
     genesisDifficulty: BigInt(header.difficulty ?? 0),
   })
-  return new Common({ chain: chain as never, hardfork: hardfork as string, customCrypto: customCrypto as never })
+  const common = new Common({
+    chain: chain as never,
+    hardfork: hardfork as string,
+    customCrypto: customCrypto as never,
+  })
+  const bft = bftConsensusOf(genesis)
+  // The library knows ethash, clique and casper only: its PoS rules (difficulty 0, extraData of at
+  // most 32 bytes) would refuse every BFT header, its PoW rules would pay a block reward and its PoA
+  // rules expect a clique signer. A consensus type it does not know switches all three off; the BFT
+  // header rules live in consensus/. Own properties survive `common.copy()`.
+  if (bft) Object.assign(common, { consensusType: () => 'bft', consensusAlgorithm: () => bft.kind })
+  return common
+}
+
+/** The BFT options of a genesis `config.qbft` / `config.ibft2`, with Besu's defaults. */
+export interface BftGenesisOptions {
+  kind: 'qbft' | 'ibft2'
+  blockPeriodSeconds: number
+  requestTimeoutSeconds: number
+  epochLength: bigint
+}
+
+/** The BFT consensus a genesis names (`qbft` or `ibft2` in its config), or undefined for any other. */
+export function bftConsensusOf(genesis: GenesisJson): BftGenesisOptions | undefined {
+  const kind = genesis.config.qbft !== undefined ? 'qbft' : genesis.config.ibft2 !== undefined ? 'ibft2' : undefined
+  if (!kind) return undefined
+  const o = (genesis.config[kind] ?? {}) as Record<string, unknown>
+  const num = (v: unknown, fallback: number) => (v === undefined ? fallback : Number(v))
+  return {
+    kind,
+    blockPeriodSeconds: num(o.blockperiodseconds, 1),
+    requestTimeoutSeconds: num(o.requesttimeoutseconds, 1),
+    epochLength: BigInt(num(o.epochlength, 30_000)),
+  }
 }
 
 /**

@@ -20,16 +20,29 @@ export interface AncestorReader {
   getHeaderByHash(hash: Uint8Array): BlockHeader | undefined
 }
 
+/**
+ * The rules of a consensus the library does not know (IBFT 2.0, QBFT): difficulty, nonce, mixHash,
+ * extraData and seals of a header against its parent. Throws with the reason a header breaks one.
+ */
+export interface SealRules {
+  validate(header: BlockHeader, parent: BlockHeader): void
+}
+
 function fail(reason: string): never {
   throw new HeaderRuleError(reason)
 }
 
 /**
  * Number, timestamp, gas limit bounds, difficulty (ethash, or Besu's fixed difficulty), clique's
- * header rules, base fee, excess blob gas and the post-merge constants. Seals (ethash, the clique
- * signer) are not checked here.
+ * header rules, base fee, excess blob gas and the post-merge constants, or the chain's own
+ * `sealRules` (BFT). Seals (ethash, the clique signer) are not checked here.
  */
-export function validateHeader(header: BlockHeader, parent: BlockHeader, baseFeeFloor = 0n): void {
+export function validateHeader(
+  header: BlockHeader,
+  parent: BlockHeader,
+  baseFeeFloor = 0n,
+  sealRules?: SealRules,
+): void {
   if (!equalBytes(header.parentHash, parent.hash())) fail('parent hash mismatch')
   if (header.number !== parent.number + 1n) fail(`invalid number: ${header.number}, parent is ${parent.number}`)
   if (header.timestamp <= parent.timestamp)
@@ -43,7 +56,13 @@ export function validateHeader(header: BlockHeader, parent: BlockHeader, baseFee
   }
   const c = header.common
   const consensus = c.consensusType()
-  if (consensus === 'pow') {
+  if (sealRules) {
+    try {
+      sealRules.validate(header, parent)
+    } catch (e) {
+      fail((e as Error).message)
+    }
+  } else if (consensus === 'pow') {
     const expected = fixedDifficulty(c) ?? header.ethashCanonicalDifficulty(parent)
     if (header.difficulty !== expected) fail(`invalid difficulty: ${header.difficulty}, expected ${expected}`)
   } else if (consensus === 'poa') {

@@ -11,6 +11,7 @@ import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import {
+  bftConsensusOf,
   type CryptoHolder,
   createChainCommon,
   createGenesisBlock,
@@ -55,6 +56,7 @@ import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
+import { attachBftRules, type BftChain, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
@@ -81,12 +83,14 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 /** Opens the chain described by `config` (creating its database on first use). */
 export async function openChain(
   config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>,
-): Promise<{ chain: Chain; genesis: GenesisJson; close(): void }> {
+): Promise<{ chain: Chain; genesis: GenesisJson; bft?: BftChain; close(): void }> {
   installCommonParamsMemo()
   installDecodedNodeCache()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const common = createChainCommon(genesis, crypto)
+  const bftOptions = bftConsensusOf(genesis)
+  if (bftOptions) prepareBftCommon(common, bftOptions)
   const isMemory = config.dataPath === ':memory:'
   const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
   migrate(db, isMemory)
@@ -97,13 +101,14 @@ export async function openChain(
   await state.generateCanonicalGenesis(genesisState(genesis))
   const genesisBlock = createGenesisBlock(common, await state.getStateRoot())
   const chain = new Chain(common, store, trieDb, config.genesisFile ? 0n : DEV_BASE_FEE_FLOOR)
+  const bft = bftOptions ? attachBftRules(chain, bftOptions) : undefined
   await chain.open(genesisBlock)
   await recoverHeadState(chain)
   const close = () => {
     chain.flushState()
     db.close()
   }
-  return { chain, genesis, close }
+  return { chain, genesis, bft, close }
 }
 
 /** The pool's view of the chain: the head's gas limit, base fee and account state. */
@@ -122,7 +127,7 @@ export function poolChainView(chain: Chain): PoolChainView {
 
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const startedMs = Date.now()
-  const { chain, genesis, close } = await openChain(config)
+  const { chain, genesis, bft, close } = await openChain(config)
   const chainId = chain.common.chainId()
   const pool = new TxPool(poolChainView(chain), {
     minGasPrice: config.minGasPrice,
@@ -135,6 +140,11 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs, targetGasLimit, clock: systemClock })
   const accounts = config.network === 'dev' ? devAccounts() : []
   const curve = genesisEcCurve(genesis.config)
+  const nodeKey = loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, curve)
+  if (bft && curve !== 'secp256k1')
+    log.warn('BFT validators sign with secp256k1 only: this node seals no blocks', { curve })
+  const validator =
+    bft && curve === 'secp256k1' ? createBftValidator(chain, pool, bft, nodeKey.privateKey, systemClock) : undefined
   const settings: RpcSettings = {
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
@@ -150,7 +160,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     enabledWsApis: config.ws.apis,
     devAccounts: accounts,
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
-    nodeKey: loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, curve),
+    nodeKey,
     ports: {},
     filesDir: scratchDir(config.dataPath),
   }
@@ -166,6 +176,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     pool,
     sealer,
     devTools,
+    validator,
     engine,
     filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters, logBloomCache }),
     logBloomCache,
@@ -217,8 +228,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     listeners.push(l)
     engine.startIdleWarnings()
   }
-  if (config.isMinerEnabled && !engine) sealer.start()
-  else if (!engine) log.warn('no block will be produced', { reason: idleReason(genesis) })
+  // As in Besu, a BFT validator seals without --miner-enabled; the dev sealer never runs on a BFT chain.
+  if (validator && !engine) validator.start()
+  else if (config.isMinerEnabled && !engine) sealer.start()
+  else if (!engine && !bft) log.warn('no block will be produced', { reason: idleReason(genesis) })
   if (devTools && config.loadStateFile) await loadStateFile(devTools, config.loadStateFile)
   devTools?.markInitial()
   if (config.graphql.isEnabled) {
@@ -237,7 +250,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   if (config.metrics.isEnabled) {
     const nodeMetrics = new NodeMetrics(services, config.p2p.maxPeers)
     dispatcher.onCall = (method, isError) => nodeMetrics.recordCall(method, isError)
-    const l = startMetricsListener(() => nodeMetrics.collect(), { ...config.metrics, hostAllowlist: config.hostAllowlist })
+    const l = startMetricsListener(() => nodeMetrics.collect(), {
+      ...config.metrics,
+      hostAllowlist: config.hostAllowlist,
+    })
     settings.ports.metrics = l.port
     listeners.push(l)
   }
@@ -249,6 +265,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const stop = () => {
     stopping ??= (async () => {
       await sealer.stop()
+      await validator?.stop()
       if (devTools && config.dumpStateFile) writeFileSync(config.dumpStateFile, JSON.stringify(dumpState(devTools)))
       await services.network?.stop()
       engine?.stop()
@@ -372,10 +389,9 @@ function writeConfigOut(
 
 /** Why a node with neither the dev sealer nor the Engine API makes no blocks, for its start-up log. */
 function idleReason(genesis: GenesisJson): string {
-  const bft = ['qbft', 'ibft2', 'clique'].find((k) => genesis.config[k] !== undefined)
   const options =
     'start with --miner-enabled to seal with the dev sealer, or --engine-rpc-enabled to follow a consensus client'
-  return bft
-    ? `the genesis asks for ${bft} sealing, which Basalt does not do yet; ${options}`
+  return genesis.config.clique !== undefined
+    ? `the genesis asks for clique sealing, which Basalt does not do; ${options}`
     : `the dev sealer is off for a custom genesis; ${options}`
 }

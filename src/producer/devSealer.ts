@@ -6,39 +6,15 @@
  * are committed through `Chain.commitBlock`, so a block is durable before any client sees its receipt.
  */
 import type { Block } from '@ethereumjs/block'
-import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
-import { nextGasLimit } from '../chain/gasLimit.ts'
-import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
-import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
-import { startBlock } from '../evm/fastBlockBuilder.ts'
-import { createVm, type VM } from '../evm/vmFactory.ts'
 import type { Clock } from '../primitives/clock.ts'
-import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
-import { openState } from '../state/worldState.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
+import { BlockAssembler, nextTurn, type ProducerHeaderFields } from './blockAssembler.ts'
 import { BlockTime, type BlockTimeSettings } from './blockTime.ts'
 
 const log = createLogger('sealer')
-
-/** The request contracts (EIP-7002, EIP-7251) whose idle dequeue call the block builder may skip. */
-const REQUEST_CONTRACT_CODE_HASHES: ReadonlySet<string> = new Set(
-  SYSTEM_CONTRACTS.filter((c) => c.eip === 'EIP-7002' || c.eip === 'EIP-7251').map((c) =>
-    bytesToHex(keccak_256(hexToBytes(c.code))),
-  ),
-)
-
-/**
- * How long a block's transactions run before the sealer lets waiting requests in. A block of a few
- * transactions is built without a break, so that a client that sent one finds its receipt at the
- * first poll after `eth_sendRawTransaction` answered (clients written against Hardhat expect it).
- */
-const YIELD_EVERY_MS = 2
-
-/** Resolves after the event loop has handled the I/O that is already waiting. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 export interface DevSealerOptions {
   coinbase: Uint8Array
@@ -68,12 +44,10 @@ export class DevSealer {
   nextBaseFee?: bigint
   /** The PREVRANDAO (mixHash) of the next block only (`hardhat_setPrevRandao`); the parent's otherwise. */
   nextPrevRandao?: Uint8Array
-  private readonly targetGasLimit?: bigint
+  private readonly assembler: BlockAssembler
   private isAutomineOn: boolean
   private intervalMs?: number
   private isStarted = false
-  private vm?: VM
-  private vmRoot?: string
   private sealing: Promise<void> = Promise.resolve()
   private isScheduled = false
   private timer?: ReturnType<typeof setInterval>
@@ -86,7 +60,7 @@ export class DevSealer {
   ) {
     this.time = new BlockTime(opts.clock)
     this.coinbase = opts.coinbase
-    this.targetGasLimit = opts.targetGasLimit
+    this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.targetGasLimit })
     this.intervalMs = opts.blockPeriodMs
     this.isAutomineOn = !opts.blockPeriodMs
   }
@@ -209,92 +183,32 @@ export class DevSealer {
     const baseFee = this.nextBlockBaseFee()
     const candidates = this.pool.executable(baseFee)
     if (candidates.length === 0 && !isEmptyAllowed) return undefined
-    return withKzgOnDemand(this.chain.common, async () => {
-      try {
-        return await metrics.time('blockchain', 'block_seal_ms', () =>
-          this.buildOnHead(parent, candidates, timestampSec),
-        )
-      } catch (e) {
-        // A failed build can leave the writer VM with an open checkpoint and dirty caches: start over.
-        this.vm = undefined
-        throw e
-      }
-    })
-  }
-
-  private async buildOnHead(parent: Block, candidates: PoolTx[], timestampSec?: bigint): Promise<Block> {
-    const vm = await this.vmAtHead()
-    const timestamp = timestampSec ?? this.time.next(parent.header.timestamp)
-    vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp })
-    const builder = await startBlock(
-      vm,
-      {
-        parentBlock: parent,
-        headerData: {
-          timestamp,
-          coinbase: this.coinbase,
-          gasLimit: this.gasLimit ?? nextGasLimit(parent.header.gasLimit, this.targetGasLimit),
-          baseFeePerGas: vm.common.isActivatedEIP(1559)
-            ? (this.nextBaseFee ?? this.chain.nextBaseFee(parent.header))
-            : undefined,
-          mixHash: this.nextPrevRandao ?? parent.header.mixHash,
-          difficulty: 0n,
-        },
-        withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
-        // Not frozen, so that the chain can attach the senders (impersonated ones are not recoverable).
-        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true, freeze: false },
-      },
-      { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
+    const assembled = await metrics.time('blockchain', 'block_seal_ms', () =>
+      this.assembler.assemble(parent, candidates, this.headerFields(parent, timestampSec)),
     )
-    const included: PoolTx[] = []
-    let yieldAtMs = performance.now() + YIELD_EVERY_MS
-    for (const t of candidates) {
-      if (performance.now() >= yieldAtMs) {
-        await nextTurn()
-        yieldAtMs = performance.now() + YIELD_EVERY_MS
-      }
-      try {
-        await builder.addTransaction(t.tx, { skipHardForkValidation: true })
-        included.push(t)
-      } catch (e) {
-        if (isKzgMissing(e)) throw e
-        const msg = e instanceof Error ? e.message : String(e)
-        if (msg.includes('remaining gas in the block') || msg.includes('blob gas limit')) continue
-        log.warn('dropping transaction that cannot execute', { hash: t.hash, error: msg })
-        this.pool.drop(t.hash)
-      }
-    }
-    const { block } = await builder.build()
-    const senders = included.map((t) => t.sender)
-    await this.chain.commitBlock(block, builder.transactionReceipts, senders, { setHead: true })
-    this.vmRoot = bytesToHex(block.header.stateRoot)
-    this.time.sealed(timestamp)
+    await this.assembler.commit(assembled.block, assembled)
+    const { block, included } = assembled
+    this.time.sealed(block.header.timestamp)
     this.nextBaseFee = undefined
     this.nextPrevRandao = undefined
-    this.pool.onNewHead(included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
-    metrics.inc('blockchain', 'blocks_sealed')
-    metrics.inc('blockchain', 'transactions_sealed', '', included.length)
     log.info('sealed block', { number: block.header.number, txs: included.length, gasUsed: block.header.gasUsed })
     return block
+  }
+
+  /** The header fields of the next block: the chain's time, and the settings the dev tools changed. */
+  private headerFields(parent: Block, timestampSec?: bigint): ProducerHeaderFields {
+    return {
+      timestamp: timestampSec ?? this.time.next(parent.header.timestamp),
+      coinbase: this.coinbase,
+      mixHash: this.nextPrevRandao ?? parent.header.mixHash,
+      difficulty: 0n,
+      ...(this.gasLimit !== undefined ? { gasLimit: this.gasLimit } : {}),
+      ...(this.nextBaseFee !== undefined ? { baseFeePerGas: this.nextBaseFee } : {}),
+    }
   }
 
   /** The base fee the next block will have. */
   nextBlockBaseFee(): bigint {
     return this.nextBaseFee ?? this.chain.nextBaseFee()
-  }
-
-  /** The writer VM, positioned on the head's state (re-rooted when the head or its state moved). */
-  private async vmAtHead(): Promise<VM> {
-    const head = this.chain.head
-    const headRoot = this.chain.postStateRoot(head)
-    const root = bytesToHex(headRoot)
-    if (!this.vm) {
-      const state = openState(this.chain.trieDb, this.chain.common, headRoot, true)
-      this.vm = await createVm(this.chain.common, state, this.chain)
-    } else if (this.vmRoot !== root) {
-      await this.vm.stateManager.setStateRoot(headRoot)
-    }
-    this.vmRoot = root
-    return this.vm
   }
 }

@@ -2,6 +2,7 @@
 import type { Chain } from '../chain/chain.ts'
 import type { LogBloomCache } from '../chain/logBloomCache.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
+import type { BftValidator } from '../producer/bftValidator.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
 import type { DevTools } from '../producer/devTools.ts'
 import type { TxPool } from '../txpool/txPool.ts'
@@ -42,6 +43,8 @@ export interface RpcServices {
   sealer?: DevSealer
   /** The dev chain's test controls (evm_*, hardhat_*, anvil_*), when the dev sealer makes the blocks. */
   devTools?: DevTools
+  /** The IBFT 2.0 / QBFT validator (also on a node that is not one of the validators), on a BFT chain. */
+  validator?: BftValidator
   filters: FilterManager
   /** Log bloom cache files (admin_generateLogBloomCache…); absent in nodes without a data path of their own. */
   logBloomCache?: LogBloomCache

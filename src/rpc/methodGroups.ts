@@ -2,6 +2,7 @@
 import type { RpcMethod } from '../jsonrpc/defineMethod.ts'
 import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
 import { adminMethods } from './admin/adminMethods.ts'
+import { ibftMethods, qbftMethods } from './bft/bftMethods.ts'
 import type { RpcContext } from './context.ts'
 import { debugMethods } from './debug/debugMethods.ts'
 import { getAccountInfo, infoMethods } from './dev/infoMethods.ts'
@@ -66,6 +67,8 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'HARDHAT', methods: devGroup('hardhat_') },
     { group: 'ANVIL', methods: [...devGroup('anvil_'), sendUnsignedTransaction] },
     { group: 'OTS', methods: otsMethods },
+    { group: 'QBFT', methods: qbftMethods },
+    { group: 'IBFT', methods: ibftMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }

@@ -265,6 +265,19 @@ type KindName = keyof typeof KINDS
 type Spec = `${KindName}${'' | '?'}`[]
 
 /** Every method the HTTP listener serves, with its parameters. */
+/** The methods the QBFT and IBFT groups share, under either prefix. */
+function bftSpecs(prefix: 'qbft' | 'ibft'): Record<string, Spec> {
+  const specs: Record<string, Spec> = {
+    getValidatorsByBlockNumber: ['blockTag'],
+    getValidatorsByBlockHash: ['hash'],
+    proposeValidatorVote: ['address', 'bool'],
+    discardValidatorVote: ['address'],
+    getPendingVotes: [],
+    getSignerMetrics: ['blockTag?', 'blockTag?'],
+  }
+  return Object.fromEntries(Object.entries(specs).map(([name, spec]) => [`${prefix}_${name}`, spec]))
+}
+
 const SPECS: Record<string, Spec> = {
   eth_chainId: [],
   eth_blockNumber: [],
@@ -341,6 +354,9 @@ const SPECS: Record<string, Spec> = {
   trace_filter: ['traceFilter'],
   trace_callMany: ['callMany', 'block?'],
   trace_rawTransaction: ['rawTx', 'traceTypes'],
+  ...bftSpecs('qbft'),
+  qbft_getRequestTimeoutSeconds: [],
+  ...bftSpecs('ibft'),
   txpool_content: [],
   txpool_contentFrom: ['address'],
   txpool_status: [],
@@ -627,7 +643,7 @@ beforeAll(async () => {
   node = await startNode({
     args: [
       '--rpc-http-api',
-      'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING,EVM,HARDHAT,ANVIL,OTS',
+      'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING,EVM,HARDHAT,ANVIL,OTS,QBFT,IBFT',
       '--rpc-ws-api',
       'ETH,NET,WEB3',
     ],

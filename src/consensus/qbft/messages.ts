@@ -1,0 +1,222 @@
+/**
+ * QBFT wire messages, as Besu's `istanbul/100` subprotocol carries them. Every payload travels
+ * signed as `[payload, signature]`, the signature (r‖s‖v, 65 bytes) over keccak(rlp([code, payload])):
+ * - PREPARE 0x13: `[height, round, digest]`
+ * - COMMIT 0x14: `[height, round, digest, commitSeal]`
+ * - ROUND_CHANGE 0x15: `[height, round, [preparedRound, preparedHash] | []]`, sent as
+ *   `[signedPayload, preparedBlock | [], [signedPrepare…]]`
+ * - PROPOSAL 0x12: `[height, round, block]`, sent as `[signedPayload, [[signedRoundChange…], [signedPrepare…]]]`
+ * Height and round are RLP scalars; the digest names the proposal by the hash its commit seals sign
+ * (its header with the round, without seals: `commitSealHash`). Decoding recovers
+ * each signer; a message whose signature does not recover is refused.
+ */
+import type { Block } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { bigintToBytes, bytesToBigint } from '../../primitives/hex.ts'
+import { recoverAddress, signHash } from '../bftHashing.ts'
+
+export const PROPOSAL = 0x12
+export const PREPARE = 0x13
+export const COMMIT = 0x14
+export const ROUND_CHANGE = 0x15
+
+type RlpItem = Uint8Array | RlpItem[]
+
+export interface RoundId {
+  height: bigint
+  round: number
+}
+export interface PreparePayload extends RoundId {
+  digest: Uint8Array
+}
+export interface CommitPayload extends PreparePayload {
+  seal: Uint8Array
+}
+export interface RoundChangePayload extends RoundId {
+  prepared?: { round: number; hash: Uint8Array }
+}
+export interface ProposalPayload extends RoundId {
+  block: Block
+}
+
+/** A payload with its signature and signer; `raw` is the payload's RLP item as signed. */
+export interface Signed<P> {
+  payload: P
+  raw: RlpItem
+  signature: Uint8Array
+  author: Uint8Array
+}
+
+export type QbftMessage =
+  | {
+      code: typeof PROPOSAL
+      signed: Signed<ProposalPayload>
+      roundChanges: Signed<RoundChangePayload>[]
+      prepares: Signed<PreparePayload>[]
+    }
+  | { code: typeof PREPARE; signed: Signed<PreparePayload> }
+  | { code: typeof COMMIT; signed: Signed<CommitPayload> }
+  | {
+      code: typeof ROUND_CHANGE
+      signed: Signed<RoundChangePayload>
+      preparedBlock?: Block
+      prepares: Signed<PreparePayload>[]
+    }
+
+/** A message that does not decode, or whose signature does not recover. */
+export class QbftMessageError extends Error {
+  override name = 'QbftMessageError'
+}
+
+/** Builds a block from its RLP values (the chain's fork rules apply). */
+export type BlockDecoder = (values: RlpItem) => Block
+
+const scalar = (n: bigint | number) => bigintToBytes(BigInt(n))
+
+function signatureHash(code: number, raw: RlpItem): Uint8Array {
+  return keccak_256(RLP.encode([scalar(code), raw]))
+}
+
+function sign<P>(code: number, payload: P, raw: RlpItem, key: Uint8Array): Signed<P> {
+  const signature = signHash(signatureHash(code, raw), key)
+  const author = recoverAddress(signatureHash(code, raw), signature)!
+  return { payload, raw, signature, author }
+}
+
+export function signPrepare(p: PreparePayload, key: Uint8Array): Signed<PreparePayload> {
+  return sign(PREPARE, p, [scalar(p.height), scalar(p.round), p.digest], key)
+}
+
+export function signCommit(p: CommitPayload, key: Uint8Array): Signed<CommitPayload> {
+  return sign(COMMIT, p, [scalar(p.height), scalar(p.round), p.digest, p.seal], key)
+}
+
+export function signRoundChange(p: RoundChangePayload, key: Uint8Array): Signed<RoundChangePayload> {
+  const prepared = p.prepared ? [scalar(p.prepared.round), p.prepared.hash] : []
+  return sign(ROUND_CHANGE, p, [scalar(p.height), scalar(p.round), prepared], key)
+}
+
+export function signProposal(p: ProposalPayload, key: Uint8Array): Signed<ProposalPayload> {
+  return sign(PROPOSAL, p, [scalar(p.height), scalar(p.round), p.block.raw() as RlpItem], key)
+}
+
+const wire = (s: Signed<unknown>): RlpItem => [s.raw, s.signature]
+
+/** The message's bytes on the wire (the subprotocol frame's payload for `msg.code`). */
+export function encodeMessage(msg: QbftMessage): Uint8Array {
+  switch (msg.code) {
+    case PREPARE:
+    case COMMIT:
+      return RLP.encode(wire(msg.signed))
+    case ROUND_CHANGE:
+      return RLP.encode([
+        wire(msg.signed),
+        msg.preparedBlock ? (msg.preparedBlock.raw() as RlpItem) : [],
+        msg.prepares.map(wire),
+      ])
+    case PROPOSAL:
+      return RLP.encode([wire(msg.signed), [msg.roundChanges.map(wire), msg.prepares.map(wire)]])
+  }
+}
+
+function fail(reason: string): never {
+  throw new QbftMessageError(reason)
+}
+
+function list(item: RlpItem | undefined, what: string, length?: number): RlpItem[] {
+  if (!Array.isArray(item)) fail(`${what} is not a list`)
+  if (length !== undefined && item.length !== length) fail(`${what} has ${item.length} items, expected ${length}`)
+  return item
+}
+
+function bytes(item: RlpItem | undefined, what: string, length?: number): Uint8Array {
+  if (!(item instanceof Uint8Array)) fail(`${what} is not a byte string`)
+  if (length !== undefined && item.length !== length) fail(`${what} is ${item.length} bytes, expected ${length}`)
+  return item
+}
+
+function int(item: RlpItem | undefined, what: string, maxBytes: number): bigint {
+  const b = bytes(item, what)
+  if (b.length > maxBytes || b[0] === 0) fail(`${what} is not a scalar of at most ${maxBytes} bytes`)
+  return bytesToBigint(b)
+}
+
+function readSigned<P>(code: number, item: RlpItem, read: (fields: RlpItem[]) => P): Signed<P> {
+  const [raw, sig] = list(item, 'signed payload', 2)
+  const payload = read(list(raw, 'payload'))
+  const signature = bytes(sig, 'signature', 65)
+  const author = recoverAddress(signatureHash(code, raw), signature) ?? fail('signature does not recover')
+  return { payload, raw, signature, author }
+}
+
+function readRound(fields: RlpItem[]): RoundId {
+  return { height: int(fields[0], 'height', 8), round: Number(int(fields[1], 'round', 4)) }
+}
+
+const readPrepare = (f: RlpItem[]): PreparePayload => {
+  if (f.length !== 3) fail('prepare payload must have 3 items')
+  return { ...readRound(f), digest: bytes(f[2], 'digest', 32) }
+}
+
+const readCommit = (f: RlpItem[]): CommitPayload => {
+  if (f.length !== 4) fail('commit payload must have 4 items')
+  return { ...readRound(f), digest: bytes(f[2], 'digest', 32), seal: bytes(f[3], 'commit seal', 65) }
+}
+
+const readRoundChange = (f: RlpItem[]): RoundChangePayload => {
+  if (f.length !== 3) fail('round change payload must have 3 items')
+  const prepared = list(f[2], 'prepared round metadata')
+  if (prepared.length === 0) return readRound(f)
+  if (prepared.length !== 2) fail('prepared round metadata must have 2 items')
+  const round = Number(int(prepared[0], 'prepared round', 4))
+  return { ...readRound(f), prepared: { round, hash: bytes(prepared[1], 'prepared block hash', 32) } }
+}
+
+/** Decodes the payload of a frame with message code `code`; throws QbftMessageError. */
+export function decodeMessage(code: number, data: Uint8Array, decodeBlock: BlockDecoder): QbftMessage {
+  let root: RlpItem
+  try {
+    root = RLP.decode(data) as RlpItem
+  } catch (e) {
+    fail(`not RLP: ${(e as Error).message}`)
+  }
+  const block = (item: RlpItem, what: string): Block => {
+    try {
+      return decodeBlock(item)
+    } catch (e) {
+      fail(`${what} does not decode: ${(e as Error).message}`)
+    }
+  }
+  switch (code) {
+    case PREPARE:
+      return { code, signed: readSigned(code, root, readPrepare) }
+    case COMMIT:
+      return { code, signed: readSigned(code, root, readCommit) }
+    case ROUND_CHANGE: {
+      const [signed, prepared, prepares] = list(root, 'round change', 3)
+      const hasBlock = !(Array.isArray(prepared) && prepared.length === 0)
+      return {
+        code,
+        signed: readSigned(code, signed, readRoundChange),
+        preparedBlock: hasBlock ? block(prepared, 'prepared block') : undefined,
+        prepares: list(prepares, 'prepares').map((p) => readSigned(PREPARE, p, readPrepare)),
+      }
+    }
+    case PROPOSAL: {
+      const [signed, justification] = list(root, 'proposal', 2)
+      const [roundChanges, prepares] = list(justification, 'proposal justification', 2)
+      return {
+        code,
+        signed: readSigned(code, signed, (f) => {
+          if (f.length !== 3) fail('proposal payload must have 3 items')
+          return { ...readRound(f), block: block(f[2], 'proposed block') }
+        }),
+        roundChanges: list(roundChanges, 'round changes').map((r) => readSigned(ROUND_CHANGE, r, readRoundChange)),
+        prepares: list(prepares, 'prepares').map((p) => readSigned(PREPARE, p, readPrepare)),
+      }
+    }
+    default:
+      fail(`unknown message code 0x${code.toString(16)}`)
+  }
+}

@@ -1,0 +1,112 @@
+/**
+ * Validator sets of a BFT chain whose validators live in block headers (Besu's "blockheader" mode).
+ * Each block lists the validators that sealed it; the proposer (its coinbase) may carry one vote in
+ * its extraData to add or drop an address. Votes accumulate from the last epoch block, one per
+ * validator and subject, and a subject joins or leaves once more than half of the validators voted
+ * the same way. An epoch block (number % epochlength == 0, genesis included) restarts the tally
+ * from the validators it lists, discarding pending votes.
+ */
+import type { BlockHeader } from '@ethereumjs/block'
+import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
+import { type BftKind, decodeBftExtraData } from './bftExtraData.ts'
+
+/** Validators (sorted, lower-case hex) and the votes cast since the last epoch block. */
+export interface VoteTally {
+  validators: Hex[]
+  /** subject → voters for adding it */
+  adds: Map<Hex, Set<Hex>>
+  /** subject → voters for dropping it */
+  drops: Map<Hex, Set<Hex>>
+}
+
+export function newTally(validators: Iterable<Uint8Array | Hex>): VoteTally {
+  const list = [...validators].map((v) => (typeof v === 'string' ? (v.toLowerCase() as Hex) : bytesToHex(v)))
+  return { validators: [...new Set(list)].sort(), adds: new Map(), drops: new Map() }
+}
+
+function copyTally(t: VoteTally): VoteTally {
+  const copy = (m: Map<Hex, Set<Hex>>) => new Map([...m].map(([k, v]) => [k, new Set(v)]))
+  return { validators: [...t.validators], adds: copy(t.adds), drops: copy(t.drops) }
+}
+
+/** The tally after `voter` voted to add (`isAuth`) or drop `subject`; `t` is left unchanged. */
+export function applyVote(t: VoteTally, voter: Hex, subject: Hex, isAuth: boolean): VoteTally {
+  const next = copyTally(t)
+  const adds = next.adds.get(subject) ?? new Set<Hex>()
+  const drops = next.drops.get(subject) ?? new Set<Hex>()
+  ;(isAuth ? adds : drops).add(voter)
+  ;(isAuth ? drops : adds).delete(voter)
+  next.adds.set(subject, adds)
+  next.drops.set(subject, drops)
+  const threshold = Math.floor(next.validators.length / 2) + 1
+  const isMember = next.validators.includes(subject)
+  if (adds.size >= threshold && !isMember) {
+    next.validators = [...next.validators, subject].sort()
+    forget(next, subject)
+  } else if (drops.size >= threshold && isMember) {
+    next.validators = next.validators.filter((v) => v !== subject)
+    forget(next, subject)
+    for (const voters of [...next.adds.values(), ...next.drops.values()]) voters.delete(subject)
+  }
+  return next
+}
+
+function forget(t: VoteTally, subject: Hex): void {
+  t.adds.delete(subject)
+  t.drops.delete(subject)
+}
+
+/** What the tracker needs of the chain: headers by hash. */
+export interface HeaderSource {
+  getHeaderByHash(hash: Uint8Array): BlockHeader | undefined
+}
+
+const CACHE_SIZE = 1024
+
+/**
+ * The tally after each block, computed from the nearest epoch block or cached ancestor and cached
+ * by block hash, so a running chain applies one vote per block.
+ */
+export class ValidatorTracker {
+  private readonly cache = new Map<Hex, VoteTally>()
+
+  constructor(
+    readonly kind: BftKind,
+    readonly epochLength: bigint,
+    private readonly headers: HeaderSource,
+  ) {}
+
+  /** The validators that seal the child of `header`, sorted. */
+  validatorsAfter(header: BlockHeader): Uint8Array[] {
+    return this.tallyAfter(header).validators.map(hexToBytes)
+  }
+
+  tallyAfter(header: BlockHeader): VoteTally {
+    const path: BlockHeader[] = []
+    let cur: BlockHeader | undefined = header
+    let tally: VoteTally | undefined
+    while (cur) {
+      tally = this.cache.get(bytesToHex(cur.hash()))
+      if (tally) break
+      if (cur.number % this.epochLength === 0n) {
+        tally = newTally(decodeBftExtraData(this.kind, cur.extraData).validators)
+        this.remember(cur, tally)
+        break
+      }
+      path.push(cur)
+      cur = this.headers.getHeaderByHash(cur.parentHash)
+    }
+    if (!tally) throw new Error(`no epoch block below block ${header.number}`)
+    for (const h of path.reverse()) {
+      const vote = decodeBftExtraData(this.kind, h.extraData).vote
+      if (vote) tally = applyVote(tally, bytesToHex(h.coinbase.bytes), bytesToHex(vote.recipient), vote.isAuth)
+      this.remember(h, tally)
+    }
+    return tally
+  }
+
+  private remember(header: BlockHeader, tally: VoteTally): void {
+    this.cache.set(bytesToHex(header.hash()), tally)
+    if (this.cache.size > CACHE_SIZE) this.cache.delete(this.cache.keys().next().value!)
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * The BFT parts of a node on an IBFT 2.0 / QBFT genesis: block hashes and header rules for the
+ * chain (also for `blocks import`), and the validator that runs the rounds. Until the node runs a
+ * peer-to-peer network the validator's transport is the one of a network of one validator.
+ */
+
+import type { Common } from '@ethereumjs/common'
+import type { Chain } from '../chain/chain.ts'
+import type { BftGenesisOptions } from '../chain/genesis.ts'
+import { installBftBlockHash } from '../consensus/bftHashing.ts'
+import { bftSealRules } from '../consensus/bftHeaderRules.ts'
+import { soloTransport } from '../consensus/qbft/transport.ts'
+import { ValidatorTracker } from '../consensus/voteTally.ts'
+import type { Clock } from '../primitives/clock.ts'
+import { BftValidator } from '../producer/bftValidator.ts'
+import type { TxPool } from '../txpool/txPool.ts'
+
+export interface BftChain {
+  options: BftGenesisOptions
+  tracker: ValidatorTracker
+}
+
+/** Makes `common`'s headers hash as BFT blocks do; call before any header of the chain is built. */
+export function prepareBftCommon(common: Common, options: BftGenesisOptions): void {
+  installBftBlockHash(common, options.kind)
+}
+
+/** Gives the opened chain its BFT header rules; answers what the validator and the RPC methods need. */
+export function attachBftRules(chain: Chain, options: BftGenesisOptions): BftChain {
+  const tracker = new ValidatorTracker(options.kind, options.epochLength, chain)
+  chain.sealRules = bftSealRules(options.kind, options.blockPeriodSeconds, tracker)
+  return { options, tracker }
+}
+
+/** The validator of this node; `privateKey` is the node key, which is the validator key. */
+export function createBftValidator(
+  chain: Chain,
+  pool: TxPool,
+  bft: BftChain,
+  privateKey: Uint8Array,
+  clock: Clock,
+): BftValidator {
+  return new BftValidator(chain, pool, bft.tracker, {
+    bft: bft.options,
+    privateKey,
+    clock,
+    transport: soloTransport,
+    hasPeers: false,
+  })
+}

@@ -1,0 +1,251 @@
+/**
+ * The QBFT / IBFT 2.0 validator of a node: runs the consensus state machine against the chain, the
+ * pool and a transport. It turns the machine's actions into work (build a proposal from the pool,
+ * send a message, store a sealed block), feeds it the chain's new heads, the transport's messages
+ * (a proposal's block is checked and executed first) and timer ticks at the times it asks for.
+ * Everything runs in one queue, so the machine sees one input at a time. Also holds the validator
+ * votes this node's proposals carry (`qbft_proposeValidatorVote`). A node that is not a validator
+ * keeps following heads (for votes and RPC) and says, once per change, why it produces no block.
+ */
+import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
+import { executeBlock, importBlock } from '../chain/blockImporter.ts'
+import type { Chain } from '../chain/chain.ts'
+import type { BftGenesisOptions } from '../chain/genesis.ts'
+import { type BftVote, decodeBftExtraData } from '../consensus/bftExtraData.ts'
+import { proposalHeaderFields, validateBftHeader } from '../consensus/bftHeaderRules.ts'
+import { quorumSize } from '../consensus/bftRules.ts'
+import { decodeMessage, encodeMessage, PROPOSAL, type QbftMessage, ROUND_CHANGE } from '../consensus/qbft/messages.ts'
+import { type QbftAction, QbftStateMachine } from '../consensus/qbft/qbftStateMachine.ts'
+import type { ProposalMessage } from '../consensus/qbft/roundState.ts'
+import type { BftTransport } from '../consensus/qbft/transport.ts'
+import type { ValidatorTracker } from '../consensus/voteTally.ts'
+import type { Clock } from '../primitives/clock.ts'
+import { bytesToHex, equalBytes, type Hex, hexToBytes } from '../primitives/hex.ts'
+import { createLogger } from '../primitives/logger.ts'
+import type { TxPool } from '../txpool/txPool.ts'
+import { type AssembledBlock, BlockAssembler } from './blockAssembler.ts'
+
+const log = createLogger('bft')
+/** Proposals for later heights kept until their height starts. */
+const MAX_HELD_PROPOSALS = 64
+
+export interface BftValidatorOptions {
+  bft: BftGenesisOptions
+  privateKey: Uint8Array
+  clock: Clock
+  transport: BftTransport
+  /** Whether other validators can be reached at all (false while the node runs no peer-to-peer network). */
+  hasPeers: boolean
+  /** Called when a validator is at a later height than this node's head (the cue to sync). */
+  onBehind?: (height: bigint) => void
+}
+
+export class BftValidator {
+  readonly machine: QbftStateMachine
+  /** Votes this node's proposals carry: address → add (true) or drop (false). */
+  readonly votes = new Map<Hex, boolean>()
+  private readonly assembler: BlockAssembler
+  private readonly built = new Map<Hex, AssembledBlock>()
+  private queue: Promise<void> = Promise.resolve()
+  private timer?: ReturnType<typeof setTimeout>
+  private unsubscribes: (() => void)[] = []
+  private lastStatus = ''
+  private heldProposals: ProposalMessage[] = []
+  private isStopped = false
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly pool: TxPool,
+    readonly tracker: ValidatorTracker,
+    private readonly opts: BftValidatorOptions,
+  ) {
+    const { kind, blockPeriodSeconds, requestTimeoutSeconds } = opts.bft
+    this.machine = new QbftStateMachine({
+      kind,
+      privateKey: opts.privateKey,
+      blockPeriodSeconds,
+      requestTimeoutSeconds,
+      clock: opts.clock,
+    })
+    this.assembler = new BlockAssembler(chain, pool)
+  }
+
+  start(): void {
+    this.unsubscribes.push(this.chain.onNewBlock(({ block }) => this.enqueue(() => this.onHead(block))))
+    this.unsubscribes.push(
+      this.opts.transport.onMessage((code, data) => this.enqueue(() => this.onMessage(code, data))),
+    )
+    this.enqueue(() => this.onHead(this.chain.head))
+  }
+
+  async stop(): Promise<void> {
+    this.isStopped = true
+    clearTimeout(this.timer)
+    for (const u of this.unsubscribes) u()
+    await this.queue
+  }
+
+  get requestTimeoutSeconds(): number {
+    return this.opts.bft.requestTimeoutSeconds
+  }
+
+  /** The validators a block's extraData lists (the ones that sealed it). */
+  listedValidators(extraData: Uint8Array): Uint8Array[] {
+    return decodeBftExtraData(this.opts.bft.kind, extraData).validators
+  }
+
+  /** The vote a proposal on `parent` carries: the first one that would change the validator set. */
+  voteFor(validators: Uint8Array[]): BftVote | undefined {
+    const current = new Set(validators.map(bytesToHex))
+    for (const [address, isAuth] of this.votes) {
+      if (isAuth !== current.has(address)) return { recipient: hexToBytes(address), isAuth }
+    }
+    return undefined
+  }
+
+  private enqueue(fn: () => Promise<void>): void {
+    this.queue = this.queue.then(async () => {
+      if (this.isStopped) return
+      try {
+        await fn()
+      } catch (e) {
+        log.error('validator step failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
+      }
+    })
+  }
+
+  private async onHead(head: Block): Promise<void> {
+    const validators = this.tracker.validatorsAfter(head.header)
+    this.reportStatus(head, validators)
+    await this.apply(this.machine.startHeight(head.header, validators))
+    const due = this.heldProposals.filter((m) => m.signed.payload.height === this.machine.height)
+    this.heldProposals = this.heldProposals.filter((m) => m.signed.payload.height > this.machine.height)
+    for (const m of due) await this.receiveProposal(m)
+  }
+
+  private async onMessage(code: number, data: Uint8Array): Promise<void> {
+    let msg: QbftMessage
+    try {
+      msg = decodeMessage(code, data, (values) =>
+        createBlockFromBytesArray(values as never, { common: this.chain.common, setHardfork: true }),
+      )
+    } catch (e) {
+      log.debug('dropping undecodable message', { code, error: (e as Error).message })
+      return
+    }
+    if (msg.code === PROPOSAL) return this.receiveProposal(msg)
+    await this.apply(this.machine.receive(msg))
+  }
+
+  /**
+   * A proposal reaches the machine only with a block checked on its parent; one for a later height
+   * waits here (bounded) until that height starts, since its parent is not stored yet.
+   */
+  private async receiveProposal(msg: ProposalMessage): Promise<void> {
+    const { height, block } = msg.signed.payload
+    if (height > this.machine.height) {
+      if (this.heldProposals.length < MAX_HELD_PROPOSALS) this.heldProposals.push(msg)
+      return
+    }
+    if (height === this.machine.height && block.header.number === height && (await this.isProposalBlockValid(block)))
+      await this.apply(this.machine.receive(msg))
+  }
+
+  /** Header rules (without seals) and execution on the parent, for a proposal at the current height. */
+  private async isProposalBlockValid(block: Block): Promise<boolean> {
+    const parent = this.chain.head
+    const { kind, blockPeriodSeconds } = this.opts.bft
+    try {
+      const validators = this.machine.validators
+      const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))
+      validateBftHeader(block.header, parent.header, {
+        kind,
+        blockPeriodSeconds,
+        validators,
+        requireSeals: false,
+        nowSec,
+      })
+      await executeBlock(this.chain, block, parent)
+      return true
+    } catch (e) {
+      log.warn('invalid proposal', { number: block.header.number, error: (e as Error).message })
+      return false
+    }
+  }
+
+  private async apply(actions: QbftAction[]): Promise<void> {
+    for (const a of actions) {
+      if (a.type === 'broadcast') this.broadcast(a.message)
+      else if (a.type === 'createBlock') await this.propose(a.height, a.round, a.timestampSec)
+      else if (a.type === 'behind') this.opts.onBehind?.(a.height)
+      else await this.importSealed(a.block, a.round)
+    }
+    this.schedule()
+  }
+
+  private broadcast(message: QbftMessage): void {
+    if (message.code === ROUND_CHANGE && equalBytes(message.signed.author, this.machine.address)) {
+      const { height, round } = message.signed.payload
+      log.info('round expired without a block: moving to the next round', { height, round })
+    }
+    this.opts.transport.broadcast(message.code, encodeMessage(message))
+  }
+
+  private async propose(height: bigint, round: number, timestamp: bigint): Promise<void> {
+    const parent = this.chain.head
+    if (parent.header.number + 1n !== height) return
+    const validators = this.tracker.validatorsAfter(parent.header)
+    const { kind } = this.opts.bft
+    const consensus = proposalHeaderFields({
+      kind,
+      round,
+      proposer: this.machine.address,
+      validators,
+      vote: this.voteFor(validators),
+    })
+    const isLondon = parent.header.common.isActivatedEIP(1559)
+    const candidates = this.pool.executable(isLondon ? parent.header.calcNextBaseFee() : 0n)
+    const assembled = await this.assembler.assemble(parent, candidates, { ...consensus, timestamp })
+    this.built.set(bytesToHex(assembled.block.hash()), assembled)
+    await this.apply(this.machine.blockCreated(round, assembled.block))
+  }
+
+  private async importSealed(block: Block, round: number): Promise<void> {
+    const key = bytesToHex(block.hash())
+    const assembled = this.built.get(key)
+    this.built.clear()
+    if (assembled) await this.assembler.commit(block, assembled)
+    else await importBlock(this.chain, block, { setHead: true })
+    const fields = { number: block.header.number, hash: key, txs: block.transactions.length, round }
+    log.info('imported sealed block', fields)
+  }
+
+  private schedule(): void {
+    clearTimeout(this.timer)
+    const at = this.machine.nextDeadlineMs()
+    if (at === undefined || this.isStopped) return
+    const delay = Math.max(0, at - this.opts.clock.nowMs())
+    this.timer = setTimeout(() => this.enqueue(() => this.apply(this.machine.tick())), delay)
+    this.timer.unref?.()
+  }
+
+  /** Says, when it changes, whether and why this node seals blocks. */
+  private reportStatus(head: Block, validators: Uint8Array[]): void {
+    const self = bytesToHex(this.machine.address)
+    const list = validators.map(bytesToHex)
+    const quorum = quorumSize(list.length)
+    let status: string
+    if (!list.includes(self)) {
+      status = `node ${self} is not one of the ${list.length} validators (${list.join(', ')}); it proposes and seals no blocks, so no block comes unless those validators run and reach it`
+    } else if (quorum > 1 && !this.opts.hasPeers) {
+      status = `node ${self} is one of ${list.length} validators, but a block needs ${quorum} commit seals and this node reaches no other validator (no peer-to-peer network): no block will be produced`
+    } else {
+      status = `node ${self} is one of ${list.length} validators and seals blocks (quorum ${quorum})`
+    }
+    if (status === this.lastStatus) return
+    this.lastStatus = status
+    const fields = { head: head.header.number, validators: list.length }
+    if (status.includes('no block')) log.warn(status, fields)
+    else log.info(status, fields)
+  }
+}

@@ -1,0 +1,154 @@
+/**
+ * Builds a block on the head from the pool's executable transactions: the VM's block builder runs
+ * the system calls, the transactions (a transaction that cannot execute is dropped from the pool,
+ * one that does not fit waits), withdrawals and requests, and computes the roots. Building stores
+ * nothing; `commit` lands the block (or a sealed copy of it with the same body) through
+ * `Chain.commitBlock` and tells the pool. Shared by the dev sealer and the BFT validator.
+ */
+import type { Block, HeaderData } from '@ethereumjs/block'
+import type { TxReceipt } from '@ethereumjs/vm'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import type { Chain } from '../chain/chain.ts'
+import { nextGasLimit } from '../chain/gasLimit.ts'
+import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
+import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
+import { startBlock } from '../evm/fastBlockBuilder.ts'
+import { createVm, type VM } from '../evm/vmFactory.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { createLogger } from '../primitives/logger.ts'
+import { metrics } from '../primitives/metrics.ts'
+import { openState } from '../state/worldState.ts'
+import type { PoolTx, TxPool } from '../txpool/txPool.ts'
+
+const log = createLogger('sealer')
+
+/** The request contracts (EIP-7002, EIP-7251) whose idle dequeue call the block builder may skip. */
+const REQUEST_CONTRACT_CODE_HASHES: ReadonlySet<string> = new Set(
+  SYSTEM_CONTRACTS.filter((c) => c.eip === 'EIP-7002' || c.eip === 'EIP-7251').map((c) =>
+    bytesToHex(keccak_256(hexToBytes(c.code))),
+  ),
+)
+
+/**
+ * How long a block's transactions run before the builder lets waiting requests in. A block of a few
+ * transactions is built without a break, so that a client that sent one finds its receipt at the
+ * first poll after `eth_sendRawTransaction` answered (clients written against Hardhat expect it).
+ */
+const YIELD_EVERY_MS = 2
+
+/** Resolves after the event loop has handled the I/O that is already waiting. */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/**
+ * The header fields the producer chooses; the rest follow from the parent and the body. The gas
+ * limit defaults to the parent's moved toward `targetGasLimit`, the base fee to EIP-1559's (with the
+ * chain's floor).
+ */
+export type ProducerHeaderFields = Pick<
+  HeaderData,
+  'coinbase' | 'mixHash' | 'difficulty' | 'extraData' | 'nonce' | 'gasLimit' | 'baseFeePerGas'
+> & {
+  timestamp: bigint
+}
+
+export interface BlockAssemblerOptions {
+  /** Besu's --target-gas-limit: blocks move their gas limit toward it. */
+  targetGasLimit?: bigint
+}
+
+export interface AssembledBlock {
+  block: Block
+  receipts: TxReceipt[]
+  included: PoolTx[]
+}
+
+export class BlockAssembler {
+  private vm?: VM
+  private vmRoot?: string
+
+  constructor(
+    private readonly chain: Chain,
+    private readonly pool: TxPool,
+    private readonly opts: BlockAssemblerOptions = {},
+  ) {}
+
+  /** Builds and executes a block of `candidates` on the head `parent`; stores nothing. */
+  assemble(parent: Block, candidates: PoolTx[], fields: ProducerHeaderFields): Promise<AssembledBlock> {
+    return withKzgOnDemand(this.chain.common, async () => {
+      try {
+        return await this.build(parent, candidates, fields)
+      } catch (e) {
+        // A failed build can leave the writer VM with an open checkpoint and dirty caches: start over.
+        this.vm = undefined
+        throw e
+      }
+    })
+  }
+
+  /** Stores `block` (the assembled one, or a sealed copy with the same body) as the new head. */
+  async commit(block: Block, assembled: AssembledBlock): Promise<void> {
+    const senders = assembled.included.map((t) => t.sender)
+    await this.chain.commitBlock(block, assembled.receipts, senders, { setHead: true })
+    this.pool.onNewHead(assembled.included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
+    metrics.inc('blockchain', 'blocks_sealed')
+    metrics.inc('blockchain', 'transactions_sealed', '', assembled.included.length)
+  }
+
+  private async build(parent: Block, candidates: PoolTx[], fields: ProducerHeaderFields): Promise<AssembledBlock> {
+    const vm = await this.vmAt(parent)
+    vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp: fields.timestamp })
+    const builder = await startBlock(
+      vm,
+      {
+        parentBlock: parent,
+        headerData: {
+          gasLimit: nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
+          baseFeePerGas: vm.common.isActivatedEIP(1559) ? this.chain.nextBaseFee(parent.header) : undefined,
+          ...fields,
+        },
+        withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
+        // Not frozen, so that the chain can attach the senders (impersonated ones are not recoverable).
+        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true, freeze: false },
+      },
+      { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
+    )
+    const included: PoolTx[] = []
+    let yieldAtMs = performance.now() + YIELD_EVERY_MS
+    for (const t of candidates) {
+      if (performance.now() >= yieldAtMs) {
+        await nextTurn()
+        yieldAtMs = performance.now() + YIELD_EVERY_MS
+      }
+      try {
+        await builder.addTransaction(t.tx, { skipHardForkValidation: true })
+        included.push(t)
+      } catch (e) {
+        if (isKzgMissing(e)) throw e
+        const msg = e instanceof Error ? e.message : String(e)
+        if (msg.includes('remaining gas in the block') || msg.includes('blob gas limit')) continue
+        log.warn('dropping transaction that cannot execute', { hash: t.hash, error: msg })
+        this.pool.drop(t.hash)
+      }
+    }
+    const { block } = await builder.build()
+    this.vmRoot = bytesToHex(block.header.stateRoot)
+    return { block, receipts: builder.transactionReceipts, included }
+  }
+
+  /**
+   * The writer VM, positioned on the state after `parent` (re-rooted when it stands elsewhere): its
+   * post-state root, which the dev tools may have edited on top of its header's.
+   */
+  private async vmAt(parent: Block): Promise<VM> {
+    const stateRoot = this.chain.postStateRoot(parent)
+    const root = bytesToHex(stateRoot)
+    if (!this.vm) {
+      const state = openState(this.chain.trieDb, this.chain.common, stateRoot, true)
+      this.vm = await createVm(this.chain.common, state, this.chain)
+    } else if (this.vmRoot !== root) {
+      await this.vm.stateManager.setStateRoot(stateRoot)
+    }
+    this.vmRoot = root
+    return this.vm
+  }
+}

@@ -1,0 +1,211 @@
+/**
+ * A network of one QBFT (and one IBFT 2.0) validator, as `operator generate-blockchain-config`
+ * writes it: the node seals a block every block period without --miner-enabled, with a commit seal
+ * by the validator, includes transactions, answers the QBFT/IBFT RPC groups, and continues its
+ * chain after a restart. A node without the validator key says why it produces nothing.
+ */
+import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { RLP } from '@ethereumjs/rlp'
+import { type Hex, keccak256, parseGwei, recoverAddress } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
+import { BASALT_BIN, type StartedNode, startNode } from './harness.ts'
+
+// Besu's first dev account, funded by the genesis below.
+const FUNDED_KEY = '0x8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63' as Hex
+const MIX_HASH = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365'
+
+// Each test waits for blocks a second apart; a loaded machine stretches that.
+setDefaultTimeout(60_000)
+
+const dir = mkdtempSync(join(tmpdir(), 'basalt-bft-'))
+const started: StartedNode[] = []
+afterAll(async () => {
+  await Promise.all(started.map((n) => n.cleanup()))
+  rmSync(dir, { recursive: true, force: true })
+})
+
+interface Network {
+  genesisFile: string
+  keyFile: string
+  validator: string
+}
+
+function generate(kind: 'qbft' | 'ibft2'): Network {
+  const out = join(dir, kind)
+  const configFile = join(dir, `${kind}-config.json`)
+  const genesis = {
+    config: {
+      chainId: 1337,
+      berlinBlock: 0,
+      londonBlock: 0,
+      [kind]: { blockperiodseconds: 1, requesttimeoutseconds: 4 },
+    },
+    gasLimit: '0x1fffffffffffff',
+    difficulty: '0x1',
+    mixHash: MIX_HASH,
+    alloc: { fe3b557e8fb62b89f4916b721be55ceb828dbd73: { balance: '0xad78ebc5ac6200000' } },
+  }
+  writeFileSync(configFile, JSON.stringify({ genesis, blockchain: { nodes: { generate: true, count: 1 } } }))
+  const r = Bun.spawnSync([
+    BASALT_BIN,
+    'operator',
+    'generate-blockchain-config',
+    '--config-file',
+    configFile,
+    '--to',
+    out,
+  ])
+  expect(r.exitCode).toBe(0)
+  const [validator] = readdirSync(join(out, 'keys'))
+  return { genesisFile: join(out, 'genesis.json'), keyFile: join(out, 'keys', validator, 'key.priv'), validator }
+}
+
+async function start(net: Network, opts: { dataPath?: string; withKey?: boolean; apis?: string } = {}) {
+  const args = ['--genesis-file', net.genesisFile, '--rpc-http-api', opts.apis ?? 'ETH,NET,QBFT,IBFT']
+  if (opts.withKey !== false) args.push('--node-private-key-file', net.keyFile)
+  const node = await startNode({ args, dataPath: opts.dataPath })
+  started.push(node)
+  return node
+}
+
+async function waitForBlock(node: StartedNode, n: number, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  while (Number(await node.rpc<Hex>('eth_blockNumber')) < n) {
+    if (Date.now() > deadline) throw new Error(`block ${n} did not come:\n${node.output()}`)
+    await Bun.sleep(100)
+  }
+}
+
+interface RpcBlock {
+  hash: Hex
+  parentHash: Hex
+  miner: string
+  difficulty: Hex
+  mixHash: Hex
+  nonce: Hex
+  extraData: Hex
+  timestamp: Hex
+  transactions: string[]
+}
+
+/** The commit seals' signers of a block, recovered over the header hash the seals sign. */
+async function sealSigners(kind: 'qbft' | 'ibft2', node: StartedNode, block: RpcBlock): Promise<string[]> {
+  const header = RLP.decode(await node.rpc<Hex>('debug_getRawHeader', [block.hash])) as Uint8Array[]
+  const extra = RLP.decode(block.extraData) as unknown as [Uint8Array, Uint8Array[], unknown, Uint8Array, Uint8Array[]]
+  const withoutSeals = kind === 'qbft' ? [extra[0], extra[1], extra[2], extra[3], []] : extra.slice(0, 4)
+  header[12] = RLP.encode(withoutSeals as never)
+  const hash = keccak256(RLP.encode(header))
+  return Promise.all(
+    extra[4].map(async (seal) => {
+      const s = Buffer.from(seal)
+      const sig = `0x${s.subarray(0, 64).toString('hex')}${(s[64] + 27).toString(16)}` as Hex
+      return (await recoverAddress({ hash, signature: sig })).toLowerCase()
+    }),
+  )
+}
+
+describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind) => {
+  const net = generate(kind)
+  const prefix = kind === 'qbft' ? 'qbft' : 'ibft'
+
+  it('seals a block every block period, sealed by the validator, and includes transactions', async () => {
+    const node = await start(net, { apis: 'ETH,NET,DEBUG,QBFT,IBFT' })
+    await waitForBlock(node, 2)
+    const tx = await privateKeyToAccount(FUNDED_KEY).signTransaction({
+      type: 'eip1559',
+      chainId: 1337,
+      to: '0x000000000000000000000000000000000000d00d',
+      value: 5n,
+      gas: 21000n,
+      nonce: 0,
+      maxFeePerGas: parseGwei('20'),
+      maxPriorityFeePerGas: parseGwei('1'),
+    })
+    const hash = await node.rpc<Hex>('eth_sendRawTransaction', [tx])
+    let receipt: { blockNumber: Hex; blockHash: Hex } | null = null
+    for (let i = 0; i < 100 && !receipt; i++) {
+      receipt = await node.rpc('eth_getTransactionReceipt', [hash])
+      if (!receipt) await Bun.sleep(100)
+    }
+    expect(receipt).not.toBeNull()
+    const block = await node.rpc<RpcBlock>('eth_getBlockByNumber', [receipt!.blockNumber, false])
+    expect(block.hash).toBe(receipt!.blockHash)
+    expect(block.transactions).toEqual([hash])
+    expect(block.miner).toBe(net.validator)
+    expect(block.difficulty).toBe('0x1')
+    expect(block.mixHash).toBe(MIX_HASH)
+    expect(block.nonce).toBe('0x0000000000000000')
+    expect(await sealSigners(kind, node, block)).toEqual([net.validator])
+    const parentNumber = `0x${(Number(receipt!.blockNumber) - 1).toString(16)}`
+    const parent = await node.rpc<RpcBlock>('eth_getBlockByNumber', [parentNumber, false])
+    expect(block.parentHash).toBe(parent.hash)
+    expect(Number(block.timestamp) - Number(parent.timestamp)).toBeGreaterThanOrEqual(1)
+    expect(node.output()).toContain('seals blocks (quorum 1)')
+  })
+
+  it(`answers the ${prefix.toUpperCase()} group`, async () => {
+    const node = await start(net)
+    await waitForBlock(node, 3)
+    expect(await node.rpc(`${prefix}_getValidatorsByBlockNumber`, ['latest'])).toEqual([net.validator])
+    const head = await node.rpc<RpcBlock>('eth_getBlockByNumber', ['latest', false])
+    expect(await node.rpc(`${prefix}_getValidatorsByBlockHash`, [head.hash])).toEqual([net.validator])
+    expect(await node.rpc(`${prefix}_getValidatorsByBlockHash`, [`0x${'00'.repeat(32)}`])).toBeNull()
+    const candidate = '0x000000000000000000000000000000000000beef'
+    expect(await node.rpc(`${prefix}_proposeValidatorVote`, [candidate, true])).toBe(true)
+    expect(await node.rpc(`${prefix}_getPendingVotes`)).toEqual({ [candidate]: true })
+    expect(await node.rpc(`${prefix}_discardValidatorVote`, [candidate])).toBe(true)
+    expect(await node.rpc(`${prefix}_getPendingVotes`)).toEqual({})
+    const metrics = await node.rpc<{ address: string; proposedBlockCount: Hex }[]>(`${prefix}_getSignerMetrics`, [
+      '0x1',
+    ])
+    // Blocks 1 and 2 at least: the range ends before the head.
+    expect(metrics).toHaveLength(1)
+    expect(metrics[0].address).toBe(net.validator)
+    expect(Number(metrics[0].proposedBlockCount)).toBeGreaterThanOrEqual(2)
+    await expect(node.rpc(`${prefix}_getSignerMetrics`, ['0x5', '0x1'])).rejects.toMatchObject({ code: -32602 })
+    await expect(node.rpc(`${prefix}_proposeValidatorVote`, ['0x12', true])).rejects.toMatchObject({ code: -32602 })
+    const other = prefix === 'qbft' ? 'ibft' : 'qbft'
+    await expect(node.rpc(`${other}_getPendingVotes`)).rejects.toMatchObject({ code: -32601 })
+    if (kind === 'qbft') expect(await node.rpc('qbft_getRequestTimeoutSeconds')).toBe(4)
+  })
+
+  it('continues its chain after a restart', async () => {
+    const dataPath = join(dir, `${kind}-restart`)
+    const first = await start(net, { dataPath })
+    await waitForBlock(first, 2)
+    await first.stop('SIGKILL')
+    const second = await start(net, { dataPath })
+    const head = Number(await second.rpc<Hex>('eth_blockNumber'))
+    expect(head).toBeGreaterThanOrEqual(2)
+    const before = await second.rpc<RpcBlock>('eth_getBlockByNumber', [`0x${head.toString(16)}`, false])
+    await waitForBlock(second, head + 2)
+    const next = await second.rpc<RpcBlock>('eth_getBlockByNumber', [`0x${(head + 1).toString(16)}`, false])
+    expect(next.parentHash).toBe(before.hash)
+    await second.stop()
+    // The exported chain imports elsewhere with its seals checked; a forged seal is refused.
+    const file = join(dir, `${kind}-chain.rlp`)
+    const blocks = (args: string[]) => Bun.spawnSync([BASALT_BIN, 'blocks', ...args, '--genesis-file', net.genesisFile])
+    expect(blocks(['export', '--data-path', dataPath, '--to', file]).exitCode).toBe(0)
+    const imported = blocks(['import', '--data-path', join(dir, `${kind}-imported`), '--from', file])
+    expect(imported.exitCode).toBe(0)
+    expect(imported.stdout.toString()).toContain(`head ${head + 2}`)
+    const block1 = RLP.decode(readFileSync(file), true).data as unknown as Uint8Array[][]
+    const extra = RLP.decode(block1[0][12]) as unknown as Uint8Array[][]
+    extra[4][0][10] ^= 1
+    block1[0][12] = RLP.encode(extra as never)
+    writeFileSync(file, RLP.encode(block1 as never))
+    const forged = blocks(['import', '--data-path', join(dir, `${kind}-forged`), '--from', file])
+    expect(forged.exitCode).toBe(1)
+    expect(forged.stderr.toString()).toMatch(/bad block 1 .*commit seal/)
+  })
+
+  it('produces nothing without the validator key, and says why', async () => {
+    const node = await start(net, { withKey: false })
+    await Bun.sleep(2500)
+    expect(await node.rpc('eth_blockNumber')).toBe('0x0')
+    expect(node.output()).toContain(`is not one of the 1 validators (${net.validator})`)
+  })
+})
