@@ -3,6 +3,7 @@
  * dev chain that never sees a blob transaction should not pay for it at start.
  */
 import type { Common } from '@ethereumjs/common'
+import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { loadKzgEmbedded } from './kzgEmbedded.ts'
 
@@ -20,7 +21,8 @@ export async function ensureKzgFor(common: Common): Promise<void> {
     log.info('KZG trusted setup loaded', { ms: Date.now() - started })
     return kzg
   })()
-  crypto.kzg = await loading
+  // Loading takes seconds: a request waiting for it is not spending its EVM time.
+  crypto.kzg = await excludedFromDeadline(() => loading!)
 }
 
 /** Whether `e` is the point-evaluation precompile (0x0a) finding no KZG loaded. */
