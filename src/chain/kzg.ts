@@ -6,6 +6,7 @@
  * they wait asynchronously, so every other request is served meanwhile.
  */
 import type { Common } from '@ethereumjs/common'
+import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
 
@@ -69,7 +70,8 @@ export async function ensureKzgFor(common: Common): Promise<void> {
     )
   })
   try {
-    crypto.kzg = await Promise.race([loadKzg(), timeout])
+    // Loading takes seconds: a request waiting for it is not spending its EVM time.
+    crypto.kzg = await excludedFromDeadline(() => Promise.race([loadKzg(), timeout]))
   } finally {
     clearTimeout(timer)
   }

@@ -3,7 +3,12 @@ import type { Chain } from '../chain/chain.ts'
 import { openChain } from '../node/node.ts'
 import { bytesToBigint, hexToBytes } from '../primitives/hex.ts'
 import { call } from './callService.ts'
-import { ExecutionTimeoutError, withExecutionDeadline } from './executionDeadline.ts'
+import {
+  checkExecutionDeadline,
+  ExecutionTimeoutError,
+  excludedFromDeadline,
+  withExecutionDeadline,
+} from './executionDeadline.ts'
 import { estimateGas } from './gasEstimator.ts'
 import type { StateOverrides } from './stateOverrides.ts'
 
@@ -80,5 +85,30 @@ describe('withExecutionDeadline', () => {
   it('runs a call without a deadline in scope to its end', async () => {
     const r = await call(chain, chain.head, { to: CONTRACT, gas: 100_000n }, { gasCap: 0n, stateOverrides: code(LOOP) })
     expect(r.exceptionError).toBe('out of gas')
+  })
+
+  it('does not count a wait excluded from the deadline', async () => {
+    const clock = steppingClock()
+    const r = await withExecutionDeadline(
+      5,
+      async () => {
+        await excludedFromDeadline(async () => {
+          for (let i = 0; i < 100; i++) clock()
+        })
+        checkExecutionDeadline()
+        return 'in time'
+      },
+      clock,
+    )
+    expect(r).toBe('in time')
+    const late = withExecutionDeadline(
+      5,
+      async () => {
+        for (let i = 0; i < 100; i++) clock()
+        checkExecutionDeadline()
+      },
+      clock,
+    )
+    await expect(late).rejects.toBeInstanceOf(ExecutionTimeoutError)
   })
 })

@@ -36,7 +36,7 @@ function formatDuration(ms: number): string {
 class Deadline {
   private countdown = CHECK_EVERY
   private sliceStartMs: number
-  private readonly endMs: number
+  private endMs: number
 
   constructor(
     readonly timeoutMs: number,
@@ -61,6 +61,16 @@ class Deadline {
   /** Throws once the deadline has passed (before work that would only be thrown away). */
   check(): void {
     if (this.now() >= this.endMs) throw new ExecutionTimeoutError(this.timeoutMs)
+  }
+
+  /** Moves the deadline by the time `fn` took. */
+  async excluding<T>(fn: () => Promise<T>): Promise<T> {
+    const startMs = this.now()
+    try {
+      return await fn()
+    } finally {
+      this.endMs += this.now() - startMs
+    }
   }
 }
 
@@ -104,6 +114,12 @@ function wrapOpcodes(tables: OpcodeTables): void {
     const entry = tables._opcodeMap[code]
     if (entry !== undefined) tables._opcodeMap[code] = countingEntry(entry)
   }
+}
+
+/** Runs `fn` (a wait for a shared resource, not EVM work) without counting its time against the limit. */
+export function excludedFromDeadline<T>(fn: () => Promise<T>): Promise<T> {
+  const deadline = scope.getStore()
+  return deadline ? deadline.excluding(fn) : fn()
 }
 
 /** Throws ExecutionTimeoutError when the request in scope is out of time. */

@@ -3,6 +3,8 @@
  * --rpc-evm-timeout, and while they run, other requests are answered and blocks are sealed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
+import { join } from 'node:path'
 import type { Hex } from 'viem'
 import { type StartedNode, signTransfer, startNode } from './harness.ts'
 
@@ -49,7 +51,17 @@ function loopBatch(size: number) {
 }
 
 beforeAll(async () => {
-  node = await startNode({ args: ['--rpc-evm-timeout', '1', '--rpc-http-api', 'ETH,NET,WEB3,DEBUG,TRACE'] })
+  node = await startNode({
+    args: [
+      '--rpc-evm-timeout',
+      '1',
+      '--rpc-http-api',
+      'ETH,NET,WEB3,DEBUG,TRACE',
+      '--graphql-http-enabled',
+      '--graphql-http-port',
+      '0',
+    ],
+  })
   key = node.config.accounts[0].privateKey as Hex
   const hash = await node.rpc<Hex>('eth_sendRawTransaction', [
     await signTransfer(key, { to: undefined, value: 0n, data: DEPLOY_LOOP, gas: 100_000n }),
@@ -126,5 +138,19 @@ describe('other long runs', () => {
       params: [{ to: looper }, ['vmTrace'], 'latest'],
     })
     expect(parity.json.error).toEqual({ code: -32000, message: TIMEOUT_MESSAGE })
+  })
+
+  it('cuts off GraphQL calls', async () => {
+    const out = JSON.parse(readFileSync(join(node.dir, 'config-out.json'), 'utf8')) as { graphqlHttpPort: number }
+    const loop = `call(data: { to: "${looper}" }) { status }`
+    const res = await fetch(`http://127.0.0.1:${out.graphqlHttpPort}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: `{ block { a: ${loop} b: ${loop} c: ${loop} d: ${loop} } }` }),
+    })
+    const body = (await res.json()) as { errors?: { message: string }[] }
+    expect(body.errors?.map((e) => e.message)).toEqual(
+      ['a', 'b', 'c', 'd'].map((f) => `Exception while fetching data (/block/${f}) : ${TIMEOUT_MESSAGE}`),
+    )
   })
 })
