@@ -17,3 +17,9 @@ export const soloTransport: BftTransport = {
   broadcast() {},
   onMessage: () => () => {},
 }
+
+/**
+ * The devp2p capability QBFT messages travel on (Besu's `istanbul/100`): codes 0x12–0x15 of a
+ * message space of 0x16 (codes below 0x12 are eth's, which the subprotocol reserves).
+ */
+export const QBFT_CAPABILITY = { name: 'istanbul', version: 100, messageSpace: 0x16 } as const
