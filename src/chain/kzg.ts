@@ -8,6 +8,7 @@
 import type { Common } from '@ethereumjs/common'
 import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { readKzgCache, writeKzgCache } from './kzgCache.ts'
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
 
 const log = createLogger('kzg')
@@ -45,14 +46,29 @@ function loadMemoryOffThread(): Promise<Uint8Array> {
   })
 }
 
+/** Keeps the loaded KZG in `file` (in the data path), so that a restarted node need not load it again. */
+export function useKzgCache(file: string): void {
+  cacheFile = file
+}
+let cacheFile: string | undefined
+
 /** Starts loading KZG (once per process) and resolves to it. */
 function loadKzg(): Promise<unknown> {
   loading ??= (async () => {
     const startedMs = Date.now()
+    const cached = cacheFile === undefined ? undefined : await readKzgCache(cacheFile)
+    if (cached) {
+      log.info('KZG trusted setup restored', { ms: Date.now() - startedMs, from: cacheFile })
+      return cached
+    }
     const memory = await loadMemoryOffThread()
     const restoredAtMs = Date.now()
     const kzg = await restoreKzg(memory)
     log.info('KZG trusted setup loaded', { ms: Date.now() - startedMs, restoreMs: Date.now() - restoredAtMs })
+    if (cacheFile !== undefined) {
+      const file = cacheFile
+      writeKzgCache(file, memory).catch((e: Error) => log.warn('KZG cache not written', { file, error: e.message }))
+    }
     return kzg
   })()
   return loading

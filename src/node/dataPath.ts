@@ -4,10 +4,13 @@
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { useKzgCache } from '../chain/kzg.ts'
 import { DatabaseInUseError, lockExclusively, openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
 
 /** The database file inside a data path. */
 const DB_FILE = 'basalt.sqlite'
+/** The loaded KZG trusted setup (chain/kzgCache.ts), written on its first use. */
+const KZG_CACHE_FILE = 'kzg-setup.mem'
 
 /**
  * Opens the database of a data path, creating the directory, and locks it for this process: a
@@ -32,5 +35,6 @@ export async function openDataPath(dataPath: string): Promise<SqlDatabase> {
       `the data path ${dataPath} is in use by another basalt process; stop it or choose another --data-path`,
     )
   }
+  useKzgCache(join(dataPath, KZG_CACHE_FILE))
   return db
 }

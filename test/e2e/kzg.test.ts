@@ -4,6 +4,8 @@
  * it, and while it loads every other request is served.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { existsSync } from 'node:fs'
+import { join } from 'node:path'
 import { type StartedNode, startNode } from './harness.ts'
 
 // EIP-4844's example: the commitment and proof of a blob whose polynomial is 0 at z, with y = 0.
@@ -14,10 +16,20 @@ const TO = '0x000000000000000000000000000000000000bEEF'
 const BLOB_CALL = { from: FROM, to: TO, blobVersionedHashes: [`0x01${'00'.repeat(31)}`], maxFeePerBlobGas: '0x10' }
 let node: StartedNode
 
+/** Every node started here, the first holding the data path the others reuse. */
+const started: StartedNode[] = []
+async function start(dataPath?: string): Promise<StartedNode> {
+  const n = await startNode({ dataPath, args: ['--rpc-ws-enabled=false'] })
+  started.push(n)
+  return n
+}
+
 beforeAll(async () => {
-  node = await startNode({ args: ['--rpc-ws-enabled=false'] })
+  node = await start()
 })
-afterAll(() => node?.cleanup())
+afterAll(async () => {
+  for (const n of started.reverse()) await n.cleanup()
+})
 
 async function timed<T>(fn: () => Promise<T>): Promise<[T, number]> {
   const startedMs = performance.now()
@@ -70,6 +82,24 @@ describe('KZG off the request path', () => {
     })
     expect(bad.json.error).toMatchObject({ code: -32000, message: expect.stringContaining('invalid input length') })
   }, 150_000)
+
+  it('restores KZG from the data path after a restart instead of loading it again', async () => {
+    const deadline = Date.now() + 10_000
+    while (!existsSync(join(node.dataPath, 'kzg-setup.mem')) && Date.now() < deadline) await Bun.sleep(50)
+    await node.stop()
+    const restarted = await start(node.dataPath)
+    try {
+      const [out, ms] = await timed(() =>
+        restarted.rpc<string>('eth_call', [{ to: PRECOMPILE, data: POINT_EVALUATION }, 'latest']),
+      )
+      expect(out).toEndWith('73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001')
+      expect(restarted.output()).toContain('KZG trusted setup restored')
+      expect(ms).toBeLessThan(5_000)
+    } finally {
+      await restarted.stop()
+    }
+    node = await start(node.dataPath)
+  }, 60_000)
 
   it('simulates a block with a blob-carrying call', async () => {
     const [blocks] = await timed(() =>
