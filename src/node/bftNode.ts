@@ -3,15 +3,16 @@
  * chain (also for `blocks import`), and the validator that runs the rounds. Until the node runs a
  * peer-to-peer network the validator's transport is the one of a network of one validator.
  */
-
 import type { Common } from '@ethereumjs/common'
 import type { Chain } from '../chain/chain.ts'
-import type { BftGenesisOptions } from '../chain/genesis.ts'
+import type { BftGenesisOptions, GenesisJson } from '../chain/genesis.ts'
+import { decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { installBftBlockHash } from '../consensus/bftHashing.ts'
 import { bftSealRules } from '../consensus/bftHeaderRules.ts'
 import { soloTransport } from '../consensus/qbft/transport.ts'
 import { ValidatorTracker } from '../consensus/voteTally.ts'
 import type { Clock } from '../primitives/clock.ts'
+import { hexToBytes } from '../primitives/hex.ts'
 import { BftValidator } from '../producer/bftValidator.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 
@@ -20,8 +21,20 @@ export interface BftChain {
   tracker: ValidatorTracker
 }
 
-/** Makes `common`'s headers hash as BFT blocks do; call before any header of the chain is built. */
-export function prepareBftCommon(common: Common, options: BftGenesisOptions): void {
+/**
+ * Makes `common`'s headers hash as BFT blocks do; call before any header of the chain is built.
+ * Refuses a genesis whose extraData does not list the validators in `options.kind`'s layout, as
+ * Besu refuses to start on it: no block could ever be validated.
+ */
+export function prepareBftCommon(common: Common, options: BftGenesisOptions, genesis: GenesisJson): void {
+  const extraData = typeof genesis.extraData === 'string' ? genesis.extraData : '0x'
+  try {
+    decodeBftExtraData(options.kind, hexToBytes(extraData))
+  } catch (e) {
+    throw new Error(
+      `the genesis extraData is not ${options.kind} extraData (${(e as Error).message}); basalt operator generate-blockchain-config writes one`,
+    )
+  }
   installBftBlockHash(common, options.kind)
 }
 

@@ -90,7 +90,7 @@ export async function openChain(
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const common = createChainCommon(genesis, crypto)
   const bftOptions = bftConsensusOf(genesis)
-  if (bftOptions) prepareBftCommon(common, bftOptions)
+  if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const isMemory = config.dataPath === ':memory:'
   const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
   migrate(db, isMemory)

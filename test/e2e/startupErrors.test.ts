@@ -6,6 +6,8 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { genesisExtraData } from '../../src/consensus/bftExtraData.ts'
+import { bytesToHex } from '../../src/primitives/hex.ts'
 import { BASALT_BIN, startNode } from './harness.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'basalt-start-'))
@@ -35,6 +37,15 @@ describe('basalt run refuses at once', () => {
       stderr: `basalt: Cannot write --config-out ${file}: directory ${join(dir, 'missing')} does not exist`,
     })
   })
+
+  it('a QBFT genesis whose extraData lists no validators', async () => {
+    const genesis = join(dir, 'qbft-empty.json')
+    const config = { chainId: 4242, londonBlock: 0, qbft: { blockperiodseconds: 1, epochlength: 30000 } }
+    writeFileSync(genesis, JSON.stringify({ config, gasLimit: '0x1c9c380', difficulty: '0x1', alloc: {} }))
+    const { code, stderr } = await runToExit(['--genesis-file', genesis, '--p2p-enabled=false', '--rpc-http-port', '0'])
+    expect(code).not.toBe(0)
+    expect(stderr).toContain('the genesis extraData is not qbft extraData')
+  })
 })
 
 describe('basalt run logs', () => {
@@ -48,15 +59,28 @@ describe('basalt run logs', () => {
     }
   })
 
-  it('why no block comes on a BFT genesis without a way to seal', async () => {
+  it('why no block comes on a QBFT genesis whose validators do not include this node', async () => {
     const genesis = join(dir, 'qbft.json')
     const config = { chainId: 4242, londonBlock: 0, qbft: { blockperiodseconds: 1, epochlength: 30000 } }
-    writeFileSync(genesis, JSON.stringify({ config, gasLimit: '0x1c9c380', difficulty: '0x1', alloc: {} }))
+    const extraData = bytesToHex(genesisExtraData('qbft', [new Uint8Array(20).fill(0x11)]))
+    writeFileSync(genesis, JSON.stringify({ config, extraData, gasLimit: '0x1c9c380', difficulty: '0x1', alloc: {} }))
     const node = await startNode({ args: ['--genesis-file', genesis] })
     try {
-      expect(node.output()).toContain(
-        'no block will be produced reason="the genesis asks for qbft sealing, which Basalt does not do yet; start with --miner-enabled',
-      )
+      await Bun.sleep(300)
+      expect(node.output()).toContain('is not one of the 1 validators (0x1111111111111111111111111111111111111111)')
+    } finally {
+      await node.cleanup()
+    }
+  })
+
+  it('why no block comes on a clique genesis without --miner-enabled', async () => {
+    const genesis = join(dir, 'clique.json')
+    const config = { chainId: 4243, londonBlock: 0, clique: { period: 1, epoch: 30000 } }
+    const extraData = `0x${'00'.repeat(32)}${'11'.repeat(20)}${'00'.repeat(65)}`
+    writeFileSync(genesis, JSON.stringify({ config, extraData, gasLimit: '0x1c9c380', difficulty: '0x1', alloc: {} }))
+    const node = await startNode({ args: ['--genesis-file', genesis] })
+    try {
+      expect(node.output()).toContain('no block will be produced reason="the genesis asks for clique sealing')
     } finally {
       await node.cleanup()
     }
