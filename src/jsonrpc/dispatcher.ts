@@ -37,8 +37,6 @@ export type RequestRunner = <T>(handle: () => Promise<T>) => Promise<T>
 
 export class RpcDispatcher<Ctx> {
   private readonly methods = new Map<string, { method: RpcMethod<Ctx>; group: string }>()
-  /** Told of every call of a known, enabled method once answered (for metrics). */
-  onCall?: (method: string, isError: boolean) => void
 
   constructor(
     groups: MethodGroup<Ctx>[],
@@ -132,7 +130,6 @@ export class RpcDispatcher<Ctx> {
         metrics.inc('rpc', 'errors', r.method)
         response = errorResponse(id ?? null, this.toRpcError(e, r.method))
       }
-      this.onCall?.(r.method, 'error' in response)
     }
     return id === undefined ? undefined : response
   }

@@ -249,7 +249,6 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   }
   if (config.metrics.isEnabled) {
     const nodeMetrics = new NodeMetrics(services, config.p2p.maxPeers)
-    dispatcher.onCall = (method, isError) => nodeMetrics.recordCall(method, isError)
     const l = startMetricsListener(() => nodeMetrics.collect(), {
       ...config.metrics,
       hostAllowlist: config.hostAllowlist,
