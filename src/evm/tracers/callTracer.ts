@@ -82,6 +82,8 @@ export class CallTracer implements TxTracer<CallFrame> {
   private root?: CallFrame
   /** A call seen at its step that fails before entering; completed at the frame's next step. */
   private failFast?: FailFastCall
+  /** A SELFDESTRUCT frame added at its step: gone again if that step fails on its cost. */
+  private selfdestruct?: CallFrame
   private evm?: EVM
 
   constructor(private readonly opts: CallTracerOptions = {}) {}
@@ -157,6 +159,8 @@ export class CallTracer implements TxTracer<CallFrame> {
     // A fail-fast call as the frame's last step (the frame ran off its end after it).
     if (this.failFast && !exec.exceptionError && exec.runState) this.addFailFast(frame, exec.runState.gasLeft)
     this.failFast = undefined
+    if (this.selfdestruct && exec.exceptionError) frame.calls = frame.calls.filter((c) => c !== this.selfdestruct)
+    this.selfdestruct = undefined
     frame.gasUsed = exec.executionGasUsed
     if (r.createdAddress) frame.to = r.createdAddress.bytes
     const err = exec.exceptionError?.error
@@ -185,6 +189,7 @@ export class CallTracer implements TxTracer<CallFrame> {
     const frame = open.frame
     if (this.failFast) this.addFailFast(frame, s.gasLeft)
     this.failFast = failFastCall(s)
+    this.selfdestruct = undefined
     const st = s.stack
     const n = st.length
     if (op >= LOG0 && op <= LOG4 && this.opts.withLog && n >= 2 + op - LOG0) {
@@ -197,7 +202,7 @@ export class CallTracer implements TxTracer<CallFrame> {
       frame.logs.push({ address: s.address.bytes, topics, data, position: frame.calls.length })
     } else if (op === SELFDESTRUCT && this.opts.withSelfdestructs !== false && n >= 1 && !this.opts.onlyTopCall) {
       const beneficiary = bigintToWord(st[n - 1]).subarray(12)
-      frame.calls.push({
+      this.selfdestruct = {
         type: 'SELFDESTRUCT',
         from: s.address.bytes,
         to: beneficiary,
@@ -209,7 +214,8 @@ export class CallTracer implements TxTracer<CallFrame> {
         calls: [],
         logs: [],
         isStatic: false,
-      })
+      }
+      frame.calls.push(this.selfdestruct)
     }
   }
 }

@@ -96,6 +96,15 @@ describe('callTracer: SELFDESTRUCT, creates, precompiles and plain value', () =>
     ])
   })
 
+  it('leaves out a SELFDESTRUCT that runs out of gas paying for itself', async () => {
+    const beneficiary = '0x000000000000000000000000000000000000be12'
+    const doomed = await t.deploy(selfdestructRuntime(beneficiary))
+    // PUSH20 (3) and SELFDESTRUCT (5,000 + 2,600 cold beneficiary + 25,000 new account with value): one short.
+    const top = await callTrace(doomed, { value: 5n, gasLimit: 21_000n + 3n + 32_599n })
+    expect(top.error).toBe('out of gas')
+    expect(top.calls).toBeUndefined()
+  })
+
   it('shows a precompile call with its input, output and gas (identity: 15 + 3 per word)', async () => {
     const caller = await t.deploy(IDENTITY_RUNTIME)
     const top = await callTrace(caller)

@@ -88,4 +88,3 @@ describe('prestateTracer', () => {
     expect((await trace(fed))[probed]).toEqual({ balance: '0x0' })
   })
 })
-
