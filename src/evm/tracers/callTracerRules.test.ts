@@ -18,6 +18,7 @@ import {
 import { computeContractAddress } from '../../chain/addresses.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
+import { createTracer } from './createTracer.ts'
 import { flattenCallFrames } from './parityTrace.ts'
 
 const RETURNED_2A = `0x${'2a'.padStart(64, '0')}`
@@ -211,5 +212,35 @@ describe('callTracer: failures at depth and geth error texts', () => {
     const hash = await t.send({ to: bad, gasLimit: 60_000n })
     const [top] = flattenCallFrames(await t.trace(hash, new CallTracer())) as any[]
     expect(top.error).toBe(word)
+  })
+})
+
+describe('flatCallTracer options, as geth', () => {
+  it('leaves out calls into precompiles unless includePrecompiles', async () => {
+    const caller = await t.deploy(IDENTITY_RUNTIME)
+    const hash = await t.send({ to: caller })
+    const plain = (await t.trace(hash, createTracer({ tracer: 'flatCallTracer' }))) as any[]
+    expect(plain.map((e) => [e.traceAddress, e.subtraces])).toEqual([[[], 0]])
+    const all = (await t.trace(
+      hash,
+      createTracer({ tracer: 'flatCallTracer', tracerConfig: { includePrecompiles: true } }),
+    )) as any[]
+    expect(all.map((e) => [e.traceAddress, e.subtraces, e.action.to])).toEqual([
+      [[], 1, caller],
+      [[0], 0, '0x0000000000000000000000000000000000000004'],
+    ])
+  })
+
+  it("keeps geth's error texts unless convertParityErrors", async () => {
+    const reverter = await t.deploy(REVERT_RUNTIME)
+    const caller = await t.deploy(callerRuntime(reverter))
+    const hash = await t.send({ to: caller })
+    const plain = (await t.trace(hash, createTracer({ tracer: 'flatCallTracer' }))) as any[]
+    expect(plain[1].error).toBe('execution reverted')
+    const parity = (await t.trace(
+      hash,
+      createTracer({ tracer: 'flatCallTracer', tracerConfig: { convertParityErrors: true } }),
+    )) as any[]
+    expect(parity[1].error).toBe('Reverted')
   })
 })
