@@ -34,7 +34,6 @@ import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
 import { createLogger } from '../primitives/logger.ts'
-import { metrics } from '../primitives/metrics.ts'
 import { genesisEcCurve, loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { DevSealer } from '../producer/devSealer.ts'
@@ -59,6 +58,7 @@ import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
+import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
 const log = createLogger('node')
@@ -134,7 +134,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     maxSize: config.txPoolMaxSize,
     priceBumpPercent: config.txPoolPriceBumpPercent,
   })
-  registerGauges(chain, pool)
+  registerNodeGauges(chain, pool)
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
   const { blockPeriodMs, targetGasLimit } = config
   const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs, targetGasLimit, clock: systemClock })
@@ -272,8 +272,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
       await Promise.all(listeners.map((l) => l.stop()))
       await logBloomCache.idle()
       if (config.dataPath === ':memory:') rmSync(scratchDir(config.dataPath), { recursive: true, force: true })
-      metrics.dropGauges(GAUGE_CATEGORY_POOL)
-      metrics.dropGauges(GAUGE_CATEGORY_STORAGE)
+      dropNodeGauges()
       close()
       log.info('stopped')
     })()
@@ -296,19 +295,6 @@ function autoIndexLogBlooms(chain: Chain, cache: LogBloomCache): void {
   chain.onNewBlock(({ block }) => {
     if ((block.header.number + 1n) % BigInt(cache.blocksPerSegment) === 0n) cache.ensureComplete()
   })
-}
-
-const GAUGE_CATEGORY_POOL = 'transaction_pool'
-const GAUGE_CATEGORY_STORAGE = 'storage'
-
-/** The figures read when debug_metrics asks: pool counts, head, database size. */
-function registerGauges(chain: Chain, pool: TxPool): void {
-  metrics.gauge(GAUGE_CATEGORY_POOL, 'transactions', () => pool.size)
-  metrics.gauge(GAUGE_CATEGORY_POOL, 'max_size', () => pool.maxSize)
-  metrics.gauge('blockchain', 'height', () => Number(chain.head.header.number))
-  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_used_bytes', () => chain.store.sizeBytes().usedBytes)
-  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_free_bytes', () => chain.store.sizeBytes().freeBytes)
-  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'unflushed_trie_nodes', () => chain.trieDb.pendingCount)
 }
 
 async function loadStateFile(devTools: DevTools, file: string): Promise<void> {

@@ -54,6 +54,8 @@ describe('debug_metrics', () => {
     expect(m.blockchain.block_seal_ms.count).toBeGreaterThanOrEqual(4)
     expect(m.transaction_pool.transactions).toBe(0)
     expect(m.storage.database_used_bytes).toBeGreaterThan(0)
+    expect(m.process.resident_memory_bytes).toBeGreaterThan(1_000_000)
+    expect(m.process.uptime_seconds).toBeGreaterThanOrEqual(0)
   })
 })
 

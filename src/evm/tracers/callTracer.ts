@@ -7,6 +7,7 @@ import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { completeFailFast, type FailFastCall, failFastCall } from './failFastCalls.ts'
+import { frameErrorText } from './gethErrors.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export type CallType = 'CALL' | 'STATICCALL' | 'DELEGATECALL' | 'CALLCODE' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT'
@@ -47,121 +48,6 @@ export interface CallTracerOptions {
   withSelfdestructs?: boolean
 }
 
-const GETH_ERRORS: Record<string, string> = {
-  revert: 'execution reverted',
-  'invalid JUMP': 'invalid jump destination',
-  'static state change': 'write protection',
-  'code store out of gas': 'contract creation code storage out of gas',
-  'code size to deposit exceeds maximum code size': 'max code size exceeded',
-  'create collision': 'contract address collision',
-  'insufficient balance': 'insufficient balance for transfer',
-  'initcode exceeds max initcode size': 'max initcode size exceeded',
-  'invalid bytecode deployed': 'invalid code: must not begin with 0xef',
-  'value overflow': 'gas uint64 overflow',
-}
-
-/** Where a frame stood when it failed: its last opcode and the stack depth before it. */
-export interface FailurePoint {
-  opcode: number
-  stackLength: number
-}
-
-const INVALID = 0xfe
-/** Stack items each opcode takes, for geth's `stack underflow (have <=> want)` text. */
-const STACK_INPUTS: Record<number, number> = {
-  1: 2,
-  2: 2,
-  3: 2,
-  4: 2,
-  5: 2,
-  6: 2,
-  7: 2,
-  8: 3,
-  9: 3,
-  10: 2,
-  11: 2,
-  16: 2,
-  17: 2,
-  18: 2,
-  19: 2,
-  20: 2,
-  21: 1,
-  22: 2,
-  23: 2,
-  24: 2,
-  25: 1,
-  26: 2,
-  27: 2,
-  28: 2,
-  29: 2,
-  30: 1,
-  32: 2,
-  49: 1,
-  53: 1,
-  55: 3,
-  57: 3,
-  59: 1,
-  60: 4,
-  62: 3,
-  63: 1,
-  64: 1,
-  73: 1,
-  80: 1,
-  81: 1,
-  82: 2,
-  83: 2,
-  84: 1,
-  85: 2,
-  86: 1,
-  87: 2,
-  92: 1,
-  93: 2,
-  94: 3,
-  160: 2,
-  161: 3,
-  162: 4,
-  163: 5,
-  164: 6,
-  240: 3,
-  241: 7,
-  242: 7,
-  243: 2,
-  244: 6,
-  245: 4,
-  250: 6,
-  253: 2,
-  255: 1,
-}
-
-/** Stack items DUPn / SWAPn need. */
-function stackInputs(op: number): number {
-  if (op >= 0x80 && op <= 0x8f) return op - 0x7f
-  if (op >= 0x90 && op <= 0x9f) return op - 0x8e
-  return STACK_INPUTS[op] ?? 0
-}
-
-/** geth's wording of an EVM error; `at` (the failing step) fills in the texts that name it. */
-export function gethErrorText(error: string, at?: FailurePoint): string {
-  // The EVM's text names the place ("invalid JUMP at <code hash>/<address>:<pc>"); geth's does not.
-  if (error.startsWith('invalid JUMP')) return 'invalid jump destination'
-  if (error === 'invalid opcode' && at) {
-    return at.opcode === INVALID
-      ? 'invalid opcode: INVALID'
-      : `invalid opcode: opcode 0x${at.opcode.toString(16)} not defined`
-  }
-  if (error === 'stack underflow' && at) return `stack underflow (${at.stackLength} <=> ${stackInputs(at.opcode)})`
-  if (error === 'stack overflow' && at) return `stack limit reached ${at.stackLength} (1023)`
-  return GETH_ERRORS[error] ?? error
-}
-
-/** geth's text for a frame's failure, from the EVM's error and the run state it stopped in. */
-export function frameErrorText(exec: EVMResult['execResult']): string | undefined {
-  const err = exec.exceptionError?.error
-  if (err === undefined) return undefined
-  const run = exec.runState
-  return gethErrorText(err, run ? { opcode: run.opCode, stackLength: run.stack.length } : undefined)
-}
-
 const LOG0 = 0xa0
 const LOG4 = 0xa4
 const SELFDESTRUCT = 0xff
@@ -196,6 +82,8 @@ export class CallTracer implements TxTracer<CallFrame> {
   private root?: CallFrame
   /** A call seen at its step that fails before entering; completed at the frame's next step. */
   private failFast?: FailFastCall
+  /** A SELFDESTRUCT frame added at its step: gone again if that step fails on its cost. */
+  private selfdestruct?: CallFrame
   private evm?: EVM
 
   constructor(private readonly opts: CallTracerOptions = {}) {}
@@ -271,6 +159,8 @@ export class CallTracer implements TxTracer<CallFrame> {
     // A fail-fast call as the frame's last step (the frame ran off its end after it).
     if (this.failFast && !exec.exceptionError && exec.runState) this.addFailFast(frame, exec.runState.gasLeft)
     this.failFast = undefined
+    if (this.selfdestruct && exec.exceptionError) frame.calls = frame.calls.filter((c) => c !== this.selfdestruct)
+    this.selfdestruct = undefined
     frame.gasUsed = exec.executionGasUsed
     if (r.createdAddress) frame.to = r.createdAddress.bytes
     const err = exec.exceptionError?.error
@@ -299,6 +189,7 @@ export class CallTracer implements TxTracer<CallFrame> {
     const frame = open.frame
     if (this.failFast) this.addFailFast(frame, s.gasLeft)
     this.failFast = failFastCall(s)
+    this.selfdestruct = undefined
     const st = s.stack
     const n = st.length
     if (op >= LOG0 && op <= LOG4 && this.opts.withLog && n >= 2 + op - LOG0) {
@@ -311,7 +202,7 @@ export class CallTracer implements TxTracer<CallFrame> {
       frame.logs.push({ address: s.address.bytes, topics, data, position: frame.calls.length })
     } else if (op === SELFDESTRUCT && this.opts.withSelfdestructs !== false && n >= 1 && !this.opts.onlyTopCall) {
       const beneficiary = bigintToWord(st[n - 1]).subarray(12)
-      frame.calls.push({
+      this.selfdestruct = {
         type: 'SELFDESTRUCT',
         from: s.address.bytes,
         to: beneficiary,
@@ -323,7 +214,8 @@ export class CallTracer implements TxTracer<CallFrame> {
         calls: [],
         logs: [],
         isStatic: false,
-      })
+      }
+      frame.calls.push(this.selfdestruct)
     }
   }
 }

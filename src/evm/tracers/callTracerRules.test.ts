@@ -18,6 +18,7 @@ import {
 import { computeContractAddress } from '../../chain/addresses.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
+import { createTracer } from './createTracer.ts'
 import { flattenCallFrames } from './parityTrace.ts'
 
 const RETURNED_2A = `0x${'2a'.padStart(64, '0')}`
@@ -94,6 +95,15 @@ describe('callTracer: SELFDESTRUCT, creates, precompiles and plain value', () =>
     expect(top.calls).toEqual([
       { from: doomed, gas: '0x0', gasUsed: '0x0', to: beneficiary, input: '0x', value: '0x5', type: 'SELFDESTRUCT' },
     ])
+  })
+
+  it('leaves out a SELFDESTRUCT that runs out of gas paying for itself', async () => {
+    const beneficiary = '0x000000000000000000000000000000000000be12'
+    const doomed = await t.deploy(selfdestructRuntime(beneficiary))
+    // PUSH20 (3) and SELFDESTRUCT (5,000 + 2,600 cold beneficiary + 25,000 new account with value): one short.
+    const top = await callTrace(doomed, { value: 5n, gasLimit: 21_000n + 3n + 32_599n })
+    expect(top.error).toBe('out of gas')
+    expect(top.calls).toBeUndefined()
   })
 
   it('shows a precompile call with its input, output and gas (identity: 15 + 3 per word)', async () => {
@@ -202,5 +212,35 @@ describe('callTracer: failures at depth and geth error texts', () => {
     const hash = await t.send({ to: bad, gasLimit: 60_000n })
     const [top] = flattenCallFrames(await t.trace(hash, new CallTracer())) as any[]
     expect(top.error).toBe(word)
+  })
+})
+
+describe('flatCallTracer options, as geth', () => {
+  it('leaves out calls into precompiles unless includePrecompiles', async () => {
+    const caller = await t.deploy(IDENTITY_RUNTIME)
+    const hash = await t.send({ to: caller })
+    const plain = (await t.trace(hash, createTracer({ tracer: 'flatCallTracer' }))) as any[]
+    expect(plain.map((e) => [e.traceAddress, e.subtraces])).toEqual([[[], 0]])
+    const all = (await t.trace(
+      hash,
+      createTracer({ tracer: 'flatCallTracer', tracerConfig: { includePrecompiles: true } }),
+    )) as any[]
+    expect(all.map((e) => [e.traceAddress, e.subtraces, e.action.to])).toEqual([
+      [[], 1, caller],
+      [[0], 0, '0x0000000000000000000000000000000000000004'],
+    ])
+  })
+
+  it("keeps geth's error texts unless convertParityErrors", async () => {
+    const reverter = await t.deploy(REVERT_RUNTIME)
+    const caller = await t.deploy(callerRuntime(reverter))
+    const hash = await t.send({ to: caller })
+    const plain = (await t.trace(hash, createTracer({ tracer: 'flatCallTracer' }))) as any[]
+    expect(plain[1].error).toBe('execution reverted')
+    const parity = (await t.trace(
+      hash,
+      createTracer({ tracer: 'flatCallTracer', tracerConfig: { convertParityErrors: true } }),
+    )) as any[]
+    expect(parity[1].error).toBe('Reverted')
   })
 })

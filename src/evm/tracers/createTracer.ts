@@ -3,7 +3,7 @@ import type { EVM } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 import { FourByteTracer } from './fourByteTracer.ts'
-import { flattenCallFrames } from './parityTrace.ts'
+import { flattenCallFrames, withoutPrecompileCalls } from './parityTrace.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 import { StructLogger, type StructLoggerOptions } from './structLogger.ts'
 import { TraceTimeoutError, type TxContext, type TxTracer } from './txTracer.ts'
@@ -74,6 +74,12 @@ function mapped<A, B>(inner: TxTracer<A>, fn: (a: A, ctx: TxContext) => B): TxTr
   }
 }
 
+/** The precompiles of the fork the transaction runs in, as lowercase 0x addresses. */
+function precompileAddresses(ctx: TxContext): Set<string> {
+  const keys = (ctx.vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()
+  return new Set([...keys].map((k) => `0x${k}`))
+}
+
 function flag(cfg: Record<string, unknown>, name: string): boolean {
   return cfg[name] === true
 }
@@ -122,13 +128,18 @@ function namedTracer(name: string | undefined, cfg: Record<string, unknown>, con
     case '4byteTracer':
       return new FourByteTracer()
     case 'flatCallTracer':
-      return mapped(new CallTracer({ withSelfdestructs: true }), (root, ctx) =>
-        flattenCallFrames(root, {
-          blockHash: ctx.block.hash(),
-          blockNumber: ctx.block.header.number,
-          transactionHash: ctx.tx.hash(),
-          transactionPosition: ctx.index ?? 0,
-        }),
+      // geth's options: precompile calls left out and geth's error texts kept unless asked.
+      return mapped(new CallTracer(), (root, ctx) =>
+        flattenCallFrames(
+          flag(cfg, 'includePrecompiles') ? root : withoutPrecompileCalls(root, precompileAddresses(ctx)),
+          {
+            blockHash: ctx.block.hash(),
+            blockNumber: ctx.block.header.number,
+            transactionHash: ctx.tx.hash(),
+            transactionPosition: ctx.index ?? 0,
+          },
+          { isParityErrors: flag(cfg, 'convertParityErrors') },
+        ),
       )
     case 'noopTracer':
       return { start: () => {}, finish: () => ({}) }

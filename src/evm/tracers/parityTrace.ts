@@ -75,8 +75,24 @@ function actionAndResult(f: CallFrame, isTop: boolean): { action: Json; result: 
   }
 }
 
+export interface FlattenOptions {
+  /** Parity's error words (`Reverted`, `Out of gas`, …) instead of geth's texts; default true. */
+  isParityErrors?: boolean
+}
+
+/**
+ * The tree without CALL and STATICCALL frames into precompiles (`precompiles`: lowercase hex
+ * addresses), which parity traces leave out and geth's flatCallTracer too unless asked.
+ */
+export function withoutPrecompileCalls(f: CallFrame, precompiles: ReadonlySet<string>): CallFrame {
+  const isPrecompileCall = (c: CallFrame) =>
+    (c.type === 'CALL' || c.type === 'STATICCALL') && c.to !== undefined && precompiles.has(bytesToHex(c.to))
+  return { ...f, calls: f.calls.filter((c) => !isPrecompileCall(c)).map((c) => withoutPrecompileCalls(c, precompiles)) }
+}
+
 /** The flat traces of one transaction's call tree; `at` adds the block and transaction fields. */
-export function flattenCallFrames(root: CallFrame, at?: TraceLocation): Json[] {
+export function flattenCallFrames(root: CallFrame, at?: TraceLocation, opts: FlattenOptions = {}): Json[] {
+  const isParityErrors = opts.isParityErrors !== false
   const out: Json[] = []
   const walk = (f: CallFrame, path: number[]) => {
     const { action, result, type } = actionAndResult(f, path.length === 0)
@@ -85,7 +101,7 @@ export function flattenCallFrames(root: CallFrame, at?: TraceLocation): Json[] {
       entry.blockHash = bytesToHex(at.blockHash)
       entry.blockNumber = Number(at.blockNumber)
     }
-    if (f.error !== undefined) entry.error = parityError(f.error)
+    if (f.error !== undefined) entry.error = isParityErrors ? parityError(f.error) : f.error
     else entry.result = result
     entry.subtraces = f.calls.length
     entry.traceAddress = path

@@ -77,4 +77,14 @@ describe('prestateTracer', () => {
     })
     expect(diff.post[factory]).toEqual({ nonce: 2 })
   })
+
+  it('leaves out an account an opcode would have read had it not run out of gas paying for it', async () => {
+    const probed = '0x00000000000000000000000000000000000b0b0b'
+    // PUSH20 probed, BALANCE, STOP: 3 gas, then 2,600 for the cold account.
+    const prober = await t.deploy(`73${probed.slice(2)}3100`)
+    const starved = await t.send({ to: prober, gasLimit: 21_000n + 3n + 2_599n })
+    expect(Object.keys(await trace(starved))).not.toContain(probed)
+    const fed = await t.send({ to: prober, gasLimit: 21_000n + 3n + 2_600n })
+    expect((await trace(fed))[probed]).toEqual({ balance: '0x0' })
+  })
 })

@@ -89,6 +89,13 @@ function addressOf(n: bigint): Address {
 export class PrestateTracer implements TxTracer<PrestateResult> {
   private readonly pre = new Map<string, AccountState>()
   private readonly created = new Set<string>()
+  /**
+   * What the current opcode read, kept apart until it is known to have run: geth's tracer skips an
+   * opcode that fails (out of gas for its own cost, stack underflow), and the EVM reports the step
+   * before charging it. The next step, a child frame's start or a clean exit confirms it.
+   */
+  private readonly staged = new Map<string, AccountState>()
+  private stagedSlots: { account: string; key: Hex; value: Hex }[] = []
   private state?: StateManager
   private evm?: EVM
 
@@ -103,12 +110,15 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     // EIP-7702: the authorities, before their delegations are applied.
     for (const authority of authorities(tx)) await this.lookupAccount(authority)
     this.evm.events.on('step', this.onStep)
+    this.evm.events.on('beforeMessage', this.onEnter)
     this.evm.events.on('afterMessage', this.onExit)
   }
 
   async finish(_ctx: TxContext, result: RunTxResult): Promise<PrestateResult> {
     this.evm?.events.off('step', this.onStep)
+    this.evm?.events.off('beforeMessage', this.onEnter)
     this.evm?.events.off('afterMessage', this.onExit)
+    this.commitStaged()
     if (result.createdAddress) this.markCreated(result.createdAddress)
     if (!this.opts.diffMode) {
       for (const a of this.created) if (this.pre.get(a)?.isEmpty) this.pre.delete(a)
@@ -171,9 +181,9 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     return out
   }
 
-  private async lookupAccount(address: Address): Promise<AccountState> {
+  private async lookupAccount(address: Address, isStaged = false): Promise<AccountState> {
     const key = address.toString()
-    let s = this.pre.get(key)
+    let s = this.pre.get(key) ?? this.staged.get(key)
     if (s) return s
     const account = await this.state!.getAccount(address)
     s = {
@@ -183,22 +193,35 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
       storage: new Map(),
       isEmpty: !account || account.isEmpty(),
     }
-    this.pre.set(key, s)
+    ;(isStaged ? this.staged : this.pre).set(key, s)
     return s
   }
 
   private async lookupSlot(address: Address, slot: bigint): Promise<void> {
-    const s = await this.lookupAccount(address)
+    const account = address.toString()
+    const s = await this.lookupAccount(address, true)
     const key = word(slot)
-    if (s.storage.has(key)) return
-    s.storage.set(key, word(bytesToBigint(await this.state!.getStorage(address, bigintToPaddedBytes(slot, 32)))))
+    if (s.storage.has(key) || this.stagedSlots.some((x) => x.account === account && x.key === key)) return
+    const value = word(bytesToBigint(await this.state!.getStorage(address, bigintToPaddedBytes(slot, 32))))
+    this.stagedSlots.push({ account, key, value })
   }
 
   /** A called account, and the account it delegates to (EIP-7702), as geth looks both up. */
   private async lookupCallee(address: Address): Promise<void> {
-    const callee = await this.lookupAccount(address)
+    const callee = await this.lookupAccount(address, true)
     const target = delegationTarget(callee.code)
-    if (target) await this.lookupAccount(target)
+    if (target) await this.lookupAccount(target, true)
+  }
+
+  /** The staged reads become part of the pre-state: their opcode ran. */
+  private commitStaged(): void {
+    for (const [key, s] of this.staged) if (!this.pre.has(key)) this.pre.set(key, s)
+    for (const { account, key, value } of this.stagedSlots) {
+      const s = this.pre.get(account)
+      if (s && !s.storage.has(key)) s.storage.set(key, value)
+    }
+    this.staged.clear()
+    this.stagedSlots = []
   }
 
   private markCreated(address: Address): void {
@@ -211,23 +234,31 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
 
   // Two parameters: the EVM waits for `done` before running the opcode.
   private readonly onStep = (s: InterpreterStep, done?: () => void): void => {
+    this.commitStaged()
     const op = s.opcode.code
     const st = s.stack
     const n = st.length
     let pending: Promise<unknown> | undefined
     if ((op === SLOAD || op === SSTORE) && n >= 1) pending = this.lookupSlot(s.address, st[n - 1])
-    else if (ADDRESS_AT_TOP.has(op) && n >= 1) pending = this.lookupAccount(addressOf(st[n - 1]))
+    else if (ADDRESS_AT_TOP.has(op) && n >= 1) pending = this.lookupAccount(addressOf(st[n - 1]), true)
     else if (ADDRESS_SECOND.has(op) && n >= 2) pending = this.lookupCallee(addressOf(st[n - 2]))
-    else if (op === CREATE && n >= 3) pending = this.lookupAccount(createdAddress(s.address, s.account.nonce))
+    else if (op === CREATE && n >= 3) pending = this.lookupAccount(createdAddress(s.address, s.account.nonce), true)
     else if (op === CREATE2 && n >= 4) {
       const init = s.memory.slice(Number(st[n - 2]), Number(st[n - 2] + st[n - 3]))
-      pending = this.lookupAccount(created2Address(s.address, st[n - 4], init))
+      pending = this.lookupAccount(created2Address(s.address, st[n - 4], init), true)
     }
     if (pending) pending.then(done, done)
     else done?.()
   }
 
+  private readonly onEnter = (): void => this.commitStaged()
+
+  /** A frame that failed on the opcode that read something: that opcode never ran. */
   private readonly onExit = (r: EVMResult): void => {
+    if (r.execResult.exceptionError && r.execResult.exceptionError.error !== 'revert') {
+      this.staged.clear()
+      this.stagedSlots = []
+    } else this.commitStaged()
     if (r.createdAddress) this.markCreated(r.createdAddress)
   }
 }

@@ -7,7 +7,7 @@
 import type { EVM, EVMResult, InterpreterStep } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex } from '../../primitives/hex.ts'
-import { frameErrorText } from './callTracer.ts'
+import { frameErrorText } from './gethErrors.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export interface StandardJsonOptions {

@@ -1,0 +1,32 @@
+/**
+ * The gauges a running node adds to the metrics registry (read by debug_metrics): pool counts,
+ * head height, database size, unflushed state, process memory and uptime.
+ */
+import type { Chain } from '../chain/chain.ts'
+import { metrics } from '../primitives/metrics.ts'
+import type { TxPool } from '../txpool/txPool.ts'
+
+const GAUGE_CATEGORY_POOL = 'transaction_pool'
+const GAUGE_CATEGORY_STORAGE = 'storage'
+const GAUGE_CATEGORY_PROCESS = 'process'
+const GAUGE_CATEGORY_CHAIN = 'blockchain'
+
+/** The figures read when debug_metrics asks: pool counts, head, database size, process memory. */
+export function registerNodeGauges(chain: Chain, pool: TxPool): void {
+  metrics.gauge(GAUGE_CATEGORY_POOL, 'transactions', () => pool.size)
+  metrics.gauge(GAUGE_CATEGORY_POOL, 'max_size', () => pool.maxSize)
+  metrics.gauge(GAUGE_CATEGORY_CHAIN, 'height', () => Number(chain.head.header.number))
+  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_used_bytes', () => chain.store.sizeBytes().usedBytes)
+  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'database_free_bytes', () => chain.store.sizeBytes().freeBytes)
+  metrics.gauge(GAUGE_CATEGORY_STORAGE, 'unflushed_trie_nodes', () => chain.trieDb.pendingCount)
+  const startedMs = Date.now()
+  metrics.gauge(GAUGE_CATEGORY_PROCESS, 'uptime_seconds', () => Math.floor((Date.now() - startedMs) / 1000))
+  metrics.gauge(GAUGE_CATEGORY_PROCESS, 'resident_memory_bytes', () => process.memoryUsage().rss)
+  metrics.gauge(GAUGE_CATEGORY_PROCESS, 'heap_used_bytes', () => process.memoryUsage().heapUsed)
+}
+
+/** Removes the gauges of a stopped node (their sources are closed). */
+export function dropNodeGauges(): void {
+  for (const category of [GAUGE_CATEGORY_POOL, GAUGE_CATEGORY_STORAGE, GAUGE_CATEGORY_PROCESS, GAUGE_CATEGORY_CHAIN])
+    metrics.dropGauges(category)
+}
