@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { compileContract } from './contracts/compile.ts'
 import { type StartedNode, signTransfer, startNode } from './harness.ts'
 
 const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
@@ -283,6 +284,23 @@ describe('dev toolkit: state edits', () => {
     expect(await node.rpc('anvil_dropAllTransactions')).toBeNull()
     expect(Number((await node.rpc<{ pending: string }>('txpool_status')).pending)).toBe(0)
     await node.rpc('evm_setAutomine', [true])
+  })
+})
+
+describe('dev toolkit: anvil_dealERC20', () => {
+  it('finds the balance slot of a token and sets it', async () => {
+    const { bytecode } = compileContract(new URL('./contracts/TraceToken.sol', import.meta.url).pathname, 'TraceToken')
+    await node.rpc('anvil_impersonateAccount', [DEV0])
+    const r = await receipt(
+      await node.rpc<string>('eth_sendTransaction', [{ from: DEV0, data: bytecode, gas: '0x200000' }]),
+    )
+    const token = (r as unknown as { contractAddress: string }).contractAddress
+    expect(await node.rpc('anvil_dealERC20', [token, WHALE, '0x3e8'])).toBeNull()
+    const balanceOf = `0x70a08231${WHALE.slice(2).padStart(64, '0')}`
+    expect(BigInt(await node.rpc<string>('eth_call', [{ to: token, data: balanceOf }, 'latest']))).toBe(1000n)
+    const err = await rpcError('anvil_dealERC20', [TARGET, WHALE, '0x1'])
+    expect(err.code).toBe(-32000)
+    await node.rpc('anvil_stopImpersonatingAccount', [DEV0])
   })
 })
 
