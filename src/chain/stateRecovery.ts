@@ -29,7 +29,7 @@ export async function recoverHeadState(chain: Chain): Promise<number> {
   let parent = cur
   for (const block of missing) {
     try {
-      await executeBlock(chain, block, parent)
+      await executeBlock(chain, block, parent, true)
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e)
       throw new Error(

@@ -6,6 +6,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createVM, type VM } from '@ethereumjs/vm'
 import type { StateManager } from '../state/worldState.ts'
+import { allowSendersWithCode } from './senderCode.ts'
 
 /** Where BLOCKHASH (before EIP-2935) finds ancestor blocks. */
 export interface BlockSource {
@@ -14,8 +15,18 @@ export interface BlockSource {
 
 export type { VM }
 
+export interface VmOptions {
+  /** Run transactions whose sender has code (EIP-3607 lifted; see `senderCode.ts`). */
+  isSenderCodeAllowed?: boolean
+}
+
 /** A VM over `state` whose BLOCKHASH reads canonical blocks from `blocks`. */
-export async function createVm(common: Common, state: StateManager, blocks: BlockSource): Promise<VM> {
+export async function createVm(
+  common: Common,
+  state: StateManager,
+  blocks: BlockSource,
+  opts: VmOptions = {},
+): Promise<VM> {
   const blockchain = {
     async getBlock(n: number | bigint) {
       const b = await blocks.getBlockByNumber(BigInt(n))
@@ -27,5 +38,12 @@ export async function createVm(common: Common, state: StateManager, blocks: Bloc
       return blockchain
     },
   }
-  return createVM({ common: common.copy(), stateManager: state, blockchain: blockchain as never, setHardfork: true })
+  const vm = await createVM({
+    common: common.copy(),
+    stateManager: state,
+    blockchain: blockchain as never,
+    setHardfork: true,
+  })
+  if (opts.isSenderCodeAllowed) allowSendersWithCode(vm)
+  return vm
 }

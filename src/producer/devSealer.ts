@@ -276,7 +276,7 @@ export class DevSealer {
     const root = bytesToHex(headRoot)
     if (!this.vm) {
       const state = openState(this.chain.trieDb, this.chain.common, headRoot, true)
-      this.vm = await createVm(this.chain.common, state, this.chain)
+      this.vm = await createVm(this.chain.common, state, this.chain, { isSenderCodeAllowed: true })
     } else if (this.vmRoot !== root) {
       await this.vm.stateManager.setStateRoot(headRoot)
     }

@@ -246,11 +246,20 @@ describe('dev toolkit: state edits', () => {
     await node.rpc('anvil_autoImpersonateAccount', [false])
     const unsigned = await node.rpc<string>('eth_sendUnsignedTransaction', [{ from: WHALE, to: TARGET, value: '0x1' }])
     expect(await receipt(unsigned)).toMatchObject({ status: '0x1', from: WHALE })
-    // A contract cannot send (EIP-3607): refused at once rather than dropped by the sealer.
+    // An impersonated contract sends too (EIP-3607 lifted for it, as in Hardhat and Anvil), its code
+    // stays, and a trace of its block replays it.
+    await node.rpc('anvil_setBalance', [TARGET, '0xde0b6b3a7640000'])
     await node.rpc('hardhat_impersonateAccount', [TARGET])
-    expect(await rpcError('eth_sendTransaction', [{ from: TARGET, to: WHALE, gas: '0x5208' }])).toMatchObject({
-      code: -32000,
+    const fromContract = await node.rpc<string>('eth_sendTransaction', [{ from: TARGET, to: WHALE, value: '0x2' }])
+    expect(await receipt(fromContract)).toMatchObject({ status: '0x1', from: TARGET })
+    expect(await node.rpc('eth_getCode', [TARGET, 'latest'])).toBe(STORE_CODE)
+    expect(await node.rpc('debug_traceTransaction', [fromContract, { tracer: 'callTracer' }])).toMatchObject({
+      from: TARGET,
+      to: WHALE,
+      value: '0x2',
     })
+    expect(await node.rpc('eth_call', [{ from: TARGET, to: WHALE, value: '0x1' }, 'latest'])).toBe('0x')
+    await node.rpc('hardhat_stopImpersonatingAccount', [TARGET])
   })
 
   it('sets the coinbase, the next base fee and the block gas limit of the blocks to come', async () => {

@@ -110,7 +110,7 @@ export async function replayBlock<R>(
     const state = openState(overlay, chain.common, root, true)
     cacheStorageWrites(state)
     memoizeTrieReads(state)
-    const vm = createVm(chain.common, state, chain).then((vm) => {
+    const vm = createVm(chain.common, state, chain, { isSenderCodeAllowed: true }).then((vm) => {
       vm.common.setHardfork(fork)
       return vm
     })
