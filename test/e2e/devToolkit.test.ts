@@ -377,7 +377,7 @@ describe('dev toolkit: restarts', () => {
 })
 
 describe('dev toolkit on a chain from a genesis file', () => {
-  it('is off unless asked for, and the version stays Besu-shaped', async () => {
+  it('is off unless asked for, and the version stays Besu-shaped (also with --anvil-client-version=false)', async () => {
     const dir = node.dir
     const genesisFile = join(dir, 'genesis.json')
     writeFileSync(
@@ -390,6 +390,13 @@ describe('dev toolkit on a chain from a genesis file', () => {
         extraData: '0x',
       }),
     )
+    const plain = await startNode({ args: ['--anvil-client-version=false', '--rpc-ws-enabled=false'] })
+    try {
+      expect((await plain.rpc<string>('web3_clientVersion')).startsWith('basalt/v')).toBe(true)
+      expect(await plain.rpc('hardhat_mine', ['0x1'])).toBe(true)
+    } finally {
+      await plain.cleanup()
+    }
     const custom = await startNode({ args: ['--genesis-file', genesisFile, '--rpc-ws-enabled=false'] })
     try {
       expect((await custom.rpc<string>('web3_clientVersion')).startsWith('basalt/')).toBe(true)
