@@ -281,6 +281,32 @@ describe('dev toolkit: state edits', () => {
     expect(next.baseFeePerGas).not.toBe('0x3b9aca00')
   })
 
+  it('anvil_setMinGasPrice raises the price the pool accepts', async () => {
+    const nonce = Number(await node.rpc('eth_getTransactionCount', [DEV0, 'latest']))
+    expect(await node.rpc('anvil_setMinGasPrice', ['0x174876e800'])).toBeNull()
+    const cheap = await signTransfer(KEY, { nonce, to: WHALE, maxFeePerGas: 10n ** 10n })
+    expect((await rpcError('eth_sendRawTransaction', [cheap])).code).toBe(-32009)
+    await node.rpc('anvil_setMinGasPrice', ['0x3e8'])
+    expect(await receipt(await node.rpc<string>('eth_sendRawTransaction', [cheap]))).toMatchObject({ status: '0x1' })
+  })
+
+  it('evm_setIntervalMining seals empty blocks every interval until set to 0', async () => {
+    await node.rpc('evm_setAutomine', [false])
+    const start = Number((await head()).number)
+    await node.rpc('evm_setIntervalMining', [1])
+    let n = start
+    for (let i = 0; i < 60 && n < start + 2; i++) {
+      await Bun.sleep(100)
+      n = Number((await head()).number)
+    }
+    expect(n).toBeGreaterThanOrEqual(start + 2)
+    await node.rpc('evm_setIntervalMining', [0])
+    await node.rpc('evm_setAutomine', [true])
+    const stopped = Number((await head()).number)
+    await Bun.sleep(1300)
+    expect(Number((await head()).number)).toBe(stopped)
+  }, 15_000)
+
   it('drops pooled transactions', async () => {
     await node.rpc('evm_setAutomine', [false])
     const nonce = Number(await node.rpc('eth_getTransactionCount', [DEV0, 'latest']))
