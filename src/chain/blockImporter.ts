@@ -119,12 +119,19 @@ async function validateAndExecute(chain: Chain, block: Block, parent: Block): Pr
 /**
  * Executes `block` on its parent's state and checks every root it commits to (state, receipts,
  * gas, bloom, requests); resolves to its receipts. Its state nodes land in the trie store's memory.
+ * `isOwnBlock`: a block this node already committed (crash recovery), which may hold transactions
+ * from impersonated contracts (see evm/senderCode.ts).
  */
-export async function executeBlock(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
+export async function executeBlock(
+  chain: Chain,
+  block: Block,
+  parent: Block,
+  isOwnBlock = false,
+): Promise<TxReceipt[]> {
   // State nodes written here stay pending in the trie store until flushed; a failed block leaves
   // only unreferenced, content-addressed nodes behind, which are harmless.
   const state = openState(chain.trieDb, chain.common, chain.postStateRoot(parent), true)
-  const vm = await createVm(chain.common, state, ancestorSource(chain, parent))
+  const vm = await createVm(chain.common, state, ancestorSource(chain, parent), { isSenderCodeAllowed: isOwnBlock })
   const result = await runBlock(vm, { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true })
   return result.receipts
 }

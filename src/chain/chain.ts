@@ -378,6 +378,9 @@ export class Chain {
     if (root === undefined) {
       root = this.store.readMeta(META_POST_STATE + key) ?? null
       this.postStateRoots.set(key, root)
+      if (this.postStateRoots.size > BLOCK_CACHE_SIZE) {
+        this.postStateRoots.delete(this.postStateRoots.keys().next().value!)
+      }
     }
     return root ?? block.header.stateRoot
   }

@@ -49,9 +49,15 @@ async function replayBlocks(
   parent: Block,
   blocks: Iterable<Block> | AsyncIterable<Block>,
 ): Promise<void> {
-  const state = openState(chain.trieDb, chain.common, parent.header.stateRoot, true)
-  const vm = await createVm(chain.common, state, chain)
+  const state = openState(chain.trieDb, chain.common, chain.postStateRoot(parent), true)
+  // Our own blocks may hold transactions from impersonated accounts with code (the dev tools).
+  const vm = await createVm(chain.common, state, chain, { isSenderCodeAllowed: true })
+  let prev = parent
   for await (const block of blocks) {
+    // A block the dev tools edited the state after: the next one ran on the edited state.
+    const root = chain.postStateRoot(prev)
+    if (!equalBytes(root, prev.header.stateRoot)) await vm.stateManager.setStateRoot(root)
+    prev = block
     try {
       await runBlock(vm, { block: withStoredSenders(chain, block), skipBlockValidation: true, setHardfork: true })
     } catch (e) {

@@ -95,7 +95,7 @@ export class CallSession {
       isFeeFree: !isBalanceChecked,
     })
     const state = openScratchState(chain, chain.postStateRoot(parent))
-    const vm = await createVm(block.common, state, chain, { isInterruptible: true })
+    const vm = await createVm(block.common, state, chain, { isInterruptible: true, isSenderCodeAllowed: true })
     vm.common.setHardfork(block.common.hardfork())
     if (opts.stateOverrides) await applyStateOverrides(vm, state, opts.stateOverrides)
     const cap = opts.gasCap > 0n ? opts.gasCap : block.header.gasLimit

@@ -157,7 +157,10 @@ function simulatedChain(chain: CallChain, base: Block, built: Map<bigint, Block>
 export async function simulate(chain: CallChain, base: Block, req: SimulateRequest): Promise<SimulatedBlock[]> {
   const state = openScratchState(chain, chain.postStateRoot(base))
   const built = new Map<bigint, Block>()
-  const vm = await createVm(chain.common, state, simulatedChain(chain, base, built), { isInterruptible: true })
+  const vm = await createVm(chain.common, state, simulatedChain(chain, base, built), {
+    isInterruptible: true,
+    isSenderCodeAllowed: true,
+  })
   if (req.isTraceTransfers) enableTransferLogs(vm.common)
   const precompiles = new Map(vm.evm.precompiles as Map<string, unknown>)
   const run: SimulationRun = { vm, state, req, precompiles, budget: req.gasCap > 0n ? req.gasCap : undefined }

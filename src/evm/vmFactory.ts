@@ -7,6 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import { createVM, type VM } from '@ethereumjs/vm'
 import type { StateManager } from '../state/worldState.ts'
 import { checkExecutionDeadline, makeInterruptible } from './executionDeadline.ts'
+import { allowSendersWithCode } from './senderCode.ts'
 
 /** Where BLOCKHASH (before EIP-2935) finds ancestor blocks. */
 export interface BlockSource {
@@ -18,6 +19,8 @@ export type { VM }
 export interface VmOptions {
   /** Serves requests: honours the request's execution deadline and gives way to other work. */
   isInterruptible?: boolean
+  /** Run transactions whose sender has code (EIP-3607 lifted; see `senderCode.ts`). */
+  isSenderCodeAllowed?: boolean
 }
 
 /** A VM over `state` whose BLOCKHASH reads canonical blocks from `blocks`. */
@@ -46,5 +49,6 @@ export async function createVm(
     setHardfork: true,
   })
   if (opts.isInterruptible) makeInterruptible(vm)
+  if (opts.isSenderCodeAllowed) allowSendersWithCode(vm)
   return vm
 }

@@ -144,7 +144,8 @@ export class BlockAssembler {
     const root = bytesToHex(stateRoot)
     if (!this.vm) {
       const state = openState(this.chain.trieDb, this.chain.common, stateRoot, true)
-      this.vm = await createVm(this.chain.common, state, this.chain)
+      // Our own blocks may carry transactions from impersonated accounts with code (the dev tools).
+      this.vm = await createVm(this.chain.common, state, this.chain, { isSenderCodeAllowed: true })
     } else if (this.vmRoot !== root) {
       await this.vm.stateManager.setStateRoot(stateRoot)
     }

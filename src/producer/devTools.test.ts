@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'bun:test'
-import { createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { createFeeMarket1559Tx, createTxFromRLP } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { executeBlock } from '../chain/blockImporter.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
@@ -45,6 +45,24 @@ describe('DevTools', () => {
     expect(bytesToHex(slot)).toBe('0x08')
     // A re-execution of the block (what traces and crash recovery do) reaches the sealed root.
     await executeBlock(chain, block, head)
+  })
+
+  it('seals a transaction from a contract (an impersonated sender) that only own-block re-execution accepts', async () => {
+    const { chain, pool, sealer, tools } = await openTools()
+    await tools.setAccounts([[TARGET.bytes, { code: STORE_CODE, balance: 10n ** 18n }]])
+    const signed = createFeeMarket1559Tx(
+      { nonce: 0, to: new Address(new Uint8Array(20).fill(7)), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n },
+      { common: chain.commonForNextBlock() },
+    ).sign(new Uint8Array(32).fill(9))
+    const tx = createTxFromRLP(signed.serialize(), { common: signed.common, freeze: false })
+    tx.getSenderAddress = () => TARGET
+    await pool.add(tx)
+    const parent = chain.head
+    const block = (await sealer.sealBlock(false))!
+    expect(block.transactions.length).toBe(1)
+    expect(bytesToHex(await chain.stateAt(block).getCode(TARGET))).toBe(bytesToHex(STORE_CODE))
+    await executeBlock(chain, block, parent, true)
+    await expect(executeBlock(chain, block, parent)).rejects.toThrow('EIP-3607')
   })
 
   it('reverts blocks, state edits, the pool and the time settings to a snapshot, once', async () => {

@@ -30,7 +30,10 @@ type Decoded = Uint8Array | Decoded[]
 /** Every node of the trie under `root`; `onLeaf` sees each leaf's value. */
 function walk(db: TrieDb, root: Uint8Array, nodes: Record<string, string>, onLeaf?: (v: Uint8Array) => void): void {
   const visit = (ref: Decoded): void => {
-    if (Array.isArray(ref)) return visitNode(ref)
+    if (Array.isArray(ref)) {
+      visitNode(ref)
+      return
+    }
     if (ref.length !== 32) return
     const key = bytesToHex(ref).slice(2)
     if (nodes[key] !== undefined) return

@@ -437,6 +437,7 @@ const SPECS: Record<string, Spec> = {
   hardhat_metadata: [],
   anvil_metadata: [],
   anvil_dumpState: [],
+  anvil_dealERC20: ['address', 'address', 'amount'],
   ots_getApiLevel: [],
   ots_hasCode: ['address', 'block?'],
   ots_getBlockDetails: ['blockTag'],

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { compileContract } from './contracts/compile.ts'
 import { type StartedNode, signTransfer, startNode } from './harness.ts'
 
 const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
@@ -245,11 +246,20 @@ describe('dev toolkit: state edits', () => {
     await node.rpc('anvil_autoImpersonateAccount', [false])
     const unsigned = await node.rpc<string>('eth_sendUnsignedTransaction', [{ from: WHALE, to: TARGET, value: '0x1' }])
     expect(await receipt(unsigned)).toMatchObject({ status: '0x1', from: WHALE })
-    // A contract cannot send (EIP-3607): refused at once rather than dropped by the sealer.
+    // An impersonated contract sends too (EIP-3607 lifted for it, as in Hardhat and Anvil), its code
+    // stays, and a trace of its block replays it.
+    await node.rpc('anvil_setBalance', [TARGET, '0xde0b6b3a7640000'])
     await node.rpc('hardhat_impersonateAccount', [TARGET])
-    expect(await rpcError('eth_sendTransaction', [{ from: TARGET, to: WHALE, gas: '0x5208' }])).toMatchObject({
-      code: -32000,
+    const fromContract = await node.rpc<string>('eth_sendTransaction', [{ from: TARGET, to: WHALE, value: '0x2' }])
+    expect(await receipt(fromContract)).toMatchObject({ status: '0x1', from: TARGET })
+    expect(await node.rpc('eth_getCode', [TARGET, 'latest'])).toBe(STORE_CODE)
+    expect(await node.rpc('debug_traceTransaction', [fromContract, { tracer: 'callTracer' }])).toMatchObject({
+      from: TARGET,
+      to: WHALE,
+      value: '0x2',
     })
+    expect(await node.rpc('eth_call', [{ from: TARGET, to: WHALE, value: '0x1' }, 'latest'])).toBe('0x')
+    await node.rpc('hardhat_stopImpersonatingAccount', [TARGET])
   })
 
   it('sets the coinbase, the next base fee and the block gas limit of the blocks to come', async () => {
@@ -271,6 +281,32 @@ describe('dev toolkit: state edits', () => {
     expect(next.baseFeePerGas).not.toBe('0x3b9aca00')
   })
 
+  it('anvil_setMinGasPrice raises the price the pool accepts', async () => {
+    const nonce = Number(await node.rpc('eth_getTransactionCount', [DEV0, 'latest']))
+    expect(await node.rpc('anvil_setMinGasPrice', ['0x174876e800'])).toBeNull()
+    const cheap = await signTransfer(KEY, { nonce, to: WHALE, maxFeePerGas: 10n ** 10n })
+    expect((await rpcError('eth_sendRawTransaction', [cheap])).code).toBe(-32009)
+    await node.rpc('anvil_setMinGasPrice', ['0x3e8'])
+    expect(await receipt(await node.rpc<string>('eth_sendRawTransaction', [cheap]))).toMatchObject({ status: '0x1' })
+  })
+
+  it('evm_setIntervalMining seals empty blocks every interval until set to 0', async () => {
+    await node.rpc('evm_setAutomine', [false])
+    const start = Number((await head()).number)
+    await node.rpc('evm_setIntervalMining', [1])
+    let n = start
+    for (let i = 0; i < 60 && n < start + 2; i++) {
+      await Bun.sleep(100)
+      n = Number((await head()).number)
+    }
+    expect(n).toBeGreaterThanOrEqual(start + 2)
+    await node.rpc('evm_setIntervalMining', [0])
+    await node.rpc('evm_setAutomine', [true])
+    const stopped = Number((await head()).number)
+    await Bun.sleep(1300)
+    expect(Number((await head()).number)).toBe(stopped)
+  }, 15_000)
+
   it('drops pooled transactions', async () => {
     await node.rpc('evm_setAutomine', [false])
     const nonce = Number(await node.rpc('eth_getTransactionCount', [DEV0, 'latest']))
@@ -283,6 +319,23 @@ describe('dev toolkit: state edits', () => {
     expect(await node.rpc('anvil_dropAllTransactions')).toBeNull()
     expect(Number((await node.rpc<{ pending: string }>('txpool_status')).pending)).toBe(0)
     await node.rpc('evm_setAutomine', [true])
+  })
+})
+
+describe('dev toolkit: anvil_dealERC20', () => {
+  it('finds the balance slot of a token and sets it', async () => {
+    const { bytecode } = compileContract(new URL('./contracts/TraceToken.sol', import.meta.url).pathname, 'TraceToken')
+    await node.rpc('anvil_impersonateAccount', [DEV0])
+    const r = await receipt(
+      await node.rpc<string>('eth_sendTransaction', [{ from: DEV0, data: bytecode, gas: '0x200000' }]),
+    )
+    const token = (r as unknown as { contractAddress: string }).contractAddress
+    expect(await node.rpc('anvil_dealERC20', [token, WHALE, '0x3e8'])).toBeNull()
+    const balanceOf = `0x70a08231${WHALE.slice(2).padStart(64, '0')}`
+    expect(BigInt(await node.rpc<string>('eth_call', [{ to: token, data: balanceOf }, 'latest']))).toBe(1000n)
+    const err = await rpcError('anvil_dealERC20', [TARGET, WHALE, '0x1'])
+    expect(err.code).toBe(-32000)
+    await node.rpc('anvil_stopImpersonatingAccount', [DEV0])
   })
 })
 
@@ -350,7 +403,7 @@ describe('dev toolkit: restarts', () => {
 })
 
 describe('dev toolkit on a chain from a genesis file', () => {
-  it('is off unless asked for, and the version stays Besu-shaped', async () => {
+  it('is off unless asked for, and the version stays Besu-shaped (also with --anvil-client-version=false)', async () => {
     const dir = node.dir
     const genesisFile = join(dir, 'genesis.json')
     writeFileSync(
@@ -363,6 +416,13 @@ describe('dev toolkit on a chain from a genesis file', () => {
         extraData: '0x',
       }),
     )
+    const plain = await startNode({ args: ['--anvil-client-version=false', '--rpc-ws-enabled=false'] })
+    try {
+      expect((await plain.rpc<string>('web3_clientVersion')).startsWith('basalt/v')).toBe(true)
+      expect(await plain.rpc('hardhat_mine', ['0x1'])).toBe(true)
+    } finally {
+      await plain.cleanup()
+    }
     const custom = await startNode({ args: ['--genesis-file', genesisFile, '--rpc-ws-enabled=false'] })
     try {
       expect((await custom.rpc<string>('web3_clientVersion')).startsWith('basalt/')).toBe(true)

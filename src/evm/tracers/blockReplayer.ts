@@ -110,7 +110,7 @@ export async function replayBlock<R>(
     const state = openState(overlay, chain.common, root, true)
     cacheStorageWrites(state)
     memoizeTrieReads(state)
-    const vm = createVm(chain.common, state, chain, { isInterruptible: true }).then((vm) => {
+    const vm = createVm(chain.common, state, chain, { isInterruptible: true, isSenderCodeAllowed: true }).then((vm) => {
       vm.common.setHardfork(fork)
       return vm
     })

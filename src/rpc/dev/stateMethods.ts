@@ -11,6 +11,7 @@ import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { setLogLevel } from '../../primitives/logger.ts'
 import type { RpcContext } from '../context.ts'
+import { dealErc20 } from './dealErc20.ts'
 import { amount, devMethod, word } from './devMethod.ts'
 
 /** Every spelling of every method below; `methodGroups` files them under EVM, HARDHAT and ANVIL. */
@@ -31,6 +32,15 @@ devMethod(
   [p.address, amount('balance')],
   async ({ tools }, [address, wei]) => {
     await tools.addBalance(address, wei)
+  },
+)
+
+devMethod(
+  stateMethods,
+  { anvil: 'anvil_dealERC20' },
+  [p.named('token', p.address), p.address, amount('amount')],
+  async (call, [token, account, value]) => {
+    await dealErc20(call, token, account, value)
   },
 )
 

@@ -10,7 +10,7 @@ import { buildCallTransaction, type CallRequest, callTxType } from '../../evm/ca
 import { estimateGas } from '../../evm/gasEstimator.ts'
 import { CodecError, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
+import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 import { failedCallError, mapCallErrors } from './callErrors.ts'
@@ -81,13 +81,7 @@ function sign(ctx: RpcContext, req: FilledRequest, key: Uint8Array): TypedTransa
  * sealer take the sender from the transaction object; the chain stores it with the block, so that
  * reads and replays use it too.
  */
-async function impersonate(ctx: RpcContext, req: FilledRequest): Promise<TypedTransaction> {
-  const code = await ctx.chain.stateAt(ctx.chain.head).getCode(new Address(req.from!))
-  // EIP-3607: the block would refuse it (Hardhat and Anvil lift the rule for impersonated senders; we
-  // do not, since every re-execution of the block would have to lift it too).
-  if (code.length > 0 && !(code[0] === 0xef && code[1] === 0x01 && code[2] === 0x00)) {
-    throw new RpcError(-32000, 'invalid sender: the impersonated account has code (EIP-3607)')
-  }
+function impersonate(ctx: RpcContext, req: FilledRequest): TypedTransaction {
   const signed = sign(ctx, req, keccak_256(req.from!))
   const tx = createTxFromRLP(signed.serialize(), { common: signed.common, freeze: false })
   const sender = new Address(req.from!)
@@ -112,7 +106,7 @@ export const sendTransaction = defineMethod({
     if (req.blobVersionedHashes !== undefined)
       throw new InvalidParamsError('Invalid params: blob transactions need blobs; use eth_sendRawTransaction')
     const filled = await fill(ctx, req)
-    return submitTransaction(ctx, key ? sign(ctx, filled, key) : await impersonate(ctx, filled))
+    return submitTransaction(ctx, key ? sign(ctx, filled, key) : impersonate(ctx, filled))
   },
 })
 
@@ -129,6 +123,6 @@ export const sendUnsignedTransaction = defineMethod({
     if (req.from === undefined) throw new InvalidParamsError('invalid argument 0 (transaction): from is required')
     if (req.blobVersionedHashes !== undefined)
       throw new InvalidParamsError('Invalid params: blob transactions need blobs; use eth_sendRawTransaction')
-    return submitTransaction(ctx, await impersonate(ctx, await fill(ctx, req)))
+    return submitTransaction(ctx, impersonate(ctx, await fill(ctx, req)))
   },
 })

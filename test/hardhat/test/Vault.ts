@@ -77,6 +77,17 @@ describe('Vault on Basalt', () => {
     assert.equal(await vault.deposits(), 1n)
   })
 
+  it('impersonateAccount works for a contract address too', async () => {
+    const { vault } = await loadFixture(deployVault)
+    const address = await vault.getAddress()
+    await impersonateAccount(address)
+    const asVault = await ethers.getSigner(address)
+    const payee = '0x00000000000000000000000000000000000be1a7'
+    await (await asVault.sendTransaction({ to: payee, value: 123n })).wait()
+    assert.equal(await ethers.provider.getBalance(payee), 123n)
+    assert.equal(await vault.deposits(), 0n)
+  })
+
   it('setCode, setNonce and setStorageAt change the account', async () => {
     const target = '0x0000000000000000000000000000000000c0ffee'
     await setCode(target, '0x6001600055')
