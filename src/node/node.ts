@@ -21,6 +21,7 @@ import {
   genesisState,
   parseGenesisText,
 } from '../chain/genesis.ts'
+import { ensureKzgFor } from '../chain/kzg.ts'
 import { LogBloomCache } from '../chain/logBloomCache.ts'
 import { recoverHeadState } from '../chain/stateRecovery.ts'
 import { engineGroup } from '../engine/engineMethods.ts'
@@ -259,6 +260,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   printBanner(config, settings, accounts)
   if (config.configOut) writeConfigOut(config.configOut, settings, chain, accounts)
   log.info('node started', { chainId, head: chain.head.header.number, ms: Date.now() - startedMs })
+  preloadKzg(config, chain)
 
   let stopping: Promise<void> | undefined
   const stop = () => {
@@ -295,6 +297,17 @@ function autoIndexLogBlooms(chain: Chain, cache: LogBloomCache): void {
   chain.onNewBlock(({ block }) => {
     if ((block.header.number + 1n) % BigInt(cache.blocksPerSegment) === 0n) cache.ensureComplete()
   })
+}
+
+/**
+ * On a network from a genesis file whose next block takes blob transactions, the KZG setup starts
+ * loading (in a worker) as soon as the node serves, as Besu loads it at start: the first blob
+ * transaction then finds it ready. The dev chain loads it on first need, so that a chain that never
+ * sees a blob does not spend seconds of a core on it at every start.
+ */
+function preloadKzg(config: NodeConfig, chain: Chain): void {
+  if (!config.genesisFile || !chain.commonForNextBlock().isActivatedEIP(4844)) return
+  ensureKzgFor(chain.common).catch((e) => log.warn('KZG setup did not load', { error: (e as Error).message }))
 }
 
 async function loadStateFile(devTools: DevTools, file: string): Promise<void> {
