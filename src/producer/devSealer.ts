@@ -8,6 +8,7 @@
 import type { Block } from '@ethereumjs/block'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
+import { fixedDifficulty } from '../chain/forkSchedule.ts'
 import { nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
@@ -37,6 +38,11 @@ const YIELD_EVERY_MS = 2
 
 /** Resolves after the event loop has handled the I/O that is already waiting. */
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+/** The base fee of the block after `parent`: 0 before London (a pre-London genesis such as Besu's dev.json). */
+function nextBaseFee(parent: Block): bigint {
+  return parent.header.baseFeePerGas === undefined ? 0n : parent.header.calcNextBaseFee()
+}
 
 export interface DevSealerOptions {
   coinbase: Uint8Array
@@ -97,7 +103,7 @@ export class DevSealer {
         do {
           await this.sealBlock(isEmptyAllowed)
           if (!this.opts.blockPeriodMs) await nextTurn()
-        } while (!this.opts.blockPeriodMs && this.pool.executable(this.chain.head.header.calcNextBaseFee()).length > 0)
+        } while (!this.opts.blockPeriodMs && this.pool.executable(nextBaseFee(this.chain.head)).length > 0)
       } catch (e) {
         log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
       }
@@ -107,7 +113,7 @@ export class DevSealer {
   /** Builds, executes and commits one block on the head; returns it (undefined when nothing to do). */
   async sealBlock(isEmptyAllowed = true, timestampSec?: bigint): Promise<Block | undefined> {
     const parent = this.chain.head
-    const baseFee = parent.header.calcNextBaseFee()
+    const baseFee = nextBaseFee(parent)
     const candidates = this.pool.executable(baseFee)
     if (candidates.length === 0 && !isEmptyAllowed) return undefined
     return withKzgOnDemand(this.chain.common, async () => {
@@ -126,6 +132,9 @@ export class DevSealer {
     const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))
     const timestamp = timestampSec ?? (nowSec > parent.header.timestamp ? nowSec : parent.header.timestamp + 1n)
     vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp })
+    // A proof-of-work genesis (Besu's dev.json) gets its fixed difficulty, or the ethash one.
+    const isPow = vm.common.consensusType() === 'pow'
+    const powDifficulty = isPow ? fixedDifficulty(vm.common) : undefined
     const builder = await startBlock(
       vm,
       {
@@ -135,10 +144,14 @@ export class DevSealer {
           coinbase: this.opts.coinbase,
           gasLimit: nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
           mixHash: parent.header.mixHash,
-          difficulty: 0n,
+          difficulty: isPow ? powDifficulty : 0n,
         },
         withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
-        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
+        blockOpts: {
+          putBlockIntoBlockchain: false,
+          setHardfork: true,
+          calcDifficultyFromHeader: isPow && powDifficulty === undefined ? parent.header : undefined,
+        },
       },
       { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
     )
