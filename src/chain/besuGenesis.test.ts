@@ -186,6 +186,19 @@ describe('Besu genesis classes', () => {
     }
   })
 
+  it('keeps the blob parameters in force for a BPO fork without a blobSchedule entry', () => {
+    const g = normalizeGenesis({
+      config: { chainId: 7, londonBlock: 0, terminalTotalDifficulty: 0, osakaTime: 0, bpo1Time: 100, bpo3Time: 200 },
+      difficulty: '0x0',
+    })
+    g.config.blobSchedule = { bpo3: { target: 20, max: 30, baseFeeUpdateFraction: 9000000 } }
+    const common = createChainCommon(g, {})
+    common.setHardforkBy({ blockNumber: 1n, timestamp: 150n })
+    expect([common.hardfork(), common.param('target'), common.param('max')]).toEqual(['bpo1', 6n, 9n])
+    common.setHardforkBy({ blockNumber: 1n, timestamp: 200n })
+    expect([common.hardfork(), common.param('target'), common.param('max')]).toEqual(['bpo3', 20n, 30n])
+  })
+
   it('schedules eip158Block on its own (Besu does not read eip155Block)', () => {
     const common = createChainCommon(
       normalizeGenesis({ config: { chainId: 7, homesteadBlock: 0, eip158Block: 4 } }),
