@@ -4,18 +4,15 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { type Block, createBlock, createBlockHeader } from '@ethereumjs/block'
-import { Address, KECCAK256_RLP, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
+import { Address, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
 import { createVm } from '../evm/vmFactory.ts'
 import { hexToBytes } from '../primitives/hex.ts'
-import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
-import { ChainStore } from '../storage/chainStore.ts'
-import { migrate } from '../storage/schema.ts'
-import { openSqlite } from '../storage/sqlite.ts'
 import { importBlock } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
-import { createChainCommon, createGenesisBlock, genesisState, normalizeGenesis, parseGenesisText } from './genesis.ts'
+import { fixedDifficulty } from './forkSchedule.ts'
+import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
 
 const PRE_MERGE_BLOCKS = {
@@ -82,6 +79,13 @@ describe('Besu genesis classes', () => {
     await expect(importOne(chain, wrong)).rejects.toThrow('invalid difficulty: 131072, expected 15')
     await importOne(chain, await buildEmpty(chain, { difficulty: 15n }))
     expect(chain.head.header.difficulty).toBe(15n)
+  })
+
+  it('gives an IBFT 2.0 / QBFT genesis, which has no engine here yet, the BFT difficulty of 1', () => {
+    for (const engine of ['ibft2', 'qbft']) {
+      const common = createChainCommon(normalizeGenesis({ config: { chainId: 7, londonBlock: 0, [engine]: {} } }), {})
+      expect(fixedDifficulty(common)).toBe(1n)
+    }
   })
 
   it('reads fixeddifficulty from config.fixeddifficulty too', async () => {

@@ -1,17 +1,11 @@
 import { beforeEach, describe, expect, it } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
-import { KECCAK256_RLP } from '@ethereumjs/util'
 import { bytesToHex } from '../primitives/hex.ts'
-import { TrieDb } from '../state/trieDb.ts'
-import { openState } from '../state/worldState.ts'
-import { ChainStore } from '../storage/chainStore.ts'
-import { migrate } from '../storage/schema.ts'
-import { openSqlite } from '../storage/sqlite.ts'
 import { BlockImportError, importBlock } from './blockImporter.ts'
 import { decodeBlockRlp, splitRlpItems } from './blockRlp.ts'
 import type { Chain } from './chain.ts'
-import { createChainCommon, createGenesisBlock, genesisState, normalizeGenesis } from './genesis.ts'
+import { normalizeGenesis } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
 
 // The execution-apis test chain: PoW blocks with ommers up to 35, then PoS. Blocks 1..41 carry no

@@ -131,6 +131,8 @@ function consensusOf(config: Record<string, unknown>): ConsensusConfig {
     }
   }
   const ethash: Record<string, unknown> = {}
+  // No BFT engine yet: an IBFT 2.0 / QBFT chain runs on ethash rules with BFT's difficulty of 1.
+  if (config.ibft2 !== undefined || config.qbft !== undefined) ethash.fixedDifficulty = '1'
   // Besu reads `fixeddifficulty` from `config.fixeddifficulty`, else from `config.ethash`.
   for (const key of ['ethash', 'fixeddifficulty']) {
     if (config[key] === undefined) continue
