@@ -154,6 +154,27 @@ describe('Besu genesis classes', () => {
     expect(chain.head.header.number).toBe(1n)
   })
 
+  it('runs a clique chain through its merge: clique rules until the TTD, proof-of-stake rules after', async () => {
+    const chain = await openGenesis({
+      config: {
+        chainId: 7,
+        ...PRE_MERGE_BLOCKS,
+        terminalTotalDifficulty: 3,
+        clique: { blockperiodseconds: 5, epochlength: 30000 },
+      },
+      difficulty: '0x1',
+      extraData: `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`,
+      gasLimit: '0x1c9c380',
+    })
+    await importOne(chain, await buildEmpty(chain, { difficulty: 2n, extraData: new Uint8Array(97) }, CLIQUE_KEY))
+    expect(chain.head.header.common.consensusType()).toBe('poa')
+    // Total difficulty 1 + 2 reached the TTD of 3: block 2 is proof of stake, clique's extraData rule is gone.
+    const pos = await buildEmpty(chain, { difficulty: 0n, extraData: new Uint8Array(0) })
+    await importOne(chain, pos)
+    expect(chain.head.header.common.consensusType()).toBe('pos')
+    expect(chain.head.header.number).toBe(2n)
+  })
+
   it('schedules every BPO fork of the config with its blobSchedule entry, bpo3 to bpo6 included', () => {
     const schedule: Record<string, unknown> = {
       cancun: { target: 3, max: 6, baseFeeUpdateFraction: 3338477 },
