@@ -28,6 +28,16 @@ const PRE_MERGE_BLOCKS = {
 }
 const CLIQUE_KEY = hexToBytes(`0x${'11'.repeat(32)}`)
 
+/** A clique genesis with one signer, and `config` added (a TTD). */
+function cliqueGenesis(config: Record<string, unknown>): Record<string, unknown> {
+  return {
+    config: { chainId: 7, ...PRE_MERGE_BLOCKS, clique: { blockperiodseconds: 5, epochlength: 30000 }, ...config },
+    difficulty: '0x1',
+    extraData: `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`,
+    gasLimit: '0x1c9c380',
+  }
+}
+
 function openGenesis(json: Record<string, unknown>): Promise<Chain> {
   return openMemoryChain(normalizeGenesis(json))
 }
@@ -124,29 +134,14 @@ describe('Besu genesis classes', () => {
   })
 
   it('drops clique header rules after a merge at genesis (terminalTotalDifficulty 0)', async () => {
-    const chain = await openGenesis({
-      config: {
-        chainId: 7,
-        ...PRE_MERGE_BLOCKS,
-        terminalTotalDifficulty: 0,
-        clique: { blockperiodseconds: 5, epochlength: 30000 },
-      },
-      difficulty: '0x1',
-      extraData: `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`,
-      gasLimit: '0x1c9c380',
-    })
+    const chain = await openGenesis(cliqueGenesis({ terminalTotalDifficulty: 0 }))
     const block = await buildEmpty(chain, { difficulty: 0n, extraData: new Uint8Array(0) })
     await importOne(chain, block)
     expect(chain.head.header.extraData.length).toBe(0)
   })
 
   it('applies clique header rules before the merge', async () => {
-    const chain = await openGenesis({
-      config: { chainId: 7, ...PRE_MERGE_BLOCKS, clique: { blockperiodseconds: 5, epochlength: 30000 } },
-      difficulty: '0x1',
-      extraData: `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`,
-      gasLimit: '0x1c9c380',
-    })
+    const chain = await openGenesis(cliqueGenesis({}))
     const extraData = new Uint8Array(97)
     const bad = await buildEmpty(chain, { difficulty: 3n, extraData }, CLIQUE_KEY)
     await expect(importOne(chain, bad)).rejects.toThrow('clique blocks have 1 or 2')
@@ -155,17 +150,7 @@ describe('Besu genesis classes', () => {
   })
 
   it('runs a clique chain through its merge: clique rules until the TTD, proof-of-stake rules after', async () => {
-    const chain = await openGenesis({
-      config: {
-        chainId: 7,
-        ...PRE_MERGE_BLOCKS,
-        terminalTotalDifficulty: 3,
-        clique: { blockperiodseconds: 5, epochlength: 30000 },
-      },
-      difficulty: '0x1',
-      extraData: `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`,
-      gasLimit: '0x1c9c380',
-    })
+    const chain = await openGenesis(cliqueGenesis({ terminalTotalDifficulty: 3 }))
     await importOne(chain, await buildEmpty(chain, { difficulty: 2n, extraData: new Uint8Array(97) }, CLIQUE_KEY))
     expect(chain.head.header.common.consensusType()).toBe('poa')
     // Total difficulty 1 + 2 reached the TTD of 3: block 2 is proof of stake, clique's extraData rule is gone.
