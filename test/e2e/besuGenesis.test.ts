@@ -77,6 +77,20 @@ describe('Besu genesis and block files', () => {
     ])
     expect(imported.out).toContain('imported 2 blocks (1..2)')
     expect(imported.code).toBe(0)
+    // The same chain as RLP (Besu's export format) imports into a fresh data path with the same head.
+    const rlp = join(tmp, 'pow.rlp')
+    const dataArgs = (path: string) => ['--genesis-file', powGenesis, '--data-path', path]
+    expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
+    const again = await basalt([
+      'blocks',
+      'import',
+      '--from',
+      rlp,
+      '--skip-pow-validation-enabled',
+      ...dataArgs(join(tmp, 'pow-rlp')),
+    ])
+    expect(again.out).toContain('imported 2 blocks (1..2)')
+    expect(again.out.match(/head 2 (0x[0-9a-f]+)/)?.[1]).toBe(imported.out.match(/head 2 (0x[0-9a-f]+)/)?.[1])
     const node = await startNode({ dataPath, args: ['--genesis-file', powGenesis, '--miner-enabled=false'] })
     try {
       const head = await node.rpc<{ number: string; difficulty: string; transactions: unknown[] }>(
