@@ -306,6 +306,19 @@ describe('parseGenesisText', () => {
     expect(() => parseGenesisText(text, 'g.json')).toThrow('config.londonBlock is scheduled for milestone 5')
   })
 
+  it('takes short hex for hashes and addresses, left-padded as Besu does', async () => {
+    const g = parseGenesisText(
+      JSON.stringify({ config: { chainId: 1 }, mixHash: '0x1', coinbase: '0x0', extraData: '0x0' }),
+      'g',
+    )
+    const chain = await openGenesis(g)
+    expect(chain.genesis.header.mixHash).toEqual(hexToBytes(`0x${'00'.repeat(31)}01`))
+    expect(chain.genesis.header.coinbase.isZero()).toBe(true)
+    expect(() =>
+      parseGenesisText(JSON.stringify({ config: { chainId: 1 }, coinbase: `0x${'11'.repeat(21)}` }), 'g'),
+    ).toThrow('coinbase is longer than 20 bytes')
+  })
+
   it('keeps a terminal total difficulty beyond 2^53 exact', () => {
     const g = parseGenesisText('{"config": {"chainId": 1, "terminalTotalDifficulty": 58750000000000000000000}}', 'g')
     expect(g.config.terminalTotalDifficulty).toBe(58750000000000000000000n)

@@ -158,8 +158,10 @@ export interface CryptoHolder {
 /** The genesis header fields of `genesis` as the library takes them (hex strings). */
 function genesisHeader(g: GenesisJson): Record<string, string | undefined> {
   const quantity = (key: string) => (g[key] === undefined ? undefined : toQuantity(toGenesisQuantity(g[key], key)))
-  const bytes = (key: string, length?: number) =>
-    g[key] === undefined ? undefined : bytesToHex(toBytes(g[key], key, length))
+  const bytes = (key: string, length?: number) => {
+    if (g[key] === undefined) return undefined
+    return bytesToHex(length === undefined ? toBytes(g[key], key) : toWord(g[key], key, length))
+  }
   const nonce = toGenesisQuantity(g.nonce, 'nonce')
   if (nonce >= 2n ** 64n) throw new GenesisError(`nonce does not fit 8 bytes: ${nonce}`)
   return {
