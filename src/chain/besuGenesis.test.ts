@@ -235,7 +235,7 @@ describe('Besu genesis classes', () => {
     expect([4895, 4844, 7685].map((eip) => prague.isActivatedEIP(eip))).toEqual([true, true, true])
   })
 
-  it('reads alloc as Besu does: short storage keys, code without balance, decimal balance and nonce', async () => {
+  it('reads alloc as Besu does: short storage keys, code without balance, decimal balance and nonce, null as absent', async () => {
     const who = '0x00000000000000000000000000000000000000aa'
     const other = '0x00000000000000000000000000000000000000bb'
     const chain = await openGenesis({
@@ -243,7 +243,7 @@ describe('Besu genesis classes', () => {
       gasLimit: '0x1c9c380',
       alloc: {
         [who]: { code: '0x6001', storage: { '0x01': '0x2a', '2': '0x0100' } },
-        [other]: { balance: '1000000000000000000000', nonce: '5', privateKey: `0x${'22'.repeat(32)}` },
+        [other]: { balance: '1000000000000000000000', nonce: '5', code: null, privateKey: `0x${'22'.repeat(32)}` },
       },
     })
     const state = chain.stateAt(chain.head)

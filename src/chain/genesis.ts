@@ -202,15 +202,15 @@ export function genesisState(genesis: GenesisJson): GenesisState {
     const field = `alloc.${address}`
     const key = toAddressHex(address, field)
     const a = toObject(raw, field) as AllocJson
-    const balance = a.balance === undefined ? 0n : toGenesisQuantity(a.balance, `${field}.balance`)
-    const nonce = a.nonce === undefined ? 0n : toGenesisQuantity(a.nonce, `${field}.nonce`)
-    const code = a.code === undefined ? undefined : bytesToHex(toBytes(a.code, `${field}.code`))
-    const storage: [Hex, Hex][] = Object.entries(
-      a.storage === undefined ? {} : toObject(a.storage, `${field}.storage`),
-    ).map(([slot, value]) => [
-      bytesToHex(toWord(slot, `${field}.storage key`)),
-      bytesToHex(toWord(value, `${field}.storage.${slot}`)),
-    ])
+    const balance = a.balance == null ? 0n : toGenesisQuantity(a.balance, `${field}.balance`)
+    const nonce = a.nonce == null ? 0n : toGenesisQuantity(a.nonce, `${field}.nonce`)
+    const code = a.code == null ? undefined : bytesToHex(toBytes(a.code, `${field}.code`))
+    const storage: [Hex, Hex][] = Object.entries(a.storage == null ? {} : toObject(a.storage, `${field}.storage`)).map(
+      ([slot, value]) => [
+        bytesToHex(toWord(slot, `${field}.storage key`)),
+        bytesToHex(toWord(value, `${field}.storage.${slot}`)),
+      ],
+    )
     ;(out as Record<string, unknown>)[key] = [toQuantity(balance), code ?? '0x', storage, toQuantity(nonce)]
   }
   return out
