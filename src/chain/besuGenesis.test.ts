@@ -12,7 +12,7 @@ import { openState } from '../state/worldState.ts'
 import { importBlock } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
 import { fixedDifficulty } from './forkSchedule.ts'
-import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
+import { createChainCommon, normalizeGenesis } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
 
 const PRE_MERGE_BLOCKS = {
@@ -277,51 +277,6 @@ describe('Besu genesis classes', () => {
     common.setHardforkBy({ blockNumber: 0n, timestamp: 0n })
     expect(common.param('withdrawalRequestPredeployAddress')).toBe(BigInt(withdrawals))
     expect(common.param('consolidationRequestPredeployAddress')).toBe(BigInt(consolidations))
-  })
-})
-
-describe('parseGenesisText', () => {
-  it('names the file, line and column of a JSON syntax error', () => {
-    expect(() => parseGenesisText('{\n  "config": zzz\n}', 'g.json')).toThrow(
-      'invalid genesis file g.json: unexpected character "z" at line 2, column 13',
-    )
-  })
-
-  it('names the field of a malformed value', () => {
-    const text = JSON.stringify({ config: { chainId: 1 }, extraData: 'zzz' })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow(
-      'invalid genesis file g.json: extraData must be a hex string',
-    )
-    const fork = JSON.stringify({ config: { chainId: 1, londonBlock: 'soon' } })
-    expect(() => parseGenesisText(fork, 'g.json')).toThrow('config.londonBlock must be a non-negative integer')
-  })
-
-  it('refuses a key Besu knows and Basalt cannot run, by name', () => {
-    const text = JSON.stringify({ config: { chainId: 1, cancunEOFTime: 0 } })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.cancunEOFTime: the CancunEOF fork is not supported')
-  })
-
-  it('refuses forks out of order as Besu does', () => {
-    const text = JSON.stringify({ config: { chainId: 1, berlinBlock: 10, londonBlock: 5 } })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.londonBlock is scheduled for milestone 5')
-  })
-
-  it('takes short hex for hashes and addresses, left-padded as Besu does', async () => {
-    const g = parseGenesisText(
-      JSON.stringify({ config: { chainId: 1 }, mixHash: '0x1', coinbase: '0x0', extraData: '0x0' }),
-      'g',
-    )
-    const chain = await openGenesis(g)
-    expect(chain.genesis.header.mixHash).toEqual(hexToBytes(`0x${'00'.repeat(31)}01`))
-    expect(chain.genesis.header.coinbase.isZero()).toBe(true)
-    expect(() =>
-      parseGenesisText(JSON.stringify({ config: { chainId: 1 }, coinbase: `0x${'11'.repeat(21)}` }), 'g'),
-    ).toThrow('coinbase is longer than 20 bytes')
-  })
-
-  it('keeps a terminal total difficulty beyond 2^53 exact', () => {
-    const g = parseGenesisText('{"config": {"chainId": 1, "terminalTotalDifficulty": 58750000000000000000000}}', 'g')
-    expect(g.config.terminalTotalDifficulty).toBe(58750000000000000000000n)
   })
 })
 
