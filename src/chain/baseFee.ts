@@ -12,8 +12,12 @@ import type { BlockHeader } from '@ethereumjs/block'
  */
 export const DEV_BASE_FEE_FLOOR = 1000n
 
-/** EIP-1559's next base fee after `parent` (a London header), raised to `floor`. */
+/**
+ * EIP-1559's next base fee after `parent`, raised to `floor`; 0 after a header without one (before
+ * London, e.g. Besu's dev.json genesis), where transactions pay no base fee.
+ */
 export function nextBaseFee(parent: BlockHeader, floor: bigint): bigint {
+  if (parent.baseFeePerGas === undefined) return 0n
   const next = parent.calcNextBaseFee()
   return next < floor ? floor : next
 }

@@ -4,18 +4,15 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { type Block, createBlock, createBlockHeader } from '@ethereumjs/block'
-import { Address, KECCAK256_RLP, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
+import { Address, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
 import { createVm } from '../evm/vmFactory.ts'
 import { hexToBytes } from '../primitives/hex.ts'
-import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
-import { ChainStore } from '../storage/chainStore.ts'
-import { migrate } from '../storage/schema.ts'
-import { openSqlite } from '../storage/sqlite.ts'
 import { importBlock } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
-import { createChainCommon, createGenesisBlock, genesisState, normalizeGenesis, parseGenesisText } from './genesis.ts'
+import { fixedDifficulty } from './forkSchedule.ts'
+import { createChainCommon, normalizeGenesis } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
 
 const PRE_MERGE_BLOCKS = {
@@ -30,6 +27,16 @@ const PRE_MERGE_BLOCKS = {
   londonBlock: 0,
 }
 const CLIQUE_KEY = hexToBytes(`0x${'11'.repeat(32)}`)
+
+/** A clique genesis with one signer, and `config` added (a TTD). */
+function cliqueGenesis(config: Record<string, unknown>): Record<string, unknown> {
+  return {
+    config: { chainId: 7, ...PRE_MERGE_BLOCKS, clique: { blockperiodseconds: 5, epochlength: 30000 }, ...config },
+    difficulty: '0x1',
+    extraData: `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`,
+    gasLimit: '0x1c9c380',
+  }
+}
 
 function openGenesis(json: Record<string, unknown>): Promise<Chain> {
   return openMemoryChain(normalizeGenesis(json))
@@ -84,6 +91,13 @@ describe('Besu genesis classes', () => {
     expect(chain.head.header.difficulty).toBe(15n)
   })
 
+  it('gives an IBFT 2.0 / QBFT genesis, which has no engine here yet, the BFT difficulty of 1', () => {
+    for (const engine of ['ibft2', 'qbft']) {
+      const common = createChainCommon(normalizeGenesis({ config: { chainId: 7, londonBlock: 0, [engine]: {} } }), {})
+      expect(fixedDifficulty(common)).toBe(1n)
+    }
+  })
+
   it('reads fixeddifficulty from config.fixeddifficulty too', async () => {
     const g = normalizeGenesis({ config: { chainId: 7, fixeddifficulty: { fixeddifficulty: 9 } } })
     const chain = await openGenesis(g)
@@ -120,34 +134,30 @@ describe('Besu genesis classes', () => {
   })
 
   it('drops clique header rules after a merge at genesis (terminalTotalDifficulty 0)', async () => {
-    const chain = await openGenesis({
-      config: {
-        chainId: 7,
-        ...PRE_MERGE_BLOCKS,
-        terminalTotalDifficulty: 0,
-        clique: { blockperiodseconds: 5, epochlength: 30000 },
-      },
-      difficulty: '0x1',
-      extraData: `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`,
-      gasLimit: '0x1c9c380',
-    })
+    const chain = await openGenesis(cliqueGenesis({ terminalTotalDifficulty: 0 }))
     const block = await buildEmpty(chain, { difficulty: 0n, extraData: new Uint8Array(0) })
     await importOne(chain, block)
     expect(chain.head.header.extraData.length).toBe(0)
   })
 
   it('applies clique header rules before the merge', async () => {
-    const chain = await openGenesis({
-      config: { chainId: 7, ...PRE_MERGE_BLOCKS, clique: { blockperiodseconds: 5, epochlength: 30000 } },
-      difficulty: '0x1',
-      extraData: `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`,
-      gasLimit: '0x1c9c380',
-    })
+    const chain = await openGenesis(cliqueGenesis({}))
     const extraData = new Uint8Array(97)
     const bad = await buildEmpty(chain, { difficulty: 3n, extraData }, CLIQUE_KEY)
     await expect(importOne(chain, bad)).rejects.toThrow('clique blocks have 1 or 2')
     await importOne(chain, await buildEmpty(chain, { difficulty: 2n, extraData }, CLIQUE_KEY))
     expect(chain.head.header.number).toBe(1n)
+  })
+
+  it('runs a clique chain through its merge: clique rules until the TTD, proof-of-stake rules after', async () => {
+    const chain = await openGenesis(cliqueGenesis({ terminalTotalDifficulty: 3 }))
+    await importOne(chain, await buildEmpty(chain, { difficulty: 2n, extraData: new Uint8Array(97) }, CLIQUE_KEY))
+    expect(chain.head.header.common.consensusType()).toBe('poa')
+    // Total difficulty 1 + 2 reached the TTD of 3: block 2 is proof of stake, clique's extraData rule is gone.
+    const pos = await buildEmpty(chain, { difficulty: 0n, extraData: new Uint8Array(0) })
+    await importOne(chain, pos)
+    expect(chain.head.header.common.consensusType()).toBe('pos')
+    expect(chain.head.header.number).toBe(2n)
   })
 
   it('schedules every BPO fork of the config with its blobSchedule entry, bpo3 to bpo6 included', () => {
@@ -186,6 +196,19 @@ describe('Besu genesis classes', () => {
     }
   })
 
+  it('keeps the blob parameters in force for a BPO fork without a blobSchedule entry', () => {
+    const g = normalizeGenesis({
+      config: { chainId: 7, londonBlock: 0, terminalTotalDifficulty: 0, osakaTime: 0, bpo1Time: 100, bpo3Time: 200 },
+      difficulty: '0x0',
+    })
+    g.config.blobSchedule = { bpo3: { target: 20, max: 30, baseFeeUpdateFraction: 9000000 } }
+    const common = createChainCommon(g, {})
+    common.setHardforkBy({ blockNumber: 1n, timestamp: 150n })
+    expect([common.hardfork(), common.param('target'), common.param('max')]).toEqual(['bpo1', 6n, 9n])
+    common.setHardforkBy({ blockNumber: 1n, timestamp: 200n })
+    expect([common.hardfork(), common.param('target'), common.param('max')]).toEqual(['bpo3', 20n, 30n])
+  })
+
   it('schedules eip158Block on its own (Besu does not read eip155Block)', () => {
     const common = createChainCommon(
       normalizeGenesis({ config: { chainId: 7, homesteadBlock: 0, eip158Block: 4 } }),
@@ -212,7 +235,7 @@ describe('Besu genesis classes', () => {
     expect([4895, 4844, 7685].map((eip) => prague.isActivatedEIP(eip))).toEqual([true, true, true])
   })
 
-  it('reads alloc as Besu does: short storage keys, code without balance, decimal balance and nonce', async () => {
+  it('reads alloc as Besu does: short storage keys, code without balance, decimal balance and nonce, null as absent', async () => {
     const who = '0x00000000000000000000000000000000000000aa'
     const other = '0x00000000000000000000000000000000000000bb'
     const chain = await openGenesis({
@@ -220,7 +243,7 @@ describe('Besu genesis classes', () => {
       gasLimit: '0x1c9c380',
       alloc: {
         [who]: { code: '0x6001', storage: { '0x01': '0x2a', '2': '0x0100' } },
-        [other]: { balance: '1000000000000000000000', nonce: '5', privateKey: `0x${'22'.repeat(32)}` },
+        [other]: { balance: '1000000000000000000000', nonce: '5', code: null, privateKey: `0x${'22'.repeat(32)}` },
       },
     })
     const state = chain.stateAt(chain.head)
@@ -254,38 +277,6 @@ describe('Besu genesis classes', () => {
     common.setHardforkBy({ blockNumber: 0n, timestamp: 0n })
     expect(common.param('withdrawalRequestPredeployAddress')).toBe(BigInt(withdrawals))
     expect(common.param('consolidationRequestPredeployAddress')).toBe(BigInt(consolidations))
-  })
-})
-
-describe('parseGenesisText', () => {
-  it('names the file, line and column of a JSON syntax error', () => {
-    expect(() => parseGenesisText('{\n  "config": zzz\n}', 'g.json')).toThrow(
-      'invalid genesis file g.json: unexpected character "z" at line 2, column 13',
-    )
-  })
-
-  it('names the field of a malformed value', () => {
-    const text = JSON.stringify({ config: { chainId: 1 }, extraData: 'zzz' })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow(
-      'invalid genesis file g.json: extraData must be a hex string',
-    )
-    const fork = JSON.stringify({ config: { chainId: 1, londonBlock: 'soon' } })
-    expect(() => parseGenesisText(fork, 'g.json')).toThrow('config.londonBlock must be a non-negative integer')
-  })
-
-  it('refuses a key Besu knows and Basalt cannot run, by name', () => {
-    const text = JSON.stringify({ config: { chainId: 1, cancunEOFTime: 0 } })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.cancunEOFTime: the CancunEOF fork is not supported')
-  })
-
-  it('refuses forks out of order as Besu does', () => {
-    const text = JSON.stringify({ config: { chainId: 1, berlinBlock: 10, londonBlock: 5 } })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.londonBlock is scheduled for milestone 5')
-  })
-
-  it('keeps a terminal total difficulty beyond 2^53 exact', () => {
-    const g = parseGenesisText('{"config": {"chainId": 1, "terminalTotalDifficulty": 58750000000000000000000}}', 'g')
-    expect(g.config.terminalTotalDifficulty).toBe(58750000000000000000000n)
   })
 })
 

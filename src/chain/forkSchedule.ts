@@ -38,6 +38,11 @@ const LATE_MILESTONES: [key: string, fork: string, kind: ForkKind][] = [['amster
 /** Forks whose blob parameters `blobSchedule` sets (the BPO forks as well). */
 const BLOB_FORKS = new Set(['cancun', 'prague', 'osaka'])
 const GAS_PER_BLOB = 131072
+/** Besu's blob parameters of Cancun and Prague when `blobSchedule` leaves them out (EIP-4844, EIP-7691). */
+const BLOB_DEFAULTS: Record<string, Record<string, number>> = {
+  cancun: { target: 3, max: 6, blobGasPriceUpdateFraction: 3338477 },
+  prague: { target: 6, max: 9, blobGasPriceUpdateFraction: 5007716 },
+}
 
 /** Options the loader has read from `config`, besides the milestones. */
 export interface ChainParamsInput {
@@ -126,6 +131,8 @@ function consensusOf(config: Record<string, unknown>): ConsensusConfig {
     }
   }
   const ethash: Record<string, unknown> = {}
+  // No BFT engine yet: an IBFT 2.0 / QBFT chain runs on ethash rules with BFT's difficulty of 1.
+  if (config.ibft2 !== undefined || config.qbft !== undefined) ethash.fixedDifficulty = '1'
   // Besu reads `fixeddifficulty` from `config.fixeddifficulty`, else from `config.ethash`.
   for (const key of ['ethash', 'fixeddifficulty']) {
     if (config[key] === undefined) continue
@@ -190,20 +197,19 @@ function customForks(config: Record<string, unknown>, forks: string[]): Record<s
   const everywhere = chainWideParams(config)
   const requests = requestContractParams(config)
   const out: Record<string, object> = {}
-  let lastBpo: Record<string, unknown> | undefined
+  // The blob schedule in force so far: a BPO fork without an entry keeps it (Amsterdam alone does not
+  // bring the library's mainnet BPO values with the BPO forks it fills in).
+  let current: Record<string, unknown> | undefined
   for (const fork of forks) {
     const base = builtin(fork) ?? { eips: [] }
     const params: Record<string, unknown> = { ...base.params, ...everywhere }
     const isBpo = /^bpo\d+$/.test(fork)
+    const defaults = BLOB_DEFAULTS[fork]
+    if (defaults) current = { ...defaults }
     const blob = BLOB_FORKS.has(fork) || isBpo ? blobParams(config, fork) : undefined
-    if (isBpo && !blob && !base.params && lastBpo) Object.assign(params, lastBpo)
-    if (blob) Object.assign(params, blob)
-    if (isBpo)
-      lastBpo = {
-        target: params.target,
-        max: params.max,
-        blobGasPriceUpdateFraction: params.blobGasPriceUpdateFraction,
-      }
+    if (blob) current = { ...current, ...blob }
+    if (isBpo && current) Object.assign(params, current)
+    else if (blob) Object.assign(params, blob)
     if (fork === 'prague') Object.assign(params, requests)
     out[fork] = { ...base, params }
   }

@@ -16,7 +16,9 @@ import {
   type GenesisJson,
   genesisState,
   normalizeGenesis,
+  parseGenesisText,
 } from './genesis.ts'
+import { openMemoryChain } from './memoryChain.ts'
 
 const CONFORMANCE_GENESIS = `${CONFORMANCE_DIR}genesis.json`
 const HAS_CONFORMANCE = hasConformanceChain('the genesis tests of the execution-apis chain')
@@ -133,5 +135,50 @@ describe('genesis', () => {
     const accounts = devAccounts()
     expect(accounts).toHaveLength(13)
     for (const a of accounts) expect(BigInt(alloc[a.address.toLowerCase()].balance)).toBe(10_000n * 10n ** 18n)
+  })
+})
+
+describe('parseGenesisText', () => {
+  it('names the file, line and column of a JSON syntax error', () => {
+    expect(() => parseGenesisText('{\n  "config": zzz\n}', 'g.json')).toThrow(
+      'invalid genesis file g.json: unexpected character "z" at line 2, column 13',
+    )
+  })
+
+  it('names the field of a malformed value', () => {
+    const text = JSON.stringify({ config: { chainId: 1 }, extraData: 'zzz' })
+    expect(() => parseGenesisText(text, 'g.json')).toThrow(
+      'invalid genesis file g.json: extraData must be a hex string',
+    )
+    const fork = JSON.stringify({ config: { chainId: 1, londonBlock: 'soon' } })
+    expect(() => parseGenesisText(fork, 'g.json')).toThrow('config.londonBlock must be a non-negative integer')
+  })
+
+  it('refuses a key Besu knows and Basalt cannot run, by name', () => {
+    const text = JSON.stringify({ config: { chainId: 1, cancunEOFTime: 0 } })
+    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.cancunEOFTime: the CancunEOF fork is not supported')
+  })
+
+  it('refuses forks out of order as Besu does', () => {
+    const text = JSON.stringify({ config: { chainId: 1, berlinBlock: 10, londonBlock: 5 } })
+    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.londonBlock is scheduled for milestone 5')
+  })
+
+  it('takes short hex for hashes and addresses, left-padded as Besu does', async () => {
+    const g = parseGenesisText(
+      JSON.stringify({ config: { chainId: 1 }, mixHash: '0x1', coinbase: '0x0', extraData: '0x0' }),
+      'g',
+    )
+    const chain = await openMemoryChain(g)
+    expect(chain.genesis.header.mixHash).toEqual(hexToBytes(`0x${'00'.repeat(31)}01`))
+    expect(chain.genesis.header.coinbase.isZero()).toBe(true)
+    expect(() =>
+      parseGenesisText(JSON.stringify({ config: { chainId: 1 }, coinbase: `0x${'11'.repeat(21)}` }), 'g'),
+    ).toThrow('coinbase is longer than 20 bytes')
+  })
+
+  it('keeps a terminal total difficulty beyond 2^53 exact', () => {
+    const g = parseGenesisText('{"config": {"chainId": 1, "terminalTotalDifficulty": 58750000000000000000000}}', 'g')
+    expect(g.config.terminalTotalDifficulty).toBe(58750000000000000000000n)
   })
 })

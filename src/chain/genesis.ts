@@ -158,8 +158,10 @@ export interface CryptoHolder {
 /** The genesis header fields of `genesis` as the library takes them (hex strings). */
 function genesisHeader(g: GenesisJson): Record<string, string | undefined> {
   const quantity = (key: string) => (g[key] === undefined ? undefined : toQuantity(toGenesisQuantity(g[key], key)))
-  const bytes = (key: string, length?: number) =>
-    g[key] === undefined ? undefined : bytesToHex(toBytes(g[key], key, length))
+  const bytes = (key: string, length?: number) => {
+    if (g[key] === undefined) return undefined
+    return bytesToHex(length === undefined ? toBytes(g[key], key) : toWord(g[key], key, length))
+  }
   const nonce = toGenesisQuantity(g.nonce, 'nonce')
   if (nonce >= 2n ** 64n) throw new GenesisError(`nonce does not fit 8 bytes: ${nonce}`)
   return {
@@ -233,15 +235,15 @@ export function genesisState(genesis: GenesisJson): GenesisState {
     const field = `alloc.${address}`
     const key = toAddressHex(address, field)
     const a = toObject(raw, field) as AllocJson
-    const balance = a.balance === undefined ? 0n : toGenesisQuantity(a.balance, `${field}.balance`)
-    const nonce = a.nonce === undefined ? 0n : toGenesisQuantity(a.nonce, `${field}.nonce`)
-    const code = a.code === undefined ? undefined : bytesToHex(toBytes(a.code, `${field}.code`))
-    const storage: [Hex, Hex][] = Object.entries(
-      a.storage === undefined ? {} : toObject(a.storage, `${field}.storage`),
-    ).map(([slot, value]) => [
-      bytesToHex(toWord(slot, `${field}.storage key`)),
-      bytesToHex(toWord(value, `${field}.storage.${slot}`)),
-    ])
+    const balance = a.balance == null ? 0n : toGenesisQuantity(a.balance, `${field}.balance`)
+    const nonce = a.nonce == null ? 0n : toGenesisQuantity(a.nonce, `${field}.nonce`)
+    const code = a.code == null ? undefined : bytesToHex(toBytes(a.code, `${field}.code`))
+    const storage: [Hex, Hex][] = Object.entries(a.storage == null ? {} : toObject(a.storage, `${field}.storage`)).map(
+      ([slot, value]) => [
+        bytesToHex(toWord(slot, `${field}.storage key`)),
+        bytesToHex(toWord(value, `${field}.storage.${slot}`)),
+      ],
+    )
     ;(out as Record<string, unknown>)[key] = [toQuantity(balance), code ?? '0x', storage, toQuantity(nonce)]
   }
   return out

@@ -46,12 +46,15 @@ export function toBytes(v: unknown, field: string, length?: number): Uint8Array 
   throw new GenesisError(`${field} must be a hex string, got ${show(v)}`)
 }
 
-/** A 32-byte word written as hex of at most 32 bytes (Besu's UInt256: "0x01" is slot 1). */
-export function toWord(v: unknown, field: string): Uint8Array {
+/**
+ * `size` bytes written as hex of at most that many, left-padded with zeros as Besu's lenient
+ * parsers do (a storage slot "0x01" is slot 1; a short mixHash is a hash with leading zeros).
+ */
+export function toWord(v: unknown, field: string, size = 32): Uint8Array {
   const bytes = toBytes(v, field)
-  if (bytes.length > 32) throw new GenesisError(`${field} is longer than 32 bytes: ${show(v)}`)
-  const word = new Uint8Array(32)
-  word.set(bytes, 32 - bytes.length)
+  if (bytes.length > size) throw new GenesisError(`${field} is longer than ${size} bytes: ${show(v)}`)
+  const word = new Uint8Array(size)
+  word.set(bytes, size - bytes.length)
   return word
 }
 

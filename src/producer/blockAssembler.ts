@@ -9,6 +9,7 @@ import type { Block, HeaderData } from '@ethereumjs/block'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
+import { fixedDifficulty } from '../chain/forkSchedule.ts'
 import { nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
@@ -97,18 +98,31 @@ export class BlockAssembler {
   private async build(parent: Block, candidates: PoolTx[], fields: ProducerHeaderFields): Promise<AssembledBlock> {
     const vm = await this.vmAt(parent)
     vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp: fields.timestamp })
+    // A proof-of-work genesis (Besu's dev.json) gets its fixed difficulty, or the ethash one.
+    const isPow = vm.common.consensusType() === 'pow'
+    const powDifficulty = isPow ? fixedDifficulty(vm.common) : undefined
     const builder = await startBlock(
       vm,
       {
         parentBlock: parent,
         headerData: {
           gasLimit: nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
-          baseFeePerGas: vm.common.isActivatedEIP(1559) ? this.chain.nextBaseFee(parent.header) : undefined,
+          // Left to the builder for the first London block (its initial base fee).
+          baseFeePerGas:
+            vm.common.isActivatedEIP(1559) && parent.header.baseFeePerGas !== undefined
+              ? this.chain.nextBaseFee(parent.header)
+              : undefined,
+          difficulty: isPow ? powDifficulty : 0n,
           ...fields,
         },
         withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
         // Not frozen, so that the chain can attach the senders (impersonated ones are not recoverable).
-        blockOpts: { putBlockIntoBlockchain: false, setHardfork: true, freeze: false },
+        blockOpts: {
+          putBlockIntoBlockchain: false,
+          setHardfork: true,
+          freeze: false,
+          calcDifficultyFromHeader: isPow && powDifficulty === undefined ? parent.header : undefined,
+        },
       },
       { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
     )

@@ -1,22 +1,17 @@
 import { describe, expect, it } from 'bun:test'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { KECCAK256_RLP } from '@ethereumjs/util'
+import { Address } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
-import { createChainCommon, createGenesisBlock, devGenesis, genesisState } from '../chain/genesis.ts'
+import { devGenesis, normalizeGenesis } from '../chain/genesis.ts'
 import { validateHeader } from '../chain/headerValidation.ts'
 import { openMemoryChain } from '../chain/memoryChain.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
-import { TrieDb } from '../state/trieDb.ts'
-import { openState } from '../state/worldState.ts'
-import { ChainStore } from '../storage/chainStore.ts'
-import { migrate } from '../storage/schema.ts'
-import { openSqlite } from '../storage/sqlite.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
 
@@ -160,6 +155,25 @@ describe('DevSealer', () => {
     const [parent, floored] = [(await chain.getBlockByNumber(120n))!, (await chain.getBlockByNumber(121n))!]
     expect(() => validateHeader(floored.header, parent.header)).toThrow('invalid base fee')
   }, 30_000)
+
+  it('seals proof-of-work blocks of a Besu dev.json-style genesis with its fixed difficulty and a block reward', async () => {
+    const coinbase = new Uint8Array(20).fill(0xc0)
+    const genesis = normalizeGenesis({
+      config: { chainId: 2018, muirGlacierBlock: 0, ethash: { fixeddifficulty: 100 } },
+      difficulty: '0x10000',
+      gasLimit: '0x1fffffffffffff',
+    })
+    const chain = await openMemoryChain(genesis)
+    const sealer = new DevSealer(chain, openPool(chain), { coinbase, clock: manualClock(1_700_000_000_000) })
+    const block = (await sealer.sealBlock(true))!
+    expect(block.header.difficulty).toBe(100n)
+    const miner = await chain.stateAt(chain.head).getAccount(new Address(coinbase))
+    expect(miner?.balance).toBe(2n * 10n ** 18n)
+    // The sealed block passes the importer's own header rules on a second chain.
+    const other = await openMemoryChain(genesis)
+    await importBlock(other, block, { setHead: true, skipPowValidation: true })
+    expect(other.head.header.number).toBe(1n)
+  })
 })
 
 /** sha256 of nothing: the requests hash of a block without requests. */

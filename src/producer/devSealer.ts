@@ -201,7 +201,6 @@ export class DevSealer {
       timestamp: timestampSec ?? this.time.next(parent.header.timestamp),
       coinbase: this.coinbase,
       mixHash: this.nextPrevRandao ?? parent.header.mixHash,
-      difficulty: 0n,
       ...(this.gasLimit !== undefined ? { gasLimit: this.gasLimit } : {}),
       ...(this.nextBaseFee !== undefined ? { baseFeePerGas: this.nextBaseFee } : {}),
     }

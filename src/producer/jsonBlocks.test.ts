@@ -55,6 +55,8 @@ describe('JSON block files', () => {
     const state = chain.stateAt(chain.head)
     expect((await state.getAccount(new Address(hexToBytes(RECIPIENT))))?.balance).toBe(6n)
     expect((await state.getAccount(new Address(hexToBytes(SENDER))))?.nonce).toBe(3n)
+    // Signed as Besu signs them: no chain id in v.
+    expect([27n, 28n]).toContain(chain.head.transactions[0].v!)
   })
 
   it('builds proof-of-stake blocks after the merge and refuses coinbase there, as Besu does', async () => {

@@ -173,7 +173,7 @@ export async function importJsonBlocks(
   }
 }
 
-/** A legacy transaction signed with `t.secretKey`, its nonce the sender's next one in this block. */
+/** A legacy transaction signed with `t.secretKey` as Besu signs it, its nonce the sender's next one in this block. */
 async function signedTx(
   t: JsonTxSpec,
   common: Common,
@@ -185,5 +185,9 @@ async function signedTx(
   const nonce = nonces.get(key) ?? (await state.getAccount(sender))?.nonce ?? 0n
   nonces.set(key, nonce + 1n)
   const fields = { nonce, gasPrice: t.gasPrice, gasLimit: t.gasLimit, to: t.to, value: t.value, data: t.data }
-  return createLegacyTx(fields, { common }).sign(t.secretKey)
+  // Besu signs these without a chain id (v 27/28, no EIP-155), which every fork still accepts.
+  const unprotected = common.copy()
+  unprotected.setHardfork('chainstart')
+  const { v, r, s } = createLegacyTx(fields, { common: unprotected }).sign(t.secretKey)
+  return createLegacyTx({ ...fields, v, r, s }, { common })
 }

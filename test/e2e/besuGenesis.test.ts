@@ -7,7 +7,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { privateKeyToAddress } from 'viem/accounts'
+import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import { BASALT_BIN, startNode } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-genesis-'))
@@ -77,6 +77,20 @@ describe('Besu genesis and block files', () => {
     ])
     expect(imported.out).toContain('imported 2 blocks (1..2)')
     expect(imported.code).toBe(0)
+    // The same chain as RLP (Besu's export format) imports into a fresh data path with the same head.
+    const rlp = join(tmp, 'pow.rlp')
+    const dataArgs = (path: string) => ['--genesis-file', powGenesis, '--data-path', path]
+    expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
+    const again = await basalt([
+      'blocks',
+      'import',
+      '--from',
+      rlp,
+      '--skip-pow-validation-enabled',
+      ...dataArgs(join(tmp, 'pow-rlp')),
+    ])
+    expect(again.out).toContain('imported 2 blocks (1..2)')
+    expect(again.out.match(/head 2 (0x[0-9a-f]+)/)?.[1]).toBe(imported.out.match(/head 2 (0x[0-9a-f]+)/)?.[1])
     const node = await startNode({ dataPath, args: ['--genesis-file', powGenesis, '--miner-enabled=false'] })
     try {
       const head = await node.rpc<{ number: string; difficulty: string; transactions: unknown[] }>(
@@ -85,6 +99,32 @@ describe('Besu genesis and block files', () => {
       )
       expect([head.number, head.difficulty, head.transactions.length]).toEqual(['0x2', '0x64', 1])
       expect(await node.rpc('eth_getBalance', [RECIPIENT, 'latest'])).toBe('0xf')
+    } finally {
+      await node.cleanup()
+    }
+  })
+
+  it('mines a sent transaction into a proof-of-work block with the fixed difficulty (--miner-enabled)', async () => {
+    const node = await startNode({ args: ['--genesis-file', powGenesis, '--miner-enabled'] })
+    try {
+      const raw = await privateKeyToAccount(KEY).signTransaction({
+        type: 'legacy',
+        chainId: 2018,
+        nonce: 0,
+        to: RECIPIENT as `0x${string}`,
+        value: 5n,
+        gas: 21_000n,
+        gasPrice: 2_000_000_000n,
+      })
+      const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+      let receipt: { blockNumber: string; status: string } | null = null
+      for (let i = 0; i < 100 && !receipt; i++) {
+        receipt = await node.rpc('eth_getTransactionReceipt', [hash])
+        if (!receipt) await Bun.sleep(50)
+      }
+      expect(receipt?.status).toBe('0x1')
+      const block = await node.rpc<{ difficulty: string }>('eth_getBlockByNumber', [receipt!.blockNumber, false])
+      expect(block.difficulty).toBe('0x64')
     } finally {
       await node.cleanup()
     }

@@ -273,6 +273,20 @@ describe('eth_simulateV1', () => {
     ])
     expect(block.calls[0].status).toBe('0x1')
     expect(BigInt(block.calls[0].returnData)).toBe(42n)
+    // Storage overrides too: slot 0 of the test contract, read by value().
+    const slot0 = '00'.repeat(32)
+    const [read] = await node.rpc<{ calls: { returnData: string }[] }[]>('eth_simulateV1', [
+      {
+        blockStateCalls: [
+          {
+            stateOverrides: { [contract.slice(2)]: { stateDiff: { [slot0]: `${'00'.repeat(31)}63` } } },
+            calls: [{ to: contract.slice(2), input: SELECTOR.value.slice(2) }],
+          },
+        ],
+      },
+      'latest',
+    ])
+    expect(BigInt(read.calls[0].returnData)).toBe(99n)
   })
 
   it("refuses blocks out of order with Besu's message", async () => {

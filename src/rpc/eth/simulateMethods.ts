@@ -57,6 +57,11 @@ function withHexPrefixes(v: unknown, key?: string, isAddressKeyed = false): unkn
   if (Array.isArray(v)) return v.map((x) => withHexPrefixes(x))
   if (typeof v === 'string') return key && LENIENT_HEX_FIELDS.has(key) && BARE_HEX.test(v) ? `0x${v}` : v
   if (v === null || typeof v !== 'object') return v
+  if (key === 'state' || key === 'stateDiff') {
+    // Storage overrides: slot → value, both 32-byte hex.
+    const prefix = (h: unknown) => (typeof h === 'string' && /^[0-9a-fA-F]{64}$/.test(h) ? `0x${h}` : h)
+    return Object.fromEntries(Object.entries(v).map(([slot, value]) => [prefix(slot), prefix(value)]))
+  }
   const out: Record<string, unknown> = {}
   for (const [k, x] of Object.entries(v)) {
     const name = isAddressKeyed && /^[0-9a-fA-F]{40}$/.test(k) ? `0x${k}` : k
