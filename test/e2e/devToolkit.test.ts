@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { compileContract } from './contracts/compile.ts'
-import { type StartedNode, signTransfer, startNode } from './harness.ts'
+import { type StartedNode, signTransfer, startNode, writeCancunGenesis } from './harness.ts'
 
 const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
@@ -406,16 +406,7 @@ describe('dev toolkit on a chain from a genesis file', () => {
   it('is off unless asked for, and the version stays Besu-shaped (also with --anvil-client-version=false)', async () => {
     const dir = node.dir
     const genesisFile = join(dir, 'genesis.json')
-    writeFileSync(
-      genesisFile,
-      JSON.stringify({
-        config: { chainId: 4242, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, terminalTotalDifficulty: 0 },
-        alloc: {},
-        gasLimit: '0x1c9c380',
-        difficulty: '0x0',
-        extraData: '0x',
-      }),
-    )
+    writeCancunGenesis(genesisFile)
     const plain = await startNode({ args: ['--anvil-client-version=false', '--rpc-ws-enabled=false'] })
     try {
       expect((await plain.rpc<string>('web3_clientVersion')).startsWith('basalt/v')).toBe(true)

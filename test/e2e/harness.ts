@@ -2,7 +2,7 @@
  * Starts the compiled binary for e2e tests: free ports (port 0, read back from --config-out), a temp
  * data path removed afterwards, and a small JSON-RPC client. BASALT_BIN overrides the binary.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -180,4 +180,18 @@ export async function runProcess(
   ])
   clearTimeout(timer)
   return { out, err, code }
+}
+
+/** Writes a small post-merge genesis (chain id 4242, Cancun at 0, nothing funded) to `file`. */
+export function writeCancunGenesis(file: string): void {
+  writeFileSync(
+    file,
+    JSON.stringify({
+      config: { chainId: 4242, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, terminalTotalDifficulty: 0 },
+      alloc: {},
+      gasLimit: '0x1c9c380',
+      difficulty: '0x0',
+      extraData: '0x',
+    }),
+  )
 }

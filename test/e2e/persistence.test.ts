@@ -4,12 +4,12 @@
  * from another genesis is refused.
  */
 import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Hex, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { BASALT_BIN, type StartedNode, startNode } from './harness.ts'
+import { BASALT_BIN, type StartedNode, startNode, writeCancunGenesis } from './harness.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'basalt-persist-'))
 const started: StartedNode[] = []
@@ -104,16 +104,7 @@ describe('persistence', () => {
     const dev = await start(dataPath)
     await dev.stop()
     const genesisFile = join(dir, 'genesis.json')
-    writeFileSync(
-      genesisFile,
-      JSON.stringify({
-        config: { chainId: 4242, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, terminalTotalDifficulty: 0 },
-        alloc: {},
-        gasLimit: '0x1c9c380',
-        difficulty: '0x0',
-        extraData: '0x',
-      }),
-    )
+    writeCancunGenesis(genesisFile)
     const proc = Bun.spawn(
       [
         BASALT_BIN,
