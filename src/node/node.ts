@@ -91,6 +91,8 @@ export async function openChain(
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const common = createChainCommon(genesis, crypto)
   const bftOptions = bftConsensusOf(genesis)
+  // An unknown ecCurve is refused before anything else of the genesis, as Besu refuses it.
+  genesisEcCurve(genesis.config)
   if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const isMemory = config.dataPath === ':memory:'
   const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
