@@ -4,7 +4,7 @@ import { addressOf } from '../../consensus/bftHashing.ts'
 import { encodeMessage, PREPARE, signPrepare } from '../../consensus/qbft/messages.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import type { PeerHandle, SubProtocolHandler } from '../peerManager.ts'
-import { DisconnectReason } from '../transport.ts'
+import type { DisconnectReason } from '../transport.ts'
 import { BftProtocol, nodeIdAddress } from './bftProtocol.ts'
 
 const keys = [1, 2, 3, 4].map((n) => new Uint8Array(32).fill(n))
