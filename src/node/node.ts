@@ -3,7 +3,7 @@
  * validated NodeConfig, starts the listeners and stops everything in order on SIGINT/SIGTERM.
  * The only module that constructs concrete classes of several layers.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
