@@ -2,8 +2,10 @@ import { describe, expect, it } from 'bun:test'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { addressOf } from '../../consensus/bftHashing.ts'
 import { encodeMessage, PREPARE, signPrepare } from '../../consensus/qbft/messages.ts'
+import { manualClock } from '../../primitives/clock.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
-import type { PeerHandle, SubProtocolHandler } from '../peerManager.ts'
+import { MemoryNetwork } from '../memoryTransport.ts'
+import { type PeerHandle, PeerManager, type SubProtocolHandler } from '../peerManager.ts'
 import type { DisconnectReason } from '../transport.ts'
 import { BftProtocol, nodeIdAddress } from './bftProtocol.ts'
 
@@ -112,5 +114,39 @@ describe('BFT subprotocol', () => {
     peers[0].handler.onClose?.()
     protocol.broadcast(PREPARE, prepare(keys[0]))
     expect(peers.map((p) => p.sent.length)).toEqual([0, 1, 0])
+  })
+})
+
+describe('BFT subprotocol over peer sessions', () => {
+  it('carries a message to a validator not connected to its author, by gossip through another', async () => {
+    const net = new MemoryNetwork()
+    const nodes = keys.slice(0, 3).map((key) => {
+      const protocol = new BftProtocol({ kind: 'qbft', validators: () => validators, height: () => 5n })
+      const received: Uint8Array[] = []
+      protocol.onMessage((_code, data) => received.push(data))
+      let manager: PeerManager | undefined
+      const transport = net.transport(nodeId(key), () => manager?.capabilities() ?? [])
+      manager = new PeerManager(transport, { maxPeers: 5, clock: manualClock(0) })
+      manager.register(protocol)
+      void transport.listen()
+      return { protocol, received, manager }
+    })
+    const enode = (i: number) => ({ id: nodeId(keys[i]), host: '127.0.0.1', port: i + 1, discoveryPort: i + 1 })
+    // A line: 0 — 1 — 2 (the memory network gives the i-th transport port i + 1).
+    nodes[0].manager.addPeer(enode(1))
+    nodes[2].manager.addPeer(enode(1))
+    for (let i = 0; i < 200 && nodes[1].protocol.validatorPeers().length < 2; i++) await Bun.sleep(5)
+    expect(nodes[0].protocol.validatorPeers().map((p) => p.id)).toEqual([nodeId(keys[1])])
+
+    const msg = prepare(keys[0])
+    nodes[0].protocol.broadcast(PREPARE, msg)
+    for (let i = 0; i < 200 && nodes[2].received.length === 0; i++) await Bun.sleep(5)
+    expect(nodes[1].received).toEqual([msg])
+    expect(nodes[2].received).toEqual([msg])
+    // Node 2 gossips it back to node 1 only if it had not seen it: node 1 hands it on once.
+    await Bun.sleep(20)
+    expect(nodes[1].received).toHaveLength(1)
+    expect(nodes[0].received).toHaveLength(0)
+    for (const n of nodes) await n.manager.stop()
   })
 })
