@@ -2,7 +2,7 @@
  * Blocks as RLP bytes: splitting a file of concatenated RLP blocks (hive's chain.rlp, Besu's
  * `blocks export`) and decoding one block with the chain's fork rules.
  */
-import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
+import { type Block, createBlockFromBytesArray, createBlockHeaderFromBytesArray } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
@@ -51,4 +51,12 @@ export async function decodeBlockRlp(chain: Pick<Chain, 'common'>, rlp: Uint8Arr
   return decodeWithoutKzg(chain.common, () =>
     createBlockFromBytesArray(values as never, { common: chain.common, setHardfork: true }),
   )
+}
+
+/**
+ * The hash the chain names a header by, from its RLP values: the keccak of its RLP, except on a BFT
+ * chain, where the chain's Common makes it the BFT block hash (no seals, round 0).
+ */
+export function headerHashOf(chain: Pick<Chain, 'common'>, values: unknown): Uint8Array {
+  return createBlockHeaderFromBytesArray(values as never, { common: chain.common, setHardfork: true }).hash()
 }

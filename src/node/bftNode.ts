@@ -1,7 +1,8 @@
 /**
  * The BFT parts of a node on an IBFT 2.0 / QBFT genesis: block hashes and header rules for the
- * chain (also for `blocks import`), and the validator that runs the rounds. Until the node runs a
- * peer-to-peer network the validator's transport is the one of a network of one validator.
+ * chain (also for `blocks import`), the consensus subprotocol (`istanbul/100`, IBFT 2.0's `IBF/1`)
+ * that carries the validators' messages between nodes, and the validator that runs the rounds. A
+ * node without a peer-to-peer network has the transport of a network of one validator.
  */
 import type { Common } from '@ethereumjs/common'
 import type { Chain } from '../chain/chain.ts'
@@ -9,8 +10,9 @@ import type { BftGenesisOptions, GenesisJson } from '../chain/genesis.ts'
 import { decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { installBftBlockHash } from '../consensus/bftHashing.ts'
 import { bftSealRules } from '../consensus/bftHeaderRules.ts'
-import { soloTransport } from '../consensus/qbft/transport.ts'
+import { type BftTransport, soloTransport } from '../consensus/qbft/transport.ts'
 import { ValidatorTracker } from '../consensus/voteTally.ts'
+import { BftProtocol } from '../p2p/bft/bftProtocol.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { hexToBytes } from '../primitives/hex.ts'
 import { BftValidator } from '../producer/bftValidator.ts'
@@ -45,19 +47,39 @@ export function attachBftRules(chain: Chain, options: BftGenesisOptions): BftCha
   return { options, tracker }
 }
 
-/** The validator of this node; `privateKey` is the node key, which is the validator key. */
+/** The consensus subprotocol of the chain, routing to the validators of the height above the head. */
+export function createBftProtocol(chain: Chain, bft: BftChain): BftProtocol {
+  return new BftProtocol({
+    kind: bft.options.kind,
+    validators: () => bft.tracker.validatorsAfter(chain.head.header),
+    height: () => chain.head.header.number + 1n,
+  })
+}
+
+export interface BftValidatorNetwork {
+  transport: BftTransport
+  /** Starts a sync from the peers: the cue that a validator is at a later height than our head. */
+  syncFromPeers(): void
+}
+
+/**
+ * The validator of this node; `privateKey` is the node key, which is the validator key. Without a
+ * network it is alone.
+ */
 export function createBftValidator(
   chain: Chain,
   pool: TxPool,
   bft: BftChain,
   privateKey: Uint8Array,
   clock: Clock,
+  network?: BftValidatorNetwork,
 ): BftValidator {
   return new BftValidator(chain, pool, bft.tracker, {
     bft: bft.options,
     privateKey,
     clock,
-    transport: soloTransport,
-    hasPeers: false,
+    transport: network?.transport ?? soloTransport,
+    hasPeers: network !== undefined,
+    onBehind: network && (() => network.syncFromPeers()),
   })
 }

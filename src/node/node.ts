@@ -3,7 +3,7 @@
  * validated NodeConfig, starts the listeners and stops everything in order on SIGINT/SIGTERM.
  * The only module that constructs concrete classes of several layers.
  */
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
@@ -31,6 +31,7 @@ import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
+import type { SubProtocol } from '../p2p/peerManager.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
@@ -56,7 +57,7 @@ import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
-import { attachBftRules, type BftChain, createBftValidator, prepareBftCommon } from './bftNode.ts'
+import { attachBftRules, type BftChain, createBftProtocol, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
 import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
@@ -146,8 +147,20 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const nodeKey = loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, curve)
   if (bft && curve !== 'secp256k1')
     log.warn('BFT validators sign with secp256k1 only: this node seals no blocks', { curve })
-  const validator =
-    bft && curve === 'secp256k1' ? createBftValidator(chain, pool, bft, nodeKey.privateKey, systemClock) : undefined
+  const isBftValidating = bft !== undefined && curve === 'secp256k1'
+  // Every node of a BFT chain offers the consensus subprotocol; only validators are sent messages.
+  const bftProtocol = isBftValidating && config.p2p.isEnabled ? createBftProtocol(chain, bft) : undefined
+  let network: P2pNetwork | undefined
+  const validator = isBftValidating
+    ? createBftValidator(
+        chain,
+        pool,
+        bft,
+        nodeKey.privateKey,
+        systemClock,
+        bftProtocol && { transport: bftProtocol, syncFromPeers: () => network?.syncFromPeers() },
+      )
+    : undefined
   const settings: RpcSettings = {
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
@@ -185,7 +198,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     logBloomCache,
     settings,
   }
-  if (config.p2p.isEnabled) services.network = await startP2p(config, services, curve, !engine)
+  if (config.p2p.isEnabled) {
+    network = await startP2p(config, services, curve, !engine, bftProtocol ? [bftProtocol] : [])
+    services.network = network
+  }
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>
     withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
   )
@@ -327,6 +343,7 @@ async function startP2p(
   { chain, pool, settings }: RpcServices,
   curve: string,
   isFollowingPeers: boolean,
+  protocols: SubProtocol[],
 ): Promise<P2pNetwork | undefined> {
   if (curve !== 'secp256k1') {
     log.warn('peer-to-peer networking stays off: RLPx needs a secp256k1 node key', { curve })
@@ -346,6 +363,7 @@ async function startP2p(
     },
     config.p2p,
   )
+  for (const p of protocols) network.register(p)
   await network.start()
   settings.ports.p2p = network.port
   return network

@@ -192,15 +192,21 @@ export class P2pNetwork {
     return this.manager.removePeer(parseEnode(url).id)
   }
 
+  /** Starts a sync from the best peer whose head we lack, if any. */
+  syncFromPeers(): void {
+    this.eth.syncFromBestPeer()
+  }
+
   syncStatus(): SyncStatus | undefined {
     return this.sync.status()
   }
 
   /** Imports one block at a time (announced blocks and sync share the queue). */
   private importBlock(block: Block): Promise<void> {
+    const { chain, pool } = this.deps
+    // Exclusive with the chain's other writers: a BFT validator imports the same sealed blocks.
     const run = this.importTail.then(async () => {
-      const { chain, pool } = this.deps
-      const result = await importBlock(chain, block, { setHead: true })
+      const result = await chain.exclusive(() => importBlock(chain, block, { setHead: true }))
       if (result.isKnown) return
       const included = block.transactions.map((tx) => ({
         senderHex: bytesToHex(tx.getSenderAddress().bytes),

@@ -214,8 +214,11 @@ export class BftValidator {
     const key = bytesToHex(block.hash())
     const assembled = this.built.get(key)
     this.built.clear()
-    if (assembled) await this.assembler.commit(block, assembled)
-    else await importBlock(this.chain, block, { setHead: true })
+    // Exclusive with the chain's other writers: eth/68 may bring the same block from a peer meanwhile.
+    await this.chain.exclusive(async () => {
+      if (assembled && !this.chain.store.hasBlock(block.hash())) await this.assembler.commit(block, assembled)
+      else await importBlock(this.chain, block, { setHead: true })
+    })
     const fields = { number: block.header.number, hash: key, txs: block.transactions.length, round }
     log.info('imported sealed block', fields)
   }

@@ -220,3 +220,20 @@ export function decodeMessage(code: number, data: Uint8Array, decodeBlock: Block
       fail(`unknown message code 0x${code.toString(16)}`)
   }
 }
+
+/**
+ * The signer and height of a frame without decoding the rest (blocks, justifications): what a
+ * transport needs to route and gossip it. Throws QbftMessageError as `decodeMessage` does.
+ */
+export function messageOrigin(code: number, data: Uint8Array): { author: Uint8Array; height: bigint } {
+  let root: RlpItem
+  try {
+    root = RLP.decode(data) as RlpItem
+  } catch (e) {
+    fail(`not RLP: ${(e as Error).message}`)
+  }
+  if (code < PROPOSAL || code > ROUND_CHANGE) fail(`unknown message code 0x${code.toString(16)}`)
+  const signed = code === PREPARE || code === COMMIT ? root : list(root, 'message')[0]
+  const { payload, author } = readSigned(code, signed as RlpItem, readRound)
+  return { author, height: payload.height }
+}

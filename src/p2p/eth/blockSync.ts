@@ -6,8 +6,7 @@
  */
 import type { Block } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
-import { keccak_256 } from '@noble/hashes/sha3.js'
-import { decodeBlockRlp } from '../../chain/blockRlp.ts'
+import { decodeBlockRlp, headerHashOf } from '../../chain/blockRlp.ts'
 import type { Chain } from '../../chain/chain.ts'
 import { maxBigInt, minBigInt } from '../../primitives/bigintMath.ts'
 import { bytesToBigint, bytesToHex, equalBytes } from '../../primitives/hex.ts'
@@ -86,7 +85,7 @@ export class BlockSync {
     for (let i = 0; i < MAX_FORWARD_BATCHES; i++) {
       const headers = await peer.getHeaders({ origin: next, amount: HEADER_BATCH, skip: 0, reverse: false })
       if (headers.length === 0) break
-      const hashes = headers.map((h) => keccak_256(RLP.encode(h)))
+      const hashes = headers.map((h) => headerHashOf(this.chain, h))
       const bodies = await peer.getBodies(hashes)
       if (bodies.length === 0) throw new Error('peer sent no bodies')
       for (const [j, body] of bodies.entries()) {
@@ -107,7 +106,7 @@ export class BlockSync {
     for (let i = 0; i < MAX_ANCESTOR_BATCHES && from >= 0n; i++) {
       const headers = await peer.getHeaders({ origin: from, amount: ANCESTOR_BATCH, skip: 0, reverse: true })
       if (headers.length === 0) break
-      for (const h of headers) if (this.chain.store.hasBlock(keccak_256(RLP.encode(h)))) return headerNumber(h)
+      for (const h of headers) if (this.chain.store.hasBlock(headerHashOf(this.chain, h))) return headerNumber(h)
       from -= BigInt(headers.length)
     }
     throw new Error('no common ancestor with the peer')

@@ -148,6 +148,13 @@ export class EthProtocol implements SubProtocol {
     this.syncFrom(peer)
   }
 
+  /** Syncs from the ready peer with the most difficulty whose head we lack (a cue that we are behind). */
+  syncFromBestPeer(): void {
+    const lacking = this.ready().filter((p) => !this.deps.chain.store.hasBlock(p.headHash))
+    const best = lacking.reduce<EthPeer | undefined>((a, p) => (a && a.td >= p.td ? a : p), undefined)
+    if (best) this.syncFrom(best)
+  }
+
   private syncFrom(peer: EthPeer): void {
     if (this.deps.isFollowingPeers) void this.deps.sync.requestSync(peer)
   }

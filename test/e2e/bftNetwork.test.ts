@@ -1,0 +1,161 @@
+/**
+ * The network `operator generate-blockchain-config` writes, run as it is meant to: 4 validators and
+ * 1 non-validator, compiled binaries on loopback with static peers, a block a second. Blocks reach
+ * the non-validator over eth/68; with one validator killed (-9) the other three go on; restarted,
+ * it syncs and every node holds the same hashes; with two killed the chain halts, and it resumes
+ * once they return. For QBFT (istanbul/100) and IBFT 2.0 (IBF/1).
+ */
+import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Hex } from 'viem'
+import { BASALT_BIN, type StartedNode, startNode } from './harness.ts'
+
+setDefaultTimeout(180_000)
+
+const MIX_HASH = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365'
+const dir = mkdtempSync(join(tmpdir(), 'basalt-bftnet-'))
+const running = new Set<StartedNode>()
+afterAll(async () => {
+  await Promise.all([...running].map((n) => n.cleanup()))
+  rmSync(dir, { recursive: true, force: true })
+})
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer()
+    s.once('error', reject)
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number }
+      s.close(() => resolve(port))
+    })
+  })
+}
+
+interface Member {
+  /** The validator's key file; none for the non-validator (it makes its own node key). */
+  keyFile?: string
+  dataPath: string
+  p2pPort: number
+  node?: StartedNode
+}
+
+async function generate(
+  kind: 'qbft' | 'ibft2',
+): Promise<{ genesisFile: string; members: Member[]; staticNodes: string }> {
+  const out = join(dir, kind)
+  const configFile = join(dir, `${kind}-config.json`)
+  const genesis = {
+    config: {
+      chainId: 1981,
+      berlinBlock: 0,
+      londonBlock: 0,
+      shanghaiTime: 0,
+      [kind]: { blockperiodseconds: 1, epochlength: 30000, requesttimeoutseconds: 2 },
+    },
+    gasLimit: '0x1fffffffffffff',
+    difficulty: '0x1',
+    mixHash: MIX_HASH,
+    baseFeePerGas: '0x3b9aca00',
+    alloc: { f39fd6e51aad88f6f4ce6ab8827279cfffb92266: { balance: '0xad78ebc5ac6200000' } },
+  }
+  writeFileSync(configFile, JSON.stringify({ genesis, blockchain: { nodes: { generate: true, count: 4 } } }))
+  const r = Bun.spawnSync([
+    BASALT_BIN,
+    'operator',
+    'generate-blockchain-config',
+    '--config-file',
+    configFile,
+    '--to',
+    out,
+  ])
+  expect(r.exitCode).toBe(0)
+  const keyDirs = readdirSync(join(out, 'keys')).map((k) => join(out, 'keys', k))
+  expect(keyDirs).toHaveLength(4)
+  const members: Member[] = []
+  for (const [i, keyDir] of [...keyDirs, undefined].entries())
+    members.push({
+      keyFile: keyDir && join(keyDir, 'key.priv'),
+      dataPath: join(dir, `${kind}-data-${i}`),
+      p2pPort: await freePort(),
+    })
+  const enodes = keyDirs.map((k, i) => {
+    const id = readFileSync(join(k, 'key.pub'), 'utf8').trim().replace(/^0x/, '')
+    return `enode://${id}@127.0.0.1:${members[i].p2pPort}`
+  })
+  const staticNodes = join(dir, `${kind}-static-nodes.json`)
+  writeFileSync(staticNodes, JSON.stringify(enodes))
+  return { genesisFile: join(out, 'genesis.json'), members, staticNodes }
+}
+
+async function head(node: StartedNode): Promise<number> {
+  return Number(await node.rpc<Hex>('eth_blockNumber'))
+}
+
+async function waitHeight(node: StartedNode, n: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (let i = 0; i < 2000; i++) {
+    if ((await head(node)) >= n) return
+    if (Date.now() > deadline) break
+    await Bun.sleep(200)
+  }
+  throw new Error(
+    `block ${n} did not come in ${timeoutMs} ms (head ${await head(node)}):\n${node.output().slice(-3000)}`,
+  )
+}
+
+async function hashAt(node: StartedNode, n: number): Promise<string> {
+  const block = await node.rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
+  return block.hash
+}
+
+describe.each(['qbft', 'ibft2'] as const)('a 4-validator %s network over devp2p', (kind) => {
+  it('produces blocks, survives one validator down, halts with two down and resumes', async () => {
+    const { genesisFile, members, staticNodes } = await generate(kind)
+    const start = async (m: Member) => {
+      const args = ['--genesis-file', genesisFile, '--rpc-http-api', 'ETH,NET,ADMIN,QBFT,IBFT']
+      args.push('--p2p-host', '127.0.0.1', '--p2p-port', String(m.p2pPort), '--static-nodes-file', staticNodes)
+      args.push('--discovery-enabled=false', '--rpc-ws-enabled=false')
+      if (m.keyFile) args.push('--node-private-key-file', m.keyFile)
+      m.node = await startNode({ args, dataPath: m.dataPath, timeoutMs: 30_000 })
+      running.add(m.node)
+      return m.node
+    }
+    const kill = async (m: Member) => {
+      await m.node!.stop('SIGKILL')
+      running.delete(m.node!)
+    }
+    const nodes = await Promise.all(members.map(start))
+    const observer = nodes[4]
+    // Blocks reach the node that seals none over eth/68.
+    await waitHeight(observer, 5, 60_000)
+
+    await kill(members[3])
+    const before = await head(nodes[0])
+    await waitHeight(nodes[0], before + 5, 60_000)
+
+    const back = await start(members[3])
+    const target = await head(nodes[0])
+    await waitHeight(back, target, 60_000)
+    const hashes = await Promise.all([...nodes.slice(0, 3), back, observer].map((n) => hashAt(n, target)))
+    expect(new Set(hashes).size).toBe(1)
+
+    // Two of four down: 2 commit seals where 3 are needed, so no block comes.
+    await Promise.all([kill(members[2]), kill(members[3])])
+    await Bun.sleep(1500)
+    const halted = await head(nodes[0])
+    await Bun.sleep(4000)
+    expect(await head(nodes[0])).toBe(halted)
+    expect(await head(observer)).toBeLessThanOrEqual(halted)
+
+    await Promise.all([start(members[2]), start(members[3])])
+    await waitHeight(nodes[0], halted + 3, 90_000)
+    await waitHeight(observer, halted + 3, 30_000)
+    const last = halted + 3
+    for (const m of members) await waitHeight(m.node!, last, 30_000)
+    const final = await Promise.all(members.map((m) => hashAt(m.node!, last)))
+    expect(new Set(final).size).toBe(1)
+  })
+})
