@@ -13,7 +13,7 @@
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { BftKind } from '../../consensus/bftExtraData.ts'
 import { messageOrigin, PROPOSAL, ROUND_CHANGE } from '../../consensus/qbft/messages.ts'
-import type { BftTransport } from '../../consensus/qbft/transport.ts'
+import { type BftTransport, QBFT_CAPABILITY } from '../../consensus/qbft/transport.ts'
 import { bytesToHex, concatBytes, equalBytes, hexToBytes } from '../../primitives/hex.ts'
 import { createLogger } from '../../primitives/logger.ts'
 import { BoundedSet } from '../eth/ethPeer.ts'
@@ -33,7 +33,12 @@ interface WireShape {
 
 /** Besu's capability for each BFT flavour. */
 export const BFT_WIRE: Record<BftKind, WireShape> = {
-  qbft: { name: 'istanbul', version: 100, length: 0x16, codeOffset: 0 },
+  qbft: {
+    name: QBFT_CAPABILITY.name,
+    version: QBFT_CAPABILITY.version,
+    length: QBFT_CAPABILITY.messageSpace,
+    codeOffset: 0,
+  },
   ibft2: { name: 'IBF', version: 1, length: 4, codeOffset: PROPOSAL },
 }
 
