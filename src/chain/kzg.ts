@@ -1,15 +1,18 @@
 /**
  * KZG for blob transactions, loaded on first need and never on the event loop: loading the trusted
  * setup is seconds of synchronous WebAssembly, so a worker thread does it and the main thread only
- * restores the result (kzgSnapshot.ts, about 70 ms). Decoding a blob transaction needs no KZG
- * (kzgStandIn.ts); only verifying blobs and the point-evaluation precompile wait for the load, and
- * they wait asynchronously, so every other request is served meanwhile.
+ * restores the result (kzgSnapshot.ts, about 70 ms). The worker keeps its KZG and verifies blob
+ * sidecars (seconds for six blobs), so that is off the event loop too. Decoding a blob transaction
+ * needs no KZG (kzgStandIn.ts, sidecarCheck.ts); only verifying blobs and the point-evaluation
+ * precompile wait for the load, and they wait asynchronously, so every other request is served.
  */
 import type { Common } from '@ethereumjs/common'
 import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { readKzgCache, writeKzgCache } from './kzgCache.ts'
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
+import type { FromKzgWorker, ToKzgWorker } from './kzgWorker.ts'
+import { runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
 const log = createLogger('kzg')
 /** Longest a request waits for the load before it fails (the load goes on). */
@@ -29,21 +32,58 @@ function workerSpecifier(): string {
 }
 const COMPILED_ROOT = '/$bunfs/root/'
 
-/** Loads KZG's memory in a worker thread; in the caller's thread only where workers are missing. */
-function loadMemoryOffThread(): Promise<Uint8Array> {
-  if (typeof Worker === 'undefined') return loadKzgMemory()
+/** The worker holding its own KZG (kzgWorker.ts), once loaded; it verifies blob sidecars. */
+let worker: Worker | undefined
+/** The loaded module's memory, kept to start the worker again after a verification timed out. */
+let snapshot: Uint8Array | undefined
+const pending = new Map<number, { resolve(refusal: string | undefined): void; reject(e: Error): void }>()
+let nextCheckId = 0
+
+/** Starts a KZG worker with `init`; resolves, once its KZG is ready, to the memory it loaded. */
+function startWorker(
+  init: { type: 'load' } | { type: 'restore'; memory: Uint8Array },
+): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerSpecifier())
-    worker.onmessage = (event: MessageEvent<{ memory?: Uint8Array; error?: string }>) => {
-      void worker.terminate()
-      if (event.data.memory) resolve(event.data.memory)
-      else reject(new Error(`KZG trusted setup failed to load: ${event.data.error}`))
+    const started = new Worker(workerSpecifier())
+    ;(started as { unref?: () => void }).unref?.()
+    const fail = (error: string) => {
+      void started.terminate()
+      if (worker === started) dropWorker(new Error(`the KZG worker stopped: ${error}`))
+      reject(new Error(`KZG trusted setup failed to load: ${error}`))
     }
-    worker.onerror = (event) => {
-      void worker.terminate()
-      reject(new Error(`KZG trusted setup failed to load: ${event.message}`))
+    started.onmessage = (event: MessageEvent<FromKzgWorker>) => {
+      const message = event.data
+      if (message.type === 'loaded') {
+        worker = started
+        resolve(message.memory)
+      } else if (message.type === 'failed') fail(message.error)
+      else {
+        pending.get(message.id)?.resolve(message.refusal)
+        pending.delete(message.id)
+      }
     }
+    started.onerror = (event) => fail(event.message)
+    started.postMessage(init, init.type === 'load' ? [] : [init.memory.buffer as ArrayBuffer])
   })
+}
+
+/** Stops the worker; the checks it had not answered fail with `error`. */
+function dropWorker(error: Error): void {
+  void worker?.terminate()
+  worker = undefined
+  for (const waiting of pending.values()) waiting.reject(error)
+  pending.clear()
+}
+
+/** Loads KZG in a worker thread (which keeps it); in the caller's thread only where workers are missing. */
+async function loadOffThread(): Promise<{ kzg: unknown; memory: Uint8Array }> {
+  if (typeof Worker === 'undefined') return loadKzgMemory()
+  const memory = await startWorker({ type: 'load' })
+  if (!memory) throw new Error('KZG trusted setup failed to load: the worker sent no memory')
+  const restoredAtMs = Date.now()
+  const kzg = await restoreKzg(memory)
+  log.debug('KZG restored from the worker', { ms: Date.now() - restoredAtMs })
+  return { kzg, memory }
 }
 
 /** Keeps the loaded KZG in `file` (in the data path), so that a restarted node need not load it again. */
@@ -58,13 +98,13 @@ function loadKzg(): Promise<unknown> {
     const startedMs = Date.now()
     const cached = cacheFile === undefined ? undefined : await readKzgCache(cacheFile)
     if (cached) {
+      snapshot = cached.memory
       log.info('KZG trusted setup restored', { ms: Date.now() - startedMs, from: cacheFile })
-      return cached
+      return cached.kzg
     }
-    const memory = await loadMemoryOffThread()
-    const restoredAtMs = Date.now()
-    const kzg = await restoreKzg(memory)
-    log.info('KZG trusted setup loaded', { ms: Date.now() - startedMs, restoreMs: Date.now() - restoredAtMs })
+    const { kzg, memory } = await loadOffThread()
+    snapshot = memory
+    log.info('KZG trusted setup loaded', { ms: Date.now() - startedMs })
     if (cacheFile !== undefined) {
       const file = cacheFile
       writeKzgCache(file, memory).catch((e: Error) => log.warn('KZG cache not written', { file, error: e.message }))
@@ -73,6 +113,36 @@ function loadKzg(): Promise<unknown> {
   })()
   return loading
 }
+
+/**
+ * Verifies a blob sidecar in the KZG worker, so that the seconds it takes never hold the event loop;
+ * resolves to the library's refusal message, or undefined when the proofs hold. Waits for KZG to load
+ * (as `ensureKzgFor`) and at most SIDECAR_CHECK_MS for the verification itself.
+ */
+export async function verifySidecar(common: Common, check: SidecarCheck): Promise<string | undefined> {
+  await ensureKzgFor(common)
+  if (typeof Worker === 'undefined' || !snapshot) return runSidecarCheck(common.customCrypto.kzg, check)
+  if (!worker) await startWorker({ type: 'restore', memory: snapshot.slice() })
+  const id = nextCheckId++
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    return await excludedFromDeadline(
+      () =>
+        new Promise<string | undefined>((resolve, reject) => {
+          pending.set(id, { resolve, reject })
+          timer = setTimeout(
+            () => dropWorker(new Error(`KZG verification of blobs took longer than ${SIDECAR_CHECK_MS / 1000} s`)),
+            SIDECAR_CHECK_MS,
+          )
+          worker?.postMessage({ type: 'check', id, check } satisfies ToKzgWorker)
+        }),
+    )
+  } finally {
+    clearTimeout(timer)
+  }
+}
+/** Longest one sidecar's verification may take (a 6-blob one takes seconds on a loaded machine). */
+const SIDECAR_CHECK_MS = 60_000
 
 /** Makes `common.customCrypto.kzg` available, waiting at most KZG_WAIT_MS for the load. */
 export async function ensureKzgFor(common: Common): Promise<void> {
