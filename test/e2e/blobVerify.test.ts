@@ -19,6 +19,7 @@ const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 // EIP-4844's point-evaluation example: calling the precompile with it loads KZG in the node.
 const POINT_EVALUATION = `0x01e798154708fe7789429634053cbf9f99b619f9f084048927333fce637f549b564c0a11a0f704f4fc3e8acfe0f8245f0ad1347b378fbf96e206da11a5d3630624d25032e67a7e6a4910df5834b8fe70e6bcfeeac0352434196bdf4b2485d5a18f59a8d2a1a625a17f3fea0fe5eb8c896db3764f3185481bc22f91b4aaffcca25f26936857bc3a7c2539ea8ec3a952b7873033e038326e87ed3e1276fd140253fa08e9fc25fb2d9a98527fc22a2c9612fbeafdad446cbc7bcdbdcd780af2c16a`
 const BLOB_COUNT = 6
+const UNDECODABLE = 'Invalid params: could not decode transaction: '
 
 interface CellKzg {
   blobToKzgCommitment(blob: string): string
@@ -26,6 +27,7 @@ interface CellKzg {
 }
 
 let node: StartedNode
+const started: StartedNode[] = []
 let kzg: CellKzg
 let blob: string
 let commitment: string
@@ -33,6 +35,7 @@ let cellProofs: string[]
 
 beforeAll(async () => {
   node = await startNode({ args: ['--rpc-ws-enabled=false'] })
+  started.push(node)
   // Load KZG in the node, then take the setup it keeps in its data path for this process.
   await node.rpc('eth_call', [{ to: '0x000000000000000000000000000000000000000a', data: POINT_EVALUATION }, 'latest'])
   const cache = join(node.dataPath, 'kzg-setup.mem')
@@ -44,17 +47,20 @@ beforeAll(async () => {
   cellProofs = kzg.computeCellsAndProofs(blob)[1]
 }, 150_000)
 afterAll(async () => {
-  await node?.cleanup()
+  // The restarted node uses the first one's data path: removed last.
+  for (const n of started.reverse()) await n.cleanup()
 })
 
-/** A signed 6-blob transaction in network form (cell proofs, wrapper version 1). */
-async function blobTx(proofs: string[]): Promise<string> {
+/** A signed transaction of `count` blobs in network form (cell proofs, wrapper version 1). */
+async function blobTx(count: number, edit: { proofs?: (proofs: string[]) => void; hashes?: Hex[] } = {}) {
+  const proofs = Array(count).fill(cellProofs).flat()
+  edit.proofs?.(proofs)
   const common = createCustomCommon({ chainId: 1337 }, Mainnet, {
     hardfork: Hardfork.Osaka,
     customCrypto: { kzg } as never,
   })
   const nonce = await node.rpc<string>('eth_getTransactionCount', [FROM, 'pending'])
-  const commitments = Array.from({ length: BLOB_COUNT }, () => commitment)
+  const commitments = Array.from({ length: count }, () => commitment)
   const tx = createBlob4844Tx(
     {
       nonce: BigInt(nonce),
@@ -64,10 +70,10 @@ async function blobTx(proofs: string[]): Promise<string> {
       maxPriorityFeePerGas: 1_000_000_000n,
       maxFeePerBlobGas: 100_000_000_000n,
       networkWrapperVersion: 1,
-      blobs: Array.from({ length: BLOB_COUNT }, () => blob as Hex),
+      blobs: Array.from({ length: count }, () => blob as Hex),
       kzgCommitments: commitments as Hex[],
       kzgProofs: proofs as Hex[],
-      blobVersionedHashes: commitmentsToVersionedHashes(commitments as Hex[]),
+      blobVersionedHashes: edit.hashes ?? commitmentsToVersionedHashes(commitments as Hex[]),
     },
     { common },
   ).sign(KEY)
@@ -98,9 +104,7 @@ async function sendWhilePolling(raw: string) {
 
 describe('blob transaction verification off the event loop', () => {
   it('answers eth_blockNumber within 200 ms while a 6-blob transaction is verified, then mines it', async () => {
-    const { res, sendMs, latencies, slowestMs } = await sendWhilePolling(
-      await blobTx(Array(BLOB_COUNT).fill(cellProofs).flat()),
-    )
+    const { res, sendMs, latencies, slowestMs } = await sendWhilePolling(await blobTx(BLOB_COUNT))
     console.log(
       `6-blob send: ${sendMs.toFixed(0)} ms; eth_blockNumber meanwhile: ${latencies.length} answers, slowest ${slowestMs.toFixed(0)} ms`,
     )
@@ -118,13 +122,42 @@ describe('blob transaction verification off the event loop', () => {
 
   it('refuses a transaction whose cell proofs do not match its blobs, as before', async () => {
     // The first cell's proof in place of the second's: a valid point that proves the wrong cell.
-    const proofs = Array(BLOB_COUNT).fill(cellProofs).flat()
-    proofs[1] = proofs[0]
-    const { res, slowestMs } = await sendWhilePolling(await blobTx(proofs))
+    const swapped = (proofs: string[]) => {
+      proofs[1] = proofs[0]
+    }
+    const { res, slowestMs } = await sendWhilePolling(await blobTx(BLOB_COUNT, { proofs: swapped }))
     expect(res.json.error).toEqual({
       code: -32602,
-      message: 'Invalid params: could not decode transaction: KZG proof cannot be verified from blobs/commitments',
+      message: `${UNDECODABLE}KZG proof cannot be verified from blobs/commitments`,
     })
+    expect(slowestMs).toBeLessThan(200)
+    // Proofs are checked before versioned hashes: with both wrong, the proofs are named.
+    const hashes: Hex[] = [`0x01${'00'.repeat(31)}`]
+    const both = await node.rpcRaw({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_sendRawTransaction',
+      params: [await blobTx(1, { proofs: swapped, hashes })],
+    })
+    expect(both.json.error.message).toBe(`${UNDECODABLE}KZG proof cannot be verified from blobs/commitments`)
+    const hashOnly = await node.rpcRaw({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_sendRawTransaction',
+      params: [await blobTx(1, { hashes })],
+    })
+    expect(hashOnly.json.error.message).toBe(
+      `${UNDECODABLE}commitment for blob at index 0 does not match versionedHash`,
+    )
+  }, 120_000)
+
+  it('verifies blobs after a restart, with the KZG restored from the data path', async () => {
+    await node.stop()
+    node = await startNode({ dataPath: node.dataPath, args: ['--rpc-ws-enabled=false'] })
+    started.push(node)
+    const { res, slowestMs } = await sendWhilePolling(await blobTx(1))
+    expect(res.json.error).toBeUndefined()
+    expect(node.output()).toContain('KZG trusted setup restored')
     expect(slowestMs).toBeLessThan(200)
   }, 120_000)
 })
