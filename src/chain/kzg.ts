@@ -45,7 +45,6 @@ function startWorker(
 ): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
     const started = new Worker(workerSpecifier())
-    ;(started as { unref?: () => void }).unref?.()
     const fail = (error: string) => {
       void started.terminate()
       if (worker === started) dropWorker(new Error(`the KZG worker stopped: ${error}`))
@@ -54,6 +53,8 @@ function startWorker(
     started.onmessage = (event: MessageEvent<FromKzgWorker>) => {
       const message = event.data
       if (message.type === 'loaded') {
+        // Idle from now on: it must not keep the process alive.
+        ;(started as { unref?: () => void }).unref?.()
         worker = started
         resolve(message.memory)
       } else if (message.type === 'failed') fail(message.error)
@@ -122,23 +123,34 @@ function loadKzg(): Promise<unknown> {
 export async function verifySidecar(common: Common, check: SidecarCheck): Promise<string | undefined> {
   await ensureKzgFor(common)
   if (typeof Worker === 'undefined' || !snapshot) return runSidecarCheck(common.customCrypto.kzg, check)
-  if (!worker) await startWorker({ type: 'restore', memory: snapshot.slice() })
+  const run = checks.then(() => checkInWorker(snapshot as Uint8Array, check))
+  checks = run.catch(() => undefined)
+  // Waiting for the worker is not spending EVM time.
+  return excludedFromDeadline(() => run)
+}
+/** The checks, one after another, so that each one's time limit counts its own run only. */
+let checks: Promise<unknown> = Promise.resolve()
+
+async function checkInWorker(memory: Uint8Array, check: SidecarCheck): Promise<string | undefined> {
+  if (!worker) await startWorker({ type: 'restore', memory: memory.slice() })
+  const running = worker as Worker & { ref?: () => void; unref?: () => void }
   const id = nextCheckId++
   let timer: ReturnType<typeof setTimeout> | undefined
+  // Held while it checks (a command such as `blocks import` must not exit meanwhile), idle otherwise.
+  running.ref?.()
   try {
-    return await excludedFromDeadline(
-      () =>
-        new Promise<string | undefined>((resolve, reject) => {
-          pending.set(id, { resolve, reject })
-          timer = setTimeout(
-            () => dropWorker(new Error(`KZG verification of blobs took longer than ${SIDECAR_CHECK_MS / 1000} s`)),
-            SIDECAR_CHECK_MS,
-          )
-          worker?.postMessage({ type: 'check', id, check } satisfies ToKzgWorker)
-        }),
-    )
+    return await new Promise<string | undefined>((resolve, reject) => {
+      pending.set(id, { resolve, reject })
+      timer = setTimeout(
+        () => dropWorker(new Error(`KZG verification of blobs took longer than ${SIDECAR_CHECK_MS / 1000} s`)),
+        SIDECAR_CHECK_MS,
+      )
+      running.postMessage({ type: 'check', id, check } satisfies ToKzgWorker)
+    })
   } finally {
     clearTimeout(timer)
+    pending.delete(id)
+    running.unref?.()
   }
 }
 /** Longest one sidecar's verification may take (a 6-blob one takes seconds on a loaded machine). */
