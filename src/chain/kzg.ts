@@ -11,8 +11,8 @@ import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { readKzgCache, writeKzgCache } from './kzgCache.ts'
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
-import type { FromKzgWorker, ToKzgWorker } from './kzgWorker.ts'
-import { runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
+import type { FromKzgWorker, KzgAnswer, KzgQuestion, ToKzgWorker } from './kzgWorker.ts'
+import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
 const log = createLogger('kzg')
 /** Longest a request waits for the load before it fails (the load goes on). */
@@ -36,8 +36,8 @@ const COMPILED_ROOT = '/$bunfs/root/'
 let worker: Worker | undefined
 /** The loaded module's memory, kept to start the worker again after a verification timed out. */
 let snapshot: Uint8Array | undefined
-const pending = new Map<number, { resolve(refusal: string | undefined): void; reject(e: Error): void }>()
-let nextCheckId = 0
+const pending = new Map<number, { resolve(answer: KzgAnswer): void; reject(e: Error): void }>()
+let nextQuestionId = 0
 
 /** Starts a KZG worker with `init`; resolves, once its KZG is ready, to the memory it loaded. */
 function startWorker(
@@ -59,7 +59,7 @@ function startWorker(
         resolve(message.memory)
       } else if (message.type === 'failed') fail(message.error)
       else {
-        pending.get(message.id)?.resolve(message.refusal)
+        pending.get(message.id)?.resolve(message)
         pending.delete(message.id)
       }
     }
@@ -118,34 +118,54 @@ function loadKzg(): Promise<unknown> {
 /**
  * Verifies a blob sidecar in the KZG worker, so that the seconds it takes never hold the event loop;
  * resolves to the library's refusal message, or undefined when the proofs hold. Waits for KZG to load
- * (as `ensureKzgFor`) and at most SIDECAR_CHECK_MS for the verification itself.
+ * (as `ensureKzgFor`) and at most KZG_WORK_MS for the verification itself.
  */
 export async function verifySidecar(common: Common, check: SidecarCheck): Promise<string | undefined> {
+  const main = await mainThreadKzg(common)
+  if (main) return runSidecarCheck(main, check)
+  return (await askWorker({ type: 'check', check })).refusal
+}
+
+/** The EIP-7594 cell proofs of `blob`, computed in the KZG worker (as `verifySidecar`). */
+export async function computeCellProofs(common: Common, blob: string): Promise<string[]> {
+  const main = await mainThreadKzg(common)
+  if (main) return cellProofsOf(main, blob)
+  const { proofs, error } = await askWorker({ type: 'cellProofs', blob })
+  if (!proofs) throw new Error(`KZG cell proofs not computed: ${error}`)
+  return proofs
+}
+
+/** Waits for KZG; returns the main thread's only where no worker can do the work. */
+async function mainThreadKzg(common: Common): Promise<unknown | undefined> {
   await ensureKzgFor(common)
-  if (typeof Worker === 'undefined' || !snapshot) return runSidecarCheck(common.customCrypto.kzg, check)
-  const run = checks.then(() => checkInWorker(snapshot as Uint8Array, check))
-  checks = run.catch(() => undefined)
+  return typeof Worker === 'undefined' || !snapshot ? common.customCrypto.kzg : undefined
+}
+
+/** Asks the worker, after the questions before (so each one's time limit counts its own run only). */
+function askWorker(question: KzgQuestion): Promise<KzgAnswer> {
+  const memory = snapshot as Uint8Array
+  const run = queue.then(() => askNow(memory, question))
+  queue = run.catch(() => undefined)
   // Waiting for the worker is not spending EVM time.
   return excludedFromDeadline(() => run)
 }
-/** The checks, one after another, so that each one's time limit counts its own run only. */
-let checks: Promise<unknown> = Promise.resolve()
+let queue: Promise<unknown> = Promise.resolve()
 
-async function checkInWorker(memory: Uint8Array, check: SidecarCheck): Promise<string | undefined> {
+async function askNow(memory: Uint8Array, question: KzgQuestion): Promise<KzgAnswer> {
   if (!worker) await startWorker({ type: 'restore', memory: memory.slice() })
   const running = worker as Worker & { ref?: () => void; unref?: () => void }
-  const id = nextCheckId++
+  const id = nextQuestionId++
   let timer: ReturnType<typeof setTimeout> | undefined
-  // Held while it checks (a command such as `blocks import` must not exit meanwhile), idle otherwise.
+  // Held while it works (a command such as `blocks import` must not exit meanwhile), idle otherwise.
   running.ref?.()
   try {
-    return await new Promise<string | undefined>((resolve, reject) => {
+    return await new Promise<KzgAnswer>((resolve, reject) => {
       pending.set(id, { resolve, reject })
       timer = setTimeout(
-        () => dropWorker(new Error(`KZG verification of blobs took longer than ${SIDECAR_CHECK_MS / 1000} s`)),
-        SIDECAR_CHECK_MS,
+        () => dropWorker(new Error(`${WORK_NAMES[question.type]} took longer than ${KZG_WORK_MS / 1000} s`)),
+        KZG_WORK_MS,
       )
-      running.postMessage({ type: 'check', id, check } satisfies ToKzgWorker)
+      running.postMessage({ ...question, id } satisfies ToKzgWorker)
     })
   } finally {
     clearTimeout(timer)
@@ -153,8 +173,9 @@ async function checkInWorker(memory: Uint8Array, check: SidecarCheck): Promise<s
     running.unref?.()
   }
 }
-/** Longest one sidecar's verification may take (a 6-blob one takes seconds on a loaded machine). */
-const SIDECAR_CHECK_MS = 60_000
+/** Longest one question may take (a 6-blob sidecar takes seconds on a loaded machine). */
+const KZG_WORK_MS = 60_000
+const WORK_NAMES = { check: 'KZG verification of blobs', cellProofs: 'computing KZG cell proofs' }
 
 /** Makes `common.customCrypto.kzg` available, waiting at most KZG_WAIT_MS for the load. */
 export async function ensureKzgFor(common: Common): Promise<void> {

@@ -1,21 +1,26 @@
 /**
  * Worker thread holding a KZG of its own. Told to load, it loads the trusted setup (seconds of
  * WebAssembly) and posts the module's memory back (see kzgSnapshot.ts); told to restore, it restores
- * a memory copy it is given. It then verifies blob sidecars (sidecarCheck.ts), one at a time, so that
- * seconds of proof checking never run on the event loop.
+ * a memory copy it is given. It then verifies blob sidecars (sidecarCheck.ts) and computes cell
+ * proofs, one at a time, so that these seconds of KZG work never run on the event loop.
  */
 
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
-import { runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
+import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
-export type ToKzgWorker =
-  | { type: 'load' }
-  | { type: 'restore'; memory: Uint8Array }
-  | { type: 'check'; id: number; check: SidecarCheck }
+/** A question for the worker's KZG: a sidecar to verify, or a blob whose cell proofs to compute. */
+export type KzgQuestion = { type: 'check'; check: SidecarCheck } | { type: 'cellProofs'; blob: string }
+export type ToKzgWorker = { type: 'load' } | { type: 'restore'; memory: Uint8Array } | (KzgQuestion & { id: number })
+/** The answer to a question: a refusal (or none) for a check, proofs for a blob, or what failed. */
+export interface KzgAnswer {
+  refusal?: string
+  proofs?: string[]
+  error?: string
+}
 export type FromKzgWorker =
   | { type: 'loaded'; memory?: Uint8Array }
   | { type: 'failed'; error: string }
-  | { type: 'checked'; id: number; refusal?: string }
+  | ({ type: 'answer'; id: number } & KzgAnswer)
 
 declare const self: {
   postMessage(message: FromKzgWorker, transfer?: ArrayBuffer[]): void
@@ -39,8 +44,17 @@ async function setUp(message: ToKzgWorker): Promise<void> {
   }
 }
 
+function answer(question: KzgQuestion): KzgAnswer {
+  if (question.type === 'check') return { refusal: runSidecarCheck(kzg, question.check) }
+  try {
+    return { proofs: cellProofsOf(kzg, question.blob) }
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) }
+  }
+}
+
 self.onmessage = (event) => {
   const message = event.data
-  if (message.type !== 'check') void setUp(message)
-  else self.postMessage({ type: 'checked', id: message.id, refusal: runSidecarCheck(kzg, message.check) })
+  if (message.type === 'load' || message.type === 'restore') void setUp(message)
+  else self.postMessage({ type: 'answer', id: message.id, ...answer(message) })
 }

@@ -6,7 +6,7 @@ import { recordingKzg, runSidecarCheck, type SidecarCheck } from './sidecarCheck
 
 type Hex = `0x${string}`
 const KEY = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
-const BLOB = getBlobs('sidecar')[0] as Hex
+const BLOB = getBlobs('basalt sidecar')[0] as Hex
 const COMMITMENT = `0xc0${'11'.repeat(47)}` as Hex
 const PROOF = `0xc0${'22'.repeat(47)}` as Hex
 

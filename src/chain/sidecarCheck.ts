@@ -11,6 +11,7 @@ export type SidecarCheck =
   | { kind: 'cellProofs'; blobs: string[]; commitments: string[]; indices: number[]; proofs: string[] }
 
 interface SidecarKzg {
+  computeCellsAndProofs(blob: string): [string[], string[]]
   verifyBlobProofBatch(blobs: string[], commitments: string[], proofs: string[]): boolean
   computeCells(blob: string): string[]
   verifyCellKzgProofBatch(commitments: string[], indices: number[], cells: string[], proofs: string[]): boolean
@@ -32,6 +33,11 @@ export function runSidecarCheck(kzg: unknown, check: SidecarCheck): string | und
   return isValid ? undefined : 'KZG proof cannot be verified from blobs/commitments'
 }
 
+/** The EIP-7594 cell proofs of `blob` (for a bundle whose transaction came with one proof per blob). */
+export function cellProofsOf(kzg: unknown, blob: string): string[] {
+  return (kzg as SidecarKzg).computeCellsAndProofs(blob)[1]
+}
+
 /**
  * A KZG for the decoder that verifies nothing: it records the sidecar check the library asks for and
  * lets decoding go on as if it passed. `check()` is the recorded check, if decoding got that far.
@@ -39,7 +45,7 @@ export function runSidecarCheck(kzg: unknown, check: SidecarCheck): string | und
 export function recordingKzg(): { kzg: unknown; check(): SidecarCheck | undefined } {
   let recorded: SidecarCheck | undefined
   const cellBlobs: string[] = []
-  const kzg: SidecarKzg = {
+  const kzg: Omit<SidecarKzg, 'computeCellsAndProofs'> = {
     verifyBlobProofBatch(blobs, commitments, proofs) {
       recorded = { kind: 'blobProofs', blobs, commitments, proofs }
       return true
@@ -56,7 +62,7 @@ export function recordingKzg(): { kzg: unknown; check(): SidecarCheck | undefine
   const notDecoding = new Proxy(kzg, {
     get: (target, prop) =>
       prop in target
-        ? target[prop as keyof SidecarKzg]
+        ? target[prop as keyof typeof kzg]
         : () => {
             throw new Error('kzg not initialized: the KZG trusted setup is not loaded yet')
           },
