@@ -20,8 +20,10 @@ const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const POINT_EVALUATION = `0x01e798154708fe7789429634053cbf9f99b619f9f084048927333fce637f549b564c0a11a0f704f4fc3e8acfe0f8245f0ad1347b378fbf96e206da11a5d3630624d25032e67a7e6a4910df5834b8fe70e6bcfeeac0352434196bdf4b2485d5a18f59a8d2a1a625a17f3fea0fe5eb8c896db3764f3185481bc22f91b4aaffcca25f26936857bc3a7c2539ea8ec3a952b7873033e038326e87ed3e1276fd140253fa08e9fc25fb2d9a98527fc22a2c9612fbeafdad446cbc7bcdbdcd780af2c16a`
 const PRECOMPILE = '0x000000000000000000000000000000000000000a'
 const BLOB_COUNT = 6
-// About 200 ms: what a loaded 2-core machine adds to a request now and then (before: the whole check).
-const SLOWEST_MS = 250
+// Before, one eth_blockNumber waited for the whole check (15-27 s for six blobs). Now most answer at
+// once; on a loaded 2-core machine one may still be held a few hundred ms by the scheduler.
+const TYPICAL_MS = 200
+const SLOWEST_MS = 1_000
 const UNDECODABLE = 'Invalid params: could not decode transaction: '
 
 interface CellKzg {
@@ -102,16 +104,20 @@ async function sendWhilePolling(raw: string) {
     await Bun.sleep(20)
   }
   const res = await send
-  return { res, sendMs, latencies, slowestMs: Math.max(0, ...latencies) }
+  const sorted = [...latencies].sort((a, b) => a - b)
+  const p95Ms = sorted[Math.floor(sorted.length * 0.95)] ?? 0
+  return { res, sendMs, latencies, p95Ms, slowestMs: Math.max(0, ...latencies) }
 }
 
 describe('blob transaction verification off the event loop', () => {
   it('answers eth_blockNumber within about 200 ms while a 6-blob transaction is verified, then mines it', async () => {
-    const { res, sendMs, latencies, slowestMs } = await sendWhilePolling(await blobTx(BLOB_COUNT))
+    const { res, sendMs, latencies, p95Ms, slowestMs } = await sendWhilePolling(await blobTx(BLOB_COUNT))
     console.log(
-      `6-blob send: ${sendMs.toFixed(0)} ms; eth_blockNumber meanwhile: ${latencies.length} answers, slowest ${slowestMs.toFixed(0)} ms`,
+      `6-blob send: ${sendMs.toFixed(0)} ms; eth_blockNumber meanwhile: ${latencies.length} answers, 95th percentile ${p95Ms.toFixed(0)} ms, slowest ${slowestMs.toFixed(0)} ms`,
     )
     expect(res.json.error).toBeUndefined()
+    expect(latencies.length).toBeGreaterThan(10)
+    expect(p95Ms).toBeLessThan(TYPICAL_MS)
     expect(slowestMs).toBeLessThan(SLOWEST_MS)
     const hash = res.json.result as string
     let receipt: { status: string; blobGasUsed?: string } | null = null
