@@ -1,15 +1,18 @@
 /**
  * KZG for blob transactions, loaded on first need and never on the event loop: loading the trusted
  * setup is seconds of synchronous WebAssembly, so a worker thread does it and the main thread only
- * restores the result (kzgSnapshot.ts, about 70 ms). Decoding a blob transaction needs no KZG
- * (kzgStandIn.ts); only verifying blobs and the point-evaluation precompile wait for the load, and
- * they wait asynchronously, so every other request is served meanwhile.
+ * restores the result (kzgSnapshot.ts, about 70 ms). The worker keeps its KZG and verifies blob
+ * sidecars (seconds for six blobs), so that is off the event loop too. Decoding a blob transaction
+ * needs no KZG (kzgStandIn.ts, sidecarCheck.ts); only verifying blobs and the point-evaluation
+ * precompile wait for the load, and they wait asynchronously, so every other request is served.
  */
 import type { Common } from '@ethereumjs/common'
 import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { readKzgCache, writeKzgCache } from './kzgCache.ts'
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
+import type { FromKzgWorker, KzgAnswer, KzgQuestion, ToKzgWorker } from './kzgWorker.ts'
+import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
 const log = createLogger('kzg')
 /** Longest a request waits for the load before it fails (the load goes on). */
@@ -29,21 +32,59 @@ function workerSpecifier(): string {
 }
 const COMPILED_ROOT = '/$bunfs/root/'
 
-/** Loads KZG's memory in a worker thread; in the caller's thread only where workers are missing. */
-function loadMemoryOffThread(): Promise<Uint8Array> {
-  if (typeof Worker === 'undefined') return loadKzgMemory()
+/** The worker holding its own KZG (kzgWorker.ts), once loaded; it verifies blob sidecars. */
+let worker: Worker | undefined
+/** The loaded module's memory, kept to start the worker again after a verification timed out. */
+let snapshot: Uint8Array | undefined
+const pending = new Map<number, { resolve(answer: KzgAnswer): void; reject(e: Error): void }>()
+let nextQuestionId = 0
+
+/** Starts a KZG worker with `init`; resolves, once its KZG is ready, to the memory it loaded. */
+function startWorker(
+  init: { type: 'load' } | { type: 'restore'; memory: Uint8Array },
+): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerSpecifier())
-    worker.onmessage = (event: MessageEvent<{ memory?: Uint8Array; error?: string }>) => {
-      void worker.terminate()
-      if (event.data.memory) resolve(event.data.memory)
-      else reject(new Error(`KZG trusted setup failed to load: ${event.data.error}`))
+    const started = new Worker(workerSpecifier())
+    const fail = (error: string) => {
+      void started.terminate()
+      if (worker === started) dropWorker(new Error(`the KZG worker stopped: ${error}`))
+      reject(new Error(`KZG trusted setup failed to load: ${error}`))
     }
-    worker.onerror = (event) => {
-      void worker.terminate()
-      reject(new Error(`KZG trusted setup failed to load: ${event.message}`))
+    started.onmessage = (event: MessageEvent<FromKzgWorker>) => {
+      const message = event.data
+      if (message.type === 'loaded') {
+        // Idle from now on: it must not keep the process alive.
+        ;(started as { unref?: () => void }).unref?.()
+        worker = started
+        resolve(message.memory)
+      } else if (message.type === 'failed') fail(message.error)
+      else {
+        pending.get(message.id)?.resolve(message)
+        pending.delete(message.id)
+      }
     }
+    started.onerror = (event) => fail(event.message)
+    started.postMessage(init, init.type === 'load' ? [] : [init.memory.buffer as ArrayBuffer])
   })
+}
+
+/** Stops the worker; the checks it had not answered fail with `error`. */
+function dropWorker(error: Error): void {
+  void worker?.terminate()
+  worker = undefined
+  for (const waiting of pending.values()) waiting.reject(error)
+  pending.clear()
+}
+
+/** Loads KZG in a worker thread (which keeps it); in the caller's thread only where workers are missing. */
+async function loadOffThread(): Promise<{ kzg: unknown; memory: Uint8Array }> {
+  if (typeof Worker === 'undefined') return loadKzgMemory()
+  const memory = await startWorker({ type: 'load' })
+  if (!memory) throw new Error('KZG trusted setup failed to load: the worker sent no memory')
+  const restoredAtMs = Date.now()
+  const kzg = await restoreKzg(memory)
+  log.debug('KZG restored from the worker', { ms: Date.now() - restoredAtMs })
+  return { kzg, memory }
 }
 
 /** Keeps the loaded KZG in `file` (in the data path), so that a restarted node need not load it again. */
@@ -58,13 +99,13 @@ function loadKzg(): Promise<unknown> {
     const startedMs = Date.now()
     const cached = cacheFile === undefined ? undefined : await readKzgCache(cacheFile)
     if (cached) {
+      snapshot = cached.memory
       log.info('KZG trusted setup restored', { ms: Date.now() - startedMs, from: cacheFile })
-      return cached
+      return cached.kzg
     }
-    const memory = await loadMemoryOffThread()
-    const restoredAtMs = Date.now()
-    const kzg = await restoreKzg(memory)
-    log.info('KZG trusted setup loaded', { ms: Date.now() - startedMs, restoreMs: Date.now() - restoredAtMs })
+    const { kzg, memory } = await loadOffThread()
+    snapshot = memory
+    log.info('KZG trusted setup loaded', { ms: Date.now() - startedMs })
     if (cacheFile !== undefined) {
       const file = cacheFile
       writeKzgCache(file, memory).catch((e: Error) => log.warn('KZG cache not written', { file, error: e.message }))
@@ -73,6 +114,68 @@ function loadKzg(): Promise<unknown> {
   })()
   return loading
 }
+
+/**
+ * Verifies a blob sidecar in the KZG worker, so that the seconds it takes never hold the event loop;
+ * resolves to the library's refusal message, or undefined when the proofs hold. Waits for KZG to load
+ * (as `ensureKzgFor`) and at most KZG_WORK_MS for the verification itself.
+ */
+export async function verifySidecar(common: Common, check: SidecarCheck): Promise<string | undefined> {
+  const main = await mainThreadKzg(common)
+  if (main) return runSidecarCheck(main, check)
+  return (await askWorker({ type: 'check', check })).refusal
+}
+
+/** The EIP-7594 cell proofs of `blob`, computed in the KZG worker (as `verifySidecar`). */
+export async function computeCellProofs(common: Common, blob: string): Promise<string[]> {
+  const main = await mainThreadKzg(common)
+  if (main) return cellProofsOf(main, blob)
+  const { proofs, error } = await askWorker({ type: 'cellProofs', blob })
+  if (!proofs) throw new Error(`KZG cell proofs not computed: ${error}`)
+  return proofs
+}
+
+/** Waits for KZG; returns the main thread's only where no worker can do the work. */
+async function mainThreadKzg(common: Common): Promise<unknown | undefined> {
+  await ensureKzgFor(common)
+  return typeof Worker === 'undefined' || !snapshot ? common.customCrypto.kzg : undefined
+}
+
+/** Asks the worker, after the questions before (so each one's time limit counts its own run only). */
+function askWorker(question: KzgQuestion): Promise<KzgAnswer> {
+  const memory = snapshot as Uint8Array
+  const run = queue.then(() => askNow(memory, question))
+  queue = run.catch(() => undefined)
+  // Waiting for the worker is not spending EVM time.
+  return excludedFromDeadline(() => run)
+}
+let queue: Promise<unknown> = Promise.resolve()
+
+async function askNow(memory: Uint8Array, question: KzgQuestion): Promise<KzgAnswer> {
+  if (!worker) await startWorker({ type: 'restore', memory: memory.slice() })
+  const running = worker as Worker & { ref?: () => void; unref?: () => void }
+  const id = nextQuestionId++
+  let timer: ReturnType<typeof setTimeout> | undefined
+  // Held while it works (a command such as `blocks import` must not exit meanwhile), idle otherwise.
+  running.ref?.()
+  try {
+    return await new Promise<KzgAnswer>((resolve, reject) => {
+      pending.set(id, { resolve, reject })
+      timer = setTimeout(
+        () => dropWorker(new Error(`${WORK_NAMES[question.type]} took longer than ${KZG_WORK_MS / 1000} s`)),
+        KZG_WORK_MS,
+      )
+      running.postMessage({ ...question, id } satisfies ToKzgWorker)
+    })
+  } finally {
+    clearTimeout(timer)
+    pending.delete(id)
+    running.unref?.()
+  }
+}
+/** Longest one question may take (a 6-blob sidecar takes seconds on a loaded machine). */
+const KZG_WORK_MS = 60_000
+const WORK_NAMES = { check: 'KZG verification of blobs', cellProofs: 'computing KZG cell proofs' }
 
 /** Makes `common.customCrypto.kzg` available, waiting at most KZG_WAIT_MS for the load. */
 export async function ensureKzgFor(common: Common): Promise<void> {

@@ -18,8 +18,8 @@ interface ProofChecker {
   verifyProof(commitment: string, z: string, y: string, proof: string): boolean
 }
 
-/** The KZG restored from `file`, or undefined when there is no usable cache. */
-export async function readKzgCache(file: string): Promise<unknown | undefined> {
+/** The KZG restored from `file` and the memory it came from, or undefined when there is no usable cache. */
+export async function readKzgCache(file: string): Promise<{ kzg: unknown; memory: Uint8Array } | undefined> {
   let memory: Uint8Array
   try {
     memory = new Uint8Array(await readFile(file))
@@ -28,7 +28,7 @@ export async function readKzgCache(file: string): Promise<unknown | undefined> {
   }
   try {
     const kzg = (await restoreKzg(memory)) as ProofChecker
-    return kzg.verifyProof(CHECK.commitment, CHECK.z, CHECK.y, CHECK.proof) === true ? kzg : undefined
+    return kzg.verifyProof(CHECK.commitment, CHECK.z, CHECK.y, CHECK.proof) === true ? { kzg, memory } : undefined
   } catch {
     return undefined
   }

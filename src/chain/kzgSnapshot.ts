@@ -35,15 +35,15 @@ async function loadWithInstance(wrap: (instance: Instance) => Instance): Promise
   }
 }
 
-/** Loads KZG the slow way and returns a copy of the module's memory afterwards (for a worker). */
-export async function loadKzgMemory(): Promise<Uint8Array> {
+/** Loads KZG the slow way; returns it and a copy of the module's memory afterwards (for a worker). */
+export async function loadKzgMemory(): Promise<{ kzg: unknown; memory: Uint8Array }> {
   let memory: WebAssembly.Memory | undefined
-  await loadWithInstance((instance) => {
+  const kzg = await loadWithInstance((instance) => {
     memory = instance.exports.memory
     return instance
   })
   if (!memory) throw new Error('kzg-wasm created no WebAssembly instance')
-  return new Uint8Array(memory.buffer).slice()
+  return { kzg, memory: new Uint8Array(memory.buffer).slice() }
 }
 
 /** A KZG whose trusted setup comes from `snapshot`, a memory copy made by `loadKzgMemory`. */

@@ -1,12 +1,60 @@
 /**
- * Worker thread that loads KZG's trusted setup (seconds of WebAssembly) and posts the module's
- * memory back to the thread that started it (see kzgSnapshot.ts).
+ * Worker thread holding a KZG of its own. Told to load, it loads the trusted setup (seconds of
+ * WebAssembly) and posts the module's memory back (see kzgSnapshot.ts); told to restore, it restores
+ * a memory copy it is given. It then verifies blob sidecars (sidecarCheck.ts) and computes cell
+ * proofs, one at a time, so that these seconds of KZG work never run on the event loop.
  */
-import { loadKzgMemory } from './kzgSnapshot.ts'
 
-declare const self: { postMessage(message: unknown, transfer?: ArrayBuffer[]): void }
+import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
+import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
-loadKzgMemory().then(
-  (memory) => self.postMessage({ memory }, [memory.buffer as ArrayBuffer]),
-  (e: unknown) => self.postMessage({ error: e instanceof Error ? e.message : String(e) }),
-)
+/** A question for the worker's KZG: a sidecar to verify, or a blob whose cell proofs to compute. */
+export type KzgQuestion = { type: 'check'; check: SidecarCheck } | { type: 'cellProofs'; blob: string }
+export type ToKzgWorker = { type: 'load' } | { type: 'restore'; memory: Uint8Array } | (KzgQuestion & { id: number })
+/** The answer to a question: a refusal (or none) for a check, proofs for a blob, or what failed. */
+export interface KzgAnswer {
+  refusal?: string
+  proofs?: string[]
+  error?: string
+}
+export type FromKzgWorker =
+  | { type: 'loaded'; memory?: Uint8Array }
+  | { type: 'failed'; error: string }
+  | ({ type: 'answer'; id: number } & KzgAnswer)
+
+declare const self: {
+  postMessage(message: FromKzgWorker, transfer?: ArrayBuffer[]): void
+  onmessage: ((event: MessageEvent<ToKzgWorker>) => void) | null
+}
+
+let kzg: unknown
+
+async function setUp(message: ToKzgWorker): Promise<void> {
+  try {
+    if (message.type === 'restore') {
+      kzg = await restoreKzg(message.memory)
+      self.postMessage({ type: 'loaded' })
+      return
+    }
+    const loaded = await loadKzgMemory()
+    kzg = loaded.kzg
+    self.postMessage({ type: 'loaded', memory: loaded.memory }, [loaded.memory.buffer as ArrayBuffer])
+  } catch (e) {
+    self.postMessage({ type: 'failed', error: e instanceof Error ? e.message : String(e) })
+  }
+}
+
+function answer(question: KzgQuestion): KzgAnswer {
+  if (question.type === 'check') return { refusal: runSidecarCheck(kzg, question.check) }
+  try {
+    return { proofs: cellProofsOf(kzg, question.blob) }
+  } catch (e) {
+    return { error: e instanceof Error ? e.message : String(e) }
+  }
+}
+
+self.onmessage = (event) => {
+  const message = event.data
+  if (message.type === 'load' || message.type === 'restore') void setUp(message)
+  else self.postMessage({ type: 'answer', id: message.id, ...answer(message) })
+}

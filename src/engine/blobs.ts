@@ -5,7 +5,7 @@
  */
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { Chain } from '../chain/chain.ts'
-import { ensureKzgFor } from '../chain/kzg.ts'
+import { computeCellProofs } from '../chain/kzg.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 
@@ -24,10 +24,6 @@ interface BlobSidecar {
   kzgProofs?: string[]
 }
 
-interface CellKzg {
-  computeCellsAndProofs(blob: string): [string[], string[]]
-}
-
 function sidecar(tx: TypedTransaction): BlobSidecar | undefined {
   const s = tx as unknown as BlobSidecar
   return tx.type === 3 && s.blobs && s.kzgCommitments && s.kzgProofs ? s : undefined
@@ -39,9 +35,8 @@ async function proofsOf(chain: Chain, s: BlobSidecar, i: number, isCellProofs: b
   const hasCellProofs = proofs.length === s.blobs!.length * CELLS_PER_EXT_BLOB
   if (!isCellProofs) return hasCellProofs ? [] : [proofs[i]]
   if (hasCellProofs) return proofs.slice(i * CELLS_PER_EXT_BLOB, (i + 1) * CELLS_PER_EXT_BLOB)
-  await ensureKzgFor(chain.common)
-  const kzg = (chain.common.customCrypto as { kzg?: CellKzg }).kzg!
-  return kzg.computeCellsAndProofs(s.blobs![i])[1]
+  // Seconds per blob: computed in the KZG worker, off the event loop.
+  return computeCellProofs(chain.common, s.blobs![i])
 }
 
 /** BlobsBundleV1 (`isCellProofs` false) or BlobsBundleV2 of a payload's blob transactions. */

@@ -7,10 +7,10 @@
  */
 import type { Block } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
-import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { decodeBlobTxOffThread } from '../../chain/blobTxDecode.ts'
 import { decodeBlockRlp } from '../../chain/blockRlp.ts'
 import type { Chain } from '../../chain/chain.ts'
-import { ensureKzgFor } from '../../chain/kzg.ts'
 import { bigintToBytes, bytesToBigint, bytesToHex, equalBytes } from '../../primitives/hex.ts'
 import { createLogger } from '../../primitives/logger.ts'
 import type { TxPool } from '../../txpool/txPool.ts'
@@ -242,10 +242,8 @@ export class EthProtocol implements SubProtocol {
     for (const item of items) {
       const raw = wireToTxBytes(item)
       let tx: TypedTransaction
-      if (raw[0] === 3) {
-        await ensureKzgFor(this.deps.chain.common)
-        tx = createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
-      } else tx = createTxFromRLP(raw, { common })
+      if (raw[0] === 3) tx = await decodeBlobTxOffThread(common, raw)
+      else tx = createTxFromRLP(raw, { common })
       const hash = bytesToHex(tx.hash())
       peer.knownTxs.add(hash)
       if (this.deps.pool.get(hash)) continue

@@ -1,9 +1,8 @@
 /** Sending and looking up transactions. Spec: execution-apis src/eth/transaction.yaml, submit.yaml */
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { createBlob4844TxFromSerializedNetworkWrapper, createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
-import { ensureKzgFor, isKzgMissing } from '../../chain/kzg.ts'
-import { decodeWithoutKzg } from '../../evm/kzgPresence.ts'
+import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
+import { decodeBlobTxOffThread } from '../../chain/blobTxDecode.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { type BesuErrorKind, besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
@@ -17,7 +16,7 @@ import { blockReceipts } from './blockMethods.ts'
 export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Promise<TypedTransaction> {
   const common = ctx.chain.commonForNextBlock()
   try {
-    if (raw[0] === 3) return checkSignature(await decodeBlobTransaction(ctx, raw, common))
+    if (raw[0] === 3) return checkSignature(await decodeBlobTransaction(raw, common))
     return checkSignature(createTxFromRLP(raw, { common }))
   } catch (e) {
     if (e instanceof RpcError) throw e
@@ -36,18 +35,11 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
 }
 
 /**
- * A blob transaction in network form. Its blobs are checked against their proofs, which needs the
- * real KZG; malformed bytes fail before that, so only a well-formed one waits for KZG to load.
+ * A blob transaction in network form. Its blobs are checked against their proofs in the KZG worker
+ * (seconds for six blobs, off the event loop); malformed bytes fail before that.
  */
-async function decodeBlobTransaction(ctx: RpcContext, raw: Uint8Array, common: Common): Promise<TypedTransaction> {
-  let tx: TypedTransaction
-  try {
-    tx = decodeWithoutKzg(ctx.chain.common, () => createBlob4844TxFromSerializedNetworkWrapper(raw, { common }))
-  } catch (e) {
-    if (!isKzgMissing(e)) throw e
-    await ensureKzgFor(ctx.chain.common)
-    tx = createBlob4844TxFromSerializedNetworkWrapper(raw, { common })
-  }
+async function decodeBlobTransaction(raw: Uint8Array, common: Common): Promise<TypedTransaction> {
+  const tx = await decodeBlobTxOffThread(common, raw)
   // Cell proofs (wrapper version 1, EIP-7594) belong to Osaka; before it Besu refuses them.
   if ((tx as { networkWrapperVersion?: number }).networkWrapperVersion === 1 && !common.isActivatedEIP(7594))
     throw besuError('invalidBlobs')
