@@ -1,0 +1,155 @@
+/**
+ * Where a forked chain's state comes from when the local trie has never held an account or slot:
+ * the remote chain at the fork block, read over standard JSON-RPC (`eth_getProof` for an account
+ * with its code hash and storage root, `eth_getCode`, `eth_getStorageAt`) and kept in the fork
+ * cache, so that every later read of the same value (a replay, a restart) gets the same answer
+ * without asking the remote again.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import { KECCAK256_NULL, KECCAK256_RLP, unpadBytes } from '@ethereumjs/util'
+import {
+  bigintToBytes,
+  bytesToBigint,
+  bytesToHex,
+  concatBytes,
+  equalBytes,
+  hexToBytes,
+  toQuantity,
+} from '../primitives/hex.ts'
+import type { ForkCacheStore } from '../storage/forkCache.ts'
+
+/** How long one remote call may take. */
+const REMOTE_TIMEOUT_MS = 15_000
+
+/** The remote failed or answered something unusable; the message says which call. */
+export class ForkRemoteError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ForkRemoteError'
+  }
+}
+
+export interface RemoteAccount {
+  nonce: bigint
+  balance: bigint
+  codeHash: Uint8Array
+  /** False only when the remote's storage root is the empty trie's: no slot needs asking for. */
+  hasStorage: boolean
+}
+
+/** The remote state at the fork block, one value at a time. */
+export interface ForkSource {
+  account(address: Uint8Array): Promise<RemoteAccount | undefined>
+  code(address: Uint8Array, codeHash: Uint8Array): Promise<Uint8Array>
+  /** The slot's value without leading zeros (empty for zero). */
+  storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array>
+}
+
+export type RemoteCall = (method: string, params: unknown[]) => Promise<unknown>
+
+/** A JSON-RPC client of `url` with a bounded time per call. */
+export function httpRemote(url: string, timeoutMs = REMOTE_TIMEOUT_MS): RemoteCall {
+  let id = 0
+  return async (method, params) => {
+    let body: { result?: unknown; error?: { code: number; message: string } }
+    try {
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params }),
+        signal: AbortSignal.timeout(timeoutMs),
+      })
+      if (!res.ok) throw new Error(`HTTP ${res.status}`)
+      body = (await res.json()) as typeof body
+    } catch (e) {
+      throw new ForkRemoteError(`fork remote ${url} failed on ${method}: ${(e as Error).message}`)
+    }
+    if (body.error) throw new ForkRemoteError(`fork remote ${url} refused ${method}: ${body.error.message}`)
+    return body.result
+  }
+}
+
+const KIND_ACCOUNT = 1
+const KIND_CODE = 2
+const KIND_STORAGE = 3
+const NO_ACCOUNT = new Uint8Array(0)
+
+/** The remote's state at block `blockHash` (number `blockNumber`), through `cache`. */
+export class CachedForkSource implements ForkSource {
+  private readonly inFlight = new Map<string, Promise<Uint8Array>>()
+  private readonly tag: string
+
+  constructor(
+    private readonly remote: RemoteCall,
+    private readonly cache: ForkCacheStore,
+    private readonly blockHash: Uint8Array,
+    blockNumber: bigint,
+  ) {
+    this.tag = toQuantity(blockNumber)
+  }
+
+  async account(address: Uint8Array): Promise<RemoteAccount | undefined> {
+    const raw = await this.cached(concatBytes(this.blockHash, Uint8Array.of(KIND_ACCOUNT), address), () =>
+      this.fetchAccount(address),
+    )
+    if (raw.length === 0) return undefined
+    const [nonce, balance, codeHash, hasStorage] = RLP.decode(raw) as Uint8Array[]
+    return { nonce: bytesToBigint(nonce), balance: bytesToBigint(balance), codeHash, hasStorage: hasStorage.length > 0 }
+  }
+
+  code(address: Uint8Array, codeHash: Uint8Array): Promise<Uint8Array> {
+    return this.cached(concatBytes(Uint8Array.of(KIND_CODE), codeHash), async () =>
+      hexToBytes(String(await this.remote('eth_getCode', [bytesToHex(address), this.tag]))),
+    )
+  }
+
+  storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
+    const key = concatBytes(this.blockHash, Uint8Array.of(KIND_STORAGE), address, slot)
+    return this.cached(key, async () =>
+      unpadBytes(
+        hexToBytes(String(await this.remote('eth_getStorageAt', [bytesToHex(address), bytesToHex(slot), this.tag]))),
+      ),
+    )
+  }
+
+  private async fetchAccount(address: Uint8Array): Promise<Uint8Array> {
+    const proof = (await this.remote('eth_getProof', [bytesToHex(address), [], this.tag])) as Record<string, string>
+    const nonce = BigInt(proof.nonce ?? 0)
+    const balance = BigInt(proof.balance ?? 0)
+    const codeHash = hexToBytes(proof.codeHash ?? bytesToHex(KECCAK256_NULL))
+    const storageHash = hexToBytes(proof.storageHash ?? bytesToHex(KECCAK256_RLP))
+    const isEmpty = nonce === 0n && balance === 0n && equalBytes(codeHash, KECCAK256_NULL)
+    const hasStorage = !equalBytes(storageHash, KECCAK256_RLP)
+    if (isEmpty && !hasStorage) return NO_ACCOUNT
+    return RLP.encode([
+      bigintToBytes(nonce),
+      bigintToBytes(balance),
+      codeHash,
+      hasStorage ? Uint8Array.of(1) : new Uint8Array(0),
+    ])
+  }
+
+  /** The cached value under `key`, fetched once (concurrent askers share the fetch) and stored. */
+  private async cached(key: Uint8Array, fetchValue: () => Promise<Uint8Array>): Promise<Uint8Array> {
+    const hit = this.cache.get(key)
+    if (hit !== undefined) return hit
+    const id = bytesToHex(key)
+    let pending = this.inFlight.get(id)
+    if (!pending) {
+      pending = fetchValue().then(
+        (v) => {
+          this.cache.put(key, v)
+          return v
+        },
+        (e) => {
+          throw e instanceof ForkRemoteError
+            ? e
+            : new ForkRemoteError(`fork remote answered badly: ${(e as Error).message}`)
+        },
+      )
+      pending.finally(() => this.inFlight.delete(id)).catch(() => {})
+      this.inFlight.set(id, pending)
+    }
+    return pending
+  }
+}
