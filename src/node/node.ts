@@ -6,6 +6,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Block } from '@ethereumjs/block'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain } from '../chain/chain.ts'
@@ -59,6 +60,7 @@ import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
+import { forkAnchorBlock, openForkSource, resolveForkPoint } from './forkPoint.ts'
 import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
@@ -83,31 +85,44 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 
 /** Opens the chain described by `config` (creating its database on first use). */
 export async function openChain(
-  config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>,
+  config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork'>,
 ): Promise<{ chain: Chain; genesis: GenesisJson; bft?: BftChain; close(): void }> {
   installCommonParamsMemo()
   installDecodedNodeCache()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
-  const common = createChainCommon(genesis, crypto)
-  const bftOptions = bftConsensusOf(genesis)
-  if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const isMemory = config.dataPath === ':memory:'
   const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
   migrate(db, isMemory)
   if (!config.genesisFile) skipCheckpointSyncs(db)
   const store = new ChainStore(db)
+  const forkPoint = config.fork ? await resolveForkPoint(config.fork, store) : undefined
+  if (forkPoint) genesis.config.chainId = Number(forkPoint.chainId)
+  const common = createChainCommon(genesis, crypto)
+  const bftOptions = bftConsensusOf(genesis)
+  if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const trieDb = new TrieDb(store)
-  const state = openState(trieDb, common, KECCAK256_RLP, true)
-  await state.generateCanonicalGenesis(genesisState(genesis))
-  const genesisBlock = createGenesisBlock(common, await state.getStateRoot())
+  let genesisBlock: Block
+  let closeFork = () => {}
+  if (config.fork && forkPoint) {
+    genesisBlock = forkAnchorBlock(forkPoint, common)
+    const fork = await openForkSource(config.fork, forkPoint, genesisBlock, db)
+    trieDb.fork = fork.source
+    closeFork = fork.close
+  } else {
+    const state = openState(trieDb, common, KECCAK256_RLP, true)
+    await state.generateCanonicalGenesis(genesisState(genesis))
+    genesisBlock = createGenesisBlock(common, await state.getStateRoot())
+  }
   const chain = new Chain(common, store, trieDb, config.genesisFile ? 0n : DEV_BASE_FEE_FLOOR)
   const bft = bftOptions ? attachBftRules(chain, bftOptions) : undefined
-  await chain.open(genesisBlock)
+  // A forked chain's local state starts empty: everything it has not written comes from the remote.
+  await chain.open(genesisBlock, forkPoint ? KECCAK256_RLP : undefined)
   await recoverHeadState(chain)
   const close = () => {
     chain.flushState()
     db.close()
+    closeFork()
   }
   return { chain, genesis, bft, close }
 }
