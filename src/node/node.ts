@@ -51,6 +51,7 @@ import { startGraphqlListener } from '../server/graphqlListener.ts'
 import { startMetricsListener } from '../server/metricsListener.ts'
 import { type RunningListener, startRpcListener } from '../server/rpcListener.ts'
 import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
+import { CachedForkSource } from '../state/forkSource.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
@@ -197,6 +198,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters, logBloomCache }),
     logBloomCache,
     settings,
+    forkHistory: chain.trieDb.fork instanceof CachedForkSource ? chain.trieDb.fork : undefined,
   }
   if (config.p2p.isEnabled) services.network = await startP2p(config, services, curve, !engine)
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>

@@ -72,6 +72,7 @@ export function httpRemote(url: string, timeoutMs = REMOTE_TIMEOUT_MS): RemoteCa
 const KIND_ACCOUNT = 1
 const KIND_CODE = 2
 const KIND_STORAGE = 3
+const KIND_BLOCK = 4
 const NO_ACCOUNT = new Uint8Array(0)
 
 /** The remote's state at block `blockHash` (number `blockNumber`), through `cache`. */
@@ -83,9 +84,28 @@ export class CachedForkSource implements ForkSource {
     private readonly remote: RemoteCall,
     private readonly cache: ForkCacheStore,
     private readonly blockHash: Uint8Array,
-    blockNumber: bigint,
+    /** The fork block's number: blocks up to it are the remote's. */
+    readonly number: bigint,
   ) {
-    this.tag = toQuantity(blockNumber)
+    this.tag = toQuantity(number)
+  }
+
+  /**
+   * The remote's block (by number or hash) as its `eth_getBlockBy*` answers it, or null when it has
+   * none at or below the fork block.
+   */
+  async block(ref: bigint | Uint8Array, isFull: boolean): Promise<Record<string, unknown> | null> {
+    const byNumber = typeof ref === 'bigint'
+    const id = byNumber ? bigintToBytes(ref) : ref
+    const key = concatBytes(this.blockHash, Uint8Array.of(KIND_BLOCK, isFull ? 1 : 0, byNumber ? 0 : 1), id)
+    const raw = await this.cached(key, async () => {
+      const [method, first] = byNumber
+        ? ['eth_getBlockByNumber', toQuantity(ref)]
+        : ['eth_getBlockByHash', bytesToHex(ref)]
+      return new TextEncoder().encode(JSON.stringify((await this.remote(method, [first, isFull])) ?? null))
+    })
+    const json = JSON.parse(new TextDecoder().decode(raw)) as Record<string, unknown> | null
+    return json && BigInt(String(json.number)) <= this.number ? json : null
   }
 
   async account(address: Uint8Array): Promise<RemoteAccount | undefined> {

@@ -1,0 +1,117 @@
+/**
+ * Forking (`--fork-url`): node B starts on top of node A's chain over loopback, sees A's balances,
+ * code and storage, keeps its own transactions to itself, replays its blocks on the same fetched
+ * values, and restarts on its data path without A.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { type StartedNode, startNode } from './harness.ts'
+
+const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+const PAYEE = '0x00000000000000000000000000000000000000aa'
+const STRANGER = '0x00000000000000000000000000000000000000bb'
+/**
+ * Init code: stores 42 at slot 0 and deploys a runtime that, called with a word, stores it at slot
+ * 0, and called without data returns slot 0.
+ */
+const RUNTIME = '0x3615600c57600035600055005b60005460005260206000f3'
+const INIT = `0x602a6000556018601160003960186000f3${RUNTIME.slice(2)}`
+const APIS = 'ETH,NET,WEB3,EVM,HARDHAT,ANVIL,DEBUG'
+const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
+
+interface Block {
+  number: string
+  hash: string
+  parentHash: string
+}
+
+let a: StartedNode
+let b: StartedNode
+let contract: string
+let forkHead: Block
+const started: StartedNode[] = []
+
+async function sendAndWait(node: StartedNode, tx: Record<string, string>): Promise<Record<string, string>> {
+  const hash = await node.rpc<string>('eth_sendTransaction', [{ from: DEV0, ...tx }])
+  for (let i = 0; i < 200; i++) {
+    const r = await node.rpc<Record<string, string> | null>('eth_getTransactionReceipt', [hash])
+    if (r) return r
+    await Bun.sleep(20)
+  }
+  throw new Error(`no receipt for ${hash}`)
+}
+
+async function startB(dataPath?: string): Promise<StartedNode> {
+  const args = ['--fork-url', a.url, '--dev-accounts-unlocked', '--rpc-http-api', APIS]
+  const n = await startNode({ args, dataPath })
+  started.push(n)
+  return n
+}
+
+beforeAll(async () => {
+  a = await startNode({ args: ['--dev-accounts-unlocked', '--rpc-http-api', APIS] })
+  started.push(a)
+  contract = (await sendAndWait(a, { data: INIT })).contractAddress
+  await sendAndWait(a, { to: PAYEE, value: '0x5' })
+  forkHead = await a.rpc<Block>('eth_getBlockByNumber', ['latest', false])
+  b = await startB()
+}, 60_000)
+
+afterAll(async () => {
+  for (const n of started) await n.cleanup()
+})
+
+describe('a chain forked from another node', () => {
+  it("starts on the remote's head, with its chain id and its blocks up to there", async () => {
+    expect(await b.rpc('eth_chainId')).toBe(await a.rpc('eth_chainId'))
+    expect(await b.rpc('eth_blockNumber')).toBe(forkHead.number)
+    expect((await b.rpc<Block>('eth_getBlockByNumber', [forkHead.number, false])).hash).toBe(forkHead.hash)
+    const first = await a.rpc<Block>('eth_getBlockByNumber', ['0x1', true])
+    expect(await b.rpc('eth_getBlockByNumber', ['0x1', true])).toEqual(first)
+    expect(await b.rpc('eth_getBlockByHash', [first.hash, true])).toEqual(first)
+  })
+
+  it("reads the remote's balances, code and storage", async () => {
+    expect(await b.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x5')
+    expect(await b.rpc('eth_getCode', [contract, 'latest'])).toBe(RUNTIME)
+    expect(await b.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))
+    expect(await b.rpc('eth_call', [{ to: contract }, 'latest'])).toBe(word(42))
+    expect(await b.rpc('eth_getBalance', [DEV0, 'latest'])).toBe(await a.rpc('eth_getBalance', [DEV0, 'latest']))
+  })
+
+  it('keeps its own transactions to itself, zeroed slots included', async () => {
+    const set = await sendAndWait(b, { to: contract, data: word(7) })
+    expect(set.status).toBe('0x1')
+    const block = await b.rpc<Block>('eth_getBlockByNumber', [set.blockNumber, false])
+    expect(BigInt(block.number)).toBe(BigInt(forkHead.number) + 1n)
+    expect(block.parentHash).toBe(forkHead.hash)
+    expect(await b.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(7))
+    await sendAndWait(b, { to: PAYEE, value: '0x3' })
+    expect(await b.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x8')
+    const zero = await sendAndWait(b, { to: contract, data: word(0) })
+    expect(await b.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(0))
+    expect(await b.rpc('eth_getStorageAt', [contract, '0x0', set.blockNumber])).toBe(word(7))
+    expect(await b.rpc('eth_getStorageAt', [contract, '0x0', forkHead.number])).toBe(word(42))
+    // A's chain has none of it.
+    expect(await a.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))
+    expect(await a.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x5')
+    expect(await a.rpc('eth_blockNumber')).toBe(forkHead.number)
+    // A replay of the block reads the same values (the trace sees the remote's 7 → 0 as a local write).
+    const trace = await b.rpc<{ structLogs: { op: string }[] }>('debug_traceTransaction', [zero.transactionHash, {}])
+    expect(trace.structLogs.some((l) => l.op === 'SSTORE')).toBe(true)
+  })
+
+  it('restarts on its data path without the remote, after a crash, and names the remote when it needs it', async () => {
+    const head = await b.rpc<Block>('eth_getBlockByNumber', ['latest', false])
+    await b.stop('SIGKILL')
+    await a.stop()
+    const again = await startB(b.dataPath)
+    expect((await again.rpc<Block>('eth_getBlockByNumber', ['latest', false])).hash).toBe(head.hash)
+    expect(await again.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(0))
+    expect(await again.rpc('eth_getCode', [contract, 'latest'])).toBe(RUNTIME)
+    expect(await again.rpc('eth_getBalance', [PAYEE, forkHead.number])).toBe('0x5')
+    expect((await again.rpc<Block>('eth_getBlockByNumber', ['0x1', true])).number).toBe('0x1')
+    const failed = await again.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [STRANGER, 'latest'] })
+    expect(failed.json.error.code).toBe(-32000)
+    expect(failed.json.error.message).toContain(`fork remote ${a.url}`)
+  })
+})
