@@ -162,7 +162,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     log.warn('BFT validators sign with secp256k1 only: this node seals no blocks', { curve })
   const validator =
     bft && curve === 'secp256k1' ? createBftValidator(chain, pool, bft, nodeKey.privateKey, systemClock) : undefined
+  const forkHistory = chain.trieDb.fork instanceof CachedForkSource ? chain.trieDb.fork : undefined
   const settings: RpcSettings = {
+    fork: config.fork && forkHistory ? { url: config.fork.url, blockNumber: forkHistory.number } : undefined,
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
     clientVersion: clientVersion(config.identity, config.isAnvilClientVersion),
@@ -198,7 +200,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters, logBloomCache }),
     logBloomCache,
     settings,
-    forkHistory: chain.trieDb.fork instanceof CachedForkSource ? chain.trieDb.fork : undefined,
+    forkHistory,
   }
   if (config.p2p.isEnabled) services.network = await startP2p(config, services, curve, !engine)
   const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>

@@ -17,6 +17,8 @@ export interface Connection {
 }
 
 export interface RpcSettings {
+  /** A forked chain's remote and fork block (`--fork-url`). */
+  fork?: { url: string; blockNumber: bigint }
   chainId: bigint
   networkId: bigint
   clientVersion: string

@@ -113,5 +113,18 @@ describe('a chain forked from another node', () => {
     const failed = await again.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [STRANGER, 'latest'] })
     expect(failed.json.error.code).toBe(-32000)
     expect(failed.json.error.message).toContain(`fork remote ${a.url}`)
+
+    // A reset to this node's own fork point goes back to the fork block; another fork is refused.
+    const other = await again.rpcRaw({
+      jsonrpc: '2.0',
+      id: 2,
+      method: 'hardhat_reset',
+      params: [{ forking: { jsonRpcUrl: a.url, blockNumber: 1 } }],
+    })
+    expect(other.json.error.code).toBe(-32602)
+    expect(other.json.error.message).toContain(`forked from ${a.url} at block ${BigInt(forkHead.number)}`)
+    expect(await again.rpc('anvil_reset', [{ forking: { jsonRpcUrl: a.url } }])).toBeNull()
+    expect(await again.rpc('eth_blockNumber')).toBe(forkHead.number)
+    expect(await again.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))
   })
 })
