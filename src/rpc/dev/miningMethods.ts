@@ -151,11 +151,14 @@ const resetOptions = codec('options', (v): { forking?: Forking } => {
  */
 function checkSameFork(ctx: RpcContext, forking: Forking): void {
   const fork = ctx.settings.fork
-  if (!fork) throw new InvalidParamsError('forking: this node is not forked; start it with --fork-url')
+  if (!fork)
+    throw new InvalidParamsError(
+      'invalid argument 0 (options): forking: this node is not forked; start it with --fork-url',
+    )
   const { jsonRpcUrl: url, blockNumber: block } = forking
   if ((url !== undefined && url !== fork.url) || (block !== undefined && block !== fork.blockNumber)) {
     throw new InvalidParamsError(
-      `forking: this node is forked from ${fork.url} at block ${fork.blockNumber}; another fork needs a new node (another --data-path)`,
+      `invalid argument 0 (options): forking: this node is forked from ${fork.url} at block ${fork.blockNumber}; another fork needs a new node (another --data-path)`,
     )
   }
 }
