@@ -7,6 +7,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_NULL, KECCAK256_RLP, unpadBytes } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import {
   bigintToBytes,
   bytesToBigint,
@@ -23,10 +24,19 @@ const REMOTE_TIMEOUT_MS = 15_000
 
 /** The remote failed or answered something unusable; the message says which call. */
 export class ForkRemoteError extends Error {
-  constructor(message: string) {
+  constructor(
+    message: string,
+    /** The remote's JSON-RPC error code, when it answered with an error. */
+    readonly code?: number,
+  ) {
     super(message)
     this.name = 'ForkRemoteError'
   }
+}
+
+/** The remote does not serve the method (-32601 unknown, -32604 not enabled). */
+function isUnsupported(e: unknown): boolean {
+  return e instanceof ForkRemoteError && (e.code === -32601 || e.code === -32604)
 }
 
 export interface RemoteAccount {
@@ -64,7 +74,8 @@ export function httpRemote(url: string, timeoutMs = REMOTE_TIMEOUT_MS): RemoteCa
     } catch (e) {
       throw new ForkRemoteError(`fork remote ${url} failed on ${method}: ${(e as Error).message}`)
     }
-    if (body.error) throw new ForkRemoteError(`fork remote ${url} refused ${method}: ${body.error.message}`)
+    if (body.error)
+      throw new ForkRemoteError(`fork remote ${url} refused ${method}: ${body.error.message}`, body.error.code)
     return body.result
   }
 }
@@ -133,20 +144,27 @@ export class CachedForkSource implements ForkSource {
   }
 
   private async fetchAccount(address: Uint8Array): Promise<Uint8Array> {
-    const proof = (await this.remote('eth_getProof', [bytesToHex(address), [], this.tag])) as Record<string, string>
-    const nonce = BigInt(proof.nonce ?? 0)
-    const balance = BigInt(proof.balance ?? 0)
-    const codeHash = hexToBytes(proof.codeHash ?? bytesToHex(KECCAK256_NULL))
-    const storageHash = hexToBytes(proof.storageHash ?? bytesToHex(KECCAK256_RLP))
-    const isEmpty = nonce === 0n && balance === 0n && equalBytes(codeHash, KECCAK256_NULL)
-    const hasStorage = !equalBytes(storageHash, KECCAK256_RLP)
-    if (isEmpty && !hasStorage) return NO_ACCOUNT
-    return RLP.encode([
-      bigintToBytes(nonce),
-      bigintToBytes(balance),
-      codeHash,
-      hasStorage ? Uint8Array.of(1) : new Uint8Array(0),
-    ])
+    const proof = await this.remote('eth_getProof', [bytesToHex(address), [], this.tag]).catch(async (e) => {
+      if (!isUnsupported(e)) throw e
+      return this.fetchAccountFields(address)
+    })
+    return encodeAccount(proof as Record<string, string | undefined>)
+  }
+
+  /**
+   * For a remote without `eth_getProof` (Hardhat's node): balance, nonce and code one call each.
+   * Without the storage root, every slot of a contract is asked for.
+   */
+  private async fetchAccountFields(address: Uint8Array): Promise<Record<string, string>> {
+    const params = [bytesToHex(address), this.tag]
+    const [balance, nonce, code] = await Promise.all(
+      ['eth_getBalance', 'eth_getTransactionCount', 'eth_getCode'].map((m) => this.remote(m, params)),
+    )
+    const codeBytes = hexToBytes(String(code))
+    const codeHash = bytesToHex(keccak_256(codeBytes))
+    if (codeBytes.length > 0) this.cache.put(concatBytes(Uint8Array.of(KIND_CODE), hexToBytes(codeHash)), codeBytes)
+    const storageHash = codeBytes.length > 0 ? bytesToHex(KECCAK256_NULL) : bytesToHex(KECCAK256_RLP)
+    return { balance: String(balance), nonce: String(nonce), codeHash, storageHash }
   }
 
   /** The cached value under `key`, fetched once (concurrent askers share the fetch) and stored. */
@@ -172,4 +190,21 @@ export class CachedForkSource implements ForkSource {
     }
     return pending
   }
+}
+
+/** The cached form of an account: empty when the remote has none, else RLP [nonce, balance, codeHash, hasStorage]. */
+function encodeAccount(proof: Record<string, string | undefined>): Uint8Array {
+  const nonce = BigInt(proof.nonce ?? 0)
+  const balance = BigInt(proof.balance ?? 0)
+  const codeHash = hexToBytes(proof.codeHash ?? bytesToHex(KECCAK256_NULL))
+  const storageHash = hexToBytes(proof.storageHash ?? bytesToHex(KECCAK256_RLP))
+  const isEmpty = nonce === 0n && balance === 0n && equalBytes(codeHash, KECCAK256_NULL)
+  const hasStorage = !equalBytes(storageHash, KECCAK256_RLP)
+  if (isEmpty && !hasStorage) return NO_ACCOUNT
+  return RLP.encode([
+    bigintToBytes(nonce),
+    bigintToBytes(balance),
+    codeHash,
+    hasStorage ? Uint8Array.of(1) : new Uint8Array(0),
+  ])
 }

@@ -133,6 +133,22 @@ describe('forked state', () => {
     expect((await open(root2, false).getStorage(contract, slot(2))).length).toBe(0)
   })
 
+  it('reads accounts of a remote without eth_getProof through balance, nonce and code', async () => {
+    const { call, calls } = fakeRemote()
+    const { open } = await setup(async (method, params) => {
+      if (method === 'eth_getProof') throw new ForkRemoteError('fork remote refused eth_getProof', -32601)
+      if (method === 'eth_getBalance') return String(params[0]) === CONTRACT ? '0x5' : '0x0'
+      if (method === 'eth_getTransactionCount') return String(params[0]) === CONTRACT ? '0x1' : '0x0'
+      return call(method, params)
+    })
+    const state = open(KECCAK256_RLP, false)
+    const contract = createAddressFromString(CONTRACT)
+    expect((await state.getAccount(contract))?.balance).toBe(5n)
+    expect(bytesToHex(await state.getCode(contract))).toBe(CODE)
+    expect(bytesToHex(await state.getStorage(contract, slot(2)))).toBe('0x07')
+    expect(calls).toEqual(['eth_getCode', 'eth_getStorageAt'])
+  })
+
   it('fails with a ForkRemoteError naming the call when the remote fails', async () => {
     const { open } = await setup(async () => {
       throw new ForkRemoteError('fork remote http://127.0.0.1:1 failed on eth_getProof: refused')
