@@ -53,6 +53,8 @@ export interface ForkSource {
   code(address: Uint8Array, codeHash: Uint8Array): Promise<Uint8Array>
   /** The slot's value without leading zeros (empty for zero). */
   storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array>
+  /** The hash of the remote's block `n`, when it is not after the fork block. */
+  blockHash(n: bigint): Promise<Uint8Array | undefined>
 }
 
 export type RemoteCall = (method: string, params: unknown[]) => Promise<unknown>
@@ -94,11 +96,16 @@ export class CachedForkSource implements ForkSource {
   constructor(
     private readonly remote: RemoteCall,
     private readonly cache: ForkCacheStore,
-    private readonly blockHash: Uint8Array,
+    private readonly forkHash: Uint8Array,
     /** The fork block's number: blocks up to it are the remote's. */
     readonly number: bigint,
   ) {
     this.tag = toQuantity(number)
+  }
+
+  async blockHash(n: bigint): Promise<Uint8Array | undefined> {
+    const json = await this.block(n, false)
+    return json ? hexToBytes(String(json.hash)) : undefined
   }
 
   /**
@@ -108,7 +115,7 @@ export class CachedForkSource implements ForkSource {
   async block(ref: bigint | Uint8Array, isFull: boolean): Promise<Record<string, unknown> | null> {
     const byNumber = typeof ref === 'bigint'
     const id = byNumber ? bigintToBytes(ref) : ref
-    const key = concatBytes(this.blockHash, Uint8Array.of(KIND_BLOCK, isFull ? 1 : 0, byNumber ? 0 : 1), id)
+    const key = concatBytes(this.forkHash, Uint8Array.of(KIND_BLOCK, isFull ? 1 : 0, byNumber ? 0 : 1), id)
     const raw = await this.cached(key, async () => {
       const [method, first] = byNumber
         ? ['eth_getBlockByNumber', toQuantity(ref)]
@@ -120,7 +127,7 @@ export class CachedForkSource implements ForkSource {
   }
 
   async account(address: Uint8Array): Promise<RemoteAccount | undefined> {
-    const raw = await this.cached(concatBytes(this.blockHash, Uint8Array.of(KIND_ACCOUNT), address), () =>
+    const raw = await this.cached(concatBytes(this.forkHash, Uint8Array.of(KIND_ACCOUNT), address), () =>
       this.fetchAccount(address),
     )
     if (raw.length === 0) return undefined
@@ -135,7 +142,7 @@ export class CachedForkSource implements ForkSource {
   }
 
   storage(address: Uint8Array, slot: Uint8Array): Promise<Uint8Array> {
-    const key = concatBytes(this.blockHash, Uint8Array.of(KIND_STORAGE), address, slot)
+    const key = concatBytes(this.forkHash, Uint8Array.of(KIND_STORAGE), address, slot)
     return this.cached(key, async () =>
       unpadBytes(
         hexToBytes(String(await this.remote('eth_getStorageAt', [bytesToHex(address), bytesToHex(slot), this.tag]))),

@@ -83,9 +83,14 @@ export class ForkStateManager extends MerkleStateManager {
     this.forkTrie = trie
   }
 
+  /** The remote state this one falls through to. */
+  get fork(): ForkSource {
+    return this.forkTrie.fork
+  }
+
   /** Whether slots of `address` missing locally come from the remote. */
   private async isRemoteBacked(address: Uint8Array): Promise<boolean> {
-    const remote = await this.forkTrie.fork.account(address)
+    const remote = await this.fork.account(address)
     if (!remote?.hasStorage) return false
     return (await this.forkTrie.localValue(detachKey(address))) === undefined
   }
@@ -100,7 +105,7 @@ export class ForkStateManager extends MerkleStateManager {
     trie.get = async (key, throwIfMissing) => {
       const v = await get(key, throwIfMissing)
       if (v !== null || !(await this.isRemoteBacked(address))) return v
-      const value = await this.forkTrie.fork.storage(address, key)
+      const value = await this.fork.storage(address, key)
       return value.length === 0 ? null : RLP.encode(value)
     }
     trie.del = async (key, skipKeyTransform) => {

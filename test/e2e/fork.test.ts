@@ -68,6 +68,10 @@ describe('a chain forked from another node', () => {
     const first = await a.rpc<Block>('eth_getBlockByNumber', ['0x1', true])
     expect(await b.rpc('eth_getBlockByNumber', ['0x1', true])).toEqual(first)
     expect(await b.rpc('eth_getBlockByHash', [first.hash, true])).toEqual(first)
+    // BLOCKHASH of a block before the fork is the remote's (init code: BLOCKHASH(1), returned).
+    expect(await b.rpc('eth_call', [{ data: '0x60014060005260206000f3' }, 'latest'])).toBe(first.hash)
+    const fees = await b.rpc<{ oldestBlock: string }>('eth_feeHistory', ['0x4', 'latest', [50]])
+    expect(BigInt(fees.oldestBlock)).toBeLessThanOrEqual(BigInt(forkHead.number))
   })
 
   it("reads the remote's balances, code and storage", async () => {
