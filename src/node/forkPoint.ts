@@ -9,7 +9,7 @@ import { type Block, createBlock, createBlockHeaderFromRPC } from '@ethereumjs/b
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { bigintToBytes, bytesToBigint, bytesToHex, equalBytes, hexToBytes, toQuantity } from '../primitives/hex.ts'
-import { CachedForkSource, ForkRemoteError, httpRemote, type RemoteCall } from '../state/forkSource.ts'
+import { ForkRemoteError, httpRemote, type RemoteCall } from '../state/forkSource.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import { type ForkCacheStore, MemoryForkCache, SqliteForkCache } from '../storage/forkCache.ts'
 import { openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
@@ -33,19 +33,31 @@ export interface ForkPoint {
   remote: RemoteCall
 }
 
-/** The recorded fork point of this data path, or the remote's block N (fetched and checked). */
-export async function resolveForkPoint(config: ForkConfig, store: ChainStore): Promise<ForkPoint> {
+/**
+ * The recorded fork point of this data path; else the one a shared fork cache recorded for the same
+ * URL and block (`--fork-block-number`); else the remote's block N, fetched and recorded in both.
+ */
+export async function resolveForkPoint(
+  config: ForkConfig,
+  store: ChainStore,
+  cache: ForkCacheStore,
+): Promise<ForkPoint> {
   const remote = httpRemote(config.url)
   const stored = store.readMeta(META_FORK)
   if (stored) {
-    const [chainId, number, json] = RLP.decode(stored) as Uint8Array[]
-    const point = { chainId: bytesToBigint(chainId), number: bytesToBigint(number), remote }
+    const point = decodePoint(stored, remote)
     if (config.blockNumber !== undefined && config.blockNumber !== point.number) {
       throw new Error(
         `the data path holds a chain forked at block ${point.number}, not at ${config.blockNumber}; use another --data-path`,
       )
     }
-    return { ...point, blockJson: JSON.parse(new TextDecoder().decode(json)) }
+    return point
+  }
+  const cacheKey = (n: bigint) => new TextEncoder().encode(`fork point ${config.url} ${n}`)
+  const shared = config.blockNumber === undefined ? undefined : cache.get(cacheKey(config.blockNumber))
+  if (shared) {
+    store.writeMeta(META_FORK, shared)
+    return decodePoint(shared, remote)
   }
   const chainId = BigInt(String(await remote('eth_chainId', [])))
   const number = config.blockNumber ?? BigInt(String(await remote('eth_blockNumber', [])))
@@ -60,7 +72,18 @@ export async function resolveForkPoint(config: ForkConfig, store: ChainStore): P
     new TextEncoder().encode(JSON.stringify(blockJson)),
   ])
   store.writeMeta(META_FORK, record)
+  cache.put(cacheKey(number), record)
   return { chainId, number, blockJson, remote }
+}
+
+function decodePoint(record: Uint8Array, remote: RemoteCall): ForkPoint {
+  const [chainId, number, json] = RLP.decode(record) as Uint8Array[]
+  return {
+    chainId: bytesToBigint(chainId),
+    number: bytesToBigint(number),
+    blockJson: JSON.parse(new TextDecoder().decode(json)),
+    remote,
+  }
 }
 
 /** The remote's block N as the local chain's first block; refused when its hash does not come out the same. */
@@ -79,22 +102,14 @@ export function forkAnchorBlock(point: ForkPoint, common: Common): Block {
   )
 }
 
-/** The fork source reading the remote at the fork block through the configured cache. */
-export async function openForkSource(
+/** The store of fetched remote values `config.cache` names (see ForkConfig). */
+export async function openForkCache(
   config: ForkConfig,
-  point: ForkPoint,
-  anchor: Block,
   db: SqlDatabase,
-): Promise<{ source: CachedForkSource; close(): void }> {
-  let cache: ForkCacheStore
-  let close = () => {}
-  if (config.cache === 'off') cache = new MemoryForkCache()
-  else if (config.cache === 'db') cache = new SqliteForkCache(db)
-  else {
-    const file = await openSqlite(config.cache)
-    file.exec('PRAGMA journal_mode = WAL')
-    cache = new SqliteForkCache(file)
-    close = () => file.close()
-  }
-  return { source: new CachedForkSource(point.remote, cache, anchor.hash(), point.number), close }
+): Promise<{ cache: ForkCacheStore; close(): void }> {
+  if (config.cache === 'off') return { cache: new MemoryForkCache(), close: () => {} }
+  if (config.cache === 'db') return { cache: new SqliteForkCache(db), close: () => {} }
+  const file = await openSqlite(config.cache)
+  file.exec('PRAGMA journal_mode = WAL')
+  return { cache: new SqliteForkCache(file), close: () => file.close() }
 }

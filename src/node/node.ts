@@ -61,7 +61,7 @@ import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
-import { forkAnchorBlock, openForkSource, resolveForkPoint } from './forkPoint.ts'
+import { forkAnchorBlock, openForkCache, resolveForkPoint } from './forkPoint.ts'
 import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
@@ -97,19 +97,17 @@ export async function openChain(
   migrate(db, isMemory)
   if (!config.genesisFile) skipCheckpointSyncs(db)
   const store = new ChainStore(db)
-  const forkPoint = config.fork ? await resolveForkPoint(config.fork, store) : undefined
+  const forkCache = config.fork ? await openForkCache(config.fork, db) : undefined
+  const forkPoint = config.fork && forkCache ? await resolveForkPoint(config.fork, store, forkCache.cache) : undefined
   if (forkPoint) genesis.config.chainId = Number(forkPoint.chainId)
   const common = createChainCommon(genesis, crypto)
   const bftOptions = bftConsensusOf(genesis)
   if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const trieDb = new TrieDb(store)
   let genesisBlock: Block
-  let closeFork = () => {}
-  if (config.fork && forkPoint) {
+  if (forkPoint && forkCache) {
     genesisBlock = forkAnchorBlock(forkPoint, common)
-    const fork = await openForkSource(config.fork, forkPoint, genesisBlock, db)
-    trieDb.fork = fork.source
-    closeFork = fork.close
+    trieDb.fork = new CachedForkSource(forkPoint.remote, forkCache.cache, genesisBlock.hash(), forkPoint.number)
   } else {
     const state = openState(trieDb, common, KECCAK256_RLP, true)
     await state.generateCanonicalGenesis(genesisState(genesis))
@@ -123,7 +121,7 @@ export async function openChain(
   const close = () => {
     chain.flushState()
     db.close()
-    closeFork()
+    forkCache?.close()
   }
   return { chain, genesis, bft, close }
 }

@@ -106,8 +106,21 @@ describe('a chain forked from another node', () => {
 
   it('restarts on its data path without the remote, after a crash, and names the remote when it needs it', async () => {
     const head = await b.rpc<Block>('eth_getBlockByNumber', ['latest', false])
+    // A chain forked at the same block with a shared --fork-cache file reads what another read before.
+    const shared = ['--fork-cache', `${b.dir}/fork-cache.sqlite`, '--fork-block-number', forkHead.number]
+    const first = await startNode({ args: ['--fork-url', a.url, ...shared] })
+    started.push(first)
+    expect(await first.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))
+    await first.stop()
     await b.stop('SIGKILL')
     await a.stop()
+    const second = await startNode({ args: ['--fork-url', a.url, ...shared] })
+    started.push(second)
+    expect(await second.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))
+    expect(await second.rpc('eth_getCode', [contract, 'latest'])).toBe(RUNTIME)
+    expect(await second.rpc('eth_blockNumber')).toBe(forkHead.number)
+    await second.stop()
+
     const again = await startB(b.dataPath)
     expect((await again.rpc<Block>('eth_getBlockByNumber', ['latest', false])).hash).toBe(head.hash)
     expect(await again.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(0))
