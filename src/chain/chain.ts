@@ -96,9 +96,10 @@ export class Chain {
 
   /**
    * Loads the chain from storage, or writes `genesis` into an empty store; refuses a foreign one.
-   * A forked chain's first block is the remote's fork block, whose local state is `localStateRoot`.
+   * A forked chain's first block is the remote's fork block, whose local state `localState` writes
+   * (asked for once, when the store is empty).
    */
-  async open(genesis: Block, localStateRoot?: Uint8Array): Promise<void> {
+  async open(genesis: Block, localState?: () => Promise<Uint8Array>): Promise<void> {
     const stored = this.store.readMeta(META_GENESIS)
     if (stored && !equalBytes(stored, genesis.hash())) {
       throw new Error(
@@ -107,6 +108,7 @@ export class Chain {
     }
     this.genesis = genesis
     if (!stored) {
+      const localStateRoot = await localState?.()
       this.store.db.transaction(() => {
         this.writeBlockRows(genesis, [], new Uint8Array(0), genesis.header.difficulty)
         this.store.writeCanonical({ number: genesis.header.number, hash: genesis.hash(), txHashes: [], logs: [] })

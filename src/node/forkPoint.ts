@@ -8,8 +8,12 @@
 import { type Block, createBlock, createBlockHeaderFromRPC } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
+import { Account, createAddressFromString, KECCAK256_RLP } from '@ethereumjs/util'
+import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from '../chain/devAccounts.ts'
 import { bigintToBytes, bytesToBigint, bytesToHex, equalBytes, hexToBytes, toQuantity } from '../primitives/hex.ts'
 import { ForkRemoteError, httpRemote, type RemoteCall } from '../state/forkSource.ts'
+import type { TrieDb } from '../state/trieDb.ts'
+import { openState } from '../state/worldState.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import { type ForkCacheStore, MemoryForkCache, SqliteForkCache } from '../storage/forkCache.ts'
 import { openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
@@ -112,4 +116,19 @@ export async function openForkCache(
   const file = await openSqlite(config.cache)
   file.exec('PRAGMA journal_mode = WAL')
   return { cache: new SqliteForkCache(file), close: () => file.close() }
+}
+
+/**
+ * The fork block's local state: the dev accounts hold 10,000 ether each (as Anvil's do on a fork),
+ * keeping the remote's nonce and code; everything else reads through to the remote.
+ */
+export async function fundDevAccounts(trieDb: TrieDb, common: Common): Promise<Uint8Array> {
+  const state = openState(trieDb, common, KECCAK256_RLP, true)
+  for (const a of devAccounts()) {
+    const address = createAddressFromString(a.address)
+    const account = (await state.getAccount(address)) ?? new Account()
+    account.balance = DEV_ACCOUNT_BALANCE_WEI
+    await state.putAccount(address, account)
+  }
+  return state.getStateRoot()
 }

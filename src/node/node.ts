@@ -61,7 +61,7 @@ import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
-import { forkAnchorBlock, openForkCache, resolveForkPoint } from './forkPoint.ts'
+import { forkAnchorBlock, fundDevAccounts, openForkCache, resolveForkPoint } from './forkPoint.ts'
 import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
@@ -115,8 +115,8 @@ export async function openChain(
   }
   const chain = new Chain(common, store, trieDb, config.genesisFile ? 0n : DEV_BASE_FEE_FLOOR)
   const bft = bftOptions ? attachBftRules(chain, bftOptions) : undefined
-  // A forked chain's local state starts empty: everything it has not written comes from the remote.
-  await chain.open(genesisBlock, forkPoint ? KECCAK256_RLP : undefined)
+  // A forked chain's local state starts with the dev accounts funded: the rest comes from the remote.
+  await chain.open(genesisBlock, forkPoint ? () => fundDevAccounts(trieDb, common) : undefined)
   await recoverHeadState(chain)
   const close = () => {
     chain.flushState()

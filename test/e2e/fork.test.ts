@@ -16,6 +16,7 @@ const STRANGER = '0x00000000000000000000000000000000000000bb'
 const RUNTIME = '0x3615600c57600035600055005b60005460005260206000f3'
 const INIT = `0x602a6000556018601160003960186000f3${RUNTIME.slice(2)}`
 const APIS = 'ETH,NET,WEB3,EVM,HARDHAT,ANVIL,DEBUG'
+const TEN_THOUSAND_ETHER = `0x${(10_000n * 10n ** 18n).toString(16)}`
 const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
 
 interface Block {
@@ -79,7 +80,10 @@ describe('a chain forked from another node', () => {
     expect(await b.rpc('eth_getCode', [contract, 'latest'])).toBe(RUNTIME)
     expect(await b.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))
     expect(await b.rpc('eth_call', [{ to: contract }, 'latest'])).toBe(word(42))
-    expect(await b.rpc('eth_getBalance', [DEV0, 'latest'])).toBe(await a.rpc('eth_getBalance', [DEV0, 'latest']))
+    // The dev accounts are funded on the fork, as Anvil's are; their nonces stay the remote's.
+    expect(await a.rpc('eth_getBalance', [DEV0, 'latest'])).not.toBe(TEN_THOUSAND_ETHER)
+    expect(await b.rpc('eth_getBalance', [DEV0, forkHead.number])).toBe(TEN_THOUSAND_ETHER)
+    expect(await b.rpc('eth_getTransactionCount', [DEV0, forkHead.number])).toBe('0x2')
   })
 
   it('keeps its own transactions to itself, zeroed slots included', async () => {
