@@ -4,7 +4,8 @@
  * values, and restarts on its data path without A.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type StartedNode, startNode } from './harness.ts'
+import { tmpdir } from 'node:os'
+import { BASALT_BIN, runProcess, type StartedNode, startNode } from './harness.ts'
 
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const PAYEE = '0x00000000000000000000000000000000000000aa'
@@ -62,6 +63,17 @@ afterAll(async () => {
 })
 
 describe('a chain forked from another node', () => {
+  it('refuses to start when the remote cannot be reached, naming it', async () => {
+    const args = ['run', '--data-path', ':memory:', '--rpc-http-port', '0', '--rpc-ws-enabled=false']
+    const { err, code } = await runProcess([BASALT_BIN, ...args, '--fork-url', 'http://127.0.0.1:1'], {
+      cwd: tmpdir(),
+      env: process.env,
+      timeoutMs: 20_000,
+    })
+    expect(err).toContain('basalt: fork remote http://127.0.0.1:1 failed on eth_chainId')
+    expect(code).toBe(1)
+  })
+
   it("starts on the remote's head, with its chain id and its blocks up to there", async () => {
     expect(await b.rpc('eth_chainId')).toBe(await a.rpc('eth_chainId'))
     expect(await b.rpc('eth_blockNumber')).toBe(forkHead.number)
