@@ -115,6 +115,8 @@ export async function openForkCache(
   if (config.cache === 'db') return { cache: new SqliteForkCache(db), close: () => {} }
   const file = await openSqlite(config.cache)
   file.exec('PRAGMA journal_mode = WAL')
+  // Several nodes may share the file: a writer waits for another's short write instead of failing.
+  file.exec('PRAGMA busy_timeout = 5000')
   return { cache: new SqliteForkCache(file), close: () => file.close() }
 }
 
