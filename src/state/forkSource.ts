@@ -203,8 +203,9 @@ export class CachedForkSource implements ForkSource {
 function encodeAccount(proof: Record<string, string | undefined>): Uint8Array {
   const nonce = BigInt(proof.nonce ?? 0)
   const balance = BigInt(proof.balance ?? 0)
-  const codeHash = hexToBytes(proof.codeHash ?? bytesToHex(KECCAK256_NULL))
-  const storageHash = hexToBytes(proof.storageHash ?? bytesToHex(KECCAK256_RLP))
+  // Some nodes answer zero hashes for an account that does not exist.
+  const codeHash = orIfZero(proof.codeHash, KECCAK256_NULL)
+  const storageHash = orIfZero(proof.storageHash, KECCAK256_RLP)
   const isEmpty = nonce === 0n && balance === 0n && equalBytes(codeHash, KECCAK256_NULL)
   const hasStorage = !equalBytes(storageHash, KECCAK256_RLP)
   if (isEmpty && !hasStorage) return NO_ACCOUNT
@@ -214,4 +215,9 @@ function encodeAccount(proof: Record<string, string | undefined>): Uint8Array {
     codeHash,
     hasStorage ? Uint8Array.of(1) : new Uint8Array(0),
   ])
+}
+
+function orIfZero(hash: string | undefined, fallback: Uint8Array): Uint8Array {
+  const bytes = hexToBytes(hash ?? '0x')
+  return bytes.every((b) => b === 0) ? fallback : bytes
 }

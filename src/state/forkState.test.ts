@@ -38,10 +38,11 @@ function fakeRemote(): { call: RemoteCall; calls: string[] } {
           storageHash: bytesToHex(KECCAK256_RLP),
         }
       return {
+        // As some nodes answer for an account that does not exist.
         nonce: '0x0',
         balance: '0x0',
-        codeHash: bytesToHex(keccak256(new Uint8Array())),
-        storageHash: bytesToHex(KECCAK256_RLP),
+        codeHash: `0x${'00'.repeat(32)}`,
+        storageHash: `0x${'00'.repeat(32)}`,
       }
     }
     if (method === 'eth_getCode') return address === CONTRACT ? CODE : '0x'
