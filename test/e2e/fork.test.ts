@@ -120,6 +120,16 @@ describe('a chain forked from another node', () => {
     expect(trace.structLogs.some((l) => l.op === 'SSTORE')).toBe(true)
   })
 
+  it('does not bring back from the remote an account deleted here', async () => {
+    // Emptied, then touched: EIP-158 deletes it, and the remote's 5 wei must not come back.
+    await b.rpc('anvil_setBalance', [PAYEE, '0x0'])
+    const touch = await sendAndWait(b, { to: PAYEE, value: '0x0' })
+    expect(touch.status).toBe('0x1')
+    expect(await b.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x0')
+    expect(await b.rpc('eth_getBalance', [PAYEE, forkHead.number])).toBe('0x5')
+    expect(await b.rpc<string>('anvil_dumpState')).toMatch(/^0x1f8b/)
+  })
+
   it('restarts on its data path without the remote, after a crash, and names the remote when it needs it', async () => {
     const head = await b.rpc<Block>('eth_getBlockByNumber', ['latest', false])
     // A chain forked at the same block with a shared --fork-cache file reads what another read before.
