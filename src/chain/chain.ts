@@ -94,8 +94,12 @@ export class Chain {
     return nextBaseFee(parent, this.baseFeeFloor)
   }
 
-  /** Loads the chain from storage, or writes `genesis` into an empty store; refuses a foreign one. */
-  async open(genesis: Block): Promise<void> {
+  /**
+   * Loads the chain from storage, or writes `genesis` into an empty store; refuses a foreign one.
+   * A forked chain's first block is the remote's fork block, whose local state `localState` writes
+   * (asked for once, when the store is empty).
+   */
+  async open(genesis: Block, localState?: () => Promise<Uint8Array>): Promise<void> {
     const stored = this.store.readMeta(META_GENESIS)
     if (stored && !equalBytes(stored, genesis.hash())) {
       throw new Error(
@@ -104,10 +108,12 @@ export class Chain {
     }
     this.genesis = genesis
     if (!stored) {
+      const localStateRoot = await localState?.()
       this.store.db.transaction(() => {
         this.writeBlockRows(genesis, [], new Uint8Array(0), genesis.header.difficulty)
-        this.store.writeCanonical({ number: 0n, hash: genesis.hash(), txHashes: [], logs: [] })
+        this.store.writeCanonical({ number: genesis.header.number, hash: genesis.hash(), txHashes: [], logs: [] })
         this.store.writeTrieNodes(this.trieDb.takePending())
+        if (localStateRoot) this.store.writeMeta(META_POST_STATE + bytesToHex(genesis.hash()), localStateRoot)
         this.store.writeMeta(META_GENESIS, genesis.hash())
         this.store.writeMeta(META_HEAD, genesis.hash())
       })

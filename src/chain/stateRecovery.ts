@@ -97,7 +97,7 @@ function hasState(chain: Chain, block: Block): boolean {
 export async function rebuildHeadState(chain: Chain): Promise<number> {
   const head = chain.head
   async function* canonical(): AsyncGenerator<Block> {
-    for (let n = 1n; n <= head.header.number; n++) {
+    for (let n = chain.genesis.header.number + 1n; n <= head.header.number; n++) {
       const block = await chain.getBlockByNumber(n)
       if (!block) throw new Error(`canonical block ${n} is missing`)
       yield block
@@ -105,6 +105,7 @@ export async function rebuildHeadState(chain: Chain): Promise<number> {
   }
   await replayBlocks(chain, chain.genesis, canonical())
   chain.flushState()
-  log.info('rebuilt head state', { blocks: head.header.number })
-  return Number(head.header.number)
+  const count = head.header.number - chain.genesis.header.number
+  log.info('rebuilt head state', { blocks: count })
+  return Number(count)
 }

@@ -72,6 +72,11 @@ export function registerRunCommand(cli: CAC): void {
     )
     .option('--load-state <file>', 'Load a state dump (anvil_dumpState, --dump-state) on top of the head at start')
     .option('--dump-state <file>', 'Write the state after the head as a dump when the node stops')
+    .option('--fork-url <url>', 'Start on top of the state of the chain at this JSON-RPC URL (dev network)')
+    .option('--fork-block-number <n>', "The remote block to fork at (default: the remote's latest)")
+    .option('--fork-cache <where>', 'Keep fetched remote state in: db (the data path), off, or an SQLite file', {
+      default: 'db',
+    })
     .option('--graphql-http-enabled', 'Serve GraphQL (EIP-1767) over HTTP at /graphql')
     .option('--graphql-http-host <host>', 'GraphQL host', { default: '127.0.0.1' })
     .option('--graphql-http-port <port>', 'GraphQL port (0 picks a free one)', { default: '8547' })
@@ -161,6 +166,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       host: nonEmpty('metrics-host', s('metricsHost')),
       port: portOpt('metrics-port', s('metricsPort')),
     },
+    fork: parseForkOptions(o, genesisFile),
     p2p: parseP2pOptions(o, dataPath, genesisFile !== undefined),
     engine: {
       isEnabled: optBool(o, 'engineRpcEnabled', 'engine-rpc-enabled', false),
@@ -169,6 +175,22 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       jwtSecretFile: s('engineJwtSecret'),
       isJwtDisabled: optBool(o, 'engineJwtDisabled', 'engine-jwt-disabled', false),
     },
+  }
+}
+
+function parseForkOptions(o: Record<string, unknown>, genesisFile: string | undefined): NodeConfig['fork'] {
+  const url = optString(o, 'forkUrl')
+  const blockNumber = optString(o, 'forkBlockNumber')
+  if (url === undefined) {
+    if (blockNumber !== undefined) throw new CliError('Option --fork-block-number needs --fork-url')
+    return undefined
+  }
+  if (genesisFile) throw new CliError('Option --fork-url starts a dev chain; it cannot be used with --genesis-file')
+  if (!/^https?:\/\/\S+$/.test(url)) bad('fork-url', url, 'an http:// or https:// URL')
+  return {
+    url,
+    blockNumber: blockNumber === undefined ? undefined : bigintOpt('fork-block-number', blockNumber),
+    cache: nonEmpty('fork-cache', optString(o, 'forkCache') ?? 'db'),
   }
 }
 

@@ -5,6 +5,7 @@
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createVM, type VM } from '@ethereumjs/vm'
+import { ForkStateManager } from '../state/forkState.ts'
 import type { StateManager } from '../state/worldState.ts'
 import { checkExecutionDeadline, makeInterruptible } from './executionDeadline.ts'
 import { allowSendersWithCode } from './senderCode.ts'
@@ -34,8 +35,11 @@ export async function createVm(
   const blockchain = {
     async getBlock(n: number | bigint) {
       const b = await blocks.getBlockByNumber(BigInt(n))
-      if (!b) throw new Error(`block ${n} not found`)
-      return b
+      if (b) return b
+      // A forked chain's blocks before the fork block are the remote's: BLOCKHASH needs their hash only.
+      const hash = state instanceof ForkStateManager ? await state.fork.blockHash(BigInt(n)) : undefined
+      if (!hash) throw new Error(`block ${n} not found`)
+      return { hash: () => hash }
     },
     async putBlock() {},
     shallowCopy() {

@@ -1,4 +1,5 @@
 import type { P2pConfig } from '../p2p/network.ts'
+import type { ForkConfig } from './forkPoint.ts'
 
 /** Everything `basalt run` needs, already validated; built by the CLI, read by the node. */
 export interface ApiListenerConfig {
@@ -50,6 +51,8 @@ export interface NodeConfig {
   metrics: { isEnabled: boolean; host: string; port: number }
   /** Peer-to-peer networking (devp2p); off on the dev network unless enabled. */
   p2p: P2pConfig & { isEnabled: boolean }
+  /** Start on top of a remote chain's state (`--fork-url`); absent for a chain of its own. */
+  fork?: ForkConfig
   /** The Engine API listener; when enabled, blocks come from a consensus client and the dev sealer stays off. */
   engine: EngineConfig
 }

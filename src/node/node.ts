@@ -6,6 +6,7 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import type { Block } from '@ethereumjs/block'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain } from '../chain/chain.ts'
@@ -51,6 +52,7 @@ import { startGraphqlListener } from '../server/graphqlListener.ts'
 import { startMetricsListener } from '../server/metricsListener.ts'
 import { type RunningListener, startRpcListener } from '../server/rpcListener.ts'
 import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
+import { CachedForkSource } from '../state/forkSource.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
@@ -60,6 +62,7 @@ import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftProtocol, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
+import { forkAnchorBlock, fundDevAccounts, openForkCache, resolveForkPoint } from './forkPoint.ts'
 import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
@@ -84,33 +87,44 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 
 /** Opens the chain described by `config` (creating its database on first use). */
 export async function openChain(
-  config: Pick<NodeConfig, 'genesisFile' | 'dataPath'>,
+  config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork'>,
 ): Promise<{ chain: Chain; genesis: GenesisJson; bft?: BftChain; close(): void }> {
   installCommonParamsMemo()
   installDecodedNodeCache()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
-  const common = createChainCommon(genesis, crypto)
-  const bftOptions = bftConsensusOf(genesis)
-  // An unknown ecCurve is refused before anything else of the genesis, as Besu refuses it.
-  genesisEcCurve(genesis.config)
-  if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const isMemory = config.dataPath === ':memory:'
   const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
   migrate(db, isMemory)
   if (!config.genesisFile) skipCheckpointSyncs(db)
   const store = new ChainStore(db)
+  const forkCache = config.fork ? await openForkCache(config.fork, db) : undefined
+  const forkPoint = config.fork && forkCache ? await resolveForkPoint(config.fork, store, forkCache.cache) : undefined
+  if (forkPoint) genesis.config.chainId = Number(forkPoint.chainId)
+  const common = createChainCommon(genesis, crypto)
+  const bftOptions = bftConsensusOf(genesis)
+  // An unknown ecCurve is refused before anything else of the genesis, as Besu refuses it.
+  genesisEcCurve(genesis.config)
+  if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const trieDb = new TrieDb(store)
-  const state = openState(trieDb, common, KECCAK256_RLP, true)
-  await state.generateCanonicalGenesis(genesisState(genesis))
-  const genesisBlock = createGenesisBlock(common, await state.getStateRoot())
+  let genesisBlock: Block
+  if (forkPoint && forkCache) {
+    genesisBlock = forkAnchorBlock(forkPoint, common)
+    trieDb.fork = new CachedForkSource(forkPoint.remote, forkCache.cache, genesisBlock.hash(), forkPoint.number)
+  } else {
+    const state = openState(trieDb, common, KECCAK256_RLP, true)
+    await state.generateCanonicalGenesis(genesisState(genesis))
+    genesisBlock = createGenesisBlock(common, await state.getStateRoot())
+  }
   const chain = new Chain(common, store, trieDb, config.genesisFile ? 0n : DEV_BASE_FEE_FLOOR)
   const bft = bftOptions ? attachBftRules(chain, bftOptions) : undefined
-  await chain.open(genesisBlock)
+  // A forked chain's local state starts with the dev accounts funded: the rest comes from the remote.
+  await chain.open(genesisBlock, forkPoint ? () => fundDevAccounts(trieDb, common) : undefined)
   await recoverHeadState(chain)
   const close = () => {
     chain.flushState()
     db.close()
+    forkCache?.close()
   }
   return { chain, genesis, bft, close }
 }
@@ -161,7 +175,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
         bftProtocol && { transport: bftProtocol, syncFromPeers: () => network?.syncFromPeers() },
       )
     : undefined
+  const forkHistory = chain.trieDb.fork instanceof CachedForkSource ? chain.trieDb.fork : undefined
   const settings: RpcSettings = {
+    fork: config.fork && forkHistory ? { url: config.fork.url, blockNumber: forkHistory.number } : undefined,
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
     clientVersion: clientVersion(config.identity, config.isAnvilClientVersion),
@@ -197,6 +213,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters, logBloomCache }),
     logBloomCache,
     settings,
+    forkHistory,
   }
   if (config.p2p.isEnabled) {
     network = await startP2p(config, services, curve, !engine, bftProtocol ? [bftProtocol] : [])

@@ -138,6 +138,19 @@ export class DevTools {
     if (this.initial) await this.restore(this.initial)
   }
 
+  /** Back to the chain's first block (a forked chain's fork block) with an empty pool. */
+  async resetToGenesis(): Promise<void> {
+    this.snapshots.clear()
+    const genesis = this.chain.genesis
+    const initial = this.initial ?? this.capture()
+    await this.restore({
+      head: genesis,
+      postStateRoot: this.chain.postStateRoot(genesis),
+      pool: [],
+      sealer: initial.sealer,
+    })
+  }
+
   private capture(): Snapshot {
     const head = this.chain.head
     return {

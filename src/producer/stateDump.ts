@@ -62,7 +62,10 @@ export function dumpState(tools: DevTools): StateDump {
   const root = chain.postStateRoot(chain.head)
   const nodes: Record<string, string> = {}
   walk(chain.trieDb, root, nodes, (value) => {
-    const [, , storageRoot, codeHash] = RLP.decode(value) as Uint8Array[]
+    const fields = RLP.decode(value)
+    // A forked state's markers (tombstones, detach entries; see state/forkState.ts) are no accounts.
+    if (!Array.isArray(fields) || fields.length !== 4) return
+    const [, , storageRoot, codeHash] = fields as Uint8Array[]
     walk(chain.trieDb, storageRoot, nodes)
     if (equalBytes(codeHash, KECCAK256_NULL)) return
     const key = CODE_PREFIX + bytesToHex(codeHash).slice(2)

@@ -5,6 +5,7 @@ import type { P2pNetwork } from '../p2p/network.ts'
 import type { BftValidator } from '../producer/bftValidator.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
 import type { DevTools } from '../producer/devTools.ts'
+import type { CachedForkSource } from '../state/forkSource.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { FilterManager } from './eth/filterManager.ts'
 
@@ -16,6 +17,8 @@ export interface Connection {
 }
 
 export interface RpcSettings {
+  /** A forked chain's remote and fork block (`--fork-url`). */
+  fork?: { url: string; blockNumber: bigint }
   chainId: bigint
   networkId: bigint
   clientVersion: string
@@ -51,6 +54,8 @@ export interface RpcServices {
   settings: RpcSettings
   /** Peer-to-peer networking, when enabled. */
   network?: P2pNetwork
+  /** On a forked chain: the remote's blocks up to the fork block. */
+  forkHistory?: Pick<CachedForkSource, 'number' | 'block'>
 }
 
 export interface RpcContext extends RpcServices {

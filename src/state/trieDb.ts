@@ -6,6 +6,7 @@
  */
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
 import type { ChainStore } from '../storage/chainStore.ts'
+import type { ForkSource } from './forkSource.ts'
 
 type Value = string | Uint8Array
 
@@ -26,6 +27,8 @@ function keyBytes(hex: string): Uint8Array {
 export class TrieDb implements DB<string, Value> {
   private pending = new Map<string, Uint8Array>()
   private readCache = new Map<string, Uint8Array>()
+  /** On a forked chain: where state the local trie never held comes from. */
+  fork?: ForkSource
 
   constructor(
     private readonly store: ChainStore,

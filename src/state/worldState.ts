@@ -1,11 +1,13 @@
 /**
  * World state over the trie store: a MerkleStateManager whose trie reads and writes go to `TrieDb`.
  * Any retained block's state is one `stateAt(root)` away, because trie nodes are never deleted.
+ * On a forked chain (`TrieDb.fork` set) the state falls through to the remote (see forkState.ts).
  */
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { ValueEncoding } from '@ethereumjs/util'
+import { openForkState } from './forkState.ts'
 import type { TrieDb } from './trieDb.ts'
 
 export type StateManager = MerkleStateManager
@@ -15,6 +17,8 @@ export type StateManager = MerkleStateManager
  * block building fast; readers go without, so that they cost nothing to create.
  */
 export function openState(db: TrieDb, common: Common, root: Uint8Array, isWriter = false): StateManager {
+  const caches = isWriter ? new Caches() : undefined
+  if (db.fork) return openForkState(db, db.fork, common, root, caches)
   const trie = new MerklePatriciaTrie({
     db,
     root,
@@ -22,5 +26,5 @@ export function openState(db: TrieDb, common: Common, root: Uint8Array, isWriter
     valueEncoding: ValueEncoding.Bytes,
     common,
   })
-  return new MerkleStateManager({ common, trie, caches: isWriter ? new Caches() : undefined })
+  return new MerkleStateManager({ common, trie, caches })
 }

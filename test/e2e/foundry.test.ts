@@ -77,6 +77,17 @@ describe.skipIf(!existsSync(BIN('forge')) || !existsSync(BIN('cast')))('Foundry 
     expect(await cast('balance', vault)).toBe('3000000000000000000')
   }, 180_000)
 
+  it('forge test --fork-url runs them against a Basalt node forked from this one', async () => {
+    const forked = await startNode({ args: ['--rpc-ws-enabled=false', '--fork-url', node.url] })
+    try {
+      const out = await run('forge', ['test', '--fork-url', forked.url], { VAULT: vault })
+      expect(out).toMatch(/2 tests passed, 0 failed/)
+      expect(await forked.rpc('eth_getBalance', [vault, 'latest'])).toBe('0x29a2241af62c0000')
+    } finally {
+      await forked.cleanup()
+    }
+  }, 180_000)
+
   it('cast rpc anvil_* and evm_* change balance, code, time, blocks and senders', async () => {
     await cast('rpc', 'anvil_setBalance', STRANGER, '0x56bc75e2d63100000')
     expect(await cast('balance', STRANGER, '--ether')).toBe('100.000000000000000000')

@@ -14,6 +14,7 @@ export class OverlayTrieDb extends TrieDb {
 
   constructor(private readonly base: TrieDb) {
     super(undefined as never, 0)
+    this.fork = base.fork
   }
 
   override getSync(key: string): Uint8Array | undefined {

@@ -124,18 +124,52 @@ devMethod(miningMethods, { evm: 'evm_revert', anvil: 'anvil_revert' }, [amount('
   tools.revert(id),
 )
 
-/** A reset with a `forking` object would need forking, which Basalt does not do. */
-const resetOptions = codec('options', (v) => {
+interface Forking {
+  jsonRpcUrl?: string
+  blockNumber?: bigint
+}
+
+const resetOptions = codec('options', (v): { forking?: Forking } => {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return decoders.fail('expected an object')
-  if ((v as { forking?: unknown }).forking != null) return decoders.fail('forking is not supported')
-  return v
+  const forking = (v as { forking?: Record<string, unknown> }).forking
+  if (forking == null) return {}
+  if (typeof forking !== 'object' || Array.isArray(forking)) return decoders.fail('forking: expected an object')
+  const { jsonRpcUrl, blockNumber } = forking
+  if (jsonRpcUrl != null && typeof jsonRpcUrl !== 'string') return decoders.fail('forking.jsonRpcUrl: expected a URL')
+  return {
+    forking: {
+      jsonRpcUrl: jsonRpcUrl ?? undefined,
+      blockNumber: blockNumber == null ? undefined : amount('blockNumber').decode(blockNumber),
+    },
+  }
 })
+
+/**
+ * A reset with `forking` goes back to the fork block when it names this node's own fork point (the
+ * same URL, the same block or none); a fork of another chain or block would need another database,
+ * so it is refused.
+ */
+function checkSameFork(ctx: RpcContext, forking: Forking): void {
+  const fork = ctx.settings.fork
+  if (!fork)
+    throw new InvalidParamsError(
+      'invalid argument 0 (options): forking: this node is not forked; start it with --fork-url',
+    )
+  const { jsonRpcUrl: url, blockNumber: block } = forking
+  if ((url !== undefined && url !== fork.url) || (block !== undefined && block !== fork.blockNumber)) {
+    throw new InvalidParamsError(
+      `invalid argument 0 (options): forking: this node is forked from ${fork.url} at block ${fork.blockNumber}; another fork needs a new node (another --data-path)`,
+    )
+  }
+}
 
 devMethod(
   miningMethods,
   { hardhat: 'hardhat_reset', anvil: 'anvil_reset' },
   [resetOptions.optional()],
-  async ({ tools }) => {
-    await tools.reset()
+  async ({ tools, ctx }, [options]) => {
+    if (!options?.forking) return tools.reset()
+    checkSameFork(ctx, options.forking)
+    await tools.resetToGenesis()
   },
 )

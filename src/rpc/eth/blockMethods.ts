@@ -12,16 +12,26 @@ function blockJson(ctx: RpcContext, block: Block | undefined, isFull: boolean) {
   return formatBlock(block, isFull, isFull ? ctx.chain.getSenders(block) : [])
 }
 
+// On a forked chain, the blocks up to the fork block are the remote's, as the remote answers them.
 export const getBlockByHash = defineMethod({
   name: 'eth_getBlockByHash',
   params: [p.hash, p.bool.optional(false)],
-  handler: async (ctx: RpcContext, [hash, isFull]) => blockJson(ctx, await ctx.chain.getBlockByHash(hash), isFull),
+  handler: async (ctx: RpcContext, [hash, isFull]) => {
+    const block = await ctx.chain.getBlockByHash(hash)
+    if (ctx.forkHistory && (!block || block.header.number <= ctx.forkHistory.number))
+      return ctx.forkHistory.block(hash, isFull)
+    return blockJson(ctx, block, isFull)
+  },
 })
 
 export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
   params: [p.blockNumberOrTag, p.bool.optional(false)],
-  handler: async (ctx: RpcContext, [ref, isFull]) => blockJson(ctx, await ctx.chain.resolve(ref), isFull),
+  handler: async (ctx: RpcContext, [ref, isFull]) => {
+    if (ctx.forkHistory && typeof ref === 'bigint' && ref <= ctx.forkHistory.number)
+      return ctx.forkHistory.block(ref, isFull)
+    return blockJson(ctx, await ctx.chain.resolve(ref), isFull)
+  },
 })
 
 export const getBlockTransactionCountByHash = defineMethod({

@@ -20,6 +20,7 @@ import {
   RpcError,
 } from '../../jsonrpc/errors.ts'
 import { bytesToBigint, bytesToHex } from '../../primitives/hex.ts'
+import { ForkRemoteError } from '../../state/forkSource.ts'
 
 const ERROR_SELECTOR = '0x08c379a0'
 
@@ -77,9 +78,14 @@ const KINDS: Partial<Record<CallErrorKind, BesuErrorKind>> = {
   gasLimitTooHigh: 'exceedsBlockGasLimit',
 }
 
-/** A run cut off by the request's time limit: -32000 with geth's message, whichever method ran it. */
+/**
+ * Errors any method may end in: a run cut off by the request's time limit (-32000 with geth's
+ * message), or a forked chain's remote that failed or timed out (-32000 naming the remote call).
+ */
 export function executionTimeoutError(e: unknown): RpcError | undefined {
-  return e instanceof ExecutionTimeoutError ? new RpcError(-32000, e.message) : undefined
+  return e instanceof ExecutionTimeoutError || e instanceof ForkRemoteError
+    ? new RpcError(-32000, e.message)
+    : undefined
 }
 
 /** Maps the call service's errors; anything else is rethrown untouched. */

@@ -77,7 +77,9 @@ export const feeHistory = defineMethod({
     }
     const newest = await requireBlock(ctx, ref)
     const last = newest.header.number
-    const first = last - count + 1n < 0n ? 0n : last - count + 1n
+    // The chain's first block: 0, or a forked chain's fork block (the remote's blocks are not ours).
+    const start = ctx.chain.genesis.header.number
+    const first = last - count + 1n < start ? start : last - count + 1n
     const baseFees: string[] = []
     const ratios: number[] = []
     const blobFees: string[] = []

@@ -92,9 +92,12 @@ async function nonceAt(ctx: RpcContext, block: Block, address: Address): Promise
   return (await ctx.chain.stateAt(block).getAccount(address))?.nonce ?? 0n
 }
 
-/** The first block at which `isReached` holds (it holds at the head); binary search over the chain. */
+/**
+ * The first block at which `isReached` holds (it holds at the head); binary search over the chain
+ * from its first block (a forked chain's fork block).
+ */
 async function firstBlockWhere(ctx: RpcContext, isReached: (b: Block) => Promise<boolean>): Promise<Block> {
-  let lo = 0n
+  let lo = ctx.chain.genesis.header.number
   let hi = ctx.chain.head.header.number
   while (lo < hi) {
     const mid = (lo + hi) / 2n
