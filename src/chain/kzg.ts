@@ -8,6 +8,8 @@
 import type { Common } from '@ethereumjs/common'
 import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { entryPointSpecifier } from '../runtime/runtime.ts'
+import { hasWorkers, type RunningWorker, startWorker } from '../runtime/worker.ts'
 import { readKzgCache, writeKzgCache } from './kzgCache.ts'
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
 
@@ -16,33 +18,26 @@ const log = createLogger('kzg')
 const KZG_WAIT_MS = 120_000
 let loading: Promise<unknown> | undefined
 
-/**
- * Where the worker's module is. In the compiled executable (`make build` lists kzgWorker.ts as a
- * second entry point) it is embedded under the executable's virtual root, where import.meta.url,
- * fixed at build time, does not point; from source it sits beside this file.
- */
-function workerSpecifier(): string {
-  const main = typeof Bun === 'undefined' ? '' : Bun.main
-  return main.startsWith(COMPILED_ROOT)
-    ? `${COMPILED_ROOT}chain/kzgWorker.ts`
-    : new URL('./kzgWorker.ts', import.meta.url).href
-}
-const COMPILED_ROOT = '/$bunfs/root/'
-
 /** Loads KZG's memory in a worker thread; in the caller's thread only where workers are missing. */
 function loadMemoryOffThread(): Promise<Uint8Array> {
-  if (typeof Worker === 'undefined') return loadKzgMemory()
+  if (!hasWorkers()) return loadKzgMemory()
   return new Promise((resolve, reject) => {
-    const worker = new Worker(workerSpecifier())
-    worker.onmessage = (event: MessageEvent<{ memory?: Uint8Array; error?: string }>) => {
-      void worker.terminate()
-      if (event.data.memory) resolve(event.data.memory)
-      else reject(new Error(`KZG trusted setup failed to load: ${event.data.error}`))
+    let worker: RunningWorker | undefined
+    const settle = (memory: Uint8Array | undefined, error?: string) => {
+      worker?.terminate()
+      if (memory) resolve(memory)
+      else reject(new Error(`KZG trusted setup failed to load: ${error}`))
     }
-    worker.onerror = (event) => {
-      void worker.terminate()
-      reject(new Error(`KZG trusted setup failed to load: ${event.message}`))
-    }
+    // make build compiles kzgWorker.ts as a second entry point of the executable.
+    startWorker<{ memory?: Uint8Array; error?: string }>(
+      entryPointSpecifier('chain/kzgWorker.ts', new URL('../', import.meta.url).href),
+      {
+        onMessage: (data) => settle(data.memory, data.error),
+        onError: (message) => settle(undefined, message),
+      },
+    ).then((w) => {
+      worker = w
+    }, reject)
   })
 }
 
