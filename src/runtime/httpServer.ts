@@ -77,10 +77,13 @@ async function denoServer(limits: ServerLimits): Promise<ServerRuntime> {
   return {
     // Deno has no frame limit of its own: a larger message closes the socket as Bun's limit does.
     upgradeWebSocket: defineWebSocketHelper((c, events, options) =>
-      upgradeWebSocket(c, limitFrames(events, limits.maxWsFrameBytes), {
-        idleTimeout: limits.idleTimeoutS,
-        ...options,
-      }),
+      // Not an upgrade: undefined hands the request to the next route, as the other adapters do.
+      c.req.header('upgrade')?.toLowerCase() === 'websocket'
+        ? upgradeWebSocket(c, limitFrames(events, limits.maxWsFrameBytes), {
+            idleTimeout: limits.idleTimeoutS,
+            ...options,
+          })
+        : undefined,
     ),
     serve: async (hostname, port, fetch) => {
       const server = deno.serve(

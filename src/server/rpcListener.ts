@@ -89,10 +89,10 @@ export async function startRpcListener(
 
   const rpcAnswer = async (req: Request): Promise<RpcAnswer> => {
     const text = await req.text()
-    if (text.length > MAX_BODY_BYTES) return { body: 'Request body too large', status: 413, headers: TEXT_HEADERS }
+    if (text.length > MAX_BODY_BYTES) return { body: 'Request body too large', status: 413, headers: { ...TEXT_HEADERS } }
     const { body, isParseError } = await dispatcher.handleText(text, httpCtx, dispatch)
     if (body === undefined) return { body: null, status: 200 }
-    return { body, status: isParseError ? 400 : 200, headers: JSON_HEADERS }
+    return { body, status: isParseError ? 400 : 200, headers: { ...JSON_HEADERS } }
   }
   const postRpc = async (req: Request): Promise<Response> => {
     const { body, status, headers } = await rpcAnswer(req)
@@ -118,6 +118,7 @@ export async function startRpcListener(
   return server
 }
 
+// Copied per response: Node's server adapter adds content-length to the object it is given.
 const JSON_HEADERS = { 'content-type': 'application/json' }
 const TEXT_HEADERS = { 'content-type': 'text/plain; charset=UTF-8' }
 
