@@ -49,6 +49,8 @@ export interface StartOptions {
   /** Reuse a data path (restart tests); a fresh temp one otherwise. */
   dataPath?: string
   timeoutMs?: number
+  /** The command that runs basalt (another runtime's launcher); BASALT_BIN otherwise. */
+  bin?: string
 }
 
 export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
@@ -70,7 +72,7 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
     configOut,
     ...(opts.args ?? []),
   ]
-  const proc = Bun.spawn([BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([opts.bin ?? BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
   let out = ''
   const drain = async (s: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder()
