@@ -18,6 +18,8 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 
 export const BASALT_BIN = process.env.BASALT_BIN ?? new URL('../../dist/basalt', import.meta.url).pathname
+/** `deno` or `node` when BASALT_BIN runs the source under that runtime (`make test-deno`, `make test-node`). */
+export const SOURCE_RUNTIME = process.env.BASALT_RUNTIME as 'deno' | 'node' | undefined
 
 export interface NodeConfigOut {
   chainId: number
