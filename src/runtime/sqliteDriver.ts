@@ -21,20 +21,11 @@ export interface SqlDatabase {
   close(): void
 }
 
-/** Which driver `openDriver` uses under this runtime. */
-export type SqliteDriverName = 'bun:sqlite' | 'node:sqlite' | 'better-sqlite3'
-
 /** Opens (creating when absent) the database at `file` with this runtime's driver. */
 export async function openDriver(file: string): Promise<SqlDatabase> {
   if (runtimeName() === 'bun') return openBunSqlite(file)
   const nodeSqlite = await importNodeSqlite()
   return nodeSqlite ? openNodeSqlite(nodeSqlite, file) : openBetterSqlite(file)
-}
-
-/** The driver `openDriver` picks here (for tests and diagnostics). */
-export async function driverName(): Promise<SqliteDriverName> {
-  if (runtimeName() === 'bun') return 'bun:sqlite'
-  return (await importNodeSqlite()) ? 'node:sqlite' : 'better-sqlite3'
 }
 
 interface RawStatement {

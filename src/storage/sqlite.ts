@@ -5,7 +5,7 @@
  */
 import { openDriver, type SqlDatabase } from '../runtime/sqliteDriver.ts'
 
-export type { SqlDatabase, SqlStatement, SqlValue } from '../runtime/sqliteDriver.ts'
+export type { SqlDatabase, SqlValue } from '../runtime/sqliteDriver.ts'
 
 /** Opens (creating when absent) the database at `file`; `:memory:` gives a throw-away one. */
 export async function openSqlite(file: string): Promise<SqlDatabase> {
