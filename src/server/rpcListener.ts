@@ -89,7 +89,8 @@ export async function startRpcListener(
 
   const rpcAnswer = async (req: Request): Promise<RpcAnswer> => {
     const text = await req.text()
-    if (text.length > MAX_BODY_BYTES) return { body: 'Request body too large', status: 413, headers: { ...TEXT_HEADERS } }
+    if (text.length > MAX_BODY_BYTES)
+      return { body: 'Request body too large', status: 413, headers: { ...TEXT_HEADERS } }
     const { body, isParseError } = await dispatcher.handleText(text, httpCtx, dispatch)
     if (body === undefined) return { body: null, status: 200 }
     return { body, status: isParseError ? 400 : 200, headers: { ...JSON_HEADERS } }
