@@ -9,11 +9,13 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Hex } from 'viem'
-import { BASALT_BIN, type StartedNode, signTransfer, startNode } from '../e2e/harness.ts'
+import { type StartedNode, signTransfer, startNode } from '../e2e/harness.ts'
 
 const root = new URL('../../', import.meta.url).pathname
+// The executable itself, whatever BASALT_BIN says (make test-deno points that at Deno).
+const COMPILED = join(root, 'dist/basalt')
 const RUNTIMES = [
-  { name: 'bun', bin: BASALT_BIN, needs: BASALT_BIN },
+  { name: 'bun', bin: COMPILED, needs: COMPILED },
   {
     name: 'deno',
     bin: join(root, 'test/runtime/basalt-deno'),
