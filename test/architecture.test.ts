@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path'
 const SRC = new URL('../src', import.meta.url).pathname
 
 const RANK: Record<string, number> = {
+  runtime: -1,
   primitives: 0,
   storage: 1,
   state: 2,

@@ -9,6 +9,7 @@
 import type { Common } from '@ethereumjs/common'
 import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { entryPointSpecifier } from '../runtime/runtime.ts'
 import { readKzgCache, writeKzgCache } from './kzgCache.ts'
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
 import type { FromKzgWorker, KzgAnswer, KzgQuestion, ToKzgWorker } from './kzgWorker.ts'
@@ -18,19 +19,6 @@ const log = createLogger('kzg')
 /** Longest a request waits for the load before it fails (the load goes on). */
 const KZG_WAIT_MS = 120_000
 let loading: Promise<unknown> | undefined
-
-/**
- * Where the worker's module is. In the compiled executable (`make build` lists kzgWorker.ts as a
- * second entry point) it is embedded under the executable's virtual root, where import.meta.url,
- * fixed at build time, does not point; from source it sits beside this file.
- */
-function workerSpecifier(): string {
-  const main = typeof Bun === 'undefined' ? '' : Bun.main
-  return main.startsWith(COMPILED_ROOT)
-    ? `${COMPILED_ROOT}chain/kzgWorker.ts`
-    : new URL('./kzgWorker.ts', import.meta.url).href
-}
-const COMPILED_ROOT = '/$bunfs/root/'
 
 /** The worker holding its own KZG (kzgWorker.ts), once loaded; it verifies blob sidecars. */
 let worker: Worker | undefined
@@ -44,7 +32,11 @@ function startWorker(
   init: { type: 'load' } | { type: 'restore'; memory: Uint8Array },
 ): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
-    const started = new Worker(workerSpecifier())
+    // make build compiles kzgWorker.ts as a second entry point of the executable; a module worker
+    // under Deno and Bun alike.
+    const started = new Worker(entryPointSpecifier('chain/kzgWorker.ts', new URL('../', import.meta.url).href), {
+      type: 'module',
+    })
     const fail = (error: string) => {
       void started.terminate()
       if (worker === started) dropWorker(new Error(`the KZG worker stopped: ${error}`))

@@ -5,6 +5,7 @@
  */
 import { cac } from 'cac'
 import { clientVersion, VERSION } from '../primitives/version.ts'
+import { installTextImports } from '../runtime/textImports.ts'
 import { protectOptionValues } from './argv.ts'
 import { registerBlocksCommand } from './blocksCommand.ts'
 import { CliError } from './cliError.ts'
@@ -44,6 +45,8 @@ async function main(argv: string[]): Promise<void> {
       cli.outputHelp()
       return
     }
+    // The GraphQL schema is a text import, which Node can load only through a hook.
+    await installTextImports()
     await cli.runMatchedCommand()
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)

@@ -229,7 +229,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     maxBatchSize: config.http.maxBatchSize,
   }
   if (config.http.isEnabled) {
-    const l = startRpcListener(dispatcher, services, {
+    const l = await startRpcListener(dispatcher, services, {
       ...common,
       host: config.http.host,
       port: config.http.port,
@@ -240,7 +240,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     listeners.push(l)
   }
   if (config.ws.isEnabled) {
-    const l = startRpcListener(dispatcher, services, {
+    const l = await startRpcListener(dispatcher, services, {
       ...common,
       host: config.ws.host,
       port: config.ws.port,
@@ -254,7 +254,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     const jwtSecret = config.engine.isJwtDisabled
       ? undefined
       : loadJwtSecret(config.engine.jwtSecretFile, config.dataPath)
-    const l = startEngineListener(dispatcher, services, {
+    const l = await startEngineListener(dispatcher, services, {
       host: config.http.host,
       port: config.engine.port,
       hostAllowlist: config.engine.hostAllowlist,
@@ -274,7 +274,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
     const { GraphqlService } = await import('../graphql/graphqlService.ts')
     const { host, port, corsOrigins } = config.graphql
-    const l = startGraphqlListener(new GraphqlService(services), {
+    const l = await startGraphqlListener(new GraphqlService(services), {
       host,
       port,
       corsOrigins,
@@ -285,7 +285,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   }
   if (config.metrics.isEnabled) {
     const nodeMetrics = new NodeMetrics(services, config.p2p.maxPeers)
-    const l = startMetricsListener(() => nodeMetrics.collect(), {
+    const l = await startMetricsListener(() => nodeMetrics.collect(), {
       ...config.metrics,
       hostAllowlist: config.hostAllowlist,
     })

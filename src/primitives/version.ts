@@ -1,11 +1,11 @@
 import pkg from '../../package.json' with { type: 'json' }
+import { runtimeTag } from '../runtime/runtime.ts'
 
 export const VERSION: string = pkg.version
 /** What `web3_clientVersion` answers, in Besu's shape `name/vX/os-arch/runtime`. */
 export function clientVersion(identity?: string, isAnvilCompatible = false): string {
-  const runtime = typeof Bun !== 'undefined' ? `bun-${Bun.version}` : `node-${process.versions.node}`
   const name = identity ? `basalt/${identity}` : 'basalt'
-  const version = `${name}/v${VERSION}/${process.platform}-${process.arch}/${runtime}`
+  const version = `${name}/v${VERSION}/${process.platform}-${process.arch}/${runtimeTag()}`
   return isAnvilCompatible ? `${ANVIL_COMPATIBLE_PREFIX}${version}` : version
 }
 

@@ -10,17 +10,19 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Hono } from 'hono'
-import { createBunWebSocket } from 'hono/bun'
 import { jwtVerify } from 'jose'
 import type { DispatchOptions, RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { RpcContext, RpcServices } from '../rpc/context.ts'
+import { createServerRuntime } from '../runtime/httpServer.ts'
 import { hostChecker } from './httpGuard.ts'
 import type { RunningListener } from './rpcListener.ts'
 
 const log = createLogger('engine-server')
 const MAX_BODY_BYTES = 128 * 1024 * 1024
+/** Payloads with blobs are large: Bun's default WebSocket frame limit, kept on every runtime. */
+const MAX_WS_FRAME_BYTES = 16 * 1024 * 1024
 /** How far `iat` may be from the server's clock (authentication.md: ±60 s). */
 export const JWT_IAT_WINDOW_SEC = 60
 export const ENGINE_APIS = ['ENGINE', 'ETH']
@@ -76,16 +78,21 @@ export async function isAuthorized(header: string | undefined, secret: Uint8Arra
   }
 }
 
-export function startEngineListener(
+export async function startEngineListener(
   dispatcher: RpcDispatcher<RpcContext>,
   services: RpcServices,
   opts: EngineListenerOptions,
-): RunningListener {
+): Promise<RunningListener> {
   const dispatch: DispatchOptions = { enabledGroups: new Set(ENGINE_APIS), maxBatchSize: 1024 }
   const ctx: RpcContext = { ...services, apis: ENGINE_APIS }
   const isHostAllowed = hostChecker(opts.hostAllowlist)
   const now = opts.nowMs ?? Date.now
-  const { upgradeWebSocket, websocket } = createBunWebSocket()
+  const runtime = await createServerRuntime({
+    maxRequestBodyBytes: MAX_BODY_BYTES,
+    maxWsFrameBytes: MAX_WS_FRAME_BYTES,
+    idleTimeoutS: 120,
+  })
+  const { upgradeWebSocket } = runtime
   const app = new Hono()
 
   app.use('*', async (c, next) => {
@@ -112,17 +119,10 @@ export function startEngineListener(
     return c.body(body, isParseError ? 400 : 200, { 'content-type': 'application/json' })
   })
 
-  const server = Bun.serve({
-    hostname: opts.host,
-    port: opts.port,
-    fetch: app.fetch,
-    websocket,
-    maxRequestBodySize: MAX_BODY_BYTES,
-    idleTimeout: 120,
-  })
+  const server = await runtime.serve(opts.host, opts.port, app.fetch)
   log.info('Engine API listening', {
     url: `http://${opts.host}:${server.port}`,
     isJwtEnabled: opts.jwtSecret !== undefined,
   })
-  return { port: server.port ?? opts.port, stop: async () => void (await server.stop(true)) }
+  return server
 }

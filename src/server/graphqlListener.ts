@@ -1,5 +1,5 @@
 /**
- * The GraphQL listener (Besu's --graphql-http-*): a hono app on Bun.serve with `POST /graphql`
+ * The GraphQL listener (Besu's --graphql-http-*): a hono app on the runtime's server with `POST /graphql`
  * (JSON `{query, variables, operationName}`, or a bare query in any other body) and
  * `GET /graphql?query=…`; `/` redirects there (308) and other methods get 405. Plain HTTP only:
  * there is no WebSocket handler, so an upgrade request is answered as an ordinary GET. Owns HTTP
@@ -9,6 +9,7 @@
 import { type Context, Hono } from 'hono'
 import type { GraphqlRequest, GraphqlResponse, GraphqlService } from '../graphql/graphqlService.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { createServerRuntime } from '../runtime/httpServer.ts'
 import { hostAndCorsGuard } from './httpGuard.ts'
 import type { RunningListener } from './rpcListener.ts'
 
@@ -24,7 +25,10 @@ export interface GraphqlListenerOptions {
 }
 
 /** Serves `service` on `opts.host:opts.port` (0 picks a free port). */
-export function startGraphqlListener(service: GraphqlService, opts: GraphqlListenerOptions): RunningListener {
+export async function startGraphqlListener(
+  service: GraphqlService,
+  opts: GraphqlListenerOptions,
+): Promise<RunningListener> {
   const app = new Hono()
   app.use('*', hostAndCorsGuard(opts.hostAllowlist, opts.corsOrigins))
   // As Besu: a request to the root is sent on to the endpoint.
@@ -49,15 +53,14 @@ export function startGraphqlListener(service: GraphqlService, opts: GraphqlListe
   })
   app.all('/graphql', (c) => c.body(null, 405, { allow: 'GET, POST' }))
 
-  const server = Bun.serve({
-    hostname: opts.host,
-    port: opts.port,
-    fetch: app.fetch,
-    maxRequestBodySize: MAX_BODY_BYTES,
-    idleTimeout: 120,
+  const runtime = await createServerRuntime({
+    maxRequestBodyBytes: MAX_BODY_BYTES,
+    maxWsFrameBytes: MAX_BODY_BYTES,
+    idleTimeoutS: 120,
   })
+  const server = await runtime.serve(opts.host, opts.port, app.fetch)
   log.info('listening', { url: `http://${opts.host}:${server.port}/graphql`, api: 'GraphQL' })
-  return { port: server.port ?? opts.port, stop: async () => void (await server.stop(true)) }
+  return server
 }
 
 /**

@@ -37,7 +37,7 @@ describe('formatPrometheus', () => {
 describe('startMetricsListener', () => {
   it('serves /metrics as Prometheus text, 404 elsewhere, 403 for a foreign Host', async () => {
     let calls = 0
-    listener = startMetricsListener(
+    listener = await startMetricsListener(
       () => {
         calls++
         return METRICS

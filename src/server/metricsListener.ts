@@ -5,6 +5,7 @@
  */
 import { Hono } from 'hono'
 import { createLogger } from '../primitives/logger.ts'
+import { createServerRuntime } from '../runtime/httpServer.ts'
 import { hostAndCorsGuard } from './httpGuard.ts'
 import type { RunningListener } from './rpcListener.ts'
 
@@ -40,13 +41,22 @@ export interface MetricsListenerOptions {
 }
 
 /** Serves `collect()` at `/metrics` on `opts.host:opts.port` (0 picks a free port). */
-export function startMetricsListener(collect: () => Metric[], opts: MetricsListenerOptions): RunningListener {
+export async function startMetricsListener(
+  collect: () => Metric[],
+  opts: MetricsListenerOptions,
+): Promise<RunningListener> {
   const app = new Hono()
   app.use('*', hostAndCorsGuard(opts.hostAllowlist, []))
   app.get('/metrics', (c) =>
     c.text(formatPrometheus(collect()), 200, { 'content-type': 'text/plain; version=0.0.4; charset=utf-8' }),
   )
-  const server = Bun.serve({ hostname: opts.host, port: opts.port, fetch: app.fetch })
+  // Scrapes are small GETs; 10 s idle is what Bun gives a listener that names no limit.
+  const runtime = await createServerRuntime({
+    maxRequestBodyBytes: 64 * 1024,
+    maxWsFrameBytes: 64 * 1024,
+    idleTimeoutS: 10,
+  })
+  const server = await runtime.serve(opts.host, opts.port, app.fetch)
   log.info('listening', { url: `http://${opts.host}:${server.port}/metrics`, api: 'metrics' })
-  return { port: server.port ?? opts.port, stop: async () => void (await server.stop(true)) }
+  return server
 }

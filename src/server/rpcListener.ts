@@ -1,19 +1,21 @@
 /**
- * One JSON-RPC listener (HTTP with WebSocket upgrade, or WebSocket only): a hono app on Bun.serve.
+ * One JSON-RPC listener (HTTP with WebSocket upgrade, or WebSocket only): a hono app on the runtime's
+ * server (runtime/httpServer.ts).
  * Owns HTTP concerns — host allowlist (403), CORS, body limits, parse errors as HTTP 400,
  * /liveness and /readiness — and hands request bodies to the dispatcher.
  */
 import { Hono } from 'hono'
-import { createBunWebSocket } from 'hono/bun'
 import type { DispatchOptions, RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { Connection, RpcContext, RpcServices } from '../rpc/context.ts'
+import { createServerRuntime, type HttpServer } from '../runtime/httpServer.ts'
 import { hostAndCorsGuard, hostChecker } from './httpGuard.ts'
 
 const log = createLogger('server')
 /** Besu's defaults: --rpc-http-max-request-content-length 5 MiB, --rpc-ws-max-frame-size 1 MiB. */
 const MAX_BODY_BYTES = 5 * 1024 * 1024
 const MAX_WS_FRAME_BYTES = 1024 * 1024
+const IDLE_TIMEOUT_S = 120
 
 export interface RpcListenerOptions {
   host: string
@@ -26,21 +28,25 @@ export interface RpcListenerOptions {
   isHttpServed: boolean
 }
 
-export interface RunningListener {
-  port: number
-  stop(): Promise<void>
-}
+/** A started listener: its bound port and how to stop it. */
+export type RunningListener = HttpServer
 
 let nextConnectionId = 1
 
-export function startRpcListener(
+export async function startRpcListener(
   dispatcher: RpcDispatcher<RpcContext>,
   services: RpcServices,
   opts: RpcListenerOptions,
-): RunningListener {
+): Promise<RunningListener> {
   const dispatch: DispatchOptions = { enabledGroups: new Set(opts.apis), maxBatchSize: opts.maxBatchSize }
   const httpCtx: RpcContext = { ...services, apis: opts.apis }
-  const { upgradeWebSocket, websocket } = createBunWebSocket()
+  // A larger frame closes the connection with 1009 (message too big), as Besu's does.
+  const runtime = await createServerRuntime({
+    maxRequestBodyBytes: MAX_BODY_BYTES,
+    maxWsFrameBytes: MAX_WS_FRAME_BYTES,
+    idleTimeoutS: IDLE_TIMEOUT_S,
+  })
+  const { upgradeWebSocket } = runtime
   const app = new Hono()
   const isHostAllowed = hostChecker(opts.hostAllowlist)
 
@@ -83,10 +89,11 @@ export function startRpcListener(
 
   const rpcAnswer = async (req: Request): Promise<RpcAnswer> => {
     const text = await req.text()
-    if (text.length > MAX_BODY_BYTES) return { body: 'Request body too large', status: 413, headers: TEXT_HEADERS }
+    if (text.length > MAX_BODY_BYTES)
+      return { body: 'Request body too large', status: 413, headers: { ...TEXT_HEADERS } }
     const { body, isParseError } = await dispatcher.handleText(text, httpCtx, dispatch)
     if (body === undefined) return { body: null, status: 200 }
-    return { body, status: isParseError ? 400 : 200, headers: JSON_HEADERS }
+    return { body, status: isParseError ? 400 : 200, headers: { ...JSON_HEADERS } }
   }
   const postRpc = async (req: Request): Promise<Response> => {
     const { body, status, headers } = await rpcAnswer(req)
@@ -103,23 +110,16 @@ export function startRpcListener(
       ? postRpc(req)
       : app.fetch(req, server)
 
-  const server = Bun.serve({
-    hostname: opts.host,
-    port: opts.port,
-    fetch,
-    // A larger frame closes the connection with 1009 (message too big), as Besu's does.
-    websocket: { ...websocket, maxPayloadLength: MAX_WS_FRAME_BYTES },
-    maxRequestBodySize: MAX_BODY_BYTES,
-    idleTimeout: 120,
-  })
+  const server = await runtime.serve(opts.host, opts.port, fetch)
   log.info('listening', {
     url: `${opts.isHttpServed ? 'http' : 'ws'}://${opts.host}:${server.port}`,
     apis: opts.apis.join(','),
     http: opts.isHttpServed,
   })
-  return { port: server.port ?? opts.port, stop: async () => void (await server.stop(true)) }
+  return server
 }
 
+// Copied per response: Node's server adapter adds content-length to the object it is given.
 const JSON_HEADERS = { 'content-type': 'application/json' }
 const TEXT_HEADERS = { 'content-type': 'text/plain; charset=UTF-8' }
 

@@ -18,6 +18,8 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 
 export const BASALT_BIN = process.env.BASALT_BIN ?? new URL('../../dist/basalt', import.meta.url).pathname
+/** `deno` or `node` when BASALT_BIN runs the source under that runtime (`make test-deno`, `make test-node`). */
+export const SOURCE_RUNTIME = process.env.BASALT_RUNTIME as 'deno' | 'node' | undefined
 
 export interface NodeConfigOut {
   chainId: number
@@ -49,6 +51,8 @@ export interface StartOptions {
   /** Reuse a data path (restart tests); a fresh temp one otherwise. */
   dataPath?: string
   timeoutMs?: number
+  /** The command that runs basalt (another runtime's launcher); BASALT_BIN otherwise. */
+  bin?: string
 }
 
 export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
@@ -70,7 +74,7 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
     configOut,
     ...(opts.args ?? []),
   ]
-  const proc = Bun.spawn([BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([opts.bin ?? BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
   let out = ''
   const drain = async (s: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder()

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { type Hex, parseGwei, type TransactionSerializable } from 'viem'
-import { BASALT_BIN, type StartedNode, signTransfer, startNode } from './harness.ts'
+import { BASALT_BIN, SOURCE_RUNTIME, type StartedNode, signTransfer, startNode } from './harness.ts'
 
 const COINBASE = '0x00000000000000000000000000000000000000c0'
 let interval: StartedNode
@@ -188,7 +188,7 @@ describe('basalt --version and --help', () => {
     for (const args of [['--version'], ['run', '--version']]) {
       const { code, stdout } = await run(args)
       expect(code).toBe(0)
-      expect(stdout.trim()).toMatch(/^basalt\/v\d+\.\d+\.\d+\/[\w-]+\/bun-/)
+      expect(stdout.trim()).toMatch(new RegExp(`^basalt/v\\d+\\.\\d+\\.\\d+/[\\w-]+/${SOURCE_RUNTIME ?? 'bun'}-\\d`))
     }
   })
 

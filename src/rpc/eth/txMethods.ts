@@ -23,7 +23,8 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
     const message = (e as Error).message
     // The library checks these while decoding; Besu reports them as validation failures. Besu's
     // pool compares the gas limit with the head's block gas limit before the EIP-7825 cap.
-    if (/chain ID .* not matching/.test(message)) throw besuError('wrongChainId')
+    // The library's message embeds a function's source, lines and all, which differs per runtime.
+    if (message.includes('not matching the derived chain ID')) throw besuError('wrongChainId')
     if (message.includes('EIP-7825')) {
       const gasLimit = /gas limit (\d+)/.exec(message)?.[1]
       if (gasLimit !== undefined && BigInt(gasLimit) > ctx.chain.head.header.gasLimit)
