@@ -5,17 +5,16 @@
  * chain after a restart. A node without the validator key says why it produces nothing.
  */
 import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RLP } from '@ethereumjs/rlp'
 import { type Hex, keccak256, parseGwei, recoverAddress } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { BASALT_BIN, type StartedNode, startNode } from './harness.ts'
+import { BASALT_BIN, BFT_MIX_HASH, generateBftNetwork, type StartedNode, startNode } from './harness.ts'
 
 // Besu's first dev account, funded by the genesis below.
 const FUNDED_KEY = '0x8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63' as Hex
-const MIX_HASH = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365'
 
 // Each test waits for blocks a second apart; a loaded machine stretches that.
 setDefaultTimeout(60_000)
@@ -35,7 +34,6 @@ interface Network {
 
 function generate(kind: 'qbft' | 'ibft2'): Network {
   const out = join(dir, kind)
-  const configFile = join(dir, `${kind}-config.json`)
   const genesis = {
     config: {
       chainId: 1337,
@@ -45,22 +43,12 @@ function generate(kind: 'qbft' | 'ibft2'): Network {
     },
     gasLimit: '0x1fffffffffffff',
     difficulty: '0x1',
-    mixHash: MIX_HASH,
+    mixHash: BFT_MIX_HASH,
     alloc: { fe3b557e8fb62b89f4916b721be55ceb828dbd73: { balance: '0xad78ebc5ac6200000' } },
   }
-  writeFileSync(configFile, JSON.stringify({ genesis, blockchain: { nodes: { generate: true, count: 1 } } }))
-  const r = Bun.spawnSync([
-    BASALT_BIN,
-    'operator',
-    'generate-blockchain-config',
-    '--config-file',
-    configFile,
-    '--to',
-    out,
-  ])
-  expect(r.exitCode).toBe(0)
-  const [validator] = readdirSync(join(out, 'keys'))
-  return { genesisFile: join(out, 'genesis.json'), keyFile: join(out, 'keys', validator, 'key.priv'), validator }
+  const { genesisFile, keyDirs } = generateBftNetwork(out, genesis, 1)
+  const validator = keyDirs[0].split('/').at(-1)!
+  return { genesisFile, keyFile: join(keyDirs[0], 'key.priv'), validator }
 }
 
 async function start(net: Network, opts: { dataPath?: string; withKey?: boolean; apis?: string } = {}) {
@@ -136,7 +124,7 @@ describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind
     expect(block.transactions).toEqual([hash])
     expect(block.miner).toBe(net.validator)
     expect(block.difficulty).toBe('0x1')
-    expect(block.mixHash).toBe(MIX_HASH)
+    expect(block.mixHash).toBe(BFT_MIX_HASH)
     expect(block.nonce).toBe('0x0000000000000000')
     expect(await sealSigners(kind, node, block)).toEqual([net.validator])
     const parentNumber = `0x${(Number(receipt!.blockNumber) - 1).toString(16)}`

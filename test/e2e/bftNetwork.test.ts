@@ -6,16 +6,15 @@
  * once they return. For QBFT (istanbul/100) and IBFT 2.0 (IBF/1).
  */
 import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Hex } from 'viem'
-import { BASALT_BIN, type StartedNode, startNode } from './harness.ts'
+import { BFT_MIX_HASH, generateBftNetwork, type StartedNode, startNode } from './harness.ts'
 
 setDefaultTimeout(180_000)
 
-const MIX_HASH = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365'
 const dir = mkdtempSync(join(tmpdir(), 'basalt-bftnet-'))
 const running = new Set<StartedNode>()
 afterAll(async () => {
@@ -46,7 +45,6 @@ async function generate(
   kind: 'qbft' | 'ibft2',
 ): Promise<{ genesisFile: string; members: Member[]; staticNodes: string }> {
   const out = join(dir, kind)
-  const configFile = join(dir, `${kind}-config.json`)
   const genesis = {
     config: {
       chainId: 1981,
@@ -57,22 +55,11 @@ async function generate(
     },
     gasLimit: '0x1fffffffffffff',
     difficulty: '0x1',
-    mixHash: MIX_HASH,
+    mixHash: BFT_MIX_HASH,
     baseFeePerGas: '0x3b9aca00',
     alloc: { f39fd6e51aad88f6f4ce6ab8827279cfffb92266: { balance: '0xad78ebc5ac6200000' } },
   }
-  writeFileSync(configFile, JSON.stringify({ genesis, blockchain: { nodes: { generate: true, count: 4 } } }))
-  const r = Bun.spawnSync([
-    BASALT_BIN,
-    'operator',
-    'generate-blockchain-config',
-    '--config-file',
-    configFile,
-    '--to',
-    out,
-  ])
-  expect(r.exitCode).toBe(0)
-  const keyDirs = readdirSync(join(out, 'keys')).map((k) => join(out, 'keys', k))
+  const { genesisFile, keyDirs } = generateBftNetwork(out, genesis, 4)
   expect(keyDirs).toHaveLength(4)
   const members: Member[] = []
   for (const [i, keyDir] of [...keyDirs, undefined].entries())
@@ -87,7 +74,7 @@ async function generate(
   })
   const staticNodes = join(dir, `${kind}-static-nodes.json`)
   writeFileSync(staticNodes, JSON.stringify(enodes))
-  return { genesisFile: join(out, 'genesis.json'), members, staticNodes }
+  return { genesisFile, members, staticNodes }
 }
 
 async function head(node: StartedNode): Promise<number> {

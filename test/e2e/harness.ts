@@ -2,7 +2,7 @@
  * Starts the compiled binary for e2e tests: free ports (port 0, read back from --config-out), a temp
  * data path removed afterwards, and a small JSON-RPC client. BASALT_BIN overrides the binary.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -198,4 +198,32 @@ export function writeCancunGenesis(file: string): void {
       extraData: '0x',
     }),
   )
+}
+
+/** The mixHash every IBFT 2.0 / QBFT header carries ("ctical byzantine fault tolerance"). */
+export const BFT_MIX_HASH = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365'
+
+/**
+ * Runs `basalt operator generate-blockchain-config` on `genesis` with `count` generated validators
+ * into `out`; answers the written genesis file and the validators' key directories.
+ */
+export function generateBftNetwork(
+  out: string,
+  genesis: object,
+  count: number,
+): { genesisFile: string; keyDirs: string[] } {
+  const configFile = `${out}-config.json`
+  writeFileSync(configFile, JSON.stringify({ genesis, blockchain: { nodes: { generate: true, count } } }))
+  const r = Bun.spawnSync([
+    BASALT_BIN,
+    'operator',
+    'generate-blockchain-config',
+    '--config-file',
+    configFile,
+    '--to',
+    out,
+  ])
+  if (r.exitCode !== 0) throw new Error(`generate-blockchain-config failed: ${r.stderr.toString()}`)
+  const keyDirs = readdirSync(join(out, 'keys')).map((k) => join(out, 'keys', k))
+  return { genesisFile: join(out, 'genesis.json'), keyDirs }
 }
