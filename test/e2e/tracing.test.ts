@@ -224,6 +224,24 @@ describe('trace_*', () => {
     expect(r.stateDiff[sender].nonce['*']).toBeDefined()
   })
 
+  it('trace_replayTransaction gives the VM trace of the token code when asked', async () => {
+    const r = await node.rpc<any>('trace_replayTransaction', [transferHash, ['vmTrace']])
+    expect(r.trace).toEqual([])
+    expect(r.vmTrace.code).toBe(await client().getCode({ address: tokenAddress }))
+    // solc's prologue: PUSH1 0x80, PUSH1 0x40, MSTORE (the free memory pointer).
+    expect(r.vmTrace.ops.slice(0, 3)).toEqual([
+      { cost: 3, ex: { mem: null, push: ['0x80'], store: null, used: expect.any(Number) }, pc: 0, sub: null },
+      { cost: 3, ex: { mem: null, push: ['0x40'], store: null, used: expect.any(Number) }, pc: 2, sub: null },
+      {
+        cost: 12,
+        ex: { mem: { data: `0x${'80'.padStart(64, '0')}`, off: 64 }, push: [], store: null, used: expect.any(Number) },
+        pc: 4,
+        sub: null,
+      },
+    ])
+    expect(r.vmTrace.ops.some((o: any) => o.ex?.store !== null && o.ex?.store !== undefined)).toBe(true)
+  })
+
   it('trace_block, trace_filter and trace_replayBlockTransactions agree on the block', async () => {
     const receipt = await client().getTransactionReceipt({ hash: transferHash })
     const n = `0x${receipt.blockNumber.toString(16)}`

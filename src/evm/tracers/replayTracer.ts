@@ -1,6 +1,6 @@
 /**
  * Parity's replay output (trace_replay*, trace_call): the transaction's output with, as asked, its
- * flat call traces and its state diff. vmTrace is not produced (always null).
+ * flat call traces, its state diff and its VM trace.
  */
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex } from '../../primitives/hex.ts'
@@ -8,6 +8,7 @@ import { CallTracer } from './callTracer.ts'
 import { flattenCallFrames } from './parityTrace.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
+import { type VmTraceJson, VmTracer } from './vmTracer.ts'
 
 export type TraceType = 'trace' | 'stateDiff' | 'vmTrace'
 
@@ -18,7 +19,7 @@ export interface ReplayResult {
   output: Hex
   stateDiff: Record<string, unknown> | null
   trace: Record<string, unknown>[]
-  vmTrace: null
+  vmTrace: VmTraceJson | null
 }
 
 const ZERO_WORD: Hex = `0x${'0'.repeat(64)}`
@@ -71,10 +72,12 @@ export function toStateDiff(
 export function createReplayTracer(types: TraceType[]): TxTracer<ReplayResult> {
   const calls = types.includes('trace') ? new CallTracer({ withSelfdestructs: true }) : undefined
   const diff = types.includes('stateDiff') ? new PrestateTracer({ diffMode: true }) : undefined
+  const vm = types.includes('vmTrace') ? new VmTracer() : undefined
   return {
     async start(ctx: TxContext) {
       await calls?.start(ctx)
       await diff?.start(ctx)
+      vm?.start(ctx)
     },
     async finish(ctx: TxContext, r: RunTxResult) {
       const root = calls ? calls.finish(ctx, r) : undefined
@@ -85,7 +88,7 @@ export function createReplayTracer(types: TraceType[]): TxTracer<ReplayResult> {
         output: bytesToHex(r.execResult.returnValue),
         stateDiff: prestate ? toStateDiff(prestate.pre, prestate.post) : null,
         trace: root ? flattenCallFrames(root) : [],
-        vmTrace: null,
+        vmTrace: vm ? vm.finish(ctx, r) : null,
       }
     },
   }

@@ -1,0 +1,266 @@
+/**
+ * Parity's `vmTrace` (trace_call, trace_replay*): per frame its code and one entry per executed
+ * opcode, `{cost, ex: {mem, push, store, used}, pc, sub}`, with a nested trace under each call or
+ * create that ran code. The rules are OpenEthereum's as Besu documents them (docs/trace_rpc_apis.md):
+ * - `cost` is the opcode's gas cost; for a call or create whose callee ran code it includes the gas
+ *   handed to the callee, for a call into a precompile the precompile's cost instead;
+ * - `ex.used` is the gas left after the opcode (after a call: once the callee has returned);
+ *   `ex.push` the stack items the opcode produced, deepest first (DUPn and SWAPn produce n+1);
+ *   `ex.mem` the bytes an opcode wrote to memory (MSTORE, MSTORE8, CALLDATACOPY, CODECOPY,
+ *   EXTCODECOPY, RETURNDATACOPY; after a call the callee's output as written at the out offset);
+ *   `ex.store` the slot an SSTORE wrote;
+ * - an opcode that ran out of gas is listed without `ex`; one that failed on a bad jump destination
+ *   or a write in a static context is listed with it; other failing opcodes are left out;
+ * - a transaction whose whole execution is a single STOP has no ops.
+ */
+import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
+import type { RunTxResult } from '@ethereumjs/vm'
+import { bytesToHex, type Hex, toQuantity } from '../../primitives/hex.ts'
+import type { TxContext, TxTracer } from './txTracer.ts'
+
+export interface VmTraceJson {
+  code: Hex
+  ops: VmOpJson[]
+}
+
+export interface VmOpJson {
+  cost: number
+  ex: {
+    mem: { data: Hex; off: number } | null
+    push: Hex[]
+    store: { key: Hex; val: Hex } | null
+    used: number
+  } | null
+  pc: number
+  sub: VmTraceJson | null
+}
+
+const STOP = 0x00
+const SSTORE = 0x55
+const CALLS = new Set([0xf1, 0xf2, 0xf4, 0xfa])
+const CREATES = new Set([0xf0, 0xf5])
+const HALTS = new Set([0x00, 0xf3, 0xfd, 0xfe, 0xff])
+/** Opcodes that produce no stack item (everything else not listed in `producedItems` produces one). */
+const PRODUCE_NONE = new Set([
+  0x00, 0x37, 0x39, 0x3c, 0x3e, 0x50, 0x52, 0x53, 0x55, 0x56, 0x57, 0x5b, 0x5d, 0x5e, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4,
+  0xf3, 0xfd, 0xfe, 0xff,
+])
+/** EVM errors after which the failing opcode stays listed (Besu: bad jump, out of gas, static write). */
+const LISTED_ERRORS = new Set(['invalid JUMP', 'out of gas', 'static state change'])
+const OUT_OF_GAS = 'out of gas'
+/** Failures of a create's code deposit: the frame's last opcode (RETURN) itself succeeded. */
+const DEPOSIT_ERRORS = new Set([
+  'code store out of gas',
+  'code size to deposit exceeds maximum code size',
+  'invalid bytecode deployed',
+])
+const CALL_STIPEND = 2300n
+
+function producedItems(op: number): number {
+  if (op >= 0x80 && op <= 0x8f) return op - 0x80 + 2 // DUPn: the n items it read and the copy
+  if (op >= 0x90 && op <= 0x9f) return op - 0x90 + 2 // SWAPn: the n+1 items it reordered
+  return PRODUCE_NONE.has(op) ? 0 : 1
+}
+
+/** Where an opcode writes memory, read from the stack before it runs (top last). */
+function memoryWrite(op: number, st: bigint[]): { off: bigint; size: bigint } | undefined {
+  const n = st.length
+  const at = (i: number) => st[n - 1 - i] ?? 0n
+  switch (op) {
+    case 0x52: // MSTORE
+      return { off: at(0), size: 32n }
+    case 0x53: // MSTORE8
+      return { off: at(0), size: 1n }
+    case 0x37: // CALLDATACOPY
+    case 0x39: // CODECOPY
+    case 0x3e: // RETURNDATACOPY
+      return { off: at(0), size: at(2) }
+    case 0x3c: // EXTCODECOPY
+      return { off: at(1), size: at(3) }
+    default:
+      return undefined
+  }
+}
+
+/** Where a call writes its callee's output: [outOffset, outSize] from the stack before it. */
+function callOutput(op: number, st: bigint[]): { off: bigint; size: bigint } {
+  const n = st.length
+  const hasValue = op === 0xf1 || op === 0xf2
+  const base = hasValue ? 5 : 4
+  return { off: st[n - 1 - base] ?? 0n, size: st[n - 2 - base] ?? 0n }
+}
+
+/** What the callee of a call or create did, learnt when its frame ends. */
+interface CalleeResult {
+  ranCode: boolean
+  isPrecompile: boolean
+  gasGiven: bigint
+  gasUsed: bigint
+  output: Uint8Array
+}
+
+/** An opcode whose effects are known only once the next opcode of its frame (or the frame's end) comes. */
+interface PendingOp {
+  json: VmOpJson
+  opcode: number
+  gasLeft: bigint
+  cost: bigint
+  write?: { off: bigint; size: bigint }
+  out?: { off: bigint; size: bigint }
+  store?: { key: Hex; val: Hex }
+  callee?: CalleeResult
+}
+
+interface OpenTrace {
+  trace: VmTraceJson
+  pending?: PendingOp
+  precompile: boolean
+  gasGiven: bigint
+}
+
+/** What the frame looks like after an opcode: at the next step, or at the frame's end. */
+interface After {
+  gasLeft: bigint
+  stack: bigint[]
+  memory: (off: number, size: number) => Uint8Array
+}
+
+export class VmTracer implements TxTracer<VmTraceJson> {
+  private readonly open: OpenTrace[] = []
+  private root?: VmTraceJson
+  private stepCount = 0
+  private isFirstOpStop = false
+  private evm?: EVM
+  private precompiles = new Set<string>()
+
+  start({ vm }: TxContext): void {
+    this.evm = vm.evm as EVM
+    const keys = (this.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()
+    this.precompiles = new Set(keys)
+    this.evm.events.on('beforeMessage', this.onEnter)
+    this.evm.events.on('afterMessage', this.onExit)
+    this.evm.events.on('step', this.onStep)
+  }
+
+  finish({ tx }: TxContext, _r: RunTxResult): VmTraceJson {
+    this.evm?.events.off('beforeMessage', this.onEnter)
+    this.evm?.events.off('afterMessage', this.onExit)
+    this.evm?.events.off('step', this.onStep)
+    const root = this.root ?? { code: tx.to ? '0x' : bytesToHex(tx.data), ops: [] }
+    if (this.stepCount === 1 && this.isFirstOpStop) root.ops = []
+    return root
+  }
+
+  private readonly onEnter = (m: Message): void => {
+    const parent = this.open[this.open.length - 1]
+    const trace: VmTraceJson = { code: m.to === undefined ? bytesToHex(m.data) : '0x', ops: [] }
+    const hasStipend =
+      m.value > 0n &&
+      parent?.pending !== undefined &&
+      (parent.pending.opcode === 0xf1 || parent.pending.opcode === 0xf2)
+    const gasGiven = m.gasLimit - (hasStipend ? CALL_STIPEND : 0n)
+    const precompile = m.to !== undefined && this.precompiles.has(bytesToHex(m.codeAddress.bytes).slice(2))
+    if (parent?.pending) parent.pending.json.sub = trace
+    else if (!parent) this.root = trace
+    this.open.push({ trace, precompile, gasGiven })
+  }
+
+  private readonly onExit = (r: EVMResult): void => {
+    const frame = this.open.pop()
+    if (!frame) return
+    const exec = r.execResult
+    const run = exec.runState
+    if (run && frame.trace.code === '0x') frame.trace.code = bytesToHex(run.code)
+    if (frame.pending) {
+      const err = exec.exceptionError?.error
+      const isLastOpFailure = err !== undefined && err !== 'revert' && !DEPOSIT_ERRORS.has(err)
+      if (isLastOpFailure) this.closeFailed(frame, frame.pending, err)
+      else if (run) {
+        const stack = run.stack.getStack()
+        this.close(frame.pending, {
+          gasLeft: HALTS.has(frame.pending.opcode) ? frame.pending.gasLeft - frame.pending.cost : run.gasLeft,
+          stack,
+          memory: (off, size) => run.memory.read(off, size),
+        })
+        if (!HALTS.has(frame.pending.opcode) && err === undefined)
+          this.addImplicitStop(frame, run.programCounter, run.gasLeft)
+      }
+      frame.pending = undefined
+    }
+    const parent = this.open[this.open.length - 1]
+    if (parent?.pending) {
+      const ranCode = run !== undefined && frame.trace.ops.length > 0
+      if (!ranCode) parent.pending.json.sub = null
+      parent.pending.callee = {
+        ranCode,
+        isPrecompile: frame.precompile,
+        gasGiven: frame.gasGiven,
+        gasUsed: exec.executionGasUsed,
+        output: exec.returnValue,
+      }
+    }
+  }
+
+  private readonly onStep = (s: InterpreterStep): void => {
+    const frame = this.open[this.open.length - 1]
+    if (!frame) return
+    this.stepCount++
+    if (frame.pending) {
+      this.close(frame.pending, {
+        gasLeft: s.gasLeft,
+        stack: s.stack,
+        memory: (off, size) => s.memory.subarray(off, off + size),
+      })
+    }
+    const op = s.opcode.code
+    const cost = s.opcode.dynamicFee ?? BigInt(s.opcode.fee)
+    const json: VmOpJson = { cost: Number(cost), ex: null, pc: s.pc, sub: null }
+    frame.trace.ops.push(json)
+    if (this.stepCount === 1) this.isFirstOpStop = op === STOP
+    const n = s.stack.length
+    frame.pending = {
+      json,
+      opcode: op,
+      gasLeft: s.gasLeft,
+      cost,
+      write: memoryWrite(op, s.stack),
+      out: CALLS.has(op) ? callOutput(op, s.stack) : undefined,
+      store: op === SSTORE && n >= 2 ? { key: toQuantity(s.stack[n - 1]), val: toQuantity(s.stack[n - 2]) } : undefined,
+    }
+  }
+
+  /** Fills the pending opcode's `ex` from the frame as it stands after it. */
+  private close(p: PendingOp, after: After): void {
+    const n = producedItems(p.opcode)
+    const push: Hex[] = []
+    for (let i = Math.max(0, after.stack.length - n); i < after.stack.length; i++) push.push(toQuantity(after.stack[i]))
+    let mem: { data: Hex; off: number } | null = null
+    if (p.write && p.write.size > 0n) {
+      const off = Number(p.write.off)
+      mem = { data: bytesToHex(after.memory(off, Number(p.write.size))), off }
+    } else if (p.out && p.callee && p.callee.output.length > 0 && p.out.size > 0n) {
+      const written = p.callee.output.subarray(0, Math.min(p.callee.output.length, Number(p.out.size)))
+      mem = { data: bytesToHex(written), off: Number(p.out.off) }
+    }
+    p.json.ex = { mem, push, store: p.store ?? null, used: Number(after.gasLeft) }
+    const c = p.callee
+    if (c && (CALLS.has(p.opcode) || CREATES.has(p.opcode))) {
+      if (c.isPrecompile) p.json.cost = Number(p.cost + c.gasUsed)
+      else if (c.ranCode) p.json.cost = Number(p.cost + c.gasGiven)
+    }
+  }
+
+  /** The frame's last opcode failed: listed without `ex` when out of gas, with it on a bad jump or static write, else dropped. */
+  private closeFailed(frame: OpenTrace, p: PendingOp, err: string): void {
+    if (!LISTED_ERRORS.has(err)) {
+      frame.trace.ops = frame.trace.ops.filter((o) => o !== p.json)
+      return
+    }
+    p.json.ex = err === OUT_OF_GAS ? null : { mem: null, push: [], store: null, used: Number(p.gasLeft - p.cost) }
+  }
+
+  /** Code that runs off its end stops there: the STOP the EVM emits no step for. */
+  private addImplicitStop(frame: OpenTrace, pc: number, gasLeft: bigint): void {
+    frame.trace.ops.push({ cost: 0, ex: { mem: null, push: [], store: null, used: Number(gasLeft) }, pc, sub: null })
+  }
+}
