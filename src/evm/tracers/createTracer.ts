@@ -3,7 +3,7 @@ import type { EVM } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 import { FourByteTracer } from './fourByteTracer.ts'
-import { flattenCallFrames, withoutPrecompileCalls } from './parityTrace.ts'
+import { flattenCallFrames, precompileAddresses, withoutPrecompileCalls } from './parityTrace.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 import { StructLogger, type StructLoggerOptions } from './structLogger.ts'
 import { TraceTimeoutError, type TxContext, type TxTracer } from './txTracer.ts'
@@ -72,12 +72,6 @@ function mapped<A, B>(inner: TxTracer<A>, fn: (a: A, ctx: TxContext) => B): TxTr
     start: (ctx) => inner.start(ctx),
     finish: async (ctx: TxContext, r: RunTxResult) => fn(await inner.finish(ctx, r), ctx),
   }
-}
-
-/** The precompiles of the fork the transaction runs in, as lowercase 0x addresses. */
-function precompileAddresses(ctx: TxContext): Set<string> {
-  const keys = (ctx.vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()
-  return new Set([...keys].map((k) => `0x${k}`))
 }
 
 function flag(cfg: Record<string, unknown>, name: string): boolean {

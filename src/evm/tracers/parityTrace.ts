@@ -4,6 +4,7 @@
  */
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import type { CallFrame } from './callTracer.ts'
+import type { TxContext } from './txTracer.ts'
 
 type Json = Record<string, unknown>
 
@@ -88,6 +89,31 @@ export function withoutPrecompileCalls(f: CallFrame, precompiles: ReadonlySet<st
   const isPrecompileCall = (c: CallFrame) =>
     (c.type === 'CALL' || c.type === 'STATICCALL') && c.to !== undefined && precompiles.has(bytesToHex(c.to))
   return { ...f, calls: f.calls.filter((c) => !isPrecompileCall(c)).map((c) => withoutPrecompileCalls(c, precompiles)) }
+}
+
+/** The precompiles of the fork a transaction runs in, as lowercase 0x addresses. */
+export function precompileAddresses(ctx: TxContext): Set<string> {
+  const keys = (ctx.vm.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()
+  return new Set([...keys].map((k) => `0x${k}`))
+}
+
+/**
+ * The tree as parity traces show it: a nested call into a precompile appears only when it carries
+ * value (transferred, or for DELEGATECALL the value of the frame it runs in), as OpenEthereum's
+ * executive tracer and Besu's FlatTraceGenerator do; the top call always appears.
+ */
+export function withoutValuelessPrecompileCalls(f: CallFrame, precompiles: ReadonlySet<string>): CallFrame {
+  const isSilent = (c: CallFrame) =>
+    c.type !== 'CREATE' &&
+    c.type !== 'CREATE2' &&
+    c.type !== 'SELFDESTRUCT' &&
+    c.to !== undefined &&
+    precompiles.has(bytesToHex(c.to)) &&
+    (c.value ?? 0n) === 0n
+  return {
+    ...f,
+    calls: f.calls.filter((c) => !isSilent(c)).map((c) => withoutValuelessPrecompileCalls(c, precompiles)),
+  }
 }
 
 /** The flat traces of one transaction's call tree; `at` adds the block and transaction fields. */

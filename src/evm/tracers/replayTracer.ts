@@ -5,7 +5,7 @@
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex } from '../../primitives/hex.ts'
 import { CallTracer } from './callTracer.ts'
-import { flattenCallFrames } from './parityTrace.ts'
+import { flattenCallFrames, precompileAddresses, withoutValuelessPrecompileCalls } from './parityTrace.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 import { type VmTraceJson, VmTracer } from './vmTracer.ts'
@@ -41,15 +41,30 @@ function account(a: AccountJson, sign: '+' | '-'): Record<string, unknown> {
   return { balance: one(a.balance ?? '0x0'), code: one(a.code ?? '0x'), nonce: one(nonceHex(a.nonce)), storage }
 }
 
-/** Parity's stateDiff from a prestate diff (`pre` and `post` of what changed). */
+/** An account with no balance, nonce, code or storage: one that does not exist (EIP-161). */
+function isEmpty(a: AccountJson): boolean {
+  return (
+    BigInt(a.balance ?? '0x0') === 0n &&
+    (a.nonce ?? 0) === 0 &&
+    (a.code ?? '0x') === '0x' &&
+    Object.keys(a.storage ?? {}).length === 0
+  )
+}
+
+/**
+ * Parity's stateDiff from a prestate diff (`pre` and `post` of what changed). An account that was
+ * empty before counts as absent, as in OpenEthereum and Besu: it is born (`+`) if the transaction
+ * left something in it, and not listed if it only touched it.
+ */
 export function toStateDiff(
   pre: Record<string, AccountJson>,
   post: Record<string, AccountJson>,
 ): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   for (const addr of new Set([...Object.keys(pre), ...Object.keys(post)])) {
-    const before = pre[addr]
+    const before = pre[addr] && !isEmpty(pre[addr]) ? pre[addr] : undefined
     const after = post[addr]
+    if (!before && !after) continue
     if (!before) out[addr] = account(after, '+')
     else if (!after) out[addr] = account(before, '-')
     else {
@@ -87,7 +102,7 @@ export function createReplayTracer(types: TraceType[]): TxTracer<ReplayResult> {
       return {
         output: bytesToHex(r.execResult.returnValue),
         stateDiff: prestate ? toStateDiff(prestate.pre, prestate.post) : null,
-        trace: root ? flattenCallFrames(root) : [],
+        trace: root ? flattenCallFrames(withoutValuelessPrecompileCalls(root, precompileAddresses(ctx))) : [],
         vmTrace: vm ? vm.finish(ctx, r) : null,
       }
     },
