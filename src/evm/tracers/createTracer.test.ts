@@ -42,6 +42,26 @@ describe('createTracer', () => {
     expect(() => parseDurationMs('')).toThrow('time: invalid duration ""')
   })
 
+  it("gives every tracer geth's 5 s when the config names no timeout", async () => {
+    // A clock that moves `stepMs` at each read: the loop's trace reads it every 256 opcodes.
+    const clock = (stepMs: number) => {
+      let t = 0
+      return { now: () => (t += stepMs) }
+    }
+    for (const tracer of [undefined, 'callTracer', 'noopTracer']) {
+      await expect(t.trace(loopTx, createTracer({ tracer }, clock(5_001)))).rejects.toBeInstanceOf(TraceTimeoutError)
+    }
+    // Well inside 5 s at every read (the loop has about 1,250,000 opcodes: under 5,000 reads).
+    const ok = (await t.trace(loopTx, createTracer({ tracer: 'callTracer' }, clock(1)))) as any
+    expect(ok.error).toBe('out of gas')
+    // An explicit timeout replaces the default: 100 ms a read passes 5 s after 50 reads, not 1 h.
+    await expect(t.trace(loopTx, createTracer({ tracer: 'noopTracer' }, clock(100)))).rejects.toBeInstanceOf(
+      TraceTimeoutError,
+    )
+    const longer = await t.trace(loopTx, createTracer({ tracer: 'noopTracer', timeout: '1h' }, clock(100)))
+    expect(longer).toEqual({})
+  })
+
   it('stops a trace that runs past its timeout with "execution timeout"', async () => {
     await expect(t.trace(loopTx, createTracer({ timeout: '1ms' }))).rejects.toBeInstanceOf(TraceTimeoutError)
     // The replay state is usable again afterwards.

@@ -39,16 +39,30 @@ export function parseDurationMs(text: string): number {
   return parts.reduce((ms, p) => ms + Number(p[1]) * DURATION_UNITS_MS[p[2]], 0)
 }
 
+/**
+ * geth's limit for one transaction's trace when the config names none: 5 s, for the struct logger
+ * and the built-in tracers alike (eth/tracers/api.go `defaultTraceTimeout`, applied in traceTx).
+ */
+export const DEFAULT_TRACE_TIMEOUT_MS = 5_000
+/** Steps between clock reads: a read per opcode would cost more than most opcodes. */
+const STEPS_PER_CHECK = 256
+
+/** Where a trace reads the time; tests pass their own. */
+export interface TraceClock {
+  now(): number
+}
+
 /** Stops the traced execution once `ms` have passed since it started. */
-function withTimeout<R>(inner: TxTracer<R>, ms: number): TxTracer<R> {
+function withTimeout<R>(inner: TxTracer<R>, ms: number, clock: TraceClock): TxTracer<R> {
   let deadline = 0
+  let steps = 0
   let evm: EVM | undefined
   const check = () => {
-    if (performance.now() > deadline) throw new TraceTimeoutError()
+    if (++steps % STEPS_PER_CHECK === 0 && clock.now() > deadline) throw new TraceTimeoutError()
   }
   return {
     start: (ctx) => {
-      deadline = performance.now() + ms
+      deadline = clock.now() + ms
       evm = ctx.vm.evm as EVM
       evm.events.on('step', check)
       return inner.start(ctx)
@@ -78,10 +92,11 @@ function flag(cfg: Record<string, unknown>, name: string): boolean {
   return cfg[name] === true
 }
 
-/** A fresh tracer for one transaction, as `config` asks (with its `timeout`, when given). */
-export function createTracer(config: TraceConfig = {}): TxTracer<unknown> {
+/** A fresh tracer for one transaction, as `config` asks, stopped after its `timeout` (default 5 s). */
+export function createTracer(config: TraceConfig = {}, clock: TraceClock = performance): TxTracer<unknown> {
   const tracer = namedTracer(config.tracer, config.tracerConfig ?? {}, config)
-  return config.timeout === undefined ? tracer : withTimeout(tracer, parseDurationMs(config.timeout))
+  const ms = config.timeout === undefined ? DEFAULT_TRACE_TIMEOUT_MS : parseDurationMs(config.timeout)
+  return withTimeout(tracer, ms, clock)
 }
 
 /**
