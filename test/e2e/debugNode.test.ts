@@ -87,8 +87,10 @@ describe('trace_callMany', () => {
 })
 
 describe('admin_generateLogBloomCache', () => {
-  it('accepts a request and reports its status', async () => {
-    const status = await node.rpc<any>('admin_generateLogBloomCache', [])
+  it('refuses a request without bounds, as Besu, and accepts one with a start', async () => {
+    const refused = await node.rpc<any>('admin_generateLogBloomCache', [])
+    expect(refused).toMatchObject({ requestAccepted: false })
+    const status = await node.rpc<any>('admin_generateLogBloomCache', ['0x0'])
     expect(status).toMatchObject({ startBlock: '0x0', endBlock: 'latest', requestAccepted: true })
     expect(typeof status.indexing).toBe('boolean')
   })

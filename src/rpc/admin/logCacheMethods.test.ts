@@ -27,6 +27,19 @@ afterAll(() => {
 })
 
 describe('admin_generateLogBloomCache', () => {
+  it('refuses a call without arguments, as Besu (stop -1 without a start), and starts nothing', async () => {
+    expect(await call(ctx, generateLogBloomCache, [])).toMatchObject({
+      startBlock: '0x0',
+      currentBlock: '0x0',
+      indexing: false,
+      requestAccepted: false,
+    })
+    // A start of latest is "no end" too, so nothing lies below the stop.
+    expect(await call(ctx, generateLogBloomCache, ['latest'])).toMatchObject({ requestAccepted: false })
+    expect(await call(ctx, generateLogBloomCache, ['0x3', '0x3'])).toMatchObject({ requestAccepted: false })
+    expect([0, 1].map((s) => existsSync(cache.segmentFile(s)))).toEqual([false, false])
+  })
+
   it('answers the indexing status and writes the complete segments', async () => {
     expect(await call(ctx, generateLogBloomCache, ['0x1', 'latest'])).toEqual({
       startBlock: '0x1',

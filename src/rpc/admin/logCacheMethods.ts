@@ -39,17 +39,29 @@ function statusJson(s: CachingStatus) {
   }
 }
 
+/** A bound Besu reads as "no end": latest, pending, safe, finalized (earliest is block 0). */
+function isOpenBound(ref: BlockTagName | bigint): boolean {
+  return typeof ref === 'string' && ref !== 'earliest'
+}
+
 /**
- * Starts indexing the complete segments of `[startBlock, stopBlock]` (default: the whole chain) in
- * the background; answers the indexing status. Refused (`requestAccepted: false`) while indexing.
+ * Starts indexing the complete segments of `[startBlock, stopBlock]` in the background; answers the
+ * indexing status. Besu's bounds (AdminGenerateLogBloomCache): a missing start is block 0, a tag
+ * other than `earliest` means "no end", and a missing stop is "no end" after a start but -1 without
+ * one, so a call without arguments is refused (`requestAccepted: false`) and starts nothing, as is a
+ * start that is not below the stop and any call while indexing runs.
  */
 export const generateLogBloomCache = defineMethod({
   name: 'admin_generateLogBloomCache',
   params: [bound('startBlock'), bound('stopBlock')],
   handler: (ctx: RpcContext, [start, stop]) => {
-    const from = start === undefined ? 0n : numberOf(ctx, start)
-    const to = stop === undefined || (typeof stop === 'string' && stop !== 'earliest') ? undefined : numberOf(ctx, stop)
-    return statusJson(cacheOf(ctx).requestCaching(from, to))
+    const cache = cacheOf(ctx)
+    // undefined: Besu's Long.MAX_VALUE ("latest").
+    const from = start === undefined ? 0n : isOpenBound(start) ? undefined : numberOf(ctx, start)
+    const noStop = start === undefined ? -1n : undefined
+    const to = stop === undefined ? noStop : isOpenBound(stop) ? undefined : numberOf(ctx, stop)
+    const isAccepted = from !== undefined && (to === undefined || from < to)
+    return statusJson(isAccepted ? cache.requestCaching(from, to) : cache.requestCaching(0n, -1n))
   },
 })
 
