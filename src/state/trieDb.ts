@@ -7,6 +7,7 @@
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
 import type { ChainStore } from '../storage/chainStore.ts'
 import type { ForkSource } from './forkSource.ts'
+import { PreimageTable } from './preimages.ts'
 
 type Value = string | Uint8Array
 
@@ -29,11 +30,15 @@ export class TrieDb implements DB<string, Value> {
   private readCache = new Map<string, Uint8Array>()
   /** On a forked chain: where state the local trie never held comes from. */
   fork?: ForkSource
+  /** Hashed trie keys back to addresses and slots, written with the pending nodes (none in an overlay without a store). */
+  readonly preimages?: PreimageTable
 
   constructor(
     private readonly store: ChainStore,
     private readonly readCacheSize = 32_768,
-  ) {}
+  ) {
+    if (store) this.preimages = new PreimageTable(store.db)
+  }
 
   async get(key: string, _opts?: EncodingOpts): Promise<Value | undefined> {
     return this.getSync(key)
@@ -66,6 +71,7 @@ export class TrieDb implements DB<string, Value> {
 
   /** Hands the buffered writes to the caller (who writes them inside its transaction). */
   takePending(): [Uint8Array, Uint8Array][] {
+    this.preimages?.flush()
     const out: [Uint8Array, Uint8Array][] = []
     for (const [k, v] of this.pending) {
       out.push([keyBytes(k), v])

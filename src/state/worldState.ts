@@ -18,13 +18,13 @@ export type StateManager = MerkleStateManager
  */
 export function openState(db: TrieDb, common: Common, root: Uint8Array, isWriter = false): StateManager {
   const caches = isWriter ? new Caches() : undefined
-  if (db.fork) return openForkState(db, db.fork, common, root, caches)
-  const trie = new MerklePatriciaTrie({
-    db,
-    root,
-    useKeyHashing: true,
-    valueEncoding: ValueEncoding.Bytes,
-    common,
-  })
-  return new MerkleStateManager({ common, trie, caches })
+  const state = db.fork
+    ? openForkState(db, db.fork, common, root, caches)
+    : new MerkleStateManager({
+        common,
+        trie: new MerklePatriciaTrie({ db, root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common }),
+        caches,
+      })
+  if (isWriter) db.preimages?.record(state)
+  return state
 }

@@ -11,6 +11,7 @@
  *   logs        (block number, log index) → log with its address and topics as columns, block timestamp
  *   trie_nodes  node hash (or prefixed code hash) → bytes; never deleted: archive state
  *   bad_blocks  hash → block RLP and the reason it was rejected
+ *   preimages   keccak(address or slot) → the address or slot, for debug_accountRange / storageRangeAt
  */
 import type { SqlDatabase } from './sqlite.ts'
 
@@ -32,6 +33,8 @@ const MIGRATIONS: string[] = [
    CREATE TABLE bad_blocks (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL, reason TEXT NOT NULL, at_ms INTEGER NOT NULL) WITHOUT ROWID;`,
   // Log queries answer blockTimestamp without reading a header per block; NULL in older rows.
   'ALTER TABLE logs ADD COLUMN block_timestamp INTEGER;',
+  // The state trie's hashed keys back to addresses and slots (state/preimages.ts writes them).
+  'CREATE TABLE preimages (hash BLOB PRIMARY KEY, preimage BLOB NOT NULL) WITHOUT ROWID;',
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -2,20 +2,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
 import { STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { devAccounts } from '../../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 import { accountAt, accountRange } from './accountMethods.ts'
+import { storageRangeAt } from './storageRangeAt.ts'
 
 let t: TracingChain
 let ctx: RpcContext
 let store: string
 let blockHash: string
+let storeBlockHash: string
 const RECIPIENT = '0x000000000000000000000000000000000000beef'
 
 beforeAll(async () => {
   t = await tracingChain()
   ctx = rpcContext(t)
   store = await t.deploy(STORE_RUNTIME)
+  await t.send({ to: store })
+  storeBlockHash = bytesToHex(t.chain.head.hash())
   await t.send({ to: RECIPIENT, value: 7n })
   blockHash = bytesToHex(t.chain.head.hash())
 })
@@ -69,9 +74,33 @@ describe('debug_accountRange', () => {
 
   it('leaves out an account created by a later transaction when read before it', async () => {
     const hashed = bytesToHex(keccak_256(hexToBytes(RECIPIENT)))
-    const before = await call(ctx, accountRange, ['0x1', '0x0', hashed, 1])
+    const before = await call(ctx, accountRange, ['0x2', '0x0', hashed, 1])
     expect(Object.keys(before.addressMap)[0]).not.toBe(hashed)
-    const after = await call(ctx, accountRange, ['0x2', '0x0', hashed, 1])
+    const after = await call(ctx, accountRange, ['0x3', '0x0', hashed, 1])
     expect(Object.keys(after.addressMap)[0]).toBe(hashed)
+  })
+})
+
+describe('preimages', () => {
+  it('shows every account of the range with its real address, genesis alloc included', async () => {
+    const all = await call(ctx, accountRange, ['latest', '0x0', '0x00', 1000])
+    for (const [hashed, address] of Object.entries(all.addressMap as Record<string, string>)) {
+      expect(bytesToHex(keccak_256(hexToBytes(address as `0x${string}`))) as string).toBe(hashed)
+    }
+    const addresses: string[] = Object.values(all.addressMap)
+    expect(addresses).toContain(RECIPIENT)
+    expect(addresses).toContain(store)
+    expect(addresses).toContain(t.sender.toLowerCase())
+    // A dev account of the genesis alloc that no transaction touched.
+    expect(addresses).toContain(devAccounts()[5].address.toLowerCase())
+  })
+
+  it('gives debug_storageRangeAt the slot behind each hashed key', async () => {
+    const out = await call(ctx, storageRangeAt, [storeBlockHash, '0x0', store, '0x00', 10])
+    const slot0 = `0x${'0'.repeat(64)}`
+    expect(out.storage).toEqual({
+      [bytesToHex(keccak_256(hexToBytes(slot0)))]: { key: slot0, value: expect.any(String) },
+    })
+    expect(BigInt(out.storage[bytesToHex(keccak_256(hexToBytes(slot0)))].value)).toBe(0x2an)
   })
 })

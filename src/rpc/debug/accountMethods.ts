@@ -9,7 +9,7 @@ import type { TxTracer } from '../../evm/tracers/txTracer.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
-import { bytesToBigint, bytesToHex, padHex, toQuantity } from '../../primitives/hex.ts'
+import { bytesToBigint, bytesToHex, hexToBytes, padHex, toQuantity } from '../../primitives/hex.ts'
 import type { StateManager } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
 import { traceTransactionAt } from './traceRunner.ts'
@@ -67,9 +67,9 @@ export const accountAt = defineMethod({
 
 /**
  * Addresses of the account trie from `startKey` (a hashed address) on, at most `limit`, as
- * `{addressMap: {hashedAddress: address}, nextKey}`. The trie stores hashed keys only and no
- * preimages are kept, so every address reads as the zero address (as Besu's Forest storage answers
- * without preimages); the hashed keys and the paging are exact.
+ * `{addressMap: {hashedAddress: address}, nextKey}`. The trie stores hashed keys only; the address
+ * comes from the preimage table (state/preimages.ts), and an account written before that table
+ * existed reads as the zero address, as Besu answers for a key without a preimage.
  */
 export const accountRange = defineMethod({
   name: 'debug_accountRange',
@@ -82,7 +82,11 @@ export const accountRange = defineMethod({
         ._trie
       const page = await trie.getValueMap(bytesToBigint(startKey), Number(limit))
       const addressMap: Record<string, string> = {}
-      for (const key of Object.keys(page.values)) addressMap[padHex(key, 32)] = ZERO_ADDRESS
+      for (const key of Object.keys(page.values)) {
+        const hashed = padHex(key, 32)
+        const address = ctx.chain.trieDb.preimages?.lookup(hexToBytes(hashed))
+        addressMap[hashed] = address ? bytesToHex(address) : ZERO_ADDRESS
+      }
       return { addressMap, nextKey: page.nextKey ? padHex(page.nextKey, 32) : ZERO_HASH }
     }
     if (txIndex < BigInt(block.transactions.length))

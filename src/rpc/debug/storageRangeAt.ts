@@ -4,19 +4,33 @@ import type { TxTracer } from '../../evm/tracers/txTracer.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
-import { bytesToBigint } from '../../primitives/hex.ts'
+import { bytesToBigint, bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import type { PreimageTable } from '../../state/preimages.ts'
 import type { StateManager } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
 import { requireBlockByHash, traceTransactionAt } from './traceRunner.ts'
 
-/** Not a tracer of execution: it reads the storage range once the transaction has run (Besu's rule). */
-function storageReader(address: Uint8Array, startKey: bigint, limit: number): TxTracer<unknown> {
+/**
+ * Not a tracer of execution: it reads the storage range once the transaction has run (Besu's rule).
+ * Each slot's `key` comes from the preimage table; null for one written before that table existed.
+ */
+function storageReader(
+  address: Uint8Array,
+  startKey: bigint,
+  limit: number,
+  preimages: PreimageTable | undefined,
+): TxTracer<unknown> {
   return {
     start: () => {},
     finish: async ({ vm }) => {
       const state = vm.stateManager as StateManager
       await state.flush()
-      return state.dumpStorageRange(new Address(address), startKey, limit)
+      const range = await state.dumpStorageRange(new Address(address), startKey, limit)
+      for (const [hashed, slot] of Object.entries(range.storage)) {
+        const key = preimages?.lookup(hexToBytes(hashed as `0x${string}`))
+        slot.key = key ? bytesToHex(key) : null
+      }
+      return range
     },
   }
 }
@@ -39,7 +53,7 @@ export const storageRangeAt = defineMethod({
       ctx,
       block,
       Number(txIndex),
-      storageReader(address, bytesToBigint(startKey), Number(limit)),
+      storageReader(address, bytesToBigint(startKey), Number(limit), ctx.chain.trieDb.preimages),
     )
   },
 })
