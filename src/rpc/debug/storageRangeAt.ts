@@ -4,11 +4,21 @@ import type { TxTracer } from '../../evm/tracers/txTracer.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
-import { bytesToBigint, bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { bytesToBigint, bytesToHex, type Hex, hexToBytes, padHex } from '../../primitives/hex.ts'
 import type { PreimageTable } from '../../state/preimages.ts'
 import type { StateManager } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
 import { requireBlockByHash, traceTransactionAt } from './traceRunner.ts'
+
+/**
+ * A slot's value as geth and Besu print it, one 32-byte word: the trie holds it RLP-encoded without
+ * leading zeros (one byte below 0x80 stands for itself, else a 0x80+length prefix comes first).
+ */
+function storageWord(rlpHex: string): Hex {
+  const b = hexToBytes(rlpHex as Hex)
+  const data = b.length === 1 && b[0] < 0x80 ? b : b.subarray(1)
+  return padHex(bytesToHex(data), 32)
+}
 
 /**
  * Not a tracer of execution: it reads the storage range once the transaction has run (Besu's rule).
@@ -29,6 +39,7 @@ function storageReader(
       for (const [hashed, slot] of Object.entries(range.storage)) {
         const key = preimages?.lookup(hexToBytes(hashed as `0x${string}`))
         slot.key = key ? bytesToHex(key) : null
+        slot.value = storageWord(slot.value)
       }
       return range
     },
