@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import {
+  callerRuntime,
+  deployCode,
+  STORE_RUNTIME,
+  type TracingChain,
+  tracingChain,
+} from '../../../test/tracing/tracingChain.ts'
+import { bytesToHex } from '../../primitives/hex.ts'
 import { type VmOpJson, VmTracer } from './vmTracer.ts'
 
 /*
@@ -112,6 +119,31 @@ describe('vmTrace', () => {
     expect(await vmTrace('0x000000000000000000000000000000000000dead')).toEqual({ code: '0x', ops: [] })
     const stopper = await t.deploy('00')
     expect(await vmTrace(stopper)).toEqual({ code: '0x00', ops: [] })
+  })
+
+  it('starts a contract creation from its init code, CODECOPY writing the runtime to memory', async () => {
+    const init = deployCode(STORE_RUNTIME)
+    const trace = await vmTrace(undefined, { data: init })
+    expect(trace.code).toBe(bytesToHex(init))
+    // 53,000 intrinsic + 16 per non-zero and 4 per zero byte of init code + 2 per init code word (EIP-3860).
+    const zeros = init.filter((b) => b === 0).length
+    let gas = 1_000_000 - 53_000 - 16 * (init.length - zeros) - 4 * zeros - 2 * Math.ceil(init.length / 32)
+    const runtime = `0x${STORE_RUNTIME}`
+    const rows: [number, number, string[], Record<string, unknown>][] = [
+      [0, 3, ['0x10'], {}],
+      [2, 3, ['0xc'], {}],
+      [4, 3, ['0x0'], {}],
+      [6, 9, [], { mem: { data: runtime, off: 0 } }], // CODECOPY: 3 + 3 per word + one word of memory
+      [7, 3, ['0x10'], {}],
+      [9, 3, ['0x0'], {}],
+      [11, 0, [], {}],
+    ]
+    expect(trace.ops).toEqual(
+      rows.map(([pc, cost, push, extra]) => {
+        gas -= cost
+        return { cost, ex: { mem: null, push, store: null, used: gas, ...extra }, pc, sub: null }
+      }),
+    )
   })
 
   it('shows DUP and SWAP as pushing every item they touched, deepest first', async () => {
