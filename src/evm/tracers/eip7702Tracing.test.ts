@@ -14,6 +14,7 @@ import { devAccounts } from '../../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes, toQuantity } from '../../primitives/hex.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 import { PrestateTracer } from './prestateTracer.ts'
+import { createReplayTracer } from './replayTracer.ts'
 
 const [, a, b] = devAccounts()
 const A = a.address.toLowerCase()
@@ -73,6 +74,15 @@ describe('tracers on an EIP-7702 delegation', () => {
       nonce: 1,
       storage: { [SLOT0]: `0x${'2a'.padStart(64, '0')}` },
     })
+  })
+
+  it('vmTrace and stateDiff: the delegating account runs the target code, and gains its delegation', async () => {
+    const r = (await t.trace(hash, createReplayTracer(['vmTrace', 'stateDiff']))) as any
+    // Besu takes each frame's code from the code that runs: the target's, not the designator.
+    expect(r.vmTrace.code).toBe(`0x${STORE_RUNTIME}`)
+    expect(r.vmTrace.ops.map((o: { pc: number }) => o.pc)).toEqual([0, 2, 4, 5, 7, 8, 10, 11, 13, 15])
+    expect(r.stateDiff[B].code).toEqual({ '*': { from: '0x', to: `0xef0100${store.slice(2)}` } })
+    expect(r.stateDiff[B].nonce).toEqual({ '*': { from: '0x0', to: '0x1' } })
   })
 
   it('prestateTracer: a CALL into a delegated account looks up its delegation target', async () => {

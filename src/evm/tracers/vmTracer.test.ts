@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import {
   callerRuntime,
   deployCode,
+  REVERT_RUNTIME,
   STORE_RUNTIME,
   type TracingChain,
   tracingChain,
@@ -84,6 +85,26 @@ describe('vmTrace', () => {
     expect(call.sub).toEqual({ code: `0x${STORE_RUNTIME}`, ops: storeOps(given) })
     // The frame ends on its own STOP (pc 41).
     expect(ops[13]).toMatchObject({ cost: 0, pc: 41, sub: null })
+  })
+
+  it("keeps a reverted callee's ops under the CALL, which pushes 0 and writes no memory", async () => {
+    const reverter = await t.deploy(REVERT_RUNTIME)
+    const ops = (await vmTrace(await t.deploy(callerRuntime(reverter)))).ops
+    const beforeCall = ops[6].ex.used
+    const given = beforeCall - 2_603 - Math.floor((beforeCall - 2_603) / 64)
+    expect(ops[7]).toEqual({
+      cost: 2_603 + given,
+      ex: { mem: null, push: ['0x0'], store: null, used: beforeCall - 2_603 - 6 },
+      pc: 32,
+      sub: {
+        code: `0x${REVERT_RUNTIME}`,
+        ops: [
+          { cost: 3, ex: { mem: null, push: ['0x0'], store: null, used: given - 3 }, pc: 0, sub: null },
+          { cost: 3, ex: { mem: null, push: ['0x0'], store: null, used: given - 6 }, pc: 2, sub: null },
+          { cost: 0, ex: { mem: null, push: [], store: null, used: given - 6 }, pc: 4, sub: null },
+        ],
+      },
+    })
   })
 
   it('gives a precompile call its own cost on top of the opcode and no sub trace', async () => {
