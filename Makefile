@@ -46,7 +46,7 @@ run: build
 	./dist/basalt run
 
 test: build
-	$(BUN) test
+	$(BUN) test --timeout 60000
 
 deno: $(DENO)
 
