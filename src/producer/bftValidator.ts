@@ -14,7 +14,8 @@ import type { BftGenesisOptions } from '../chain/genesis.ts'
 import { type BftVote, decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { proposalHeaderFields, validateBftHeader } from '../consensus/bftHeaderRules.ts'
 import { quorumSize } from '../consensus/bftRules.ts'
-import { decodeMessage, encodeMessage, PROPOSAL, type QbftMessage, ROUND_CHANGE } from '../consensus/qbft/messages.ts'
+import { codecFor } from '../consensus/qbft/messageCodec.ts'
+import { PROPOSAL, type QbftMessage, ROUND_CHANGE } from '../consensus/qbft/messages.ts'
 import { type QbftAction, QbftStateMachine } from '../consensus/qbft/qbftStateMachine.ts'
 import type { ProposalMessage } from '../consensus/qbft/roundState.ts'
 import type { BftTransport } from '../consensus/qbft/transport.ts'
@@ -126,7 +127,7 @@ export class BftValidator {
   private async onMessage(code: number, data: Uint8Array): Promise<void> {
     let msg: QbftMessage
     try {
-      msg = decodeMessage(code, data, (values) =>
+      msg = codecFor(this.opts.bft.kind).decode(code, data, (values) =>
         createBlockFromBytesArray(values as never, { common: this.chain.common, setHardfork: true }),
       )
     } catch (e) {
@@ -188,7 +189,7 @@ export class BftValidator {
       const { height, round } = message.signed.payload
       log.info('round expired without a block: moving to the next round', { height, round })
     }
-    this.opts.transport.broadcast(message.code, encodeMessage(message))
+    this.opts.transport.broadcast(message.code, codecFor(this.opts.bft.kind).encode(message))
   }
 
   private async propose(height: bigint, round: number, timestamp: bigint): Promise<void> {

@@ -23,16 +23,8 @@ import { sealBlock } from '../bftBlocks.ts'
 import type { BftKind } from '../bftExtraData.ts'
 import { addressOf, commitSealHash, signHash } from '../bftHashing.ts'
 import { proposerFor, quorumSize, roundTimeoutMs } from '../bftRules.ts'
-import {
-  COMMIT,
-  PREPARE,
-  PROPOSAL,
-  type QbftMessage,
-  ROUND_CHANGE,
-  signCommit,
-  signPrepare,
-  signProposal,
-} from './messages.ts'
+import { codecFor } from './messageCodec.ts'
+import { COMMIT, type MessageCodec, PREPARE, PROPOSAL, type QbftMessage, ROUND_CHANGE } from './messages.ts'
 import { RoundChanges } from './roundChanges.ts'
 import { type ProposalMessage, RoundState } from './roundState.ts'
 
@@ -69,9 +61,11 @@ export class QbftStateMachine {
   private future: QbftMessage[] = []
   private highestSeen = 0n
   private out: QbftAction[] = []
+  private readonly codec: MessageCodec
 
   constructor(readonly opts: QbftOptions) {
     this.address = addressOf(opts.privateKey)
+    this.codec = codecFor(opts.kind)
   }
 
   get quorum(): number {
@@ -99,9 +93,7 @@ export class QbftStateMachine {
     this.validators = validators
     this.height = parent.number + 1n
     this.rounds = new Map()
-    this.roundChanges = new RoundChanges(this.opts.kind, this.height, validators, this.quorum, (r) =>
-      this.proposerOf(r),
-    )
+    this.roundChanges = new RoundChanges(this.opts.kind, this.height, validators, (r) => this.proposerOf(r))
     this.round = 0
     this.roundDeadlineMs = undefined
     const dueMs = Number(parent.timestamp + BigInt(this.opts.blockPeriodSeconds)) * 1000
@@ -176,11 +168,12 @@ export class QbftStateMachine {
   }
 
   private propose(block: Block, justification: Pick<ProposalMessage, 'roundChanges' | 'prepares'>): void {
-    const signed = signProposal({ height: this.height, round: this.round, block }, this.opts.privateKey)
+    const signed = this.codec.signProposal({ height: this.height, round: this.round, block }, this.opts.privateKey)
     const msg: ProposalMessage = { code: PROPOSAL, signed, ...justification }
     this.out.push({ type: 'broadcast', message: msg })
     this.acceptProposal(msg)
-    this.sendPrepare(block)
+    // An IBFT 2.0 proposer's proposal counts as its prepare; it sends none.
+    if (this.opts.kind === 'qbft') this.sendPrepare(block)
   }
 
   /** Records the proposal and this validator's own commit (sent once the round is prepared). */
@@ -190,13 +183,13 @@ export class QbftStateMachine {
     const digest = state.proposalDigest()!
     const seal = signHash(digest, this.opts.privateKey)
     const { height, round } = msg.signed.payload
-    state.addCommit(signCommit({ height, round, digest, seal }, this.opts.privateKey))
+    state.addCommit(this.codec.signCommit({ height, round, digest, seal }, this.opts.privateKey))
     this.progress(round)
   }
 
   private sendPrepare(block: Block): void {
     const digest = commitSealHash(this.opts.kind, block.header)
-    const prepare = signPrepare({ height: this.height, round: this.round, digest }, this.opts.privateKey)
+    const prepare = this.codec.signPrepare({ height: this.height, round: this.round, digest }, this.opts.privateKey)
     this.out.push({ type: 'broadcast', message: { code: PREPARE, signed: prepare } })
     this.state(this.round).addPrepare(prepare)
     this.progress(this.round)
@@ -223,7 +216,7 @@ export class QbftStateMachine {
   private roundExpired(): void {
     if (!this.isValidator()) return
     this.enterRound(this.round + 1)
-    const rc = this.roundChanges.ownRoundChange(this.round, this.opts.privateKey)
+    const rc = this.roundChanges.ownRoundChange(this.round, this.opts.privateKey, this.codec)
     this.out.push({ type: 'broadcast', message: rc })
     this.handle(rc)
   }
@@ -254,7 +247,7 @@ export class QbftStateMachine {
   private state(round: number): RoundState {
     let s = this.rounds.get(round)
     if (!s) {
-      s = new RoundState(this.opts.kind, round, this.quorum)
+      s = new RoundState(this.opts.kind, round, this.validators.length)
       this.rounds.set(round, s)
     }
     return s
