@@ -114,12 +114,16 @@ export function proposalHeaderFields(f: ProposalFields): HeaderData {
 }
 
 /** The chain's header rules for imported BFT blocks: sealed by a quorum of the parent's validators. */
-export function bftSealRules(kind: BftKind, blockPeriodSeconds: number, tracker: ValidatorTracker): SealRules {
+export function bftSealRules(
+  kind: BftKind,
+  blockPeriodAt: (number: bigint) => number,
+  tracker: ValidatorTracker,
+): SealRules {
   return {
     validate: (header, parent) =>
       validateBftHeader(header, parent, {
         kind,
-        blockPeriodSeconds,
+        blockPeriodSeconds: blockPeriodAt(header.number),
         validators: tracker.validatorsAfter(parent),
         requireSeals: true,
         nowSec: BigInt(Math.floor(Date.now() / 1000)),

@@ -10,6 +10,7 @@ import type { BftGenesisOptions, GenesisJson } from '../chain/genesis.ts'
 import { decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { installBftBlockHash } from '../consensus/bftHashing.ts'
 import { bftSealRules } from '../consensus/bftHeaderRules.ts'
+import { BftSchedule } from '../consensus/bftSchedule.ts'
 import { type BftTransport, soloTransport } from '../consensus/qbft/transport.ts'
 import { ValidatorTracker } from '../consensus/voteTally.ts'
 import { BftProtocol } from '../p2p/bft/bftProtocol.ts'
@@ -21,6 +22,8 @@ import type { TxPool } from '../txpool/txPool.ts'
 export interface BftChain {
   options: BftGenesisOptions
   tracker: ValidatorTracker
+  /** The parameters of each block: the genesis section and its `transitions`. */
+  schedule: BftSchedule
 }
 
 /**
@@ -29,6 +32,10 @@ export interface BftChain {
  * Besu refuses to start on it: no block could ever be validated.
  */
 export function prepareBftCommon(common: Common, options: BftGenesisOptions, genesis: GenesisJson): void {
+  // Refuses bad timing, validator or transition settings before anything is opened.
+  const schedule = new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
+  if (schedule.hasContractValidators)
+    throw new Error('validatorselectionmode "contract" is not supported yet: QBFT validators come from block headers')
   const extraData = typeof genesis.extraData === 'string' ? genesis.extraData : '0x'
   try {
     decodeBftExtraData(options.kind, hexToBytes(extraData))
@@ -41,10 +48,11 @@ export function prepareBftCommon(common: Common, options: BftGenesisOptions, gen
 }
 
 /** Gives the opened chain its BFT header rules; answers what the validator and the RPC methods need. */
-export function attachBftRules(chain: Chain, options: BftGenesisOptions): BftChain {
-  const tracker = new ValidatorTracker(options.kind, options.epochLength, chain)
-  chain.sealRules = bftSealRules(options.kind, options.blockPeriodSeconds, tracker)
-  return { options, tracker }
+export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis: GenesisJson): BftChain {
+  const schedule = new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
+  const tracker = new ValidatorTracker(options.kind, options.epochLength, chain, (n) => schedule.at(n).validators)
+  chain.sealRules = bftSealRules(options.kind, (n) => schedule.at(n).blockPeriodSeconds, tracker)
+  return { options, tracker, schedule }
 }
 
 /** The consensus subprotocol of the chain, routing to the validators of the height above the head. */
@@ -76,6 +84,7 @@ export function createBftValidator(
 ): BftValidator {
   return new BftValidator(chain, pool, bft.tracker, {
     bft: bft.options,
+    schedule: bft.schedule,
     privateKey,
     clock,
     transport: network?.transport ?? soloTransport,

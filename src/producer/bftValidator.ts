@@ -14,6 +14,7 @@ import type { BftGenesisOptions } from '../chain/genesis.ts'
 import { type BftVote, decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { proposalHeaderFields, validateBftHeader } from '../consensus/bftHeaderRules.ts'
 import { quorumSize } from '../consensus/bftRules.ts'
+import type { BftSchedule } from '../consensus/bftSchedule.ts'
 import { codecFor } from '../consensus/qbft/messageCodec.ts'
 import { PROPOSAL, type QbftMessage, ROUND_CHANGE } from '../consensus/qbft/messages.ts'
 import { type QbftAction, QbftStateMachine } from '../consensus/qbft/qbftStateMachine.ts'
@@ -32,6 +33,8 @@ const MAX_HELD_PROPOSALS = 64
 
 export interface BftValidatorOptions {
   bft: BftGenesisOptions
+  /** Per-block timing and validators (genesis transitions); without it the genesis values hold. */
+  schedule?: BftSchedule
   privateKey: Uint8Array
   clock: Clock
   transport: BftTransport
@@ -66,6 +69,7 @@ export class BftValidator {
       privateKey: opts.privateKey,
       blockPeriodSeconds,
       requestTimeoutSeconds,
+      timingAt: opts.schedule && ((height) => opts.schedule!.at(height)),
       clock: opts.clock,
     })
     this.assembler = new BlockAssembler(chain, pool)
@@ -86,8 +90,10 @@ export class BftValidator {
     await this.queue
   }
 
+  /** The request timeout of the height being decided. */
   get requestTimeoutSeconds(): number {
-    return this.opts.bft.requestTimeoutSeconds
+    const next = this.chain.head.header.number + 1n
+    return this.opts.schedule?.at(next).requestTimeoutSeconds ?? this.opts.bft.requestTimeoutSeconds
   }
 
   /** The validators a block's extraData lists (the ones that sealed it). */
@@ -155,7 +161,9 @@ export class BftValidator {
   /** Header rules (without seals) and execution on the parent, for a proposal at the current height. */
   private async isProposalBlockValid(block: Block): Promise<boolean> {
     const parent = this.chain.head
-    const { kind, blockPeriodSeconds } = this.opts.bft
+    const { kind } = this.opts.bft
+    const blockPeriodSeconds =
+      this.opts.schedule?.at(block.header.number).blockPeriodSeconds ?? this.opts.bft.blockPeriodSeconds
     try {
       const validators = this.machine.validators
       const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))

@@ -35,11 +35,22 @@ export type QbftAction =
   /** A validator is at a later height: this node is behind and should sync (once per height). */
   | { type: 'behind'; height: bigint }
 
+/** The timing of one height (genesis transitions may change it from a block on). */
+export interface HeightTiming {
+  blockPeriodSeconds: number
+  /** QBFT: with an empty pool, the proposer waits this long after the parent; 0 = no wait. */
+  emptyBlockPeriodSeconds: number
+  requestTimeoutSeconds: number
+}
+
 export interface QbftOptions {
   kind: BftKind
   privateKey: Uint8Array
   blockPeriodSeconds: number
   requestTimeoutSeconds: number
+  emptyBlockPeriodSeconds?: number
+  /** The timing of each height; without it, the three fields above hold at every height. */
+  timingAt?: (height: bigint) => HeightTiming
   clock: Clock
 }
 
@@ -62,6 +73,7 @@ export class QbftStateMachine {
   private highestSeen = 0n
   private out: QbftAction[] = []
   private readonly codec: MessageCodec
+  private timing!: HeightTiming
 
   constructor(readonly opts: QbftOptions) {
     this.address = addressOf(opts.privateKey)
@@ -96,7 +108,12 @@ export class QbftStateMachine {
     this.roundChanges = new RoundChanges(this.opts.kind, this.height, validators, (r) => this.proposerOf(r))
     this.round = 0
     this.roundDeadlineMs = undefined
-    const dueMs = Number(parent.timestamp + BigInt(this.opts.blockPeriodSeconds)) * 1000
+    this.timing = this.opts.timingAt?.(this.height) ?? {
+      blockPeriodSeconds: this.opts.blockPeriodSeconds,
+      emptyBlockPeriodSeconds: this.opts.emptyBlockPeriodSeconds ?? 0,
+      requestTimeoutSeconds: this.opts.requestTimeoutSeconds,
+    }
+    const dueMs = Number(parent.timestamp + BigInt(this.timing.blockPeriodSeconds)) * 1000
     this.blockDueMs = this.isValidator() ? Math.max(dueMs, this.opts.clock.nowMs()) : undefined
     const held = this.future.filter((m) => m.signed.payload.height === this.height)
     this.future = this.future.filter((m) => m.signed.payload.height > this.height)
@@ -109,9 +126,13 @@ export class QbftStateMachine {
     const now = this.opts.clock.nowMs()
     if (this.blockDueMs !== undefined && now >= this.blockDueMs) {
       this.blockDueMs = undefined
-      this.roundDeadlineMs = now + roundTimeoutMs(this.opts.requestTimeoutSeconds, 0)
+      const timeout = roundTimeoutMs(this.timing.requestTimeoutSeconds, 0)
       if (this.round === 0 && equalBytes(this.proposerOf(0), this.address)) {
+        this.roundDeadlineMs = now + timeout
         this.out.push({ type: 'createBlock', height: this.height, round: 0, timestampSec: this.timestampAt(now) })
+      } else {
+        // The proposer may rightly wait for the empty-block period: round 0 runs from its end.
+        this.roundDeadlineMs = Math.max(now, this.emptyBlockDueMs()) + timeout
       }
     }
     if (this.roundDeadlineMs !== undefined && now >= this.roundDeadlineMs) this.roundExpired()
@@ -136,6 +157,13 @@ export class QbftStateMachine {
   /** The block asked for by a `createBlock` action, built on the parent for `round`. */
   blockCreated(round: number, block: Block): QbftAction[] {
     if (block.header.number !== this.height || round !== this.round) return []
+    const now = this.opts.clock.nowMs()
+    if (round === 0 && block.transactions.length === 0 && now < this.emptyBlockDueMs()) {
+      // Besu's empty-block period: no proposal yet; ask again after a block period, or when it ends.
+      this.roundDeadlineMs = undefined
+      this.blockDueMs = Math.min(this.emptyBlockDueMs(), now + this.timing.blockPeriodSeconds * 1000)
+      return []
+    }
     const justification = round === 0 ? undefined : this.roundChanges.justification(round)
     if (round > 0 && !justification) return []
     this.propose(block, justification ?? { roundChanges: [], prepares: [] })
@@ -235,11 +263,17 @@ export class QbftStateMachine {
   private enterRound(round: number): void {
     this.round = round
     this.blockDueMs = undefined
-    this.roundDeadlineMs = this.opts.clock.nowMs() + roundTimeoutMs(this.opts.requestTimeoutSeconds, round)
+    this.roundDeadlineMs = this.opts.clock.nowMs() + roundTimeoutMs(this.timing.requestTimeoutSeconds, round)
+  }
+
+  /** When an empty block may be proposed: the parent's time plus the empty-block period (0: any time). */
+  private emptyBlockDueMs(): number {
+    const period = this.timing.emptyBlockPeriodSeconds
+    return period > 0 ? Number(this.parent!.timestamp + BigInt(period)) * 1000 : 0
   }
 
   private timestampAt(nowMs: number): bigint {
-    const earliest = this.parent!.timestamp + BigInt(this.opts.blockPeriodSeconds)
+    const earliest = this.parent!.timestamp + BigInt(this.timing.blockPeriodSeconds)
     const now = BigInt(Math.floor(nowMs / 1000))
     return now > earliest ? now : earliest
   }
