@@ -4,6 +4,7 @@
  * that carries the validators' messages between nodes, and the validator that runs the rounds. A
  * node without a peer-to-peer network has the transport of a network of one validator.
  */
+import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions, GenesisJson } from '../chain/genesis.ts'
@@ -16,6 +17,7 @@ import { ValidatorTracker } from '../consensus/voteTally.ts'
 import { BftProtocol } from '../p2p/bft/bftProtocol.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { hexToBytes } from '../primitives/hex.ts'
+import { ContractValidators } from '../producer/bftContractValidators.ts'
 import { BftValidator } from '../producer/bftValidator.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 
@@ -24,6 +26,8 @@ export interface BftChain {
   tracker: ValidatorTracker
   /** The parameters of each block: the genesis section and its `transitions`. */
   schedule: BftSchedule
+  /** QBFT validators read from a contract, where the schedule says so. */
+  contract: ContractValidators
 }
 
 /**
@@ -33,9 +37,7 @@ export interface BftChain {
  */
 export function prepareBftCommon(common: Common, options: BftGenesisOptions, genesis: GenesisJson): void {
   // Refuses bad timing, validator or transition settings before anything is opened.
-  const schedule = new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
-  if (schedule.hasContractValidators)
-    throw new Error('validatorselectionmode "contract" is not supported yet: QBFT validators come from block headers')
+  new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
   const extraData = typeof genesis.extraData === 'string' ? genesis.extraData : '0x'
   try {
     decodeBftExtraData(options.kind, hexToBytes(extraData))
@@ -50,9 +52,17 @@ export function prepareBftCommon(common: Common, options: BftGenesisOptions, gen
 /** Gives the opened chain its BFT header rules; answers what the validator and the RPC methods need. */
 export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis: GenesisJson): BftChain {
   const schedule = new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
-  const tracker = new ValidatorTracker(options.kind, options.epochLength, chain, (n) => schedule.at(n).validators)
-  chain.sealRules = bftSealRules(options.kind, (n) => schedule.at(n).blockPeriodSeconds, tracker)
-  return { options, tracker, schedule }
+  const contract = new ContractValidators(chain, schedule)
+  const overrideAfter = (parent: BlockHeader) =>
+    contract.validatorsAfter(parent) ?? schedule.at(parent.number + 1n).validators
+  const tracker = new ValidatorTracker(options.kind, options.epochLength, chain, overrideAfter)
+  chain.sealRules = bftSealRules(
+    options.kind,
+    (n) => schedule.at(n),
+    tracker,
+    (parent) => contract.prepare(parent),
+  )
+  return { options, tracker, schedule, contract }
 }
 
 /** The consensus subprotocol of the chain, routing to the validators of the height above the head. */
@@ -85,6 +95,7 @@ export function createBftValidator(
   return new BftValidator(chain, pool, bft.tracker, {
     bft: bft.options,
     schedule: bft.schedule,
+    contract: bft.contract,
     privateKey,
     clock,
     transport: network?.transport ?? soloTransport,

@@ -7,7 +7,7 @@
  * votes this node's proposals carry (`qbft_proposeValidatorVote`). A node that is not a validator
  * keeps following heads (for votes and RPC) and says, once per change, why it produces no block.
  */
-import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
+import { type Block, type BlockHeader, createBlockFromBytesArray } from '@ethereumjs/block'
 import { executeBlock, importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions } from '../chain/genesis.ts'
@@ -25,6 +25,7 @@ import type { Clock } from '../primitives/clock.ts'
 import { bytesToHex, equalBytes, type Hex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { TxPool } from '../txpool/txPool.ts'
+import type { ContractValidators } from './bftContractValidators.ts'
 import { type AssembledBlock, BlockAssembler } from './blockAssembler.ts'
 
 const log = createLogger('bft')
@@ -35,6 +36,8 @@ export interface BftValidatorOptions {
   bft: BftGenesisOptions
   /** Per-block timing and validators (genesis transitions); without it the genesis values hold. */
   schedule?: BftSchedule
+  /** QBFT validators chosen by contract, read once per head before its height starts. */
+  contract?: ContractValidators
   privateKey: Uint8Array
   clock: Clock
   transport: BftTransport
@@ -90,15 +93,26 @@ export class BftValidator {
     await this.queue
   }
 
+  private isContractMode(height: bigint): boolean {
+    return this.opts.schedule?.at(height).selection.mode === 'contract'
+  }
+
   /** The request timeout of the height being decided. */
   get requestTimeoutSeconds(): number {
     const next = this.chain.head.header.number + 1n
     return this.opts.schedule?.at(next).requestTimeoutSeconds ?? this.opts.bft.requestTimeoutSeconds
   }
 
-  /** The validators a block's extraData lists (the ones that sealed it). */
-  listedValidators(extraData: Uint8Array): Uint8Array[] {
-    return decodeBftExtraData(this.opts.bft.kind, extraData).validators
+  /**
+   * The validators of a block (the ones that sealed it): those its extraData lists, or, where a
+   * contract chooses them, what the contract answered at its parent's state.
+   */
+  async validatorsOf(header: BlockHeader): Promise<Uint8Array[]> {
+    const parent = header.number > 0n ? this.chain.getHeaderByHash(header.parentHash) : undefined
+    if (!parent || !this.opts.contract || !this.isContractMode(header.number))
+      return decodeBftExtraData(this.opts.bft.kind, header.extraData).validators
+    await this.opts.contract.prepare(parent)
+    return this.tracker.validatorsAfter(parent)
   }
 
   /** The vote a proposal on `parent` carries: the first one that would change the validator set. */
@@ -122,6 +136,7 @@ export class BftValidator {
   }
 
   private async onHead(head: Block): Promise<void> {
+    await this.opts.contract?.prepare(head.header)
     const validators = this.tracker.validatorsAfter(head.header)
     this.reportStatus(head, validators)
     await this.apply(this.machine.startHeight(head.header, validators))
@@ -173,6 +188,7 @@ export class BftValidator {
         validators,
         requireSeals: false,
         nowSec,
+        isContractMode: this.isContractMode(block.header.number),
       })
       await executeBlock(this.chain, block, parent)
       return true
@@ -205,12 +221,14 @@ export class BftValidator {
     if (parent.header.number + 1n !== height) return
     const validators = this.tracker.validatorsAfter(parent.header)
     const { kind } = this.opts.bft
+    // Validators chosen by contract are neither listed nor voted on in the header.
+    const isContract = this.isContractMode(height)
     const consensus = proposalHeaderFields({
       kind,
       round,
       proposer: this.machine.address,
-      validators,
-      vote: this.voteFor(validators),
+      validators: isContract ? [] : validators,
+      vote: isContract ? undefined : this.voteFor(validators),
     })
     const isLondon = parent.header.common.isActivatedEIP(1559)
     const candidates = this.pool.executable(isLondon ? parent.header.calcNextBaseFee() : 0n)
