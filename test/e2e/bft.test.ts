@@ -81,6 +81,20 @@ interface RpcBlock {
   transactions: string[]
 }
 
+/** A 5 wei transfer from the funded account, its first transaction. */
+function signedTransfer(): Promise<Hex> {
+  return privateKeyToAccount(FUNDED_KEY).signTransaction({
+    type: 'eip1559',
+    chainId: 1337,
+    to: '0x000000000000000000000000000000000000d00d',
+    value: 5n,
+    gas: 21000n,
+    nonce: 0,
+    maxFeePerGas: parseGwei('20'),
+    maxPriorityFeePerGas: parseGwei('1'),
+  })
+}
+
 /** The commit seals' signers of a block, recovered over the header hash the seals sign. */
 async function sealSigners(kind: 'qbft' | 'ibft2', node: StartedNode, block: RpcBlock): Promise<string[]> {
   const header = RLP.decode(await node.rpc<Hex>('debug_getRawHeader', [block.hash])) as Uint8Array[]
@@ -104,16 +118,7 @@ describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind
   it('seals a block every block period, sealed by the validator, and includes transactions', async () => {
     const node = await start(net, { apis: 'ETH,NET,DEBUG,QBFT,IBFT' })
     await waitForBlock(node, 2)
-    const tx = await privateKeyToAccount(FUNDED_KEY).signTransaction({
-      type: 'eip1559',
-      chainId: 1337,
-      to: '0x000000000000000000000000000000000000d00d',
-      value: 5n,
-      gas: 21000n,
-      nonce: 0,
-      maxFeePerGas: parseGwei('20'),
-      maxPriorityFeePerGas: parseGwei('1'),
-    })
+    const tx = signedTransfer()
     const hash = await node.rpc<Hex>('eth_sendRawTransaction', [tx])
     let receipt: { blockNumber: Hex; blockHash: Hex } | null = null
     for (let i = 0; i < 100 && !receipt; i++) {
@@ -208,16 +213,7 @@ describe('QBFT empty-block period and transitions', () => {
     })
     const node = await start(net)
     await waitForBlock(node, 2, 30_000)
-    const tx = await privateKeyToAccount(FUNDED_KEY).signTransaction({
-      type: 'eip1559',
-      chainId: 1337,
-      to: '0x000000000000000000000000000000000000d00d',
-      value: 5n,
-      gas: 21000n,
-      nonce: 0,
-      maxFeePerGas: parseGwei('20'),
-      maxPriorityFeePerGas: parseGwei('1'),
-    })
+    const tx = signedTransfer()
     const txHash = await node.rpc<Hex>('eth_sendRawTransaction', [tx])
     await waitForBlock(node, 7, 40_000)
     const blocks: RpcBlock[] = []
