@@ -118,7 +118,7 @@ describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind
   it('seals a block every block period, sealed by the validator, and includes transactions', async () => {
     const node = await start(net, { apis: 'ETH,NET,DEBUG,QBFT,IBFT' })
     await waitForBlock(node, 2)
-    const tx = signedTransfer()
+    const tx = await signedTransfer()
     const hash = await node.rpc<Hex>('eth_sendRawTransaction', [tx])
     let receipt: { blockNumber: Hex; blockHash: Hex } | null = null
     for (let i = 0; i < 100 && !receipt; i++) {
@@ -213,7 +213,7 @@ describe('QBFT empty-block period and transitions', () => {
     })
     const node = await start(net)
     await waitForBlock(node, 2, 30_000)
-    const tx = signedTransfer()
+    const tx = await signedTransfer()
     const txHash = await node.rpc<Hex>('eth_sendRawTransaction', [tx])
     await waitForBlock(node, 7, 40_000)
     const blocks: RpcBlock[] = []
