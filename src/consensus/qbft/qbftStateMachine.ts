@@ -5,16 +5,21 @@
  * when it wants the next tick, `nextDeadlineMs`) and reads time only from the injected clock, so a
  * network of validators runs in one test on a fake clock.
  *
+ * The same machine runs IBFT 2.0 (`opts.kind`): its messages are signed and encoded by that kind's
+ * `MessageCodec`, its proposer sends no PREPARE (a round is prepared with quorum − 1 of the others'),
+ * and a prepared block is re-proposed with only its round changed.
+ *
  * The network it needs is two operations, which the layer above maps onto a transport (the
- * `istanbul/100` devp2p subprotocol, or a loopback for a network of one):
+ * `istanbul/100` or `IBF/1` devp2p subprotocol, or a loopback for a network of one):
  * - send: a `broadcast` action carries a message for every other validator; its bytes are
- *   `encodeMessage(msg)` under code `msg.code` (own messages are handled here, never sent to self);
- * - receive: every frame from a peer goes through `decodeMessage(code, bytes)` into `receive`, which
- *   checks the author is a validator and ignores duplicates, stale heights and rounds.
+ *   `codecFor(kind).encode(msg)` under code `msg.code` (own messages are handled here, never sent to self);
+ * - receive: every frame from a peer goes through `codecFor(kind).decode(code, bytes)` into `receive`,
+ *   which checks the author is a validator and ignores duplicates, stale heights and rounds.
  * Blocks are built and executed outside: `createBlock` asks for a proposal body, a received
  * proposal must already have passed header and execution checks, and `import` hands over a sealed
  * block. Messages for later heights are held (bounded) and replayed when that height starts; the
- * first from a validator for a new later height yields a `behind` action (start a sync).
+ * first from a validator for a new later height yields a `behind` action (start a sync). With an
+ * empty-block period (QBFT), an empty block asked for is held back until that period after the parent.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { Clock } from '../../primitives/clock.ts'
