@@ -110,6 +110,7 @@ function withCurrentForkRules(chain: Chain, block: Block): Block {
 }
 
 async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
+  await chain.sealRules?.prepare?.(parent.header)
   validateHeader(block.header, parent.header, chain.baseFeeFloor, chain.sealRules)
   await validateOmmers(block, chain)
   block.validateBlobTransactions(parent.header)

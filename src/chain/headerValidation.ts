@@ -26,6 +26,8 @@ export interface AncestorReader {
  */
 export interface SealRules {
   validate(header: BlockHeader, parent: BlockHeader): void
+  /** Reads, before `validate`, what it needs that only an async read gives (QBFT contract validators). */
+  prepare?(parent: BlockHeader): Promise<void>
 }
 
 function fail(reason: string): never {

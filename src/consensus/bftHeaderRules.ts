@@ -18,6 +18,7 @@ import {
 } from './bftExtraData.ts'
 import { commitSealHash, recoverAddress } from './bftHashing.ts'
 import { BFT_DIFFICULTY, BFT_MIX_HASH, quorumSize } from './bftRules.ts'
+import type { BftParams } from './bftSchedule.ts'
 import type { ValidatorTracker } from './voteTally.ts'
 
 export class BftHeaderError extends Error {
@@ -37,6 +38,11 @@ export interface BftHeaderCheck {
   requireSeals: boolean
   /** The current time: a header may be at most 1 s ahead of it (Besu's future bound); unchecked when absent. */
   nowSec?: bigint
+  /**
+   * QBFT with validators chosen by contract: the extraData lists none and carries no vote (the
+   * validators above are the contract's).
+   */
+  isContractMode?: boolean
 }
 
 /** How far ahead of the local clock a header's timestamp may be. */
@@ -64,7 +70,9 @@ export function validateBftHeader(header: BlockHeader, parent: BlockHeader, chec
   if (extra.vanity.length !== VANITY_LENGTH) fail(`vanity is ${extra.vanity.length} bytes, expected 32`)
   const listed = extra.validators.map(bytesToHex)
   const expected = check.validators.map(bytesToHex)
-  if (listed.join() !== expected.join())
+  if (check.isContractMode) {
+    if (listed.length > 0 || extra.vote) fail('a block whose validators come from a contract lists none and votes none')
+  } else if (listed.join() !== expected.join())
     fail(`validators ${listed.join(',')} differ from the expected ${expected.join(',')}`)
   if (!expected.includes(bytesToHex(header.coinbase.bytes)))
     fail(`proposer ${header.coinbase.toString()} is not a validator`)
@@ -114,12 +122,19 @@ export function proposalHeaderFields(f: ProposalFields): HeaderData {
 }
 
 /** The chain's header rules for imported BFT blocks: sealed by a quorum of the parent's validators. */
-export function bftSealRules(kind: BftKind, blockPeriodSeconds: number, tracker: ValidatorTracker): SealRules {
+export function bftSealRules(
+  kind: BftKind,
+  paramsAt: (number: bigint) => BftParams,
+  tracker: ValidatorTracker,
+  prepare?: (parent: BlockHeader) => Promise<void>,
+): SealRules {
   return {
+    prepare,
     validate: (header, parent) =>
       validateBftHeader(header, parent, {
         kind,
-        blockPeriodSeconds,
+        blockPeriodSeconds: paramsAt(header.number).blockPeriodSeconds,
+        isContractMode: paramsAt(header.number).selection.mode === 'contract',
         validators: tracker.validatorsAfter(parent),
         requireSeals: true,
         nowSec: BigInt(Math.floor(Date.now() / 1000)),

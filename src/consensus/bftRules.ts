@@ -13,6 +13,16 @@ export function quorumSize(validatorCount: number): number {
   return Math.ceil((2 * validatorCount) / 3)
 }
 
+/**
+ * PREPAREs that make a round prepared, with its proposal. A QBFT proposer prepares its own
+ * proposal, so the quorum counts it; an IBFT 2.0 proposer sends no PREPARE (Besu's validators
+ * refuse one from the proposer), so the proposal stands for it and one fewer is needed.
+ */
+export function prepareQuorum(kind: 'qbft' | 'ibft2', validatorCount: number): number {
+  const quorum = quorumSize(validatorCount)
+  return kind === 'ibft2' ? quorum - 1 : quorum
+}
+
 /** How many faulty validators `validatorCount` tolerate: (n - 1) / 3 rounded down. */
 export function faultTolerance(validatorCount: number): number {
   return Math.floor((validatorCount - 1) / 3)

@@ -76,4 +76,13 @@ describe('ValidatorTracker', () => {
     // Block 2 is an epoch block: the votes of blocks 1 and 2 are forgotten, block 3's alone is short.
     expect(tracker.validatorsAfter(headers[3]).map(bytesToHex)).toEqual([V1, V2, V3, V4])
   })
+
+  it("answers a transition's validator override from its block on, whatever the votes", () => {
+    const { headers, source } = chainOf('qbft', votes, [V1, V2, V3, V4])
+    const override = [V2, V3].map((x) => new Uint8Array(Buffer.from(x.slice(2), 'hex')))
+    const tracker = new ValidatorTracker('qbft', 30_000n, source, (h) => (h.number + 1n >= 3n ? override : undefined))
+    expect(tracker.validatorsAfter(headers[1]).map(bytesToHex)).toEqual([V1, V2, V3, V4])
+    expect(tracker.validatorsAfter(headers[2]).map(bytesToHex)).toEqual([V2, V3])
+    expect(tracker.validatorsAfter(headers[3]).map(bytesToHex)).toEqual([V2, V3])
+  })
 })

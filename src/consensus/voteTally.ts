@@ -74,11 +74,16 @@ export class ValidatorTracker {
     readonly kind: BftKind,
     readonly epochLength: bigint,
     private readonly headers: HeaderSource,
+    /**
+     * The validators of the child of a header when something other than votes sets them: a genesis
+     * transition's list, or QBFT's validator contract.
+     */
+    private readonly overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined = () => undefined,
   ) {}
 
   /** The validators that seal the child of `header`, sorted. */
   validatorsAfter(header: BlockHeader): Uint8Array[] {
-    return this.tallyAfter(header).validators.map(hexToBytes)
+    return this.overrideAfter(header) ?? this.tallyAfter(header).validators.map(hexToBytes)
   }
 
   tallyAfter(header: BlockHeader): VoteTally {

@@ -4,23 +4,30 @@
  * that carries the validators' messages between nodes, and the validator that runs the rounds. A
  * node without a peer-to-peer network has the transport of a network of one validator.
  */
+import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions, GenesisJson } from '../chain/genesis.ts'
 import { decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { installBftBlockHash } from '../consensus/bftHashing.ts'
 import { bftSealRules } from '../consensus/bftHeaderRules.ts'
+import { BftSchedule } from '../consensus/bftSchedule.ts'
 import { type BftTransport, soloTransport } from '../consensus/qbft/transport.ts'
 import { ValidatorTracker } from '../consensus/voteTally.ts'
 import { BftProtocol } from '../p2p/bft/bftProtocol.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { hexToBytes } from '../primitives/hex.ts'
+import { ContractValidators } from '../producer/bftContractValidators.ts'
 import { BftValidator } from '../producer/bftValidator.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 
 export interface BftChain {
   options: BftGenesisOptions
   tracker: ValidatorTracker
+  /** The parameters of each block: the genesis section and its `transitions`. */
+  schedule: BftSchedule
+  /** QBFT validators read from a contract, where the schedule says so. */
+  contract: ContractValidators
 }
 
 /**
@@ -29,6 +36,8 @@ export interface BftChain {
  * Besu refuses to start on it: no block could ever be validated.
  */
 export function prepareBftCommon(common: Common, options: BftGenesisOptions, genesis: GenesisJson): void {
+  // Refuses bad timing, validator or transition settings before anything is opened.
+  new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
   const extraData = typeof genesis.extraData === 'string' ? genesis.extraData : '0x'
   try {
     decodeBftExtraData(options.kind, hexToBytes(extraData))
@@ -41,10 +50,19 @@ export function prepareBftCommon(common: Common, options: BftGenesisOptions, gen
 }
 
 /** Gives the opened chain its BFT header rules; answers what the validator and the RPC methods need. */
-export function attachBftRules(chain: Chain, options: BftGenesisOptions): BftChain {
-  const tracker = new ValidatorTracker(options.kind, options.epochLength, chain)
-  chain.sealRules = bftSealRules(options.kind, options.blockPeriodSeconds, tracker)
-  return { options, tracker }
+export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis: GenesisJson): BftChain {
+  const schedule = new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
+  const contract = new ContractValidators(chain, schedule)
+  const overrideAfter = (parent: BlockHeader) =>
+    contract.validatorsAfter(parent) ?? schedule.at(parent.number + 1n).validators
+  const tracker = new ValidatorTracker(options.kind, options.epochLength, chain, overrideAfter)
+  chain.sealRules = bftSealRules(
+    options.kind,
+    (n) => schedule.at(n),
+    tracker,
+    (parent) => contract.prepare(parent),
+  )
+  return { options, tracker, schedule, contract }
 }
 
 /** The consensus subprotocol of the chain, routing to the validators of the height above the head. */
@@ -76,6 +94,8 @@ export function createBftValidator(
 ): BftValidator {
   return new BftValidator(chain, pool, bft.tracker, {
     bft: bft.options,
+    schedule: bft.schedule,
+    contract: bft.contract,
     privateKey,
     clock,
     transport: network?.transport ?? soloTransport,

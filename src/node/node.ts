@@ -117,7 +117,7 @@ export async function openChain(
     genesisBlock = createGenesisBlock(common, await state.getStateRoot())
   }
   const chain = new Chain(common, store, trieDb, config.genesisFile ? 0n : DEV_BASE_FEE_FLOOR)
-  const bft = bftOptions ? attachBftRules(chain, bftOptions) : undefined
+  const bft = bftOptions ? attachBftRules(chain, bftOptions, genesis) : undefined
   // A forked chain's local state starts with the dev accounts funded: the rest comes from the remote.
   await chain.open(genesisBlock, forkPoint ? () => fundDevAccounts(trieDb, common) : undefined)
   await recoverHeadState(chain)

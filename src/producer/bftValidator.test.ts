@@ -3,9 +3,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
-import { genesisExtraData } from '../consensus/bftExtraData.ts'
-import { addressOf } from '../consensus/bftHashing.ts'
+import { decodeBftExtraData, genesisExtraData } from '../consensus/bftExtraData.ts'
+import { addressOf, commitSealHash, recoverAddress } from '../consensus/bftHashing.ts'
 import type { BftTransport } from '../consensus/qbft/transport.ts'
 import { openChain, poolChainView } from '../node/node.ts'
 import { systemClock } from '../primitives/clock.ts'
@@ -15,6 +16,8 @@ import { TxPool } from '../txpool/txPool.ts'
 import { BftValidator } from './bftValidator.ts'
 
 const KEYS = [1, 2, 3, 4].map((i) => new Uint8Array(32).fill(i))
+const ADDRESSES = KEYS.map(addressOf)
+const CONTRACT = '0x0000000000000000000000000000000000008888'
 const FUNDED_KEY = hexToBytes('0x8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63')
 setLogLevel('WARN')
 const dir = mkdtempSync(join(tmpdir(), 'basalt-bft-validator-'))
@@ -124,5 +127,91 @@ describe.each(['qbft', 'ibft2'] as const)('BftValidator, 4 %s validators in one 
     await waitFor(() => live.every((n) => headOf(n) >= from + 5n), 40_000)
     await expectSameChain(live, from + 5n)
     for (const n of nodes) await n.validator.stop()
+  }, 60_000)
+})
+
+const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0')
+
+/** ABI `address[]` as `getValidators()` returns it: offset 0x20, length, one word per address. */
+function abiAddressArray(addresses: Uint8Array[]): string {
+  return word('20') + word(addresses.length.toString(16)) + addresses.map((a) => word(bytesToHex(a))).join('')
+}
+
+/**
+ * A contract whose every call returns `addresses` as ABI data: CODECOPY the 12 bytes after this
+ * prologue into memory and RETURN them (PUSH1 len, PUSH1 12, PUSH1 0, CODECOPY, PUSH1 len, PUSH1 0, RETURN).
+ */
+function constantValidatorContract(addresses: Uint8Array[]): string {
+  const data = abiAddressArray(addresses)
+  const len = (data.length / 2).toString(16).padStart(2, '0')
+  return `0x60${len}600c60003960${len}6000f3${data}`
+}
+
+describe('QBFT validators chosen by contract from a transition on', () => {
+  it('seals blocks after the transition by the contract validators only, listing none in extraData', async () => {
+    const chosen = [ADDRESSES[0], ADDRESSES[1]].sort((a, b) => Buffer.compare(a, b))
+    const genesisFile = join(dir, 'contract.json')
+    const genesis = {
+      config: {
+        chainId: 1337,
+        berlinBlock: 0,
+        londonBlock: 0,
+        qbft: { blockperiodseconds: 1, requesttimeoutseconds: 2 },
+        transitions: { qbft: [{ block: 2, validatorselectionmode: 'contract', validatorcontractaddress: CONTRACT }] },
+      },
+      extraData: bytesToHex(genesisExtraData('qbft', ADDRESSES)),
+      gasLimit: '0x1fffffffffffff',
+      timestamp: `0x${Math.floor(Date.now() / 1000).toString(16)}`,
+      alloc: { [CONTRACT.slice(2)]: { balance: '0x0', code: constantValidatorContract(chosen) } },
+    }
+    writeFileSync(genesisFile, JSON.stringify(genesis))
+    const hub = new Hub()
+    const nodes = []
+    for (const [i, key] of KEYS.entries()) {
+      const { chain, bft, close } = await openChain({ genesisFile, dataPath: ':memory:' })
+      const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
+      const validator = new BftValidator(chain, pool, bft!.tracker, {
+        bft: bft!.options,
+        schedule: bft!.schedule,
+        contract: bft!.contract,
+        privateKey: key,
+        clock: systemClock,
+        transport: hub.transport(i),
+        hasPeers: true,
+      })
+      closers.push(close, () => validator.stop())
+      nodes.push({ chain, validator })
+    }
+    for (const n of nodes) n.validator.start()
+    // Nodes 2 and 3 are no validators after block 1: they neither seal nor hear blocks here (blocks
+    // reach non-validators over eth/68, which this in-process network has not).
+    const sealers = nodes.slice(0, 2)
+    const deadline = Date.now() + 30_000
+    while (!sealers.every((n) => n.chain.head.header.number >= 5n)) {
+      if (Date.now() > deadline) throw new Error(`timed out at ${nodes.map((n) => n.chain.head.header.number)}`)
+      await Bun.sleep(50)
+    }
+    for (const n of nodes) await n.validator.stop()
+    const chain = nodes[0].chain
+    const block1 = (await chain.getBlockByNumber(1n))!
+    expect(decodeBftExtraData('qbft', block1.header.extraData).validators).toHaveLength(4)
+    const allowed = chosen.map(bytesToHex)
+    for (let n = 2n; n <= 5n; n++) {
+      const { header } = (await chain.getBlockByNumber(n))!
+      const extra = decodeBftExtraData('qbft', header.extraData)
+      expect(extra.validators).toEqual([])
+      expect(allowed).toContain(bytesToHex(header.coinbase.bytes))
+      const sealers = extra.seals.map((s) => bytesToHex(recoverAddress(commitSealHash('qbft', header, extra), s)!))
+      expect(sealers.every((s) => allowed.includes(s))).toBe(true)
+      expect(new Set(sealers).size).toBe(2)
+    }
+    const hashes = await Promise.all(sealers.map(async (n) => bytesToHex((await n.chain.getBlockByNumber(5n))!.hash())))
+    expect(new Set(hashes).size).toBe(1)
+    // A non-validator imports them with the header rules, reading the contract at each parent.
+    const follower = nodes[3].chain
+    for (let n = follower.head.header.number + 1n; n <= 5n; n++) {
+      await importBlock(follower, (await chain.getBlockByNumber(n))!, { setHead: true })
+    }
+    expect(bytesToHex(follower.head.hash())).toBe(hashes[0])
   }, 60_000)
 })

@@ -7,14 +7,16 @@
  * votes this node's proposals carry (`qbft_proposeValidatorVote`). A node that is not a validator
  * keeps following heads (for votes and RPC) and says, once per change, why it produces no block.
  */
-import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
+import { type Block, type BlockHeader, createBlockFromBytesArray } from '@ethereumjs/block'
 import { executeBlock, importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions } from '../chain/genesis.ts'
 import { type BftVote, decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { proposalHeaderFields, validateBftHeader } from '../consensus/bftHeaderRules.ts'
 import { quorumSize } from '../consensus/bftRules.ts'
-import { decodeMessage, encodeMessage, PROPOSAL, type QbftMessage, ROUND_CHANGE } from '../consensus/qbft/messages.ts'
+import type { BftSchedule } from '../consensus/bftSchedule.ts'
+import { codecFor } from '../consensus/qbft/messageCodec.ts'
+import { PROPOSAL, type QbftMessage, ROUND_CHANGE } from '../consensus/qbft/messages.ts'
 import { type QbftAction, QbftStateMachine } from '../consensus/qbft/qbftStateMachine.ts'
 import type { ProposalMessage } from '../consensus/qbft/roundState.ts'
 import type { BftTransport } from '../consensus/qbft/transport.ts'
@@ -23,6 +25,7 @@ import type { Clock } from '../primitives/clock.ts'
 import { bytesToHex, equalBytes, type Hex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { TxPool } from '../txpool/txPool.ts'
+import type { ContractValidators } from './bftContractValidators.ts'
 import { type AssembledBlock, BlockAssembler } from './blockAssembler.ts'
 
 const log = createLogger('bft')
@@ -31,6 +34,10 @@ const MAX_HELD_PROPOSALS = 64
 
 export interface BftValidatorOptions {
   bft: BftGenesisOptions
+  /** Per-block timing and validators (genesis transitions); without it the genesis values hold. */
+  schedule?: BftSchedule
+  /** QBFT validators chosen by contract, read once per head before its height starts. */
+  contract?: ContractValidators
   privateKey: Uint8Array
   clock: Clock
   transport: BftTransport
@@ -65,6 +72,7 @@ export class BftValidator {
       privateKey: opts.privateKey,
       blockPeriodSeconds,
       requestTimeoutSeconds,
+      timingAt: opts.schedule && ((height) => opts.schedule!.at(height)),
       clock: opts.clock,
     })
     this.assembler = new BlockAssembler(chain, pool)
@@ -85,13 +93,26 @@ export class BftValidator {
     await this.queue
   }
 
-  get requestTimeoutSeconds(): number {
-    return this.opts.bft.requestTimeoutSeconds
+  private isContractMode(height: bigint): boolean {
+    return this.opts.schedule?.at(height).selection.mode === 'contract'
   }
 
-  /** The validators a block's extraData lists (the ones that sealed it). */
-  listedValidators(extraData: Uint8Array): Uint8Array[] {
-    return decodeBftExtraData(this.opts.bft.kind, extraData).validators
+  /** The request timeout of the height being decided. */
+  get requestTimeoutSeconds(): number {
+    const next = this.chain.head.header.number + 1n
+    return this.opts.schedule?.at(next).requestTimeoutSeconds ?? this.opts.bft.requestTimeoutSeconds
+  }
+
+  /**
+   * The validators of a block (the ones that sealed it): those its extraData lists, or, where a
+   * contract chooses them, what the contract answered at its parent's state.
+   */
+  async validatorsOf(header: BlockHeader): Promise<Uint8Array[]> {
+    const parent = header.number > 0n ? this.chain.getHeaderByHash(header.parentHash) : undefined
+    if (!parent || !this.opts.contract || !this.isContractMode(header.number))
+      return decodeBftExtraData(this.opts.bft.kind, header.extraData).validators
+    await this.opts.contract.prepare(parent)
+    return this.tracker.validatorsAfter(parent)
   }
 
   /** The vote a proposal on `parent` carries: the first one that would change the validator set. */
@@ -115,6 +136,7 @@ export class BftValidator {
   }
 
   private async onHead(head: Block): Promise<void> {
+    await this.opts.contract?.prepare(head.header)
     const validators = this.tracker.validatorsAfter(head.header)
     this.reportStatus(head, validators)
     await this.apply(this.machine.startHeight(head.header, validators))
@@ -126,7 +148,7 @@ export class BftValidator {
   private async onMessage(code: number, data: Uint8Array): Promise<void> {
     let msg: QbftMessage
     try {
-      msg = decodeMessage(code, data, (values) =>
+      msg = codecFor(this.opts.bft.kind).decode(code, data, (values) =>
         createBlockFromBytesArray(values as never, { common: this.chain.common, setHardfork: true }),
       )
     } catch (e) {
@@ -154,7 +176,9 @@ export class BftValidator {
   /** Header rules (without seals) and execution on the parent, for a proposal at the current height. */
   private async isProposalBlockValid(block: Block): Promise<boolean> {
     const parent = this.chain.head
-    const { kind, blockPeriodSeconds } = this.opts.bft
+    const { kind } = this.opts.bft
+    const blockPeriodSeconds =
+      this.opts.schedule?.at(block.header.number).blockPeriodSeconds ?? this.opts.bft.blockPeriodSeconds
     try {
       const validators = this.machine.validators
       const nowSec = BigInt(Math.floor(this.opts.clock.nowMs() / 1000))
@@ -164,6 +188,7 @@ export class BftValidator {
         validators,
         requireSeals: false,
         nowSec,
+        isContractMode: this.isContractMode(block.header.number),
       })
       await executeBlock(this.chain, block, parent)
       return true
@@ -188,7 +213,7 @@ export class BftValidator {
       const { height, round } = message.signed.payload
       log.info('round expired without a block: moving to the next round', { height, round })
     }
-    this.opts.transport.broadcast(message.code, encodeMessage(message))
+    this.opts.transport.broadcast(message.code, codecFor(this.opts.bft.kind).encode(message))
   }
 
   private async propose(height: bigint, round: number, timestamp: bigint): Promise<void> {
@@ -196,12 +221,14 @@ export class BftValidator {
     if (parent.header.number + 1n !== height) return
     const validators = this.tracker.validatorsAfter(parent.header)
     const { kind } = this.opts.bft
+    // Validators chosen by contract are neither listed nor voted on in the header.
+    const isContract = this.isContractMode(height)
     const consensus = proposalHeaderFields({
       kind,
       round,
       proposer: this.machine.address,
-      validators,
-      vote: this.voteFor(validators),
+      validators: isContract ? [] : validators,
+      vote: isContract ? undefined : this.voteFor(validators),
     })
     const isLondon = parent.header.common.isActivatedEIP(1559)
     const candidates = this.pool.executable(isLondon ? parent.header.calcNextBaseFee() : 0n)

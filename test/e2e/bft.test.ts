@@ -2,7 +2,8 @@
  * A network of one QBFT (and one IBFT 2.0) validator, as `operator generate-blockchain-config`
  * writes it: the node seals a block every block period without --miner-enabled, with a commit seal
  * by the validator, includes transactions, answers the QBFT/IBFT RPC groups, and continues its
- * chain after a restart. A node without the validator key says why it produces nothing.
+ * chain after a restart. A node without the validator key says why it produces nothing. QBFT's
+ * empty-block period and a genesis transition change the pace of empty blocks.
  */
 import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -32,14 +33,15 @@ interface Network {
   validator: string
 }
 
-function generate(kind: 'qbft' | 'ibft2'): Network {
-  const out = join(dir, kind)
+function generate(kind: 'qbft' | 'ibft2', name: string = kind, config: Record<string, unknown> = {}): Network {
+  const out = join(dir, name)
   const genesis = {
     config: {
       chainId: 1337,
       berlinBlock: 0,
       londonBlock: 0,
       [kind]: { blockperiodseconds: 1, requesttimeoutseconds: 4 },
+      ...config,
     },
     gasLimit: '0x1fffffffffffff',
     difficulty: '0x1',
@@ -79,6 +81,20 @@ interface RpcBlock {
   transactions: string[]
 }
 
+/** A 5 wei transfer from the funded account, its first transaction. */
+function signedTransfer(): Promise<Hex> {
+  return privateKeyToAccount(FUNDED_KEY).signTransaction({
+    type: 'eip1559',
+    chainId: 1337,
+    to: '0x000000000000000000000000000000000000d00d',
+    value: 5n,
+    gas: 21000n,
+    nonce: 0,
+    maxFeePerGas: parseGwei('20'),
+    maxPriorityFeePerGas: parseGwei('1'),
+  })
+}
+
 /** The commit seals' signers of a block, recovered over the header hash the seals sign. */
 async function sealSigners(kind: 'qbft' | 'ibft2', node: StartedNode, block: RpcBlock): Promise<string[]> {
   const header = RLP.decode(await node.rpc<Hex>('debug_getRawHeader', [block.hash])) as Uint8Array[]
@@ -102,16 +118,7 @@ describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind
   it('seals a block every block period, sealed by the validator, and includes transactions', async () => {
     const node = await start(net, { apis: 'ETH,NET,DEBUG,QBFT,IBFT' })
     await waitForBlock(node, 2)
-    const tx = await privateKeyToAccount(FUNDED_KEY).signTransaction({
-      type: 'eip1559',
-      chainId: 1337,
-      to: '0x000000000000000000000000000000000000d00d',
-      value: 5n,
-      gas: 21000n,
-      nonce: 0,
-      maxFeePerGas: parseGwei('20'),
-      maxPriorityFeePerGas: parseGwei('1'),
-    })
+    const tx = await signedTransfer()
     const hash = await node.rpc<Hex>('eth_sendRawTransaction', [tx])
     let receipt: { blockNumber: Hex; blockHash: Hex } | null = null
     for (let i = 0; i < 100 && !receipt; i++) {
@@ -196,4 +203,32 @@ describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind
     expect(await node.rpc('eth_blockNumber')).toBe('0x0')
     expect(node.output()).toContain(`is not one of the 1 validators (${net.validator})`)
   })
+})
+
+describe('QBFT empty-block period and transitions', () => {
+  it('waits emptyblockperiodseconds for an empty block, not for one with a transaction, and follows a transition', async () => {
+    const net = generate('qbft', 'qbft-empty', {
+      qbft: { blockperiodseconds: 1, emptyblockperiodseconds: 3, requesttimeoutseconds: 10 },
+      transitions: { qbft: [{ block: 5, blockperiodseconds: 2, emptyblockperiodseconds: 0 }] },
+    })
+    const node = await start(net)
+    await waitForBlock(node, 2, 30_000)
+    const tx = await signedTransfer()
+    const txHash = await node.rpc<Hex>('eth_sendRawTransaction', [tx])
+    await waitForBlock(node, 7, 40_000)
+    const blocks: RpcBlock[] = []
+    for (let n = 0; n <= 7; n++)
+      blocks.push(await node.rpc<RpcBlock>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]))
+    const gap = (n: number) => Number(blocks[n].timestamp) - Number(blocks[n - 1].timestamp)
+    const withTx = blocks.findIndex((b) => b.transactions.includes(txHash))
+    expect(withTx).toBeGreaterThanOrEqual(3)
+    // Empty blocks before the transition come the empty-block period after their parent ...
+    // (a second more only when the timer fires late on a loaded machine)
+    for (let n = 2; n < 5; n++) if (n !== withTx) expect([3, 4]).toContain(gap(n))
+    // ... one with a transaction after the block period, not the empty-block period.
+    if (withTx < 5) expect(gap(withTx)).toBeLessThan(3)
+    // From block 5 on the transition's 2 s block period holds and empty blocks no longer wait.
+    for (let n = 6; n <= 7; n++) expect(gap(n)).toBe(2)
+    expect(await node.rpc('qbft_getRequestTimeoutSeconds')).toBe(10)
+  }, 90_000)
 })

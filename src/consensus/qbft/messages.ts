@@ -9,19 +9,23 @@
  * Height and round are RLP scalars; the digest names the proposal by the hash its commit seals sign
  * (its header with the round, without seals: `commitSealHash`). Decoding recovers
  * each signer; a message whose signature does not recover is refused.
+ *
+ * The types here are the consensus core's view of a message, shared by both kinds; `MessageCodec`
+ * is what differs on the wire (IBFT 2.0's codec is `../ibft2/ibftMessages.ts`).
  */
 import type { Block } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import { bigintToBytes, bytesToBigint } from '../../primitives/hex.ts'
+import { bigintToBytes } from '../../primitives/hex.ts'
 import { recoverAddress, signHash } from '../bftHashing.ts'
+import { bytes, fail, int, list, parseRlp, QbftMessageError, type RlpItem, readSignedItem } from './rlpFields.ts'
+
+export { QbftMessageError }
 
 export const PROPOSAL = 0x12
 export const PREPARE = 0x13
 export const COMMIT = 0x14
 export const ROUND_CHANGE = 0x15
-
-type RlpItem = Uint8Array | RlpItem[]
 
 export interface RoundId {
   height: bigint
@@ -35,6 +39,11 @@ export interface CommitPayload extends PreparePayload {
 }
 export interface RoundChangePayload extends RoundId {
   prepared?: { round: number; hash: Uint8Array }
+  /**
+   * IBFT 2.0 only: the prepared certificate signed inside the round change (the proposal's signed
+   * `[height, round, digest]` and its prepares); `prepared` is then read from it.
+   */
+  certificate?: { proposal: Signed<PreparePayload>; prepares: Signed<PreparePayload>[] }
 }
 export interface ProposalPayload extends RoundId {
   block: Block
@@ -64,13 +73,22 @@ export type QbftMessage =
       prepares: Signed<PreparePayload>[]
     }
 
-/** A message that does not decode, or whose signature does not recover. */
-export class QbftMessageError extends Error {
-  override name = 'QbftMessageError'
-}
-
 /** Builds a block from its RLP values (the chain's fork rules apply). */
 export type BlockDecoder = (values: RlpItem) => Block
+
+/**
+ * One BFT flavour's wire format: how payloads are signed, how messages are laid out, and how a
+ * transport reads a frame's signer and height. Codes are the core's (0x12–0x15) for both kinds.
+ */
+export interface MessageCodec {
+  signPrepare(p: PreparePayload, key: Uint8Array): Signed<PreparePayload>
+  signCommit(p: CommitPayload, key: Uint8Array): Signed<CommitPayload>
+  signRoundChange(p: RoundChangePayload, key: Uint8Array): Signed<RoundChangePayload>
+  signProposal(p: ProposalPayload, key: Uint8Array): Signed<ProposalPayload>
+  encode(msg: QbftMessage): Uint8Array
+  decode(code: number, data: Uint8Array, decodeBlock: BlockDecoder): QbftMessage
+  origin(code: number, data: Uint8Array): { author: Uint8Array; height: bigint }
+}
 
 const scalar = (n: bigint | number) => bigintToBytes(BigInt(n))
 
@@ -101,7 +119,8 @@ export function signProposal(p: ProposalPayload, key: Uint8Array): Signed<Propos
   return sign(PROPOSAL, p, [scalar(p.height), scalar(p.round), p.block.raw() as RlpItem], key)
 }
 
-const wire = (s: Signed<unknown>): RlpItem => [s.raw, s.signature]
+/** A signed payload as the wire carries it: `[payload, signature]`. */
+export const wire = (s: Signed<unknown>): RlpItem => [s.raw, s.signature]
 
 /** The message's bytes on the wire (the subprotocol frame's payload for `msg.code`). */
 export function encodeMessage(msg: QbftMessage): Uint8Array {
@@ -120,34 +139,9 @@ export function encodeMessage(msg: QbftMessage): Uint8Array {
   }
 }
 
-function fail(reason: string): never {
-  throw new QbftMessageError(reason)
-}
-
-function list(item: RlpItem | undefined, what: string, length?: number): RlpItem[] {
-  if (!Array.isArray(item)) fail(`${what} is not a list`)
-  if (length !== undefined && item.length !== length) fail(`${what} has ${item.length} items, expected ${length}`)
-  return item
-}
-
-function bytes(item: RlpItem | undefined, what: string, length?: number): Uint8Array {
-  if (!(item instanceof Uint8Array)) fail(`${what} is not a byte string`)
-  if (length !== undefined && item.length !== length) fail(`${what} is ${item.length} bytes, expected ${length}`)
-  return item
-}
-
-function int(item: RlpItem | undefined, what: string, maxBytes: number): bigint {
-  const b = bytes(item, what)
-  if (b.length > maxBytes || b[0] === 0) fail(`${what} is not a scalar of at most ${maxBytes} bytes`)
-  return bytesToBigint(b)
-}
-
 function readSigned<P>(code: number, item: RlpItem, read: (fields: RlpItem[]) => P): Signed<P> {
-  const [raw, sig] = list(item, 'signed payload', 2)
-  const payload = read(list(raw, 'payload'))
-  const signature = bytes(sig, 'signature', 65)
-  const author = recoverAddress(signatureHash(code, raw), signature) ?? fail('signature does not recover')
-  return { payload, raw, signature, author }
+  const { raw, signature, author } = readSignedItem(item, (r) => signatureHash(code, r))
+  return { payload: read(raw), raw, signature, author }
 }
 
 function readRound(fields: RlpItem[]): RoundId {
@@ -173,21 +167,21 @@ const readRoundChange = (f: RlpItem[]): RoundChangePayload => {
   return { ...readRound(f), prepared: { round, hash: bytes(prepared[1], 'prepared block hash', 32) } }
 }
 
-/** Decodes the payload of a frame with message code `code`; throws QbftMessageError. */
-export function decodeMessage(code: number, data: Uint8Array, decodeBlock: BlockDecoder): QbftMessage {
-  let root: RlpItem
-  try {
-    root = RLP.decode(data) as RlpItem
-  } catch (e) {
-    fail(`not RLP: ${(e as Error).message}`)
-  }
-  const block = (item: RlpItem, what: string): Block => {
+/** `decodeBlock` with its failure reported as a QbftMessageError naming `what`. */
+export function blockReader(decodeBlock: BlockDecoder): (item: RlpItem, what: string) => Block {
+  return (item, what) => {
     try {
       return decodeBlock(item)
     } catch (e) {
       fail(`${what} does not decode: ${(e as Error).message}`)
     }
   }
+}
+
+/** Decodes the payload of a frame with message code `code`; throws QbftMessageError. */
+export function decodeMessage(code: number, data: Uint8Array, decodeBlock: BlockDecoder): QbftMessage {
+  const root = parseRlp(data)
+  const block = blockReader(decodeBlock)
   switch (code) {
     case PREPARE:
       return { code, signed: readSigned(code, root, readPrepare) }
@@ -226,14 +220,33 @@ export function decodeMessage(code: number, data: Uint8Array, decodeBlock: Block
  * transport needs to route and gossip it. Throws QbftMessageError as `decodeMessage` does.
  */
 export function messageOrigin(code: number, data: Uint8Array): { author: Uint8Array; height: bigint } {
-  let root: RlpItem
-  try {
-    root = RLP.decode(data) as RlpItem
-  } catch (e) {
-    fail(`not RLP: ${(e as Error).message}`)
-  }
-  if (code < PROPOSAL || code > ROUND_CHANGE) fail(`unknown message code 0x${code.toString(16)}`)
+  return frameOrigin(code, data, `0x${code.toString(16)}`, (item) => readSigned(code, item, readRound))
+}
+
+/**
+ * What both kinds share in reading a frame's origin: PREPARE and COMMIT are the signed payload
+ * itself, PROPOSAL and ROUND_CHANGE a list that starts with it.
+ */
+export function frameOrigin(
+  code: number,
+  data: Uint8Array,
+  codeName: string,
+  readSignedRound: (item: RlpItem) => Signed<RoundId>,
+): { author: Uint8Array; height: bigint } {
+  const root = parseRlp(data)
+  if (code < PROPOSAL || code > ROUND_CHANGE) fail(`unknown message code ${codeName}`)
   const signed = code === PREPARE || code === COMMIT ? root : list(root, 'message')[0]
-  const { payload, author } = readSigned(code, signed as RlpItem, readRound)
+  const { payload, author } = readSignedRound(signed as RlpItem)
   return { author, height: payload.height }
+}
+
+/** Besu's QBFT wire format (`istanbul/100`). */
+export const qbftCodec: MessageCodec = {
+  signPrepare,
+  signCommit,
+  signRoundChange,
+  signProposal,
+  encode: encodeMessage,
+  decode: decodeMessage,
+  origin: messageOrigin,
 }

@@ -1,13 +1,14 @@
 import { describe, expect, it } from 'bun:test'
-import { createBlockHeader } from '@ethereumjs/block'
+import { createBlock, createBlockHeader } from '@ethereumjs/block'
+import { createLegacyTx } from '@ethereumjs/tx'
 import { createChainCommon, normalizeGenesis } from '../../chain/genesis.ts'
 import { manualClock } from '../../primitives/clock.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { genesisExtraData } from '../bftExtraData.ts'
 import { addressOf, installBftBlockHash } from '../bftHashing.ts'
 import { proposerFor } from '../bftRules.ts'
-import { PREPARE, ROUND_CHANGE, signPrepare } from './messages.ts'
-import { QbftStateMachine } from './qbftStateMachine.ts'
+import { PREPARE, PROPOSAL, ROUND_CHANGE, signPrepare } from './messages.ts'
+import { type QbftOptions, QbftStateMachine } from './qbftStateMachine.ts'
 
 const KEYS = [1, 2, 3, 4].map((i) => new Uint8Array(32).fill(i))
 const VALIDATORS = KEYS.map(addressOf).sort((a, b) => Buffer.compare(a, b))
@@ -19,7 +20,7 @@ const genesis = createBlockHeader(
   { common },
 )
 
-function machine(key: Uint8Array) {
+function machine(key: Uint8Array, extra: Partial<QbftOptions> = {}) {
   const clock = manualClock(Number(GENESIS_SEC) * 1000)
   const m = new QbftStateMachine({
     kind: 'qbft',
@@ -27,6 +28,7 @@ function machine(key: Uint8Array) {
     blockPeriodSeconds: 2,
     requestTimeoutSeconds: 4,
     clock,
+    ...extra,
   })
   m.startHeight(genesis, VALIDATORS)
   return { m, clock }
@@ -66,5 +68,92 @@ describe('QbftStateMachine', () => {
     expect(m.receive(prepare(KEYS[2], 3n))).toEqual([])
     expect(m.receive(prepare(new Uint8Array(32).fill(9), 4n))).toEqual([])
     expect(m.receive(prepare(KEYS[2], 20n))).toEqual([])
+  })
+
+  it('cues a sync once for a later height, and no more once this node reaches that height', () => {
+    const { m } = machine(KEYS[0])
+    const proposer1 = proposerFor(genesis.coinbase.bytes, VALIDATORS, 0)
+    const header1 = createBlockHeader(
+      {
+        number: 1n,
+        parentHash: genesis.hash(),
+        timestamp: GENESIS_SEC + 2n,
+        coinbase: proposer1,
+        extraData: genesis.extraData,
+      },
+      { common },
+    )
+    const ahead = signPrepare({ height: 2n, round: 0, digest: new Uint8Array(32) }, keyOf(proposer1))
+    expect(m.receive({ code: PREPARE, signed: ahead })).toEqual([{ type: 'behind', height: 2n }])
+    // The first message of that height is the cue; the same height does not cue again.
+    expect(m.receive({ code: PREPARE, signed: ahead })).toEqual([])
+    expect(m.startHeight(header1, VALIDATORS)).toEqual([])
+    expect(m.height).toBe(2n)
+    // Messages of the height just started are no longer "ahead".
+    const again = signPrepare({ height: 2n, round: 0, digest: new Uint8Array(32).fill(1) }, KEYS[1])
+    expect(m.receive({ code: PREPARE, signed: again })).toEqual([])
+  })
+})
+
+describe('QbftStateMachine empty-block period', () => {
+  const proposerKey = keyOf(proposerFor(genesis.coinbase.bytes, VALIDATORS, 0))
+  const emptyBlock = (timestamp: bigint) =>
+    createBlock(
+      { header: { number: 1n, parentHash: genesis.hash(), timestamp, extraData: genesis.extraData } },
+      { common },
+    )
+  const opts = { emptyBlockPeriodSeconds: 10 }
+
+  it('does not propose an empty block before the period ends; asks again each block period', () => {
+    const { m, clock } = machine(proposerKey, opts)
+    clock.advance(2000)
+    expect(m.tick()).toEqual([{ type: 'createBlock', height: 1n, round: 0, timestampSec: GENESIS_SEC + 2n }])
+    expect(m.blockCreated(0, emptyBlock(GENESIS_SEC + 2n))).toEqual([])
+    // No round expiry meanwhile: the next deadline is one block period on.
+    expect(m.nextDeadlineMs()).toBe(Number(GENESIS_SEC + 4n) * 1000)
+    clock.advance(2000)
+    expect(m.tick()).toEqual([{ type: 'createBlock', height: 1n, round: 0, timestampSec: GENESIS_SEC + 4n }])
+    expect(m.blockCreated(0, emptyBlock(GENESIS_SEC + 4n))).toEqual([])
+    clock.advance(6000)
+    expect(m.tick()).toEqual([{ type: 'createBlock', height: 1n, round: 0, timestampSec: GENESIS_SEC + 10n }])
+    const codes = m.blockCreated(0, emptyBlock(GENESIS_SEC + 10n)).map((a) => a.type === 'broadcast' && a.message.code)
+    expect(codes).toEqual([PROPOSAL, PREPARE])
+  })
+
+  it('proposes a block with transactions at once', () => {
+    const { m, clock } = machine(proposerKey, opts)
+    clock.advance(2000)
+    m.tick()
+    const tx = createLegacyTx({ gasLimit: 21000n, gasPrice: 10n, to: VALIDATORS[0] }, { common }).sign(KEYS[0])
+    const full = createBlock(
+      {
+        header: { number: 1n, parentHash: genesis.hash(), timestamp: GENESIS_SEC + 2n, extraData: genesis.extraData },
+        transactions: [tx],
+      },
+      { common },
+    )
+    expect(m.blockCreated(0, full).map((a) => a.type === 'broadcast' && a.message.code)).toEqual([PROPOSAL, PREPARE])
+  })
+
+  it('lets round 0 of the other validators run from the end of the period', () => {
+    const other = KEYS.find((k) => k !== proposerKey)!
+    const { m, clock } = machine(other, opts)
+    clock.advance(2000)
+    expect(m.tick()).toEqual([])
+    expect(m.nextDeadlineMs()).toBe(Number(GENESIS_SEC + 10n) * 1000 + 4000)
+  })
+
+  it('takes each height’s timing from timingAt', () => {
+    const timingAt = (h: bigint) => ({
+      blockPeriodSeconds: h >= 1n ? 5 : 2,
+      emptyBlockPeriodSeconds: 0,
+      requestTimeoutSeconds: 3,
+    })
+    const { m, clock } = machine(proposerKey, { timingAt })
+    m.startHeight(genesis, VALIDATORS)
+    expect(m.nextDeadlineMs()).toBe(Number(GENESIS_SEC + 5n) * 1000)
+    clock.advance(5000)
+    expect(m.tick()).toEqual([{ type: 'createBlock', height: 1n, round: 0, timestampSec: GENESIS_SEC + 5n }])
+    expect(m.nextDeadlineMs()).toBe(Number(GENESIS_SEC + 5n) * 1000 + 3000)
   })
 })

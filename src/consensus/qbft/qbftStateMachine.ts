@@ -5,16 +5,21 @@
  * when it wants the next tick, `nextDeadlineMs`) and reads time only from the injected clock, so a
  * network of validators runs in one test on a fake clock.
  *
+ * The same machine runs IBFT 2.0 (`opts.kind`): its messages are signed and encoded by that kind's
+ * `MessageCodec`, its proposer sends no PREPARE (a round is prepared with quorum − 1 of the others'),
+ * and a prepared block is re-proposed with only its round changed.
+ *
  * The network it needs is two operations, which the layer above maps onto a transport (the
- * `istanbul/100` devp2p subprotocol, or a loopback for a network of one):
+ * `istanbul/100` or `IBF/1` devp2p subprotocol, or a loopback for a network of one):
  * - send: a `broadcast` action carries a message for every other validator; its bytes are
- *   `encodeMessage(msg)` under code `msg.code` (own messages are handled here, never sent to self);
- * - receive: every frame from a peer goes through `decodeMessage(code, bytes)` into `receive`, which
- *   checks the author is a validator and ignores duplicates, stale heights and rounds.
+ *   `codecFor(kind).encode(msg)` under code `msg.code` (own messages are handled here, never sent to self);
+ * - receive: every frame from a peer goes through `codecFor(kind).decode(code, bytes)` into `receive`,
+ *   which checks the author is a validator and ignores duplicates, stale heights and rounds.
  * Blocks are built and executed outside: `createBlock` asks for a proposal body, a received
  * proposal must already have passed header and execution checks, and `import` hands over a sealed
  * block. Messages for later heights are held (bounded) and replayed when that height starts; the
- * first from a validator for a new later height yields a `behind` action (start a sync).
+ * first from a validator for a new later height yields a `behind` action (start a sync). With an
+ * empty-block period (QBFT), an empty block asked for is held back until that period after the parent.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { Clock } from '../../primitives/clock.ts'
@@ -23,16 +28,8 @@ import { sealBlock } from '../bftBlocks.ts'
 import type { BftKind } from '../bftExtraData.ts'
 import { addressOf, commitSealHash, signHash } from '../bftHashing.ts'
 import { proposerFor, quorumSize, roundTimeoutMs } from '../bftRules.ts'
-import {
-  COMMIT,
-  PREPARE,
-  PROPOSAL,
-  type QbftMessage,
-  ROUND_CHANGE,
-  signCommit,
-  signPrepare,
-  signProposal,
-} from './messages.ts'
+import { codecFor } from './messageCodec.ts'
+import { COMMIT, type MessageCodec, PREPARE, PROPOSAL, type QbftMessage, ROUND_CHANGE } from './messages.ts'
 import { RoundChanges } from './roundChanges.ts'
 import { type ProposalMessage, RoundState } from './roundState.ts'
 
@@ -43,11 +40,22 @@ export type QbftAction =
   /** A validator is at a later height: this node is behind and should sync (once per height). */
   | { type: 'behind'; height: bigint }
 
+/** The timing of one height (genesis transitions may change it from a block on). */
+export interface HeightTiming {
+  blockPeriodSeconds: number
+  /** QBFT: with an empty pool, the proposer waits this long after the parent; 0 = no wait. */
+  emptyBlockPeriodSeconds: number
+  requestTimeoutSeconds: number
+}
+
 export interface QbftOptions {
   kind: BftKind
   privateKey: Uint8Array
   blockPeriodSeconds: number
   requestTimeoutSeconds: number
+  emptyBlockPeriodSeconds?: number
+  /** The timing of each height; without it, the three fields above hold at every height. */
+  timingAt?: (height: bigint) => HeightTiming
   clock: Clock
 }
 
@@ -69,9 +77,12 @@ export class QbftStateMachine {
   private future: QbftMessage[] = []
   private highestSeen = 0n
   private out: QbftAction[] = []
+  private readonly codec: MessageCodec
+  private timing!: HeightTiming
 
   constructor(readonly opts: QbftOptions) {
     this.address = addressOf(opts.privateKey)
+    this.codec = codecFor(opts.kind)
   }
 
   get quorum(): number {
@@ -99,12 +110,15 @@ export class QbftStateMachine {
     this.validators = validators
     this.height = parent.number + 1n
     this.rounds = new Map()
-    this.roundChanges = new RoundChanges(this.opts.kind, this.height, validators, this.quorum, (r) =>
-      this.proposerOf(r),
-    )
+    this.roundChanges = new RoundChanges(this.opts.kind, this.height, validators, (r) => this.proposerOf(r))
     this.round = 0
     this.roundDeadlineMs = undefined
-    const dueMs = Number(parent.timestamp + BigInt(this.opts.blockPeriodSeconds)) * 1000
+    this.timing = this.opts.timingAt?.(this.height) ?? {
+      blockPeriodSeconds: this.opts.blockPeriodSeconds,
+      emptyBlockPeriodSeconds: this.opts.emptyBlockPeriodSeconds ?? 0,
+      requestTimeoutSeconds: this.opts.requestTimeoutSeconds,
+    }
+    const dueMs = Number(parent.timestamp + BigInt(this.timing.blockPeriodSeconds)) * 1000
     this.blockDueMs = this.isValidator() ? Math.max(dueMs, this.opts.clock.nowMs()) : undefined
     const held = this.future.filter((m) => m.signed.payload.height === this.height)
     this.future = this.future.filter((m) => m.signed.payload.height > this.height)
@@ -117,9 +131,13 @@ export class QbftStateMachine {
     const now = this.opts.clock.nowMs()
     if (this.blockDueMs !== undefined && now >= this.blockDueMs) {
       this.blockDueMs = undefined
-      this.roundDeadlineMs = now + roundTimeoutMs(this.opts.requestTimeoutSeconds, 0)
+      const timeout = roundTimeoutMs(this.timing.requestTimeoutSeconds, 0)
       if (this.round === 0 && equalBytes(this.proposerOf(0), this.address)) {
+        this.roundDeadlineMs = now + timeout
         this.out.push({ type: 'createBlock', height: this.height, round: 0, timestampSec: this.timestampAt(now) })
+      } else {
+        // The proposer may rightly wait for the empty-block period: round 0 runs from its end.
+        this.roundDeadlineMs = Math.max(now, this.emptyBlockDueMs()) + timeout
       }
     }
     if (this.roundDeadlineMs !== undefined && now >= this.roundDeadlineMs) this.roundExpired()
@@ -144,6 +162,13 @@ export class QbftStateMachine {
   /** The block asked for by a `createBlock` action, built on the parent for `round`. */
   blockCreated(round: number, block: Block): QbftAction[] {
     if (block.header.number !== this.height || round !== this.round) return []
+    const now = this.opts.clock.nowMs()
+    if (round === 0 && block.transactions.length === 0 && now < this.emptyBlockDueMs()) {
+      // Besu's empty-block period: no proposal yet; ask again after a block period, or when it ends.
+      this.roundDeadlineMs = undefined
+      this.blockDueMs = Math.min(this.emptyBlockDueMs(), now + this.timing.blockPeriodSeconds * 1000)
+      return []
+    }
     const justification = round === 0 ? undefined : this.roundChanges.justification(round)
     if (round > 0 && !justification) return []
     this.propose(block, justification ?? { roundChanges: [], prepares: [] })
@@ -176,11 +201,12 @@ export class QbftStateMachine {
   }
 
   private propose(block: Block, justification: Pick<ProposalMessage, 'roundChanges' | 'prepares'>): void {
-    const signed = signProposal({ height: this.height, round: this.round, block }, this.opts.privateKey)
+    const signed = this.codec.signProposal({ height: this.height, round: this.round, block }, this.opts.privateKey)
     const msg: ProposalMessage = { code: PROPOSAL, signed, ...justification }
     this.out.push({ type: 'broadcast', message: msg })
     this.acceptProposal(msg)
-    this.sendPrepare(block)
+    // An IBFT 2.0 proposer's proposal counts as its prepare; it sends none.
+    if (this.opts.kind === 'qbft') this.sendPrepare(block)
   }
 
   /** Records the proposal and this validator's own commit (sent once the round is prepared). */
@@ -190,13 +216,13 @@ export class QbftStateMachine {
     const digest = state.proposalDigest()!
     const seal = signHash(digest, this.opts.privateKey)
     const { height, round } = msg.signed.payload
-    state.addCommit(signCommit({ height, round, digest, seal }, this.opts.privateKey))
+    state.addCommit(this.codec.signCommit({ height, round, digest, seal }, this.opts.privateKey))
     this.progress(round)
   }
 
   private sendPrepare(block: Block): void {
     const digest = commitSealHash(this.opts.kind, block.header)
-    const prepare = signPrepare({ height: this.height, round: this.round, digest }, this.opts.privateKey)
+    const prepare = this.codec.signPrepare({ height: this.height, round: this.round, digest }, this.opts.privateKey)
     this.out.push({ type: 'broadcast', message: { code: PREPARE, signed: prepare } })
     this.state(this.round).addPrepare(prepare)
     this.progress(this.round)
@@ -223,7 +249,7 @@ export class QbftStateMachine {
   private roundExpired(): void {
     if (!this.isValidator()) return
     this.enterRound(this.round + 1)
-    const rc = this.roundChanges.ownRoundChange(this.round, this.opts.privateKey)
+    const rc = this.roundChanges.ownRoundChange(this.round, this.opts.privateKey, this.codec)
     this.out.push({ type: 'broadcast', message: rc })
     this.handle(rc)
   }
@@ -242,11 +268,17 @@ export class QbftStateMachine {
   private enterRound(round: number): void {
     this.round = round
     this.blockDueMs = undefined
-    this.roundDeadlineMs = this.opts.clock.nowMs() + roundTimeoutMs(this.opts.requestTimeoutSeconds, round)
+    this.roundDeadlineMs = this.opts.clock.nowMs() + roundTimeoutMs(this.timing.requestTimeoutSeconds, round)
+  }
+
+  /** When an empty block may be proposed: the parent's time plus the empty-block period (0: any time). */
+  private emptyBlockDueMs(): number {
+    const period = this.timing.emptyBlockPeriodSeconds
+    return period > 0 ? Number(this.parent!.timestamp + BigInt(period)) * 1000 : 0
   }
 
   private timestampAt(nowMs: number): bigint {
-    const earliest = this.parent!.timestamp + BigInt(this.opts.blockPeriodSeconds)
+    const earliest = this.parent!.timestamp + BigInt(this.timing.blockPeriodSeconds)
     const now = BigInt(Math.floor(nowMs / 1000))
     return now > earliest ? now : earliest
   }
@@ -254,7 +286,7 @@ export class QbftStateMachine {
   private state(round: number): RoundState {
     let s = this.rounds.get(round)
     if (!s) {
-      s = new RoundState(this.opts.kind, round, this.quorum)
+      s = new RoundState(this.opts.kind, round, this.validators.length)
       this.rounds.set(round, s)
     }
     return s

@@ -9,13 +9,15 @@ import { bytesToHex, equalBytes, type Hex } from '../../primitives/hex.ts'
 import { withRoundAndProposer } from '../bftBlocks.ts'
 import { type BftKind, decodeBftExtraData } from '../bftExtraData.ts'
 import { commitSealHash } from '../bftHashing.ts'
+import { prepareQuorum, quorumSize } from '../bftRules.ts'
 import {
+  type MessageCodec,
   type PreparePayload,
+  type ProposalPayload,
   type QbftMessage,
   ROUND_CHANGE,
   type RoundChangePayload,
   type Signed,
-  signRoundChange,
 } from './messages.ts'
 import type { ProposalMessage, RoundState } from './roundState.ts'
 
@@ -24,6 +26,7 @@ type RoundChangeMessage = Extract<QbftMessage, { code: 0x15 }>
 interface PreparedCertificate {
   round: number
   block: Block
+  proposal: Signed<ProposalPayload>
   prepares: Signed<PreparePayload>[]
 }
 
@@ -31,14 +34,16 @@ export class RoundChanges {
   private readonly byRound = new Map<number, Map<Hex, RoundChangeMessage>>()
   private readonly quorumReached = new Set<number>()
   private latestPrepared?: PreparedCertificate
+  private readonly quorum: number
 
   constructor(
     private readonly kind: BftKind,
     private readonly height: bigint,
     private readonly validators: Uint8Array[],
-    private readonly quorum: number,
     private readonly proposerOf: (round: number) => Uint8Array,
-  ) {}
+  ) {
+    this.quorum = quorumSize(validators.length)
+  }
 
   /** Records a valid round change; answers its target round the first time that round has a quorum. */
   add(msg: RoundChangeMessage): number | undefined {
@@ -49,6 +54,9 @@ export class RoundChanges {
       if (!block || prepared.round >= round || !equalBytes(commitSealHash(this.kind, block.header), prepared.hash))
         return undefined
       if (block.header.number !== this.height) return undefined
+      const certAuthor = msg.signed.payload.certificate?.proposal.author
+      if (this.kind === 'ibft2' && !(certAuthor && equalBytes(certAuthor, this.proposerOf(prepared.round))))
+        return undefined
       if (!this.hasPrepareQuorum(msg.prepares, prepared.round, prepared.hash)) return undefined
     }
     const forRound = this.byRound.get(round) ?? new Map<Hex, RoundChangeMessage>()
@@ -61,17 +69,24 @@ export class RoundChanges {
 
   notePrepared(round: number, state: RoundState): void {
     if (this.latestPrepared && this.latestPrepared.round >= round) return
-    this.latestPrepared = { round, block: state.block!, prepares: state.validPrepares() }
+    const proposal = state.proposal!.signed
+    this.latestPrepared = { round, block: state.block!, proposal, prepares: state.validPrepares() }
   }
 
   /** This validator's ROUND_CHANGE for `round`, carrying its latest prepared certificate. */
-  ownRoundChange(round: number, key: Uint8Array): RoundChangeMessage {
+  ownRoundChange(round: number, key: Uint8Array, codec: MessageCodec): RoundChangeMessage {
     const cert = this.latestPrepared
     const payload: RoundChangePayload = { height: this.height, round }
-    if (cert) payload.prepared = { round: cert.round, hash: commitSealHash(this.kind, cert.block.header) }
+    if (cert) {
+      const hash = commitSealHash(this.kind, cert.block.header)
+      payload.prepared = { round: cert.round, hash }
+      // IBFT 2.0 signs the certificate into the round change: the proposal as its proposer signed it.
+      const proposal = { ...cert.proposal, payload: { height: this.height, round: cert.round, digest: hash } }
+      if (this.kind === 'ibft2') payload.certificate = { proposal, prepares: cert.prepares }
+    }
     return {
       code: ROUND_CHANGE,
-      signed: signRoundChange(payload, key),
+      signed: codec.signRoundChange(payload, key),
       preparedBlock: cert?.block,
       prepares: cert?.prepares ?? [],
     }
@@ -96,7 +111,17 @@ export class RoundChanges {
   /** The highest prepared block among the round changes for `round`, recast for that round. */
   preparedBlockFor(round: number, proposer: Uint8Array): Block | undefined {
     const best = this.best(round)
-    return best ? withRoundAndProposer(this.kind, best.preparedBlock!, round, proposer) : undefined
+    return best ? this.recast(best.preparedBlock!, round, proposer) : undefined
+  }
+
+  /**
+   * A prepared block for another round: QBFT moves both round and coinbase to the new proposer
+   * (Besu's `replaceRoundAndProposerForProposalBlock`); IBFT 2.0 changes only the round, so the
+   * block keeps its first proposer as coinbase (Besu's `replaceRoundInBlock`).
+   */
+  private recast(block: Block, round: number, proposer: Uint8Array): Block {
+    const coinbase = this.kind === 'ibft2' ? block.header.coinbase.bytes : proposer
+    return withRoundAndProposer(this.kind, block, round, coinbase)
   }
 
   /** Whether a proposal fits the parent, its round, its author, and (above round 0) its justification. */
@@ -104,7 +129,7 @@ export class RoundChanges {
     const { round, block } = msg.signed.payload
     const h = block.header
     if (h.number !== this.height || !equalBytes(h.parentHash, parent.hash())) return false
-    if (!equalBytes(h.coinbase.bytes, msg.signed.author)) return false
+    if (this.kind === 'qbft' && !equalBytes(h.coinbase.bytes, msg.signed.author)) return false
     try {
       if (decodeBftExtraData(this.kind, h.extraData).round !== round) return false
     } catch {
@@ -120,15 +145,20 @@ export class RoundChanges {
     }
     if (!best) return msg.prepares.length === 0
     if (!this.hasPrepareQuorum(msg.prepares, best.round, best.hash)) return false
-    const asPrepared = withRoundAndProposer(this.kind, block, best.round, this.proposerOf(best.round))
+    const asPrepared = this.recast(block, best.round, this.proposerOf(best.round))
     return equalBytes(commitSealHash(this.kind, asPrepared.header), best.hash)
   }
 
   private hasPrepareQuorum(prepares: Signed<PreparePayload>[], round: number, digest: Uint8Array): boolean {
+    const proposer = this.proposerOf(round)
     const matching = prepares.filter(
-      (p) => p.payload.height === this.height && p.payload.round === round && equalBytes(p.payload.digest, digest),
+      (p) =>
+        p.payload.height === this.height &&
+        p.payload.round === round &&
+        equalBytes(p.payload.digest, digest) &&
+        !(this.kind === 'ibft2' && equalBytes(p.author, proposer)),
     )
-    return this.distinctValidators(matching) >= this.quorum
+    return this.distinctValidators(matching) >= prepareQuorum(this.kind, this.validators.length)
   }
 
   private distinctValidators(signed: Signed<unknown>[]): number {

@@ -8,6 +8,7 @@ import type { Block } from '@ethereumjs/block'
 import { bytesToHex, equalBytes, type Hex } from '../../primitives/hex.ts'
 import type { BftKind } from '../bftExtraData.ts'
 import { commitSealHash, recoverAddress } from '../bftHashing.ts'
+import { prepareQuorum, quorumSize } from '../bftRules.ts'
 import type { CommitPayload, PreparePayload, QbftMessage, Signed } from './messages.ts'
 
 export type ProposalMessage = Extract<QbftMessage, { code: 0x12 }>
@@ -20,11 +21,17 @@ export class RoundState {
   hasSentCommit = false
   isImported = false
 
+  readonly quorum: number
+  private readonly preparesNeeded: number
+
   constructor(
     readonly kind: BftKind,
     readonly round: number,
-    readonly quorum: number,
-  ) {}
+    validatorCount: number,
+  ) {
+    this.quorum = quorumSize(validatorCount)
+    this.preparesNeeded = prepareQuorum(kind, validatorCount)
+  }
 
   get block(): Block | undefined {
     return this.proposal?.signed.payload.block
@@ -47,11 +54,12 @@ export class RoundState {
     if (!this.commits.has(key)) this.commits.set(key, c)
   }
 
-  /** The prepares for the accepted proposal. */
+  /** The prepares for the accepted proposal (IBFT 2.0: not its proposer's, which Besu refuses). */
   validPrepares(): Signed<PreparePayload>[] {
-    const digest = this.digest
-    if (!digest) return []
-    return [...this.prepares.values()].filter((p) => equalBytes(p.payload.digest, digest))
+    const { digest, proposal } = this
+    if (!digest || !proposal) return []
+    const isIbftProposer = (a: Uint8Array) => this.kind === 'ibft2' && equalBytes(a, proposal.signed.author)
+    return [...this.prepares.values()].filter((p) => equalBytes(p.payload.digest, digest) && !isIbftProposer(p.author))
   }
 
   /** The commits for the accepted proposal whose seal its author made over this round's header. */
@@ -66,7 +74,7 @@ export class RoundState {
   }
 
   isPrepared(): boolean {
-    return this.proposal !== undefined && this.validPrepares().length >= this.quorum
+    return this.proposal !== undefined && this.validPrepares().length >= this.preparesNeeded
   }
 
   isCommitted(): boolean {

@@ -2,7 +2,7 @@ import { describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { createChainCommon, createGenesisBlock, normalizeGenesis } from '../../chain/genesis.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
-import { decodeBftExtraData, genesisExtraData } from '../bftExtraData.ts'
+import { type BftKind, decodeBftExtraData, genesisExtraData } from '../bftExtraData.ts'
 import { addressOf, installBftBlockHash } from '../bftHashing.ts'
 import { COMMIT } from './messages.ts'
 import { SimNetwork } from './simNetwork.ts'
@@ -14,17 +14,17 @@ const KEYS = [1, 2, 3, 4, 5].map((i) => new Uint8Array(32).fill(i))
 const ADDRESSES = KEYS.map(addressOf)
 const START_MS = 1_700_000_000_000
 
-function network(validatorCount: number, nodeCount = validatorCount): SimNetwork {
+function network(kind: BftKind, validatorCount: number, nodeCount = validatorCount): SimNetwork {
   const genesisJson = normalizeGenesis({
-    config: { chainId: 1337, qbft: { blockperiodseconds: 2, requesttimeoutseconds: 4 } },
-    extraData: bytesToHex(genesisExtraData('qbft', ADDRESSES.slice(0, validatorCount))),
+    config: { chainId: 1337, [kind]: { blockperiodseconds: 2, requesttimeoutseconds: 4 } },
+    extraData: bytesToHex(genesisExtraData(kind, ADDRESSES.slice(0, validatorCount))),
     timestamp: `0x${(START_MS / 1000).toString(16)}`,
   })
   const common = createChainCommon(genesisJson, {})
-  installBftBlockHash(common, 'qbft')
+  installBftBlockHash(common, kind)
   const genesis = createGenesisBlock(common, KECCAK256_RLP)
   const net = new SimNetwork({
-    kind: 'qbft',
+    kind,
     common,
     genesis,
     keys: KEYS.slice(0, nodeCount),
@@ -50,24 +50,24 @@ function expectAgreement(net: SimNetwork): void {
 }
 
 const roundOf = (net: SimNetwork, n: number) =>
-  decodeBftExtraData('qbft', net.nodes[0].byNumber[n].header.extraData).round
+  decodeBftExtraData(net.opts.kind, net.nodes[0].byNumber[n].header.extraData).round
 
-describe('QBFT network of 4 validators on a fake clock', () => {
+describe.each(['qbft', 'ibft2'] as const)('%s network of 4 validators on a fake clock', (kind) => {
   it('produces a block every block period, agreed by all, each sealed by a quorum', () => {
-    const net = network(4)
+    const net = network(kind, 4)
     net.run(10_500)
     expect(heights(net)).toEqual([5, 5, 5, 5])
     expectAgreement(net)
     const proposers = net.nodes[0].byNumber.slice(1).map((b) => bytesToHex(b.header.coinbase.bytes))
     expect(new Set(proposers).size).toBe(4)
     for (const b of net.nodes[0].byNumber.slice(1)) {
-      expect(decodeBftExtraData('qbft', b.header.extraData).seals.length).toBeGreaterThanOrEqual(3)
+      expect(decodeBftExtraData(kind, b.header.extraData).seals.length).toBeGreaterThanOrEqual(3)
       expect(b.header.timestamp - net.nodes[0].byNumber[Number(b.header.number) - 1].header.timestamp).toBe(2n)
     }
   })
 
   it('goes on without a dropped validator, changing round when it was the proposer', () => {
-    const net = network(4)
+    const net = network(kind, 4)
     net.run(4_500)
     net.nodes[3].isUp = false
     net.run(60_000)
@@ -85,7 +85,7 @@ describe('QBFT network of 4 validators on a fake clock', () => {
   })
 
   it('halts while split 2|2 and resumes when the partition heals', () => {
-    const net = network(4)
+    const net = network(kind, 4)
     net.run(4_500)
     const before = Math.max(...heights(net))
     net.partition([0, 1], [2, 3])
@@ -98,7 +98,7 @@ describe('QBFT network of 4 validators on a fake clock', () => {
   })
 
   it('adds a validator on a majority of votes, then removes it again', () => {
-    const net = network(4, 5)
+    const net = network(kind, 4, 5)
     const newcomer = ADDRESSES[4]
     for (const n of net.nodes.slice(0, 3)) n.vote = { recipient: newcomer, isAuth: true }
     net.run(20_000)
@@ -121,9 +121,9 @@ describe('QBFT network of 4 validators on a fake clock', () => {
   })
 })
 
-describe('QBFT round change with a prepared block', () => {
+describe.each(['qbft', 'ibft2'] as const)('%s round change with a prepared block', (kind) => {
   it('re-proposes the block prepared in round 0 in round 1, by the round-1 proposer, and commits it', () => {
-    const net = network(4)
+    const net = network(kind, 4)
     // Every commit of height 1 is lost: round 0 ends prepared but not committed.
     net.dropIf = (code) => code === COMMIT && net.nodes[0].machine.height === 1n
     net.run(2_100)
@@ -133,11 +133,12 @@ describe('QBFT round change with a prepared block', () => {
     expect(Math.min(...heights(net))).toBeGreaterThanOrEqual(1)
     expectAgreement(net)
     const block1 = net.nodes[0].byNumber[1]
-    const extra = decodeBftExtraData('qbft', block1.header.extraData)
+    const extra = decodeBftExtraData(kind, block1.header.extraData)
     expect(extra.round).toBe(1)
-    // Round 1's proposer is the one after round 0's (the first validator after the zero address).
+    // QBFT recasts the block for round 1's proposer, the one after round 0's (the first validator
+    // after the zero address); IBFT 2.0 changes only the round, so the block keeps round 0's proposer.
     const sorted = ADDRESSES.slice(0, 4).map(bytesToHex).sort()
-    expect(bytesToHex(block1.header.coinbase.bytes)).toBe(sorted[1])
+    expect(bytesToHex(block1.header.coinbase.bytes)).toBe(kind === 'qbft' ? sorted[1] : sorted[0])
     // The same block as prepared in round 0: its timestamp is round 0's, not a fresh one.
     expect(block1.header.timestamp).toBe(BigInt(START_MS / 1000) + 2n)
   })

@@ -12,7 +12,8 @@ import { bytesToHex, type Hex } from '../../primitives/hex.ts'
 import type { BftKind, BftVote } from '../bftExtraData.ts'
 import { proposalHeaderFields, validateBftHeader } from '../bftHeaderRules.ts'
 import { ValidatorTracker } from '../voteTally.ts'
-import { decodeMessage, encodeMessage, PROPOSAL } from './messages.ts'
+import { codecFor } from './messageCodec.ts'
+import { PROPOSAL } from './messages.ts'
 import { type QbftAction, QbftStateMachine } from './qbftStateMachine.ts'
 
 export interface SimOptions {
@@ -62,7 +63,7 @@ export class SimNode {
 
   apply(actions: QbftAction[]): void {
     for (const a of actions) {
-      if (a.type === 'broadcast') this.net.send(this, a.message.code, encodeMessage(a.message))
+      if (a.type === 'broadcast') this.net.send(this, a.message.code, codecFor(this.net.opts.kind).encode(a.message))
       else if (a.type === 'createBlock')
         this.apply(this.machine.blockCreated(a.round, this.build(a.round, a.timestampSec)))
       else if (a.type === 'import' && this.importBlock(a.block)) this.net.gossip(this, a.block)
@@ -102,7 +103,7 @@ export class SimNode {
   }
 
   receive(code: number, data: Uint8Array): void {
-    const msg = decodeMessage(code, data, (values) =>
+    const msg = codecFor(this.net.opts.kind).decode(code, data, (values) =>
       createBlockFromBytesArray(values as never, { common: this.net.opts.common }),
     )
     if (msg.code === PROPOSAL && msg.signed.payload.height === this.machine.height) {

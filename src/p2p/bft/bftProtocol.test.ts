@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'bun:test'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { addressOf } from '../../consensus/bftHashing.ts'
+import { ibft2Codec } from '../../consensus/ibft2/ibftMessages.ts'
 import { encodeMessage, PREPARE, signPrepare } from '../../consensus/qbft/messages.ts'
 import { manualClock } from '../../primitives/clock.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
@@ -64,9 +65,15 @@ describe('BFT subprotocol', () => {
 
   it('sends IBFT 2.0 messages with codes 0..3 and hands them on with the core codes', () => {
     const { protocol, peers, received } = setUp('ibft2')
-    protocol.broadcast(PREPARE, prepare(keys[0]))
+    const ibftPrepare = (key: Uint8Array) =>
+      ibft2Codec.encode({
+        code: PREPARE,
+        signed: ibft2Codec.signPrepare({ height: 5n, round: 0, digest: new Uint8Array(32).fill(9) }, key),
+      })
+    protocol.broadcast(PREPARE, ibftPrepare(keys[0]))
     expect(peers[0].sent[0].code).toBe(1)
-    peers[0].handler.onMessage(1, prepare(keys[1]))
+    peers[0].handler.onMessage(1, ibftPrepare(keys[1]))
+    expect(() => peers[0].handler.onMessage(1, prepare(keys[2]))).toThrow('height is 1 bytes, expected 8')
     expect(received.map((r) => r.code)).toEqual([PREPARE])
   })
 

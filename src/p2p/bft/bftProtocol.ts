@@ -12,7 +12,8 @@
  */
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { BftKind } from '../../consensus/bftExtraData.ts'
-import { messageOrigin, PROPOSAL, ROUND_CHANGE } from '../../consensus/qbft/messages.ts'
+import { codecFor } from '../../consensus/qbft/messageCodec.ts'
+import { PROPOSAL, ROUND_CHANGE } from '../../consensus/qbft/messages.ts'
 import { type BftTransport, QBFT_CAPABILITY } from '../../consensus/qbft/transport.ts'
 import { bytesToHex, concatBytes, equalBytes, hexToBytes } from '../../primitives/hex.ts'
 import { createLogger } from '../../primitives/logger.ts'
@@ -122,7 +123,7 @@ export class BftProtocol implements SubProtocol, BftTransport {
     const key = messageKey(code, data)
     if (this.seen.has(key)) return
     this.seen.add(key)
-    const { author, height } = messageOrigin(code, data)
+    const { author, height } = codecFor(this.deps.kind).origin(code, data)
     if (height < this.deps.height()) return
     for (const h of this.handlers) h(code, data)
     if (this.deps.validators().some((v) => equalBytes(v, author))) this.send(code, data, [peer.address, author])

@@ -5,6 +5,7 @@
  * chain of its own consensus, as Besu registers it only there. Reads the chain and the validator.
  * Spec: Besu's JSON-RPC API reference, QBFT and IBFT 2.0 methods.
  */
+import type { BlockHeader } from '@ethereumjs/block'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod, type RpcMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError, MethodNotFoundError } from '../../jsonrpc/errors.ts'
@@ -24,7 +25,8 @@ function validatorOf(ctx: RpcContext, prefix: Prefix): BftValidator {
   return v
 }
 
-const listed = (v: BftValidator, extraData: Uint8Array): Hex[] => v.listedValidators(extraData).map(bytesToHex)
+const validatorsOf = async (v: BftValidator, header: BlockHeader): Promise<Hex[]> =>
+  (await v.validatorsOf(header)).map(bytesToHex)
 
 function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
   const getValidatorsByBlockNumber = defineMethod({
@@ -33,7 +35,7 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
     handler: async (ctx: RpcContext, [ref]) => {
       const v = validatorOf(ctx, prefix)
       const block = await ctx.chain.resolve(ref)
-      return block ? listed(v, block.header.extraData) : null
+      return block ? validatorsOf(v, block.header) : null
     },
   })
   const getValidatorsByBlockHash = defineMethod({
@@ -42,7 +44,7 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
     handler: (ctx: RpcContext, [hash]) => {
       const v = validatorOf(ctx, prefix)
       const header = ctx.chain.getHeaderByHash(hash)
-      return header ? listed(v, header.extraData) : null
+      return header ? validatorsOf(v, header) : null
     },
   })
   const proposeValidatorVote = defineMethod({

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'bun:test'
+import { bytesToHex } from '../primitives/hex.ts'
+import { BftSchedule, BftScheduleError } from './bftSchedule.ts'
+
+const A = '0x1111111111111111111111111111111111111111'
+const B = '0x2222222222222222222222222222222222222222'
+const C = '0x0000000000000000000000000000000000008888'
+
+describe('BftSchedule', () => {
+  it("uses Besu's defaults: 1 s blocks, no empty-block wait, 1 s request timeout, validators from headers", () => {
+    const p = new BftSchedule('qbft', { qbft: {} }).at(5n)
+    expect(p).toEqual({
+      blockPeriodSeconds: 1,
+      emptyBlockPeriodSeconds: 0,
+      requestTimeoutSeconds: 1,
+      selection: { mode: 'blockheader' },
+    })
+  })
+
+  it('applies each transition from its block on, keeping what it does not name', () => {
+    const s = new BftSchedule('qbft', {
+      qbft: { blockperiodseconds: 2, emptyblockperiodseconds: 10, requesttimeoutseconds: 4 },
+      transitions: {
+        qbft: [
+          { block: 20, validators: [B, A] },
+          { block: 10, blockperiodseconds: 5 },
+        ],
+      },
+    })
+    expect(s.at(9n).blockPeriodSeconds).toBe(2)
+    expect(s.at(10n)).toMatchObject({ blockPeriodSeconds: 5, emptyBlockPeriodSeconds: 10, requestTimeoutSeconds: 4 })
+    expect(s.at(19n).validators).toBeUndefined()
+    expect(s.at(20n).blockPeriodSeconds).toBe(5)
+    expect(s.at(25n).validators!.map(bytesToHex)).toEqual([A, B])
+  })
+
+  it('switches QBFT to contract validators and back to headers', () => {
+    const s = new BftSchedule('qbft', {
+      qbft: {},
+      transitions: {
+        qbft: [
+          { block: 3, validatorselectionmode: 'contract', validatorcontractaddress: C },
+          { block: 6, validatorselectionmode: 'blockheader' },
+        ],
+      },
+    })
+    expect(s.at(2n).selection).toEqual({ mode: 'blockheader' })
+    const at3 = s.at(3n).selection
+    expect(at3.mode === 'contract' && bytesToHex(at3.address)).toBe(C)
+    expect(s.at(6n).selection).toEqual({ mode: 'blockheader' })
+    expect(s.hasContractValidators).toBe(true)
+  })
+
+  it('reads IBFT 2.0 transitions from transitions.ibft2', () => {
+    const s = new BftSchedule('ibft2', {
+      ibft2: { blockperiodseconds: 2 },
+      transitions: { ibft2: [{ block: 4, blockperiodseconds: 3 }], qbft: [{ block: 2, blockperiodseconds: 9 }] },
+    })
+    expect([s.at(3n).blockPeriodSeconds, s.at(4n).blockPeriodSeconds]).toEqual([2, 3])
+  })
+
+  it('refuses what it cannot honour, naming the field', () => {
+    const bad: [string, Record<string, unknown>, string][] = [
+      ['qbft', { qbft: { blockperiodseconds: 0 } }, 'config.qbft.blockperiodseconds must be an integer of at least 1'],
+      ['qbft', { qbft: { emptyblockperiodseconds: -1 } }, 'config.qbft.emptyblockperiodseconds'],
+      ['qbft', { transitions: { qbft: [{ blockperiodseconds: 2 }] } }, 'config.transitions.qbft[0].block'],
+      ['qbft', { transitions: { qbft: [{ block: 2, validators: ['0x12'] }] } }, 'validators[0] must be a 20-byte'],
+      [
+        'qbft',
+        { transitions: { qbft: [{ block: 2, validatorselectionmode: 'contract' }] } },
+        'validatorcontractaddress',
+      ],
+      [
+        'qbft',
+        { transitions: { qbft: [{ block: 2, validatorselectionmode: 'x' }] } },
+        'must be "blockheader" or "contract"',
+      ],
+      ['ibft2', { transitions: { ibft2: [{ block: 2, validatorselectionmode: 'contract' }] } }, "QBFT's"],
+      ['qbft', { qbft: { blockreward: '5' } }, 'blockreward and miningbeneficiary are not supported'],
+      ['qbft', { transitions: { qbft: [{ block: 2 }, { block: 2 }] } }, 'two transitions at block 2'],
+    ]
+    for (const [kind, config, message] of bad) {
+      expect(() => new BftSchedule(kind as 'qbft', config)).toThrow(BftScheduleError)
+      expect(() => new BftSchedule(kind as 'qbft', config)).toThrow(message)
+    }
+    expect(() => new BftSchedule('qbft', { qbft: { blockreward: '0x0' } })).not.toThrow()
+  })
+})

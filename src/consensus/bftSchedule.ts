@@ -1,0 +1,140 @@
+/**
+ * The BFT parameters in force at each block: the genesis `config.qbft` / `config.ibft2` section,
+ * then Besu's `config.transitions.qbft` / `config.transitions.ibft2` entries, each applying from its
+ * `block` on and overriding only the fields it names (as Besu's forks schedule merges them):
+ * - `blockperiodseconds`, `emptyblockperiodseconds` (QBFT; Besu's default 0: no wait),
+ *   `requesttimeoutseconds`;
+ * - `validators`: from that block on, the validator set is this list, whatever the votes say
+ *   (Besu's validator overrides);
+ * - `validatorselectionmode` `blockheader` | `contract` with `validatorcontractaddress` (QBFT):
+ *   validators read by calling `getValidators()` on the contract at the parent's state;
+ * - `blockreward` and `miningbeneficiary`: refused when set (Basalt pays no BFT block reward), so a
+ *   genesis that expects one does not silently run a different chain.
+ * Bad values throw `BftScheduleError` naming the field, at start.
+ */
+import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
+import type { BftKind } from './bftExtraData.ts'
+
+export type ValidatorSelection = { mode: 'blockheader' } | { mode: 'contract'; address: Uint8Array }
+
+export interface BftParams {
+  blockPeriodSeconds: number
+  emptyBlockPeriodSeconds: number
+  requestTimeoutSeconds: number
+  /** A validator set imposed by a transition, from its block on. */
+  validators?: Uint8Array[]
+  selection: ValidatorSelection
+}
+
+interface Fork {
+  block: bigint
+  params: BftParams
+}
+
+export class BftScheduleError extends Error {
+  override name = 'BftScheduleError'
+}
+
+const fail = (msg: string): never => {
+  throw new BftScheduleError(msg)
+}
+
+function seconds(v: unknown, field: string, min: number): number | undefined {
+  if (v === undefined) return undefined
+  const n = typeof v === 'string' ? Number(v) : v
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < min) fail(`${field} must be an integer of at least ${min}`)
+  return n as number
+}
+
+function address(v: unknown, field: string): Uint8Array {
+  if (typeof v !== 'string' || !/^(0x)?[0-9a-fA-F]{40}$/.test(v)) fail(`${field} must be a 20-byte hex address`)
+  return hexToBytes((v as string).startsWith('0x') ? (v as Hex) : `0x${v}`)
+}
+
+function isZero(v: unknown): boolean {
+  if (v === undefined || v === null) return true
+  try {
+    return BigInt(v as string | number) === 0n
+  } catch {
+    return fail(`blockreward must be a number, got ${JSON.stringify(v)}`)
+  }
+}
+
+/** `base` with the fields `section` (a genesis section or a transition) sets. */
+function merge(kind: BftKind, base: BftParams, section: Record<string, unknown>, where: string): BftParams {
+  const out = { ...base }
+  out.blockPeriodSeconds =
+    seconds(section.blockperiodseconds, `${where}.blockperiodseconds`, 1) ?? base.blockPeriodSeconds
+  out.emptyBlockPeriodSeconds =
+    seconds(section.emptyblockperiodseconds, `${where}.emptyblockperiodseconds`, 0) ?? base.emptyBlockPeriodSeconds
+  out.requestTimeoutSeconds =
+    seconds(section.requesttimeoutseconds, `${where}.requesttimeoutseconds`, 1) ?? base.requestTimeoutSeconds
+  if (section.validators !== undefined) {
+    if (!Array.isArray(section.validators) || section.validators.length === 0)
+      fail(`${where}.validators must be a non-empty list of addresses`)
+    const list = (section.validators as unknown[]).map((v, i) => address(v, `${where}.validators[${i}]`))
+    out.validators = [...new Set(list.map(bytesToHex))].sort().map(hexToBytes)
+  }
+  const mode = section.validatorselectionmode
+  if (mode !== undefined) {
+    if (kind !== 'qbft') fail(`${where}.validatorselectionmode is QBFT's; IBFT 2.0 reads validators from headers only`)
+    if (mode === 'blockheader') out.selection = { mode: 'blockheader' }
+    else if (mode === 'contract') {
+      const where2 = `${where}.validatorcontractaddress`
+      out.selection = { mode: 'contract', address: address(section.validatorcontractaddress, where2) }
+    } else fail(`${where}.validatorselectionmode must be "blockheader" or "contract", got ${JSON.stringify(mode)}`)
+    out.validators = undefined
+  } else if (section.validatorcontractaddress !== undefined && base.selection.mode === 'contract') {
+    out.selection = {
+      mode: 'contract',
+      address: address(section.validatorcontractaddress, `${where}.validatorcontractaddress`),
+    }
+  }
+  if (!isZero(section.blockreward) || section.miningbeneficiary !== undefined)
+    fail(`${where}: blockreward and miningbeneficiary are not supported (Basalt pays no BFT block reward)`)
+  return out
+}
+
+export class BftSchedule {
+  private readonly forks: Fork[]
+
+  constructor(
+    readonly kind: BftKind,
+    config: Record<string, unknown>,
+  ) {
+    const section = (config[kind] ?? {}) as Record<string, unknown>
+    const defaults: BftParams = {
+      blockPeriodSeconds: 1,
+      emptyBlockPeriodSeconds: 0,
+      requestTimeoutSeconds: 1,
+      selection: { mode: 'blockheader' },
+    }
+    const forks: Fork[] = [{ block: 0n, params: merge(kind, defaults, section, `config.${kind}`) }]
+    const transitions = (config.transitions as Record<string, unknown> | undefined)?.[kind]
+    if (transitions !== undefined && !Array.isArray(transitions)) fail(`config.transitions.${kind} must be a list`)
+    const entries = ((transitions ?? []) as Record<string, unknown>[]).map((t, i) => {
+      const where = `config.transitions.${kind}[${i}]`
+      if (typeof t !== 'object' || t === null) fail(`${where} must be an object`)
+      const block = seconds(t.block, `${where}.block`, 1) ?? fail(`${where}.block is required`)
+      return { block: BigInt(block), t, where }
+    })
+    entries.sort((a, b) => (a.block < b.block ? -1 : a.block > b.block ? 1 : 0))
+    for (const { block, t, where } of entries) {
+      const prev = forks[forks.length - 1]
+      if (prev.block === block) fail(`${where}: two transitions at block ${block}`)
+      forks.push({ block, params: merge(kind, prev.params, t, where) })
+    }
+    this.forks = forks
+  }
+
+  /** The parameters of block `number`. */
+  at(number: bigint): BftParams {
+    for (let i = this.forks.length - 1; i > 0; i--) if (this.forks[i].block <= number) return this.forks[i].params
+    return this.forks[0].params
+  }
+
+  /** Whether any block is ruled by validators other than the headers' votes. */
+  get hasContractValidators(): boolean {
+    return this.forks.some((f) => f.params.selection.mode === 'contract')
+  }
+}
