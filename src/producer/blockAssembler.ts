@@ -6,15 +6,18 @@
  * `Chain.commitBlock` and tells the pool. Shared by the dev sealer and the BFT validator.
  */
 import type { Block, HeaderData } from '@ethereumjs/block'
+import { privateToAddress } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
+import { cliqueDifficulty, cliqueExtraData, cliqueSignersFor, signerHex } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
 import { nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm, type VM } from '../evm/vmFactory.ts'
+import { maxBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
@@ -55,6 +58,8 @@ export type ProducerHeaderFields = Pick<
 export interface BlockAssemblerOptions {
   /** Besu's --target-gas-limit: blocks move their gas limit toward it. */
   targetGasLimit?: bigint
+  /** The key that seals clique blocks (the node key); a clique block cannot be built without it. */
+  cliqueKey?: Uint8Array
 }
 
 export interface AssembledBlock {
@@ -101,6 +106,7 @@ export class BlockAssembler {
     // A proof-of-work genesis (Besu's dev.json) gets its fixed difficulty, or the ethash one.
     const isPow = vm.common.consensusType() === 'pow'
     const powDifficulty = isPow ? fixedDifficulty(vm.common) : undefined
+    const clique = vm.common.consensusType() === 'poa' ? await this.cliqueFields(vm, parent, fields) : undefined
     const builder = await startBlock(
       vm,
       {
@@ -114,6 +120,7 @@ export class BlockAssembler {
               : undefined,
           difficulty: isPow ? powDifficulty : 0n,
           ...fields,
+          ...clique,
         },
         withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
         // Not frozen, so that the chain can attach the senders (impersonated ones are not recoverable).
@@ -122,6 +129,7 @@ export class BlockAssembler {
           setHardfork: true,
           freeze: false,
           calcDifficultyFromHeader: isPow && powDifficulty === undefined ? parent.header : undefined,
+          cliqueSigner: clique ? this.opts.cliqueKey : undefined,
         },
       },
       { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
@@ -147,6 +155,29 @@ export class BlockAssembler {
     const { block } = await builder.build()
     this.vmRoot = bytesToHex(block.header.stateRoot)
     return { block, receipts: builder.transactionReceipts, included }
+  }
+
+  /**
+   * Clique's header fields for the block after `parent`, sealed by the node key: difficulty 2 in
+   * turn (1 otherwise), the signer list at a checkpoint, zero coinbase, mix hash and nonce (no vote),
+   * and a timestamp at least the block period after the parent's.
+   */
+  private async cliqueFields(vm: VM, parent: Block, fields: ProducerHeaderFields): Promise<ProducerHeaderFields> {
+    const key = this.opts.cliqueKey
+    if (!key) throw new Error('a clique block needs its signer key')
+    const number = parent.header.number + 1n
+    const signer = signerHex(privateToAddress(key))
+    const signers = await cliqueSignersFor(this.chain, vm.common, number)
+    if (!signers.includes(signer)) throw new Error(`the node key's address ${signer} is not a clique signer`)
+    const period = BigInt((vm.common.consensusConfig() as { period?: number }).period ?? 0)
+    return {
+      timestamp: maxBigInt(fields.timestamp, parent.header.timestamp + period),
+      difficulty: cliqueDifficulty(signers, number, signer),
+      extraData: cliqueExtraData(vm.common, number, signers),
+      coinbase: new Uint8Array(20),
+      mixHash: new Uint8Array(32),
+      nonce: new Uint8Array(8),
+    }
   }
 
   /**

@@ -22,6 +22,8 @@ export interface DevSealerOptions {
   blockPeriodMs?: number
   /** Besu's --target-gas-limit: blocks move their gas limit toward it. */
   targetGasLimit?: bigint
+  /** The key that seals the blocks of a clique chain (the node key). */
+  cliqueKey?: Uint8Array
   clock: Clock
 }
 
@@ -60,7 +62,7 @@ export class DevSealer {
   ) {
     this.time = new BlockTime(opts.clock)
     this.coinbase = opts.coinbase
-    this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.targetGasLimit })
+    this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.targetGasLimit, cliqueKey: opts.cliqueKey })
     this.intervalMs = opts.blockPeriodMs
     this.isAutomineOn = !opts.blockPeriodMs
   }

@@ -1,0 +1,90 @@
+/**
+ * Clique (EIP-225) as far as Basalt seals and checks it: the signer list of the last checkpoint
+ * (every `epochlength` blocks a header lists the signers between its 32-byte vanity and its 65-byte
+ * seal; the genesis is the first checkpoint), the in-turn signer of a height (difficulty 2, the others
+ * 1), and the extraData of a block to seal. Votes (a block's coinbase and nonce) are not tallied: the
+ * signer list changes only where a checkpoint says so. The library seals and recovers signers.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block'
+import { cliqueEpochTransitionSigners, cliqueSigner } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+
+export const CLIQUE_VANITY_BYTES = 32
+export const CLIQUE_SEAL_BYTES = 65
+/** Difficulty of a block sealed by the in-turn signer, and by any other signer. */
+export const DIFF_IN_TURN = 2n
+export const DIFF_NO_TURN = 1n
+
+/** What signer lookups need of the stored chain. */
+export interface CheckpointReader {
+  getBlockByNumber(n: bigint): Promise<Block | undefined>
+}
+
+/** Clique's epoch length of `common` (blocks between checkpoints). */
+export function cliqueEpoch(common: Common): bigint {
+  return BigInt((common.consensusConfig() as { epoch?: number }).epoch ?? 30000)
+}
+
+/** The signers a checkpoint header lists, as lower-case hex addresses in ascending order. */
+export function checkpointSigners(header: BlockHeader): string[] {
+  return cliqueEpochTransitionSigners(header)
+    .map((a) => a.toString().toLowerCase())
+    .sort()
+}
+
+/** The signers who may seal block `number`: those of the last checkpoint before it. */
+export async function cliqueSignersFor(chain: CheckpointReader, common: Common, number: bigint): Promise<string[]> {
+  const epoch = cliqueEpoch(common)
+  const checkpoint = ((number - 1n) / epoch) * epoch
+  const block = await chain.getBlockByNumber(checkpoint)
+  if (!block) throw new Error(`clique checkpoint block ${checkpoint} is missing`)
+  return checkpointSigners(block.header)
+}
+
+/** Whether `signer` (lower-case hex) is the in-turn signer of `number` among `signers`. */
+export function isInTurn(signers: string[], number: bigint, signer: string): boolean {
+  return signers.length > 0 && signers[Number(number % BigInt(signers.length))] === signer
+}
+
+/** The difficulty `signer` seals block `number` with. */
+export function cliqueDifficulty(signers: string[], number: bigint, signer: string): bigint {
+  return isInTurn(signers, number, signer) ? DIFF_IN_TURN : DIFF_NO_TURN
+}
+
+/**
+ * The extraData of block `number` before its seal: a zero vanity, at a checkpoint the signer list,
+ * and 65 zero bytes the seal replaces.
+ */
+export function cliqueExtraData(common: Common, number: bigint, signers: string[]): Uint8Array {
+  const isCheckpoint = number % cliqueEpoch(common) === 0n
+  const list = isCheckpoint ? signers : []
+  const out = new Uint8Array(CLIQUE_VANITY_BYTES + list.length * 20 + CLIQUE_SEAL_BYTES)
+  list.forEach((s, i) => {
+    out.set(hexToBytes(s), CLIQUE_VANITY_BYTES + i * 20)
+  })
+  return out
+}
+
+/** A lower-case hex address, as the signer lists hold them. */
+export function signerHex(address: Uint8Array): string {
+  return bytesToHex(address).toLowerCase()
+}
+
+/**
+ * The seal rules of a clique header (EIP-225): signed by a signer of the last checkpoint, with the
+ * difficulty of its turn, and at a checkpoint listing exactly those signers. Throws the reason.
+ * The library has already checked the extraData layout (97 bytes, or 97 + 20·n at a checkpoint).
+ */
+export async function validateCliqueSeal(chain: CheckpointReader, header: BlockHeader): Promise<void> {
+  const signers = await cliqueSignersFor(chain, header.common, header.number)
+  const signer = cliqueSigner(header).toString().toLowerCase()
+  if (!signers.includes(signer)) throw new Error(`invalid clique seal: ${signer} is not a signer`)
+  const expected = cliqueDifficulty(signers, header.number, signer)
+  if (header.difficulty !== expected) {
+    const turn = expected === DIFF_IN_TURN ? 'in turn' : 'out of turn'
+    throw new Error(`invalid difficulty: ${header.difficulty}, the signer ${signer} is ${turn} (expected ${expected})`)
+  }
+  if (header.number % cliqueEpoch(header.common) === 0n && checkpointSigners(header).join() !== signers.join())
+    throw new Error('invalid checkpoint: its signer list differs from the current signers')
+}
