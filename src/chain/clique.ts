@@ -8,6 +8,8 @@
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import { cliqueEpochTransitionSigners, cliqueSigner } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
+import { privateToAddress } from '@ethereumjs/util'
+import { maxBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 
 export const CLIQUE_VANITY_BYTES = 32
@@ -87,4 +89,41 @@ export async function validateCliqueSeal(chain: CheckpointReader, header: BlockH
   }
   if (header.number % cliqueEpoch(header.common) === 0n && checkpointSigners(header).join() !== signers.join())
     throw new Error('invalid checkpoint: its signer list differs from the current signers')
+}
+
+/** The header fields clique sets on a block it seals. */
+export interface CliqueHeaderFields {
+  timestamp: bigint
+  difficulty: bigint
+  extraData: Uint8Array
+  coinbase: Uint8Array
+  mixHash: Uint8Array
+  nonce: Uint8Array
+}
+
+/**
+ * Clique's header fields for the block after `parent`, sealed with `key`: difficulty 2 in turn (1
+ * otherwise), the signer list at a checkpoint, zero coinbase, mix hash and nonce (no vote), and a
+ * timestamp at least the block period after the parent's. Throws when `key` is not a signer's.
+ */
+export async function cliqueHeaderFields(
+  chain: CheckpointReader,
+  common: Common,
+  parent: BlockHeader,
+  key: Uint8Array,
+  timestamp: bigint,
+): Promise<CliqueHeaderFields> {
+  const number = parent.number + 1n
+  const signer = signerHex(privateToAddress(key))
+  const signers = await cliqueSignersFor(chain, common, number)
+  if (!signers.includes(signer)) throw new Error(`the node key's address ${signer} is not a clique signer`)
+  const period = BigInt((common.consensusConfig() as { period?: number }).period ?? 0)
+  return {
+    timestamp: maxBigInt(timestamp, parent.timestamp + period),
+    difficulty: cliqueDifficulty(signers, number, signer),
+    extraData: cliqueExtraData(common, number, signers),
+    coinbase: new Uint8Array(20),
+    mixHash: new Uint8Array(32),
+    nonce: new Uint8Array(8),
+  }
 }

@@ -6,18 +6,16 @@
  * `Chain.commitBlock` and tells the pool. Shared by the dev sealer and the BFT validator.
  */
 import type { Block, HeaderData } from '@ethereumjs/block'
-import { privateToAddress } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
-import { cliqueDifficulty, cliqueExtraData, cliqueSignersFor, signerHex } from '../chain/clique.ts'
+import { cliqueHeaderFields } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
 import { nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm, type VM } from '../evm/vmFactory.ts'
-import { maxBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
@@ -157,27 +155,11 @@ export class BlockAssembler {
     return { block, receipts: builder.transactionReceipts, included }
   }
 
-  /**
-   * Clique's header fields for the block after `parent`, sealed by the node key: difficulty 2 in
-   * turn (1 otherwise), the signer list at a checkpoint, zero coinbase, mix hash and nonce (no vote),
-   * and a timestamp at least the block period after the parent's.
-   */
-  private async cliqueFields(vm: VM, parent: Block, fields: ProducerHeaderFields): Promise<ProducerHeaderFields> {
+  /** Clique's header fields of the block after `parent`, sealed by the node key. */
+  private cliqueFields(vm: VM, parent: Block, fields: ProducerHeaderFields): Promise<ProducerHeaderFields> {
     const key = this.opts.cliqueKey
     if (!key) throw new Error('a clique block needs its signer key')
-    const number = parent.header.number + 1n
-    const signer = signerHex(privateToAddress(key))
-    const signers = await cliqueSignersFor(this.chain, vm.common, number)
-    if (!signers.includes(signer)) throw new Error(`the node key's address ${signer} is not a clique signer`)
-    const period = BigInt((vm.common.consensusConfig() as { period?: number }).period ?? 0)
-    return {
-      timestamp: maxBigInt(fields.timestamp, parent.header.timestamp + period),
-      difficulty: cliqueDifficulty(signers, number, signer),
-      extraData: cliqueExtraData(vm.common, number, signers),
-      coinbase: new Uint8Array(20),
-      mixHash: new Uint8Array(32),
-      nonce: new Uint8Array(8),
-    }
+    return cliqueHeaderFields(this.chain, vm.common, parent.header, key, fields.timestamp)
   }
 
   /**

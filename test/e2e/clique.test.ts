@@ -1,0 +1,102 @@
+/**
+ * Clique on the compiled binary, as Besu runs a clique network: a node whose key is the genesis
+ * signer seals blocks with --miner-enabled (difficulty 2 in turn, 97-byte sealed extraData,
+ * checkpoints listing the signer, blockperiodseconds between blocks), and `blocks import
+ * --format=JSON` seals the blocks of a JSON block file with the node key.
+ */
+import { afterAll, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { privateKeyToAddress } from 'viem/accounts'
+import { BASALT_BIN, runProcess, signTransfer, startNode } from './harness.ts'
+
+const tmp = mkdtempSync(join(tmpdir(), 'basalt-clique-'))
+afterAll(() => rmSync(tmp, { recursive: true, force: true }))
+
+const NODE_KEY = `0x${'3c'.repeat(32)}` as const
+const SIGNER = privateKeyToAddress(NODE_KEY).toLowerCase()
+const SENDER_KEY = `0x${'8f'.repeat(32)}` as const
+const SENDER = privateKeyToAddress(SENDER_KEY).toLowerCase()
+const RECIPIENT = `0x${'ab'.repeat(20)}` as const
+
+const keyFile = join(tmp, 'key')
+writeFileSync(keyFile, `${NODE_KEY}\n`)
+const genesisFile = join(tmp, 'clique.json')
+writeFileSync(
+  genesisFile,
+  JSON.stringify({
+    config: { chainId: 1981, londonBlock: 0, clique: { blockperiodseconds: 1, epochlength: 2 } },
+    difficulty: '0x1',
+    gasLimit: '0x1c9c380',
+    extraData: `0x${'00'.repeat(32)}${SIGNER.slice(2)}${'00'.repeat(65)}`,
+    alloc: { [SENDER]: { balance: '0x3635c9adc5dea00000' } },
+  }),
+)
+
+interface RpcBlock {
+  number: string
+  difficulty: string
+  extraData: string
+  timestamp: string
+  transactions: string[]
+}
+
+/** Bytes of a 0x-hex string. */
+const byteLength = (hex: string) => (hex.length - 2) / 2
+
+describe('clique', () => {
+  it('seals clique blocks with the node key when it is the signer and --miner-enabled is on', async () => {
+    const node = await startNode({
+      args: ['--genesis-file', genesisFile, '--node-private-key-file', keyFile, '--miner-enabled'],
+    })
+    try {
+      const raw = await signTransfer(SENDER_KEY, { chainId: 1981, to: RECIPIENT, value: 9n, maxFeePerGas: 10n ** 10n })
+      const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+      const deadline = Date.now() + 20_000
+      while (BigInt(await node.rpc<string>('eth_blockNumber')) < 3n && Date.now() < deadline) await Bun.sleep(200)
+      const blocks = await Promise.all(
+        ['0x1', '0x2', '0x3'].map((n) => node.rpc<RpcBlock>('eth_getBlockByNumber', [n, false])),
+      )
+      expect(blocks.map((b) => b.difficulty)).toEqual(['0x2', '0x2', '0x2'])
+      // Block 2 is a checkpoint (epochlength 2): vanity, the signer, seal.
+      expect(blocks.map((b) => byteLength(b.extraData))).toEqual([97, 117, 97])
+      expect(blocks[1].extraData.slice(66, 106)).toBe(SIGNER.slice(2))
+      for (let i = 1; i < 3; i++)
+        expect(BigInt(blocks[i].timestamp) - BigInt(blocks[i - 1].timestamp)).toBeGreaterThanOrEqual(1n)
+      const receipt = await node.rpc<{ status: string }>('eth_getTransactionReceipt', [hash])
+      expect(receipt.status).toBe('0x1')
+      expect(await node.rpc('eth_getBalance', [RECIPIENT, 'latest'])).toBe('0x9')
+    } finally {
+      await node.cleanup()
+    }
+  }, 60_000)
+
+  it('imports a JSON block file on a clique chain, sealing each block with the node key', async () => {
+    const dataPath = join(tmp, 'import-data')
+    const blocks = join(tmp, 'blocks.json')
+    const transfer = { gasLimit: '0x5208', gasPrice: '0x3b9aca00', to: RECIPIENT, value: '0x5', secretKey: SENDER_KEY }
+    writeFileSync(blocks, JSON.stringify({ blocks: [{ transactions: [transfer] }, { transactions: [transfer] }] }))
+    const args = ['blocks', 'import', '--format=JSON', '--from', blocks, '--genesis-file', genesisFile]
+    const imported = await runProcess(
+      [BASALT_BIN, ...args, '--data-path', dataPath, '--node-private-key-file', keyFile],
+      {
+        cwd: tmp,
+        env: process.env,
+        timeoutMs: 30_000,
+      },
+    )
+    expect(imported.err).toBe('')
+    expect(imported.code).toBe(0)
+    const node = await startNode({ dataPath, args: ['--genesis-file', genesisFile] })
+    try {
+      const head = await node.rpc<RpcBlock>('eth_getBlockByNumber', ['latest', false])
+      expect(head.number).toBe('0x2')
+      expect(head.difficulty).toBe('0x2')
+      expect(byteLength(head.extraData)).toBe(117)
+      expect(await node.rpc('eth_getBalance', [RECIPIENT, 'latest'])).toBe('0xa')
+    } finally {
+      await node.cleanup()
+    }
+  }, 60_000)
+})
