@@ -5,7 +5,7 @@
  * --format=JSON` seals the blocks of a JSON block file with the node key.
  */
 import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAddress } from 'viem/accounts'
@@ -48,7 +48,16 @@ const byteLength = (hex: string) => (hex.length - 2) / 2
 describe('clique', () => {
   it('seals clique blocks with the node key when it is the signer and --miner-enabled is on', async () => {
     const node = await startNode({
-      args: ['--genesis-file', genesisFile, '--node-private-key-file', keyFile, '--miner-enabled'],
+      args: [
+        '--genesis-file',
+        genesisFile,
+        '--node-private-key-file',
+        keyFile,
+        '--miner-enabled',
+        '--graphql-http-enabled',
+        '--graphql-http-port',
+        '0',
+      ],
     })
     try {
       const raw = await signTransfer(SENDER_KEY, { chainId: 1981, to: RECIPIENT, value: 9n, maxFeePerGas: 10n ** 10n })
@@ -67,6 +76,18 @@ describe('clique', () => {
       const receipt = await node.rpc<{ status: string }>('eth_getTransactionReceipt', [hash])
       expect(receipt.status).toBe('0x1')
       expect(await node.rpc('eth_getBalance', [RECIPIENT, 'latest'])).toBe('0x9')
+      // JSON-RPC block results carry no totalDifficulty (Besu, geth and Nethermind dropped it);
+      // GraphQL's Block.totalDifficulty stays, as in Besu's schema: 1 at genesis + 2 per block.
+      const genesisBlock = await node.rpc<Record<string, unknown>>('eth_getBlockByNumber', ['0x0', false])
+      expect(Object.keys(genesisBlock)).not.toContain('totalDifficulty')
+      expect(Object.keys(blocks[2])).not.toContain('totalDifficulty')
+      const { graphqlHttpPort } = JSON.parse(readFileSync(join(node.dir, 'config-out.json'), 'utf8'))
+      const res = await fetch(`http://127.0.0.1:${graphqlHttpPort}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ block(number: 3) { difficulty totalDifficulty } }' }),
+      })
+      expect(await res.json()).toEqual({ data: { block: { difficulty: '0x2', totalDifficulty: '0x7' } } })
     } finally {
       await node.cleanup()
     }
