@@ -167,6 +167,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     blockPeriodMs,
     targetGasLimit,
     cliqueKey: clique?.key,
+    isEmptyBlockSealed: clique?.isEmptyBlockSealed,
     clock: systemClock,
   })
   if (bft && curve !== 'secp256k1')
@@ -434,20 +435,22 @@ function writeConfigOut(
 
 /**
  * How a clique genesis is sealed with --miner-enabled, as Besu does: by the node key (a secp256k1
- * key), one block every `blockperiodseconds` (automine when the period is 0).
+ * key), one block every `blockperiodseconds` (automine when the period is 0), empty ones only when
+ * `createemptyblocks` is not false.
  */
 function cliqueSealing(
   genesis: GenesisJson,
   curve: string,
   key: Uint8Array,
-): { key: Uint8Array; periodMs?: number } | undefined {
+): { key: Uint8Array; periodMs?: number; isEmptyBlockSealed: boolean } | undefined {
   const c = genesis.config.clique as Record<string, unknown> | undefined
   if (c === undefined || curve !== 'secp256k1') return undefined
   const period = Number(c.blockperiodseconds ?? c.period ?? 15)
   // Merged at genesis (a TTD of 0): proof-of-stake blocks, sealed as on any other genesis.
   const ttd = terminalTotalDifficultyOf(genesis.config)
   const isMergedAtGenesis = ttd !== undefined && ttd <= toGenesisQuantity(genesis.difficulty ?? 1, 'difficulty')
-  return { key, periodMs: period > 0 && !isMergedAtGenesis ? period * 1000 : undefined }
+  const isEmptyBlockSealed = c.createemptyblocks !== false && c.createemptyblocks !== 'false'
+  return { key, periodMs: period > 0 && !isMergedAtGenesis ? period * 1000 : undefined, isEmptyBlockSealed }
 }
 
 /** Why a node with neither the dev sealer nor the Engine API makes no blocks, for its start-up log. */

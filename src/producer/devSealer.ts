@@ -24,6 +24,8 @@ export interface DevSealerOptions {
   targetGasLimit?: bigint
   /** The key that seals the blocks of a clique chain (the node key). */
   cliqueKey?: Uint8Array
+  /** Whether interval mining seals a block when no transaction waits (clique's `createemptyblocks`); default on. */
+  isEmptyBlockSealed?: boolean
   clock: Clock
 }
 
@@ -47,6 +49,7 @@ export class DevSealer {
   /** The PREVRANDAO (mixHash) of the next block only (`hardhat_setPrevRandao`); the parent's otherwise. */
   nextPrevRandao?: Uint8Array
   private readonly assembler: BlockAssembler
+  private readonly isEmptyBlockSealed: boolean
   private isAutomineOn: boolean
   private intervalMs?: number
   private isStarted = false
@@ -65,6 +68,7 @@ export class DevSealer {
     this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.targetGasLimit, cliqueKey: opts.cliqueKey })
     this.intervalMs = opts.blockPeriodMs
     this.isAutomineOn = !opts.blockPeriodMs
+    this.isEmptyBlockSealed = opts.isEmptyBlockSealed ?? true
   }
 
   start(): void {
@@ -139,7 +143,7 @@ export class DevSealer {
     this.unsubscribe = undefined
     if (!this.isStarted) return
     const ms = this.intervalMs
-    if (ms) this.timer = setInterval(() => this.schedule(true), ms)
+    if (ms) this.timer = setInterval(() => this.schedule(this.isEmptyBlockSealed), ms)
     if (this.isAutomineOn) {
       this.unsubscribe = this.pool.onAdded(() => this.schedule(false))
       if (this.pool.size > 0) this.schedule(false)

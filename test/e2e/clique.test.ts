@@ -93,6 +93,34 @@ describe('clique', () => {
     }
   }, 60_000)
 
+  it('seals no empty blocks when the clique config says createemptyblocks: false', async () => {
+    const quiet = join(tmp, 'quiet.json')
+    const genesis = JSON.parse(readFileSync(genesisFile, 'utf8'))
+    genesis.config.clique.createemptyblocks = false
+    writeFileSync(quiet, JSON.stringify(genesis))
+    const node = await startNode({
+      args: ['--genesis-file', quiet, '--node-private-key-file', keyFile, '--miner-enabled'],
+    })
+    try {
+      // Three block periods pass without a transaction: no block.
+      await Bun.sleep(3_000)
+      expect(await node.rpc('eth_blockNumber')).toBe('0x0')
+      const raw = await signTransfer(SENDER_KEY, { chainId: 1981, to: RECIPIENT, value: 4n, maxFeePerGas: 10n ** 10n })
+      const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+      const deadline = Date.now() + 10_000
+      let receipt: { blockNumber: string } | null = null
+      while (!receipt && Date.now() < deadline) {
+        await Bun.sleep(200)
+        receipt = await node.rpc('eth_getTransactionReceipt', [hash])
+      }
+      expect(receipt?.blockNumber).toBe('0x1')
+      const block = await node.rpc<RpcBlock>('eth_getBlockByNumber', ['0x1', false])
+      expect(block.difficulty).toBe('0x2')
+    } finally {
+      await node.cleanup()
+    }
+  }, 60_000)
+
   it('imports a JSON block file on a clique chain, sealing each block with the node key', async () => {
     const dataPath = join(tmp, 'import-data')
     const blocks = join(tmp, 'blocks.json')
