@@ -35,6 +35,7 @@ writeFileSync(
 )
 
 interface RpcBlock {
+  hash: string
   number: string
   difficulty: string
   extraData: string
@@ -147,5 +148,49 @@ describe('clique', () => {
     } finally {
       await node.cleanup()
     }
+  }, 60_000)
+
+  it('runs a clique chain through its merge, and another node imports its blocks as RLP', async () => {
+    const merging = join(tmp, 'merging.json')
+    const genesis = JSON.parse(readFileSync(genesisFile, 'utf8'))
+    // Total difficulty 1 (genesis) + 2 + 2 reaches 5 at block 2: block 3 on are proof of stake.
+    genesis.config.terminalTotalDifficulty = 5
+    writeFileSync(merging, JSON.stringify(genesis))
+    const node = await startNode({
+      args: ['--genesis-file', merging, '--node-private-key-file', keyFile, '--miner-enabled'],
+    })
+    let head: RpcBlock
+    try {
+      const deadline = Date.now() + 20_000
+      while (BigInt(await node.rpc<string>('eth_blockNumber')) < 4n && Date.now() < deadline) await Bun.sleep(200)
+      const blocks = await Promise.all(
+        ['0x1', '0x2', '0x3', '0x4'].map((n) => node.rpc<RpcBlock>('eth_getBlockByNumber', [n, false])),
+      )
+      expect(blocks.map((b) => b.difficulty)).toEqual(['0x2', '0x2', '0x0', '0x0'])
+      expect(blocks.map((b) => byteLength(b.extraData))).toEqual([97, 117, 0, 0])
+      head = await node.rpc<RpcBlock>('eth_getBlockByNumber', ['0x4', false])
+    } finally {
+      await node.stop()
+    }
+    const rlp = join(tmp, 'merging.rlp')
+    const common = ['--genesis-file', merging]
+    const run = (args: string[]) => runProcess([BASALT_BIN, ...args], { cwd: tmp, env: process.env, timeoutMs: 30_000 })
+    const exported = await run([
+      'blocks',
+      'export',
+      '--to',
+      rlp,
+      '--data-path',
+      node.dataPath,
+      '--end-block',
+      '5',
+      ...common,
+    ])
+    expect(exported.code).toBe(0)
+    const imported = await run(['blocks', 'import', '--from', rlp, '--data-path', join(tmp, 'merging-copy'), ...common])
+    expect(imported.err).toBe('')
+    expect(imported.out).toMatch(/^imported 4 blocks \(1\.\.4\) .* head 4 /)
+    expect(imported.out).toContain(`head 4 ${head.hash.slice(0, 10)}`)
+    rmSync(node.dir, { recursive: true, force: true })
   }, 60_000)
 })
