@@ -60,8 +60,12 @@ export function registerBlocksCommand(cli: CAC): void {
     .action(async (subcommand: string, options: Record<string, unknown>) => {
       const opts = parseBlocksOptions(subcommand, options)
       const { openChain } = await import('../node/node.ts')
-      const { chain, close } = await openChain({ genesisFile: opts.genesisFile, dataPath: opts.dataPath })
+      const { chain, genesis, close } = await openChain({ genesisFile: opts.genesisFile, dataPath: opts.dataPath })
       try {
+        // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there.
+        const bft = ['qbft', 'ibft2'].find((engine) => genesis.config[engine] !== undefined)
+        if (bft && opts.format === 'JSON')
+          throw new CliError(`Unable to create block using current consensus engine: ${bft}`, IMPORT_FAILED)
         if (opts.subcommand === 'import') await importFiles(chain, opts)
         else await exportFile(chain, opts)
       } finally {

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
-import { BASALT_BIN, startNode } from './harness.ts'
+import { BASALT_BIN, generateBftNetwork, startNode } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-genesis-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -195,5 +195,28 @@ describe('Besu genesis and block files', () => {
     expect(r.code).not.toBe(0)
     expect(r.out).toContain(`invalid genesis file ${broken}: unexpected character "z" at line 3, column 15`)
     expect(r.out).not.toContain('    at ')
+  })
+
+  it('refuses a JSON block file on a QBFT chain, as Besu does (its blocks come from rounds)', async () => {
+    const { genesisFile } = generateBftNetwork(
+      join(tmp, 'qbft'),
+      { config: { chainId: 4244, londonBlock: 0, qbft: { blockperiodseconds: 1 } }, gasLimit: '0x1c9c380' },
+      1,
+    )
+    const blocks = writeJson('qbft-blocks.json', { blocks: [{ transactions: [] }] })
+    const dataPath = join(tmp, 'qbft-data')
+    const r = await basalt([
+      'blocks',
+      'import',
+      '--format=JSON',
+      '--from',
+      blocks,
+      '--genesis-file',
+      genesisFile,
+      '--data-path',
+      dataPath,
+    ])
+    expect(r.code).toBe(1)
+    expect(r.out).toBe('basalt: Unable to create block using current consensus engine: qbft\n')
   })
 })
