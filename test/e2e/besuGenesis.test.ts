@@ -37,6 +37,21 @@ async function basalt(args: string[]): Promise<{ code: number; out: string }> {
   return { code, out: stdout + stderr }
 }
 
+/** `basalt blocks import --format=JSON` of `blocks` on `genesis` into `dataPath`. */
+function importJson(blocks: string, genesis: string, dataPath: string): Promise<{ code: number; out: string }> {
+  return basalt([
+    'blocks',
+    'import',
+    '--format=JSON',
+    '--from',
+    blocks,
+    '--genesis-file',
+    genesis,
+    '--data-path',
+    dataPath,
+  ])
+}
+
 describe('Besu genesis and block files', () => {
   const powGenesis = writeJson('pow.json', {
     config: {
@@ -64,17 +79,7 @@ describe('Besu genesis and block files', () => {
       ],
     })
     const dataPath = join(tmp, 'pow-data')
-    const imported = await basalt([
-      'blocks',
-      'import',
-      '--format=JSON',
-      '--from',
-      blocks,
-      '--genesis-file',
-      powGenesis,
-      '--data-path',
-      dataPath,
-    ])
+    const imported = await importJson(blocks, powGenesis, dataPath)
     expect(imported.out).toContain('imported 2 blocks (1..2)')
     expect(imported.code).toBe(0)
     // The same chain as RLP (Besu's export format) imports into a fresh data path with the same head.
@@ -204,18 +209,7 @@ describe('Besu genesis and block files', () => {
       1,
     )
     const blocks = writeJson('qbft-blocks.json', { blocks: [{ transactions: [] }] })
-    const dataPath = join(tmp, 'qbft-data')
-    const r = await basalt([
-      'blocks',
-      'import',
-      '--format=JSON',
-      '--from',
-      blocks,
-      '--genesis-file',
-      genesisFile,
-      '--data-path',
-      dataPath,
-    ])
+    const r = await importJson(blocks, genesisFile, join(tmp, 'qbft-data'))
     expect(r.code).toBe(1)
     expect(r.out).toBe('basalt: Unable to create block using current consensus engine: qbft\n')
   })
