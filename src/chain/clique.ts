@@ -18,6 +18,9 @@ export const CLIQUE_SEAL_BYTES = 65
 export const DIFF_IN_TURN = 2n
 export const DIFF_NO_TURN = 1n
 
+/** The node key may not seal the next block yet: another signer's block must come first. */
+export class CliqueWaitError extends Error {}
+
 /** What signer lookups need of the stored chain. */
 export interface CheckpointReader {
   getBlockByNumber(n: bigint): Promise<Block | undefined>
@@ -42,6 +45,25 @@ export async function cliqueSignersFor(chain: CheckpointReader, common: Common, 
   const block = await chain.getBlockByNumber(checkpoint)
   if (!block) throw new Error(`clique checkpoint block ${checkpoint} is missing`)
   return checkpointSigners(block.header)
+}
+
+/**
+ * Whether `signer` sealed one of the blocks just before `number` that EIP-225 leaves it out of: a
+ * signer may seal only one of any floor(n/2) + 1 consecutive blocks (with one signer, every block).
+ * Besu's miner waits and its importer refuses the block, as geth's.
+ */
+export async function hasSignedRecently(
+  chain: CheckpointReader,
+  signers: string[],
+  number: bigint,
+  signer: string,
+): Promise<boolean> {
+  const window = BigInt(Math.floor(signers.length / 2))
+  for (let n = number - 1n; n >= 1n && n >= number - window; n--) {
+    const block = await chain.getBlockByNumber(n)
+    if (block && cliqueSigner(block.header).toString().toLowerCase() === signer) return true
+  }
+  return false
 }
 
 /** Whether `signer` (lower-case hex) is the in-turn signer of `number` among `signers`. */
@@ -82,6 +104,8 @@ export async function validateCliqueSeal(chain: CheckpointReader, header: BlockH
   const signers = await cliqueSignersFor(chain, header.common, header.number)
   const signer = cliqueSigner(header).toString().toLowerCase()
   if (!signers.includes(signer)) throw new Error(`invalid clique seal: ${signer} is not a signer`)
+  if (await hasSignedRecently(chain, signers, header.number, signer))
+    throw new Error(`invalid clique seal: ${signer} signed one of the last ${Math.floor(signers.length / 2)} blocks`)
   const expected = cliqueDifficulty(signers, header.number, signer)
   if (header.difficulty !== expected) {
     const turn = expected === DIFF_IN_TURN ? 'in turn' : 'out of turn'
@@ -117,6 +141,8 @@ export async function cliqueHeaderFields(
   const signer = signerHex(privateToAddress(key))
   const signers = await cliqueSignersFor(chain, common, number)
   if (!signers.includes(signer)) throw new Error(`the node key's address ${signer} is not a clique signer`)
+  if (await hasSignedRecently(chain, signers, number, signer))
+    throw new CliqueWaitError(`the signer ${signer} sealed one of the last ${Math.floor(signers.length / 2)} blocks`)
   const period = BigInt((common.consensusConfig() as { period?: number }).period ?? 0)
   return {
     timestamp: maxBigInt(timestamp, parent.timestamp + period),

@@ -9,6 +9,7 @@ import { createLegacyTx } from '@ethereumjs/tx'
 import { Address, privateToAddress } from '@ethereumjs/util'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
+import { cliqueExtraData, cliqueSignersFor } from '../chain/clique.ts'
 import { normalizeGenesis } from '../chain/genesis.ts'
 import { openMemoryChain } from '../chain/memoryChain.ts'
 import { poolChainView } from '../node/node.ts'
@@ -21,8 +22,8 @@ const NODE_KEY = hexToBytes(`0x${'42'.repeat(32)}`)
 const NODE_ADDRESS = bytesToHex(privateToAddress(NODE_KEY))
 const SENDER_KEY = hexToBytes(`0x${'07'.repeat(32)}`)
 const SENDER = bytesToHex(privateToAddress(SENDER_KEY))
-/** A signer ordered before the node's address, so that the node is in turn on odd heights only. */
-const OTHER_SIGNER = `0x${'00'.repeat(19)}01`
+const OTHER_KEY = hexToBytes(`0x${'66'.repeat(32)}`)
+const OTHER_ADDRESS = bytesToHex(privateToAddress(OTHER_KEY))
 
 function cliqueGenesis(signers: string[], config: Record<string, unknown> = {}) {
   return normalizeGenesis({
@@ -43,6 +44,24 @@ async function openSealer(chain: Chain): Promise<{ sealer: DevSealer; pool: TxPo
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
   const clock = manualClock(1_700_000_000_000)
   return { sealer: new DevSealer(chain, pool, { coinbase: new Uint8Array(20), cliqueKey: NODE_KEY, clock }), pool }
+}
+
+/** An empty block on `chain`'s head sealed by `key` with `difficulty` (a checkpoint lists the signers). */
+async function sealedEmpty(chain: Chain, key: Uint8Array, difficulty: bigint) {
+  const parent = chain.head.header
+  const common = chain.commonForNextBlock()
+  const number = parent.number + 1n
+  const header = {
+    parentHash: parent.hash(),
+    number,
+    timestamp: parent.timestamp + 4n,
+    gasLimit: parent.gasLimit,
+    difficulty,
+    extraData: cliqueExtraData(common, number, await cliqueSignersFor(chain, common, number)),
+    stateRoot: parent.stateRoot,
+    baseFeePerGas: parent.calcNextBaseFee(),
+  }
+  return createSealedCliqueBlock({ header }, key, { common })
 }
 
 describe('clique sealing with the node key', () => {
@@ -81,51 +100,56 @@ describe('clique sealing with the node key', () => {
     expect(bytesToHex(replica.head.hash())).toBe(bytesToHex(chain.head.hash()))
   })
 
-  it('seals out of turn with difficulty 1 on the heights of the other signer', async () => {
-    const chain = await openMemoryChain(cliqueGenesis([OTHER_SIGNER, NODE_ADDRESS]))
-    const { sealer } = await openSealer(chain)
-    const difficulties = []
-    for (let i = 0; i < 4; i++) difficulties.push((await sealer.sealBlock(true))!.header.difficulty)
-    // Signers sorted: [0x…01, node]; height n is in turn for signers[n % 2].
-    expect(difficulties).toEqual([2n, 1n, 2n, 1n])
-    const checkpoint = (await chain.getBlockByNumber(3n))!.header.extraData
-    expect(bytesToHex(checkpoint.subarray(32, 72))).toBe(`${OTHER_SIGNER}${NODE_ADDRESS.slice(2)}` as `0x${string}`)
+  it('takes turns with another signer: difficulty 2 in turn, 1 out of turn, never two blocks in a row', async () => {
+    const genesis = cliqueGenesis([OTHER_ADDRESS, NODE_ADDRESS])
+    const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
+    const turn = (height: bigint, who: string) => (sorted[Number(height % 2n)] === who ? 2n : 1n)
+    const nodeDifficulties = new Set<bigint>()
+    // The node seals the odd heights, then (another chain) the even ones: in turn on one of the two.
+    for (const isNodeFirst of [true, false]) {
+      const chain = await openMemoryChain(genesis)
+      const { sealer } = await openSealer(chain)
+      for (let height = 1n; height <= 4n; height++) {
+        if ((height % 2n === 1n) !== isNodeFirst) {
+          await importBlock(chain, await sealedEmpty(chain, OTHER_KEY, turn(height, OTHER_ADDRESS)), { setHead: true })
+          continue
+        }
+        const block = (await sealer.sealBlock(true))!
+        expect(block.header.difficulty).toBe(turn(height, NODE_ADDRESS))
+        nodeDifficulties.add(block.header.difficulty)
+        // With two signers one may seal only one block of any two in a row.
+        await expect(sealer.sealBlock(true)).rejects.toThrow('sealed one of the last 1 blocks')
+      }
+      const checkpoint = (await chain.getBlockByNumber(3n))!.header.extraData
+      expect(bytesToHex(checkpoint.subarray(32, 72))).toBe(`${sorted[0]}${sorted[1].slice(2)}` as `0x${string}`)
+    }
+    expect([...nodeDifficulties].sort()).toEqual([1n, 2n])
   })
 
-  it('imports only blocks sealed by a signer with the difficulty of its turn', async () => {
-    const genesis = cliqueGenesis([OTHER_SIGNER, NODE_ADDRESS])
-    const replica = await openMemoryChain(genesis)
-    /** An empty block on the replica's head, sealed by `key` with `difficulty`. */
-    const sealedEmpty = (key: Uint8Array, difficulty: bigint) => {
-      const parent = replica.head.header
-      const common = replica.commonForNextBlock()
-      const header = {
-        parentHash: parent.hash(),
-        number: parent.number + 1n,
-        timestamp: parent.timestamp + 4n,
-        gasLimit: parent.gasLimit,
-        difficulty,
-        extraData: new Uint8Array(97),
-        stateRoot: parent.stateRoot,
-        baseFeePerGas: parent.calcNextBaseFee(),
-      }
-      return createSealedCliqueBlock({ header }, key, { common })
-    }
-    await expect(importBlock(replica, sealedEmpty(SENDER_KEY, 1n), { setHead: true })).rejects.toThrow(
+  it('imports only blocks sealed by a signer with the difficulty of its turn, one block in a row each', async () => {
+    const replica = await openMemoryChain(cliqueGenesis([OTHER_ADDRESS, NODE_ADDRESS]))
+    const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
+    const [first, firstKey] = sorted[1] === NODE_ADDRESS ? [NODE_ADDRESS, NODE_KEY] : [OTHER_ADDRESS, OTHER_KEY]
+    const seal = (key: Uint8Array, difficulty: bigint) => sealedEmpty(replica, key, difficulty)
+    await expect(importBlock(replica, await seal(SENDER_KEY, 1n), { setHead: true })).rejects.toThrow(
       `invalid clique seal: ${SENDER} is not a signer`,
     )
-    // Height 1 is the node's turn: difficulty 1 is wrong, 2 right.
-    await expect(importBlock(replica, sealedEmpty(NODE_KEY, 1n), { setHead: true })).rejects.toThrow(
-      `invalid difficulty: 1, the signer ${NODE_ADDRESS} is in turn (expected 2)`,
+    // Height 1 is the turn of sorted[1]: difficulty 1 is wrong for it, 2 right.
+    await expect(importBlock(replica, await seal(firstKey, 1n), { setHead: true })).rejects.toThrow(
+      `invalid difficulty: 1, the signer ${first} is in turn (expected 2)`,
     )
-    await importBlock(replica, sealedEmpty(NODE_KEY, 2n), { setHead: true })
-    await expect(importBlock(replica, sealedEmpty(NODE_KEY, 2n), { setHead: true })).rejects.toThrow('is out of turn')
-    await importBlock(replica, sealedEmpty(NODE_KEY, 1n), { setHead: true })
+    await importBlock(replica, await seal(firstKey, 2n), { setHead: true })
+    await expect(importBlock(replica, await seal(firstKey, 1n), { setHead: true })).rejects.toThrow(
+      `invalid clique seal: ${first} signed one of the last 1 blocks`,
+    )
+    const otherKey = firstKey === NODE_KEY ? OTHER_KEY : NODE_KEY
+    await expect(importBlock(replica, await seal(otherKey, 1n), { setHead: true })).rejects.toThrow('is in turn')
+    await importBlock(replica, await seal(otherKey, 2n), { setHead: true })
     expect(replica.head.header.number).toBe(2n)
   })
 
   it('refuses to seal when the node key is not a signer', async () => {
-    const chain = await openMemoryChain(cliqueGenesis([OTHER_SIGNER]))
+    const chain = await openMemoryChain(cliqueGenesis([OTHER_ADDRESS]))
     const { sealer } = await openSealer(chain)
     await expect(sealer.sealBlock(true)).rejects.toThrow(
       `the node key's address ${NODE_ADDRESS} is not a clique signer`,

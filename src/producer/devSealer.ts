@@ -7,6 +7,7 @@
  */
 import type { Block } from '@ethereumjs/block'
 import type { Chain } from '../chain/chain.ts'
+import { CliqueWaitError } from '../chain/clique.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
@@ -174,7 +175,9 @@ export class DevSealer {
           await nextTurn()
         } while (this.pool.executable(this.nextBlockBaseFee()).length > 0)
       } catch (e) {
-        log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
+        // A clique signer waits for another signer's block, as Besu's miner does: not a failure.
+        if (e instanceof CliqueWaitError) log.debug('not sealing', { reason: e.message })
+        else log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
       }
     })
   }
