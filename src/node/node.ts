@@ -7,9 +7,10 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
-import { Address, KECCAK256_RLP } from '@ethereumjs/util'
+import { Address, KECCAK256_RLP, privateToAddress } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain } from '../chain/chain.ts'
+import { checkpointSigners, cliqueEpoch, signerHex } from '../chain/clique.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { terminalTotalDifficultyOf } from '../chain/forkSchedule.ts'
 import {
@@ -276,7 +277,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     engine.startIdleWarnings()
   }
   // As in Besu, a BFT validator seals without --miner-enabled; the dev sealer never runs on a BFT chain.
+  const notSigner = clique && config.isMinerEnabled ? cliqueNonSignerReason(chain, clique.key) : undefined
   if (validator && !engine) validator.start()
+  else if (notSigner) log.warn('no block will be produced', { reason: notSigner })
   else if (config.isMinerEnabled && !engine) sealer.start()
   else if (!engine && !bft) log.warn('no block will be produced', { reason: idleReason(genesis) })
   if (devTools && config.loadStateFile) await loadStateFile(devTools, config.loadStateFile)
@@ -451,6 +454,18 @@ function cliqueSealing(
   const isMergedAtGenesis = ttd !== undefined && ttd <= toGenesisQuantity(genesis.difficulty ?? 1, 'difficulty')
   const isEmptyBlockSealed = c.createemptyblocks !== false && c.createemptyblocks !== 'false'
   return { key, periodMs: period > 0 && !isMergedAtGenesis ? period * 1000 : undefined, isEmptyBlockSealed }
+}
+
+/**
+ * Why the node key cannot seal a clique chain still in its first epoch (it is none of the genesis
+ * signers), or undefined; as in Besu, such a node only follows. Later the sealer checks each block.
+ */
+function cliqueNonSignerReason(chain: Chain, key: Uint8Array): string | undefined {
+  const next = chain.commonForNextBlock()
+  if (next.consensusType() !== 'poa' || chain.head.header.number >= cliqueEpoch(next)) return undefined
+  const address = signerHex(privateToAddress(key))
+  const isSigner = checkpointSigners(chain.genesis.header).includes(address)
+  return isSigner ? undefined : `the node key's address ${address} is not a clique signer`
 }
 
 /** Why a node with neither the dev sealer nor the Engine API makes no blocks, for its start-up log. */
