@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'bun:test'
 import { type Block, createBlock, createBlockHeader } from '@ethereumjs/block'
-import { Address, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
+import { Address, privateToAddress, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
 import { createVm } from '../evm/vmFactory.ts'
 import { hexToBytes } from '../primitives/hex.ts'
@@ -33,7 +33,7 @@ function cliqueGenesis(config: Record<string, unknown>): Record<string, unknown>
   return {
     config: { chainId: 7, ...PRE_MERGE_BLOCKS, clique: { blockperiodseconds: 5, epochlength: 30000 }, ...config },
     difficulty: '0x1',
-    extraData: `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`,
+    extraData: `0x${'00'.repeat(32)}${utilBytesToHex(privateToAddress(CLIQUE_KEY)).slice(2)}${'00'.repeat(65)}`,
     gasLimit: '0x1c9c380',
   }
 }

@@ -12,6 +12,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { metrics } from '../primitives/metrics.ts'
 import { openState } from '../state/worldState.ts'
 import type { Chain } from './chain.ts'
+import { validateCliqueSeal } from './clique.ts'
 import { validateHeader, validateOmmers } from './headerValidation.ts'
 import { ensureKzgFor, isKzgMissing } from './kzg.ts'
 import { replaceUsedKzgStandIn } from './kzgStandIn.ts'
@@ -112,6 +113,7 @@ function withCurrentForkRules(chain: Chain, block: Block): Block {
 async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
   await chain.sealRules?.prepare?.(parent.header)
   validateHeader(block.header, parent.header, chain.baseFeeFloor, chain.sealRules)
+  if (block.header.common.consensusType() === 'poa') await validateCliqueSeal(chain, block.header)
   await validateOmmers(block, chain)
   block.validateBlobTransactions(parent.header)
   return executeBlock(chain, block, parent)

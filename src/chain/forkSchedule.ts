@@ -91,16 +91,7 @@ function scheduleMilestones(config: Record<string, unknown>, genesisTimestamp: n
     const at = config[key] === undefined ? undefined : toMilestone(config[key], `config.${key}`)
     return { key, fork, kind, at }
   })
-  let last: { kind: ForkKind; at: number } | undefined
-  for (const m of set) {
-    if (m.at === undefined) continue
-    if (last && last.kind === m.kind && m.at < last.at) {
-      throw new GenesisError(
-        `config.${m.key} is scheduled for milestone ${m.at} but it must be on or after milestone ${last.at}`,
-      )
-    }
-    last = { kind: m.kind, at: m.at }
-  }
+  checkMilestoneOrder(config, set)
   const out: Scheduled[] = []
   let next: { kind: ForkKind; at: number } | undefined
   for (let i = set.length - 1; i >= 0; i--) {
@@ -112,7 +103,55 @@ function scheduleMilestones(config: Record<string, unknown>, genesisTimestamp: n
       out.push({ fork: m.fork, block: null, timestamp: next.at <= genesisTimestamp ? 0 : next.at })
     else out.push({ fork: m.fork, block: next.at })
   }
+  // A timestamp fork active at genesis outranks every block fork (its number is the highest reached,
+  // see checkMilestoneOrder): all of them are active from genesis too.
+  if (out.some((s) => s.timestamp === 0)) for (const s of out) if (s.block !== null) s.block = 0
   return out.reverse()
+}
+
+/** Besu's name of a milestone in its ordering error, from its config key (`londonBlock` → `London`). */
+function besuForkName(key: string): string {
+  const names: Record<string, string> = {
+    eip150Block: 'TangerineWhistle',
+    eip158Block: 'SpuriousDragon',
+    daoForkBlock: 'DaoFork',
+  }
+  return names[key] ?? key.replace(/(Block|Time)$/, '').replace(/^./, (c) => c.toUpperCase())
+}
+
+/**
+ * Besu checks the order of the milestones only on a chain with a DAO fork block: then each one,
+ * block forks first and timestamp forks after them, must be on or after the one before it, with
+ * Besu's message. Without one it checks nothing and runs, for each block, the milestone with the
+ * highest number the block has reached (block numbers and timestamps compared as plain numbers), so
+ * a later fork scheduled at a lower number than an earlier one is replaced by that earlier fork when
+ * it comes (`shanghaiTime: 0` with `berlinBlock: 5` goes back from Shanghai to Berlin at block 5).
+ * Basalt runs those schedules only when they never go back, and refuses the others naming both keys.
+ */
+function checkMilestoneOrder(config: Record<string, unknown>, set: { key: string; at?: number }[]): void {
+  const dao = config.daoForkBlock === undefined ? 0 : toMilestone(config.daoForkBlock, 'config.daoForkBlock')
+  if (dao > 0) {
+    let last = 0
+    for (const m of [set[0], { key: 'daoForkBlock', at: dao }, ...set.slice(1)]) {
+      if (m.at === undefined) continue
+      if (m.at < last) {
+        throw new GenesisError(
+          `Genesis Config Error: '${besuForkName(m.key)}' is scheduled for milestone ${m.at} but it must be on or after milestone ${last}.`,
+        )
+      }
+      last = m.at
+    }
+  }
+  const scheduled = set.filter((m): m is { key: string; at: number } => m.at !== undefined)
+  for (const [i, later] of scheduled.entries()) {
+    const earlier = scheduled.slice(0, i).find((e) => e.at > later.at)
+    if (!earlier) continue
+    throw new GenesisError(
+      `config.${later.key} is scheduled for milestone ${later.at} but it must be on or after milestone ${earlier.at}` +
+        ` (config.${earlier.key}): Besu would run ${besuForkName(earlier.key)} from ${earlier.at} in place of` +
+        ` ${besuForkName(later.key)}, a fork schedule that goes back`,
+    )
+  }
 }
 
 /** The consensus engine of `config`: clique, ethash (with Besu's fixed difficulty) or none (ethash rules). */

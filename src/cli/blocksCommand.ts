@@ -14,6 +14,7 @@ import type { Chain } from '../chain/chain.ts'
 import { installKzgStandIn } from '../chain/kzgStandIn.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
+import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { importJsonBlocks, parseJsonBlocks } from '../producer/jsonBlocks.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
@@ -29,6 +30,8 @@ export interface BlocksOptions {
   files: string[]
   genesisFile?: string
   dataPath: string
+  /** The key that seals JSON blocks of a clique chain; `<data-path>/key` when unset. */
+  nodePrivateKeyFile?: string
   isPowValidationSkipped: boolean
   format: 'RLP' | 'JSON'
   startBlock: bigint
@@ -50,14 +53,19 @@ export function registerBlocksCommand(cli: CAC): void {
     .option('--genesis-file <file>', 'Genesis file (Besu/geth format); the dev preset without it')
     .option('--data-path <dir>', 'Directory of the SQLite database', { default: 'basalt-data' })
     .option('--skip-pow-validation-enabled', 'import: accept proof-of-work blocks without checking the ethash seal')
+    .option('--node-private-key-file <file>', 'import: the signer key that seals JSON blocks of a clique chain')
     .option('--start-block <n>', 'First block number (inclusive)')
     .option('--end-block <n>', 'Last block number (exclusive)')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'WARN' })
     .action(async (subcommand: string, options: Record<string, unknown>) => {
       const opts = parseBlocksOptions(subcommand, options)
       const { openChain } = await import('../node/node.ts')
-      const { chain, close } = await openChain({ genesisFile: opts.genesisFile, dataPath: opts.dataPath })
+      const { chain, genesis, close } = await openChain({ genesisFile: opts.genesisFile, dataPath: opts.dataPath })
       try {
+        // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there.
+        const bft = ['qbft', 'ibft2'].find((engine) => genesis.config[engine] !== undefined)
+        if (bft && opts.format === 'JSON')
+          throw new CliError(`Unable to create block using current consensus engine: ${bft}`, IMPORT_FAILED)
         if (opts.subcommand === 'import') await importFiles(chain, opts)
         else await exportFile(chain, opts)
       } finally {
@@ -72,6 +80,7 @@ export function registerBlocksCommand(cli: CAC): void {
         'genesis-file',
         'data-path',
         'skip-pow-validation-enabled',
+        'node-private-key-file',
         'start-block',
         'end-block',
         'logging',
@@ -107,6 +116,7 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
     files,
     genesisFile: optString(o, 'genesisFile'),
     dataPath: optString(o, 'dataPath') ?? 'basalt-data',
+    nodePrivateKeyFile: optString(o, 'nodePrivateKeyFile'),
     format,
     isPowValidationSkipped: optBool(o, 'skipPowValidationEnabled', 'skip-pow-validation-enabled', false),
     startBlock: start ?? (isImport ? 0n : 1n),
@@ -195,10 +205,16 @@ async function importJsonFiles(chain: Chain, opts: BlocksOptions, tally: ImportT
     tally.last = block.header.number
     tally.gasUsed += block.header.gasUsed
   }
+  // As Besu's clique miner, the node key seals the blocks of a clique chain.
+  const cliqueKey =
+    chain.common.consensusAlgorithm() === 'clique'
+      ? loadOrCreateNodeKey(opts.dataPath, opts.nodePrivateKeyFile).privateKey
+      : undefined
+  const nowSeconds = () => BigInt(Math.floor(Date.now() / 1000))
   for (const file of opts.files) {
     const text = new TextDecoder().decode(readBlockFile(file))
     try {
-      await importJsonBlocks(chain, parseJsonBlocks(text), () => BigInt(Math.floor(Date.now() / 1000)), count)
+      await importJsonBlocks(chain, parseJsonBlocks(text), nowSeconds, count, cliqueKey)
     } catch (e) {
       const reason =
         e instanceof BlockImportError

@@ -7,7 +7,7 @@
  * (EIP-7685) and `build()` unchanged, except for one shortcut: the EIP-7002/7251 dequeue call of a
  * request contract whose queue is empty is skipped (see `idleRequestContracts`).
  */
-import { type Block, createBlock } from '@ethereumjs/block'
+import { type Block, createBlock, createSealedCliqueBlock } from '@ethereumjs/block'
 import { type EVMResult, type EVMRunCallOpts, txExceedsAvailableBlockGas8037 } from '@ethereumjs/evm'
 import {
   Blob4844Tx,
@@ -95,7 +95,14 @@ export class FastBlockBuilder extends BlockBuilder {
     }
     const blobGasPerBlob = vm.common.param('blobGasPerBlob')
     if (tx instanceof Blob4844Tx) this.checkBlobTx(tx, blobGasPerBlob, allowNoBlobs === true)
-    this.headerBlock ??= createBlock({ header: { ...self.headerData, gasUsed: 0n } }, self.blockOpts)
+    // A clique block pays its fees to the signer recovered from the seal, so the header the
+    // transactions run against is sealed too (the final block gets its own seal in build()).
+    const signer = self.blockOpts.cliqueSigner
+    const headerOnly = { header: { ...self.headerData, gasUsed: 0n } }
+    this.headerBlock ??=
+      signer === undefined
+        ? createBlock(headerOnly, self.blockOpts)
+        : createSealedCliqueBlock(headerOnly, signer, self.blockOpts)
     const bal = vm.evm.blockLevelAccessList
     if (vm.common.isActivatedEIP(7928) && bal !== undefined) bal.blockAccessIndex = self.transactions.length + 1
     const result = await runTx(vm, { tx, block: this.headerBlock, skipHardForkValidation, blockGasUsed: this.gasUsed })

@@ -7,10 +7,12 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
-import { Address, KECCAK256_RLP } from '@ethereumjs/util'
+import { Address, KECCAK256_RLP, privateToAddress } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain } from '../chain/chain.ts'
+import { checkpointSigners, cliqueEpoch, signerHex } from '../chain/clique.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
+import { terminalTotalDifficultyOf } from '../chain/forkSchedule.ts'
 import {
   bftConsensusOf,
   type CryptoHolder,
@@ -22,6 +24,7 @@ import {
   genesisState,
   parseGenesisText,
 } from '../chain/genesis.ts'
+import { toGenesisQuantity } from '../chain/genesisValues.ts'
 import { ensureKzgFor } from '../chain/kzg.ts'
 import { LogBloomCache } from '../chain/logBloomCache.ts'
 import { recoverHeadState } from '../chain/stateRecovery.ts'
@@ -154,11 +157,20 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   })
   registerNodeGauges(chain, pool)
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
-  const { blockPeriodMs, targetGasLimit } = config
-  const sealer = new DevSealer(chain, pool, { coinbase, blockPeriodMs, targetGasLimit, clock: systemClock })
   const accounts = config.network === 'dev' ? devAccounts() : []
   const curve = genesisEcCurve(genesis.config)
   const nodeKey = loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, curve)
+  const { targetGasLimit } = config
+  const clique = cliqueSealing(genesis, curve, nodeKey.privateKey)
+  const blockPeriodMs = config.blockPeriodMs ?? clique?.periodMs
+  const sealer = new DevSealer(chain, pool, {
+    coinbase,
+    blockPeriodMs,
+    targetGasLimit,
+    cliqueKey: clique?.key,
+    isEmptyBlockSealed: clique?.isEmptyBlockSealed,
+    clock: systemClock,
+  })
   if (bft && curve !== 'secp256k1')
     log.warn('BFT validators sign with secp256k1 only: this node seals no blocks', { curve })
   const isBftValidating = bft !== undefined && curve === 'secp256k1'
@@ -265,7 +277,9 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     engine.startIdleWarnings()
   }
   // As in Besu, a BFT validator seals without --miner-enabled; the dev sealer never runs on a BFT chain.
+  const notSigner = clique && config.isMinerEnabled ? cliqueNonSignerReason(chain, clique.key) : undefined
   if (validator && !engine) validator.start()
+  else if (notSigner) log.warn('no block will be produced', { reason: notSigner })
   else if (config.isMinerEnabled && !engine) sealer.start()
   else if (!engine && !bft) log.warn('no block will be produced', { reason: idleReason(genesis) })
   if (devTools && config.loadStateFile) await loadStateFile(devTools, config.loadStateFile)
@@ -422,11 +436,43 @@ function writeConfigOut(
   writeFileSync(file, `${JSON.stringify(out, null, 2)}\n`)
 }
 
+/**
+ * How a clique genesis is sealed with --miner-enabled, as Besu does: by the node key (a secp256k1
+ * key), one block every `blockperiodseconds` (automine when the period is 0), empty ones only when
+ * `createemptyblocks` is not false.
+ */
+function cliqueSealing(
+  genesis: GenesisJson,
+  curve: string,
+  key: Uint8Array,
+): { key: Uint8Array; periodMs?: number; isEmptyBlockSealed: boolean } | undefined {
+  const c = genesis.config.clique as Record<string, unknown> | undefined
+  if (c === undefined || curve !== 'secp256k1') return undefined
+  const period = Number(c.blockperiodseconds ?? c.period ?? 15)
+  // Merged at genesis (a TTD of 0): proof-of-stake blocks, sealed as on any other genesis.
+  const ttd = terminalTotalDifficultyOf(genesis.config)
+  const isMergedAtGenesis = ttd !== undefined && ttd <= toGenesisQuantity(genesis.difficulty ?? 1, 'difficulty')
+  const isEmptyBlockSealed = c.createemptyblocks !== false && c.createemptyblocks !== 'false'
+  return { key, periodMs: period > 0 && !isMergedAtGenesis ? period * 1000 : undefined, isEmptyBlockSealed }
+}
+
+/**
+ * Why the node key cannot seal a clique chain still in its first epoch (it is none of the genesis
+ * signers), or undefined; as in Besu, such a node only follows. Later the sealer checks each block.
+ */
+function cliqueNonSignerReason(chain: Chain, key: Uint8Array): string | undefined {
+  const next = chain.commonForNextBlock()
+  if (next.consensusType() !== 'poa' || chain.head.header.number >= cliqueEpoch(next)) return undefined
+  const address = signerHex(privateToAddress(key))
+  const isSigner = checkpointSigners(chain.genesis.header).includes(address)
+  return isSigner ? undefined : `the node key's address ${address} is not a clique signer`
+}
+
 /** Why a node with neither the dev sealer nor the Engine API makes no blocks, for its start-up log. */
 function idleReason(genesis: GenesisJson): string {
   const options =
     'start with --miner-enabled to seal with the dev sealer, or --engine-rpc-enabled to follow a consensus client'
   return genesis.config.clique !== undefined
-    ? `the genesis asks for clique sealing, which Basalt does not do; ${options}`
+    ? 'the genesis asks for clique sealing; start with --miner-enabled to seal with the node key (one of the signers), or --engine-rpc-enabled to follow a consensus client after the merge'
     : `the dev sealer is off for a custom genesis; ${options}`
 }

@@ -9,6 +9,7 @@ import type { Block, HeaderData } from '@ethereumjs/block'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
+import { cliqueHeaderFields } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
 import { nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
@@ -55,6 +56,8 @@ export type ProducerHeaderFields = Pick<
 export interface BlockAssemblerOptions {
   /** Besu's --target-gas-limit: blocks move their gas limit toward it. */
   targetGasLimit?: bigint
+  /** The key that seals clique blocks (the node key); a clique block cannot be built without it. */
+  cliqueKey?: Uint8Array
 }
 
 export interface AssembledBlock {
@@ -101,6 +104,7 @@ export class BlockAssembler {
     // A proof-of-work genesis (Besu's dev.json) gets its fixed difficulty, or the ethash one.
     const isPow = vm.common.consensusType() === 'pow'
     const powDifficulty = isPow ? fixedDifficulty(vm.common) : undefined
+    const clique = vm.common.consensusType() === 'poa' ? await this.cliqueFields(vm, parent, fields) : undefined
     const builder = await startBlock(
       vm,
       {
@@ -114,6 +118,7 @@ export class BlockAssembler {
               : undefined,
           difficulty: isPow ? powDifficulty : 0n,
           ...fields,
+          ...clique,
         },
         withdrawals: vm.common.isActivatedEIP(4895) ? [] : undefined,
         // Not frozen, so that the chain can attach the senders (impersonated ones are not recoverable).
@@ -122,6 +127,7 @@ export class BlockAssembler {
           setHardfork: true,
           freeze: false,
           calcDifficultyFromHeader: isPow && powDifficulty === undefined ? parent.header : undefined,
+          cliqueSigner: clique ? this.opts.cliqueKey : undefined,
         },
       },
       { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
@@ -147,6 +153,13 @@ export class BlockAssembler {
     const { block } = await builder.build()
     this.vmRoot = bytesToHex(block.header.stateRoot)
     return { block, receipts: builder.transactionReceipts, included }
+  }
+
+  /** Clique's header fields of the block after `parent`, sealed by the node key. */
+  private cliqueFields(vm: VM, parent: Block, fields: ProducerHeaderFields): Promise<ProducerHeaderFields> {
+    const key = this.opts.cliqueKey
+    if (!key) throw new Error('a clique block needs its signer key')
+    return cliqueHeaderFields(this.chain, vm.common, parent.header, key, fields.timestamp)
   }
 
   /**

@@ -7,6 +7,7 @@
  */
 import type { Block } from '@ethereumjs/block'
 import type { Chain } from '../chain/chain.ts'
+import { CliqueWaitError } from '../chain/clique.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
@@ -22,6 +23,10 @@ export interface DevSealerOptions {
   blockPeriodMs?: number
   /** Besu's --target-gas-limit: blocks move their gas limit toward it. */
   targetGasLimit?: bigint
+  /** The key that seals the blocks of a clique chain (the node key). */
+  cliqueKey?: Uint8Array
+  /** Whether interval mining seals a block when no transaction waits (clique's `createemptyblocks`); default on. */
+  isEmptyBlockSealed?: boolean
   clock: Clock
 }
 
@@ -45,6 +50,7 @@ export class DevSealer {
   /** The PREVRANDAO (mixHash) of the next block only (`hardhat_setPrevRandao`); the parent's otherwise. */
   nextPrevRandao?: Uint8Array
   private readonly assembler: BlockAssembler
+  private readonly isEmptyBlockSealed: boolean
   private isAutomineOn: boolean
   private intervalMs?: number
   private isStarted = false
@@ -60,9 +66,10 @@ export class DevSealer {
   ) {
     this.time = new BlockTime(opts.clock)
     this.coinbase = opts.coinbase
-    this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.targetGasLimit })
+    this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.targetGasLimit, cliqueKey: opts.cliqueKey })
     this.intervalMs = opts.blockPeriodMs
     this.isAutomineOn = !opts.blockPeriodMs
+    this.isEmptyBlockSealed = opts.isEmptyBlockSealed ?? true
   }
 
   start(): void {
@@ -137,7 +144,7 @@ export class DevSealer {
     this.unsubscribe = undefined
     if (!this.isStarted) return
     const ms = this.intervalMs
-    if (ms) this.timer = setInterval(() => this.schedule(true), ms)
+    if (ms) this.timer = setInterval(() => this.schedule(this.isEmptyBlockSealed), ms)
     if (this.isAutomineOn) {
       this.unsubscribe = this.pool.onAdded(() => this.schedule(false))
       if (this.pool.size > 0) this.schedule(false)
@@ -168,7 +175,9 @@ export class DevSealer {
           await nextTurn()
         } while (this.pool.executable(this.nextBlockBaseFee()).length > 0)
       } catch (e) {
-        log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
+        // A clique signer waits for another signer's block, as Besu's miner does: not a failure.
+        if (e instanceof CliqueWaitError) log.debug('not sealing', { reason: e.message })
+        else log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
       }
     })
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'bun:test'
+import { cliqueSigner } from '@ethereumjs/block'
 import { Address, privateToAddress } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'
 import { normalizeGenesis } from '../chain/genesis.ts'
@@ -26,7 +27,7 @@ const transfer = (value: string) => ({
   secretKey: KEY,
 })
 
-async function importText(chain: Chain, text: string): Promise<bigint[]> {
+async function importText(chain: Chain, text: string, cliqueKey?: Uint8Array): Promise<bigint[]> {
   const numbers: bigint[] = []
   let now = 1000n
   await importJsonBlocks(
@@ -34,8 +35,18 @@ async function importText(chain: Chain, text: string): Promise<bigint[]> {
     parseJsonBlocks(text),
     () => now++,
     (b) => numbers.push(b.header.number),
+    cliqueKey,
   )
   return numbers
+}
+
+/** A clique genesis whose one signer is the key `signerKey`. */
+function cliqueChain(signerKey: string): Promise<Chain> {
+  const signer = bytesToHex(privateToAddress(hexToBytes(signerKey))).slice(2)
+  const alloc = { [SENDER]: { balance: '1000000000000000000000' } }
+  const extraData = `0x${'00'.repeat(32)}${signer}${'00'.repeat(65)}`
+  const config = { chainId: 7, ...FORKS, clique: { blockperiodseconds: 3, epochlength: 2 } }
+  return openMemoryChain(normalizeGenesis({ config, difficulty: '0x1', gasLimit: '0x1c9c380', extraData, alloc }))
 }
 
 describe('JSON block files', () => {
@@ -65,6 +76,30 @@ describe('JSON block files', () => {
     expect(chain.head.header.difficulty).toBe(0n)
     const withCoinbase = JSON.stringify({ blocks: [{ coinbase: RECIPIENT, transactions: [] }] })
     await expect(importText(chain, withCoinbase)).rejects.toThrow('Some fields (coinbase) are unsupported')
+  })
+
+  it('seals the blocks of a clique chain with the node key, as Besu with its signer key', async () => {
+    const nodeKey = `0x${'55'.repeat(32)}`
+    const chain = await cliqueChain(nodeKey)
+    const text = JSON.stringify({ blocks: [{ transactions: [transfer('0x7')] }, { transactions: [] }, {}] })
+    expect(await importText(chain, text, hexToBytes(nodeKey))).toEqual([1n, 2n, 3n])
+    const blocks = await Promise.all([1n, 2n, 3n].map(async (n) => (await chain.getBlockByNumber(n))!.header))
+    expect(blocks.map((h) => h.difficulty)).toEqual([2n, 2n, 2n])
+    // Block 2 is a checkpoint (epochlength 2) with the signer listed.
+    expect(blocks.map((h) => h.extraData.length)).toEqual([97, 117, 97])
+    expect(cliqueSigner(blocks[2]).toString()).toBe(bytesToHex(privateToAddress(hexToBytes(nodeKey))))
+    // blockperiodseconds 3 holds although the clock moves one second a block.
+    expect(blocks[2].timestamp - blocks[1].timestamp).toBe(3n)
+    const state = chain.stateAt(chain.head)
+    expect((await state.getAccount(new Address(hexToBytes(RECIPIENT))))?.balance).toBe(7n)
+    // Fields that only ethash takes, and a chain whose signer is not the node key.
+    const withExtra = JSON.stringify({ blocks: [{ extraData: '0x01', transactions: [] }] })
+    await expect(importText(chain, withExtra, hexToBytes(nodeKey))).rejects.toThrow(
+      'Some fields (extraData) are unsupported by the current consensus engine: clique',
+    )
+    await expect(importText(chain, JSON.stringify({ blocks: [{}] }), hexToBytes(KEY))).rejects.toThrow(
+      'is not a clique signer',
+    )
   })
 
   it('refuses a block whose transaction cannot run', async () => {

@@ -3,18 +3,19 @@
  * are described by their transactions (`gasLimit`, `gasPrice`, `to`, `value`, `data`, `secretKey`)
  * and optionally `number`, `parentHash`, `coinbase`, `extraData` (keys in any case). Each block is
  * built on its parent here — nonces from the parent's state, signed with the given keys — and then
- * imported like any other block. Proof-of-work and proof-of-stake chains only: a clique block needs
- * its signer's key, and Besu refuses coinbase/extraData on chains that are not ethash.
+ * imported like any other block. A clique block is sealed with the node key (one of the signers),
+ * as Besu's clique miner does; Besu refuses coinbase/extraData on chains that are not ethash.
  */
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Address, privateToAddress } from '@ethereumjs/util'
-import { buildBlock } from '@ethereumjs/vm'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
+import { type CliqueHeaderFields, cliqueHeaderFields } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
 import { toBytes, toGenesisQuantity, toObject } from '../chain/genesisValues.ts'
+import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
@@ -92,24 +93,38 @@ async function jsonBlockParent(chain: Chain, spec: JsonBlockSpec, previous?: Blo
   return parent
 }
 
-/** Builds the block `spec` describes on `parent`, at `timestamp` (seconds). Nothing is stored. */
-async function buildJsonBlock(chain: Chain, parent: Block, spec: JsonBlockSpec, timestamp: bigint): Promise<Block> {
+/**
+ * Builds the block `spec` describes on `parent`, at `timestamp` (seconds); a clique block is sealed
+ * with `cliqueKey` (the node key). Nothing is stored.
+ */
+async function buildJsonBlock(
+  chain: Chain,
+  parent: Block,
+  spec: JsonBlockSpec,
+  timestamp: bigint,
+  cliqueKey?: Uint8Array,
+): Promise<Block> {
   const common = chain.common.copy()
   const number = parent.header.number + 1n
   common.setHardforkBy({ blockNumber: number, timestamp })
   const consensus = common.consensusType()
-  if (consensus === 'poa') throw new Error('Unable to create block using current consensus engine: clique')
   if (consensus !== 'pow' && (spec.coinbase || spec.extraData)) {
     const fields = [spec.coinbase && 'coinbase', spec.extraData && 'extraData'].filter(Boolean).join(', ')
     throw new Error(
       `Some fields (${fields}) are unsupported by the current consensus engine: ${common.consensusAlgorithm()}`,
     )
   }
+  let clique: CliqueHeaderFields | undefined
+  if (consensus === 'poa') {
+    if (!cliqueKey) throw new Error('Unable to create block using current consensus engine: clique')
+    clique = await cliqueHeaderFields(chain, common, parent.header, cliqueKey, timestamp)
+    common.setHardforkBy({ blockNumber: number, timestamp: clique.timestamp })
+  }
   const state = openState(chain.trieDb, common, parent.header.stateRoot, true)
   const vm = await createVm(common, state, chain)
   const isPow = consensus === 'pow'
   const fixed = fixedDifficulty(common)
-  const builder = await buildBlock(vm, {
+  const builder = await startBlock(vm, {
     parentBlock: parent,
     headerData: {
       number,
@@ -119,12 +134,14 @@ async function buildJsonBlock(chain: Chain, parent: Block, spec: JsonBlockSpec, 
       extraData: spec.extraData,
       difficulty: isPow ? fixed : 0n,
       parentBeaconBlockRoot: common.isActivatedEIP(4788) ? new Uint8Array(32) : undefined,
+      ...clique,
     },
     withdrawals: common.isActivatedEIP(4895) ? [] : undefined,
     blockOpts: {
       putBlockIntoBlockchain: false,
       setHardfork: true,
       calcDifficultyFromHeader: isPow && fixed === undefined ? parent.header : undefined,
+      cliqueSigner: clique ? cliqueKey : undefined,
     },
   })
   const nonces = new Map<string, bigint>()
@@ -155,6 +172,7 @@ export async function importJsonBlocks(
   specs: JsonBlockSpec[],
   nowSeconds: () => bigint,
   onImported: (block: Block) => void,
+  cliqueKey?: Uint8Array,
 ): Promise<void> {
   let previous: Block | undefined
   for (const spec of specs) {
@@ -165,6 +183,7 @@ export async function importJsonBlocks(
       parent,
       spec,
       now > parent.header.timestamp ? now : parent.header.timestamp + 1n,
+      cliqueKey,
     )
     // Built here, so there is no seal to verify.
     await importBlock(chain, block, { setHead: true, skipPowValidation: true })

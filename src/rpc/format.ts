@@ -13,6 +13,10 @@ import { withdrawalJson } from './payloadJson.ts'
 
 type Json = Record<string, unknown>
 
+/**
+ * A block header as JSON-RPC block results show it. No `totalDifficulty`: Besu removed it from every
+ * block result (besu PR #11179, for hive's eth_getBlockBy* tests), as geth and Nethermind did.
+ */
 export function formatHeader(h: BlockHeader, hash: Uint8Array, sizeBytes?: number): Json {
   const out: Json = {
     baseFeePerGas: h.baseFeePerGas === undefined ? undefined : toQuantity(h.baseFeePerGas),

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
-import { BASALT_BIN, startNode } from './harness.ts'
+import { BASALT_BIN, generateBftNetwork, startNode } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-genesis-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -35,6 +35,21 @@ async function basalt(args: string[]): Promise<{ code: number; out: string }> {
   ])
   clearTimeout(timer)
   return { code, out: stdout + stderr }
+}
+
+/** `basalt blocks import --format=JSON` of `blocks` on `genesis` into `dataPath`. */
+function importJson(blocks: string, genesis: string, dataPath: string): Promise<{ code: number; out: string }> {
+  return basalt([
+    'blocks',
+    'import',
+    '--format=JSON',
+    '--from',
+    blocks,
+    '--genesis-file',
+    genesis,
+    '--data-path',
+    dataPath,
+  ])
 }
 
 describe('Besu genesis and block files', () => {
@@ -64,17 +79,7 @@ describe('Besu genesis and block files', () => {
       ],
     })
     const dataPath = join(tmp, 'pow-data')
-    const imported = await basalt([
-      'blocks',
-      'import',
-      '--format=JSON',
-      '--from',
-      blocks,
-      '--genesis-file',
-      powGenesis,
-      '--data-path',
-      dataPath,
-    ])
+    const imported = await importJson(blocks, powGenesis, dataPath)
     expect(imported.out).toContain('imported 2 blocks (1..2)')
     expect(imported.code).toBe(0)
     // The same chain as RLP (Besu's export format) imports into a fresh data path with the same head.
@@ -195,5 +200,17 @@ describe('Besu genesis and block files', () => {
     expect(r.code).not.toBe(0)
     expect(r.out).toContain(`invalid genesis file ${broken}: unexpected character "z" at line 3, column 15`)
     expect(r.out).not.toContain('    at ')
+  })
+
+  it('refuses a JSON block file on a QBFT chain, as Besu does (its blocks come from rounds)', async () => {
+    const { genesisFile } = generateBftNetwork(
+      join(tmp, 'qbft'),
+      { config: { chainId: 4244, londonBlock: 0, qbft: { blockperiodseconds: 1 } }, gasLimit: '0x1c9c380' },
+      1,
+    )
+    const blocks = writeJson('qbft-blocks.json', { blocks: [{ transactions: [] }] })
+    const r = await importJson(blocks, genesisFile, join(tmp, 'qbft-data'))
+    expect(r.code).toBe(1)
+    expect(r.out).toBe('basalt: Unable to create block using current consensus engine: qbft\n')
   })
 })

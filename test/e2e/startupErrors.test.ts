@@ -84,5 +84,17 @@ describe('basalt run logs', () => {
     } finally {
       await node.cleanup()
     }
+    // With --miner-enabled, a node key that is not the signer (0x11…11) seals nothing either.
+    const miner = await startNode({ args: ['--genesis-file', genesis, '--miner-enabled'] })
+    try {
+      expect(miner.output()).toMatch(
+        /no block will be produced reason="the node key's address 0x[0-9a-f]{40} is not a clique signer"/,
+      )
+      await Bun.sleep(1_500)
+      expect(await miner.rpc('eth_blockNumber')).toBe('0x0')
+      expect(miner.output()).not.toContain('sealing failed')
+    } finally {
+      await miner.cleanup()
+    }
   })
 })

@@ -1,0 +1,155 @@
+/**
+ * Clique (EIP-225) as far as Basalt seals and checks it: the signer list of the last checkpoint
+ * (every `epochlength` blocks a header lists the signers between its 32-byte vanity and its 65-byte
+ * seal; the genesis is the first checkpoint), the in-turn signer of a height (difficulty 2, the others
+ * 1), and the extraData of a block to seal. Votes (a block's coinbase and nonce) are not tallied: the
+ * signer list changes only where a checkpoint says so. The library seals and recovers signers.
+ */
+import type { Block, BlockHeader } from '@ethereumjs/block'
+import { cliqueEpochTransitionSigners, cliqueSigner } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { privateToAddress } from '@ethereumjs/util'
+import { maxBigInt } from '../primitives/bigintMath.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+
+export const CLIQUE_VANITY_BYTES = 32
+export const CLIQUE_SEAL_BYTES = 65
+/** Difficulty of a block sealed by the in-turn signer, and by any other signer. */
+export const DIFF_IN_TURN = 2n
+export const DIFF_NO_TURN = 1n
+
+/** The node key may not seal the next block yet: another signer's block must come first. */
+export class CliqueWaitError extends Error {}
+
+/** What signer lookups need of the stored chain. */
+export interface CheckpointReader {
+  getBlockByNumber(n: bigint): Promise<Block | undefined>
+}
+
+/** Clique's epoch length of `common` (blocks between checkpoints). */
+export function cliqueEpoch(common: Common): bigint {
+  return BigInt((common.consensusConfig() as { epoch?: number }).epoch ?? 30000)
+}
+
+/** The signers a checkpoint header lists, as lower-case hex addresses in ascending order. */
+export function checkpointSigners(header: BlockHeader): string[] {
+  return cliqueEpochTransitionSigners(header)
+    .map((a) => a.toString().toLowerCase())
+    .sort()
+}
+
+/** The signers who may seal block `number`: those of the last checkpoint before it. */
+export async function cliqueSignersFor(chain: CheckpointReader, common: Common, number: bigint): Promise<string[]> {
+  const epoch = cliqueEpoch(common)
+  const checkpoint = ((number - 1n) / epoch) * epoch
+  const block = await chain.getBlockByNumber(checkpoint)
+  if (!block) throw new Error(`clique checkpoint block ${checkpoint} is missing`)
+  return checkpointSigners(block.header)
+}
+
+/**
+ * Whether `signer` sealed one of the blocks just before `number` that EIP-225 leaves it out of: a
+ * signer may seal only one of any floor(n/2) + 1 consecutive blocks (with one signer, every block).
+ * Besu's miner waits and its importer refuses the block, as geth's.
+ */
+export async function hasSignedRecently(
+  chain: CheckpointReader,
+  signers: string[],
+  number: bigint,
+  signer: string,
+): Promise<boolean> {
+  const window = BigInt(Math.floor(signers.length / 2))
+  for (let n = number - 1n; n >= 1n && n >= number - window; n--) {
+    const block = await chain.getBlockByNumber(n)
+    if (block && cliqueSigner(block.header).toString().toLowerCase() === signer) return true
+  }
+  return false
+}
+
+/** Whether `signer` (lower-case hex) is the in-turn signer of `number` among `signers`. */
+export function isInTurn(signers: string[], number: bigint, signer: string): boolean {
+  return signers.length > 0 && signers[Number(number % BigInt(signers.length))] === signer
+}
+
+/** The difficulty `signer` seals block `number` with. */
+export function cliqueDifficulty(signers: string[], number: bigint, signer: string): bigint {
+  return isInTurn(signers, number, signer) ? DIFF_IN_TURN : DIFF_NO_TURN
+}
+
+/**
+ * The extraData of block `number` before its seal: a zero vanity, at a checkpoint the signer list,
+ * and 65 zero bytes the seal replaces.
+ */
+export function cliqueExtraData(common: Common, number: bigint, signers: string[]): Uint8Array {
+  const isCheckpoint = number % cliqueEpoch(common) === 0n
+  const list = isCheckpoint ? signers : []
+  const out = new Uint8Array(CLIQUE_VANITY_BYTES + list.length * 20 + CLIQUE_SEAL_BYTES)
+  list.forEach((s, i) => {
+    out.set(hexToBytes(s), CLIQUE_VANITY_BYTES + i * 20)
+  })
+  return out
+}
+
+/** A lower-case hex address, as the signer lists hold them. */
+export function signerHex(address: Uint8Array): string {
+  return bytesToHex(address).toLowerCase()
+}
+
+/**
+ * The seal rules of a clique header (EIP-225): signed by a signer of the last checkpoint, with the
+ * difficulty of its turn, and at a checkpoint listing exactly those signers. Throws the reason.
+ * The library has already checked the extraData layout (97 bytes, or 97 + 20·n at a checkpoint).
+ */
+export async function validateCliqueSeal(chain: CheckpointReader, header: BlockHeader): Promise<void> {
+  const signers = await cliqueSignersFor(chain, header.common, header.number)
+  const signer = cliqueSigner(header).toString().toLowerCase()
+  if (!signers.includes(signer)) throw new Error(`invalid clique seal: ${signer} is not a signer`)
+  if (await hasSignedRecently(chain, signers, header.number, signer))
+    throw new Error(`invalid clique seal: ${signer} signed one of the last ${Math.floor(signers.length / 2)} blocks`)
+  const expected = cliqueDifficulty(signers, header.number, signer)
+  if (header.difficulty !== expected) {
+    const turn = expected === DIFF_IN_TURN ? 'in turn' : 'out of turn'
+    throw new Error(`invalid difficulty: ${header.difficulty}, the signer ${signer} is ${turn} (expected ${expected})`)
+  }
+  if (header.number % cliqueEpoch(header.common) === 0n && checkpointSigners(header).join() !== signers.join())
+    throw new Error('invalid checkpoint: its signer list differs from the current signers')
+}
+
+/** The header fields clique sets on a block it seals. */
+export interface CliqueHeaderFields {
+  timestamp: bigint
+  difficulty: bigint
+  extraData: Uint8Array
+  coinbase: Uint8Array
+  mixHash: Uint8Array
+  nonce: Uint8Array
+}
+
+/**
+ * Clique's header fields for the block after `parent`, sealed with `key`: difficulty 2 in turn (1
+ * otherwise), the signer list at a checkpoint, zero coinbase, mix hash and nonce (no vote), and a
+ * timestamp at least the block period after the parent's. Throws when `key` is not a signer's.
+ */
+export async function cliqueHeaderFields(
+  chain: CheckpointReader,
+  common: Common,
+  parent: BlockHeader,
+  key: Uint8Array,
+  timestamp: bigint,
+): Promise<CliqueHeaderFields> {
+  const number = parent.number + 1n
+  const signer = signerHex(privateToAddress(key))
+  const signers = await cliqueSignersFor(chain, common, number)
+  if (!signers.includes(signer)) throw new Error(`the node key's address ${signer} is not a clique signer`)
+  if (await hasSignedRecently(chain, signers, number, signer))
+    throw new CliqueWaitError(`the signer ${signer} sealed one of the last ${Math.floor(signers.length / 2)} blocks`)
+  const period = BigInt((common.consensusConfig() as { period?: number }).period ?? 0)
+  return {
+    timestamp: maxBigInt(timestamp, parent.timestamp + period),
+    difficulty: cliqueDifficulty(signers, number, signer),
+    extraData: cliqueExtraData(common, number, signers),
+    coinbase: new Uint8Array(20),
+    mixHash: new Uint8Array(32),
+    nonce: new Uint8Array(8),
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Clique blocks sealed by the node key (Besu's `--miner-enabled` on a clique network): in-turn
+ * difficulty 2 and out-of-turn 1, 97-byte extraData with the seal, checkpoints listing the signers,
+ * the block period, fees to the signer, and blocks a second node imports under clique's rules.
+ */
+import { describe, expect, it } from 'bun:test'
+import { cliqueSigner, createSealedCliqueBlock } from '@ethereumjs/block'
+import { createLegacyTx } from '@ethereumjs/tx'
+import { Address, privateToAddress } from '@ethereumjs/util'
+import { importBlock } from '../chain/blockImporter.ts'
+import type { Chain } from '../chain/chain.ts'
+import { cliqueExtraData, cliqueSignersFor } from '../chain/clique.ts'
+import { normalizeGenesis } from '../chain/genesis.ts'
+import { openMemoryChain } from '../chain/memoryChain.ts'
+import { poolChainView } from '../node/node.ts'
+import { manualClock } from '../primitives/clock.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { TxPool } from '../txpool/txPool.ts'
+import { DevSealer } from './devSealer.ts'
+
+const NODE_KEY = hexToBytes(`0x${'42'.repeat(32)}`)
+const NODE_ADDRESS = bytesToHex(privateToAddress(NODE_KEY))
+const SENDER_KEY = hexToBytes(`0x${'07'.repeat(32)}`)
+const SENDER = bytesToHex(privateToAddress(SENDER_KEY))
+const OTHER_KEY = hexToBytes(`0x${'66'.repeat(32)}`)
+const OTHER_ADDRESS = bytesToHex(privateToAddress(OTHER_KEY))
+
+function cliqueGenesis(signers: string[], config: Record<string, unknown> = {}) {
+  return normalizeGenesis({
+    config: {
+      chainId: 1981,
+      londonBlock: 0,
+      clique: { blockperiodseconds: 4, epochlength: 3 },
+      ...config,
+    },
+    difficulty: '0x1',
+    gasLimit: '0x1c9c380',
+    extraData: `0x${'00'.repeat(32)}${signers.map((s) => s.slice(2)).join('')}${'00'.repeat(65)}`,
+    alloc: { [SENDER]: { balance: '1000000000000000000000' } },
+  })
+}
+
+async function openSealer(chain: Chain): Promise<{ sealer: DevSealer; pool: TxPool }> {
+  const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
+  const clock = manualClock(1_700_000_000_000)
+  return { sealer: new DevSealer(chain, pool, { coinbase: new Uint8Array(20), cliqueKey: NODE_KEY, clock }), pool }
+}
+
+/** An empty block on `chain`'s head sealed by `key` with `difficulty` (a checkpoint lists the signers). */
+async function sealedEmpty(chain: Chain, key: Uint8Array, difficulty: bigint) {
+  const parent = chain.head.header
+  const common = chain.commonForNextBlock()
+  const number = parent.number + 1n
+  const header = {
+    parentHash: parent.hash(),
+    number,
+    timestamp: parent.timestamp + 4n,
+    gasLimit: parent.gasLimit,
+    difficulty,
+    extraData: cliqueExtraData(common, number, await cliqueSignersFor(chain, common, number)),
+    stateRoot: parent.stateRoot,
+    baseFeePerGas: parent.calcNextBaseFee(),
+  }
+  return createSealedCliqueBlock({ header }, key, { common })
+}
+
+describe('clique sealing with the node key', () => {
+  it('seals in-turn blocks with difficulty 2, a 97-byte sealed extraData, checkpoints and the period', async () => {
+    const genesis = cliqueGenesis([NODE_ADDRESS])
+    const chain = await openMemoryChain(genesis)
+    const { sealer, pool } = await openSealer(chain)
+    const tx = createLegacyTx(
+      { nonce: 0n, to: `0x${'be'.repeat(20)}`, value: 5n, gasLimit: 21_000n, gasPrice: 2n * 10n ** 9n },
+      { common: chain.commonForNextBlock() },
+    ).sign(SENDER_KEY)
+    await pool.add(tx)
+    const blocks = []
+    for (let i = 0; i < 4; i++) blocks.push((await sealer.sealBlock(true))!)
+    expect(blocks[0].transactions.length).toBe(1)
+    for (const b of blocks) {
+      expect(b.header.difficulty).toBe(2n)
+      expect(cliqueSigner(b.header).toString()).toBe(NODE_ADDRESS)
+      expect(b.header.coinbase.toString()).toBe(`0x${'00'.repeat(20)}`)
+      expect(b.header.mixHash.every((x) => x === 0)).toBe(true)
+    }
+    // Block 3 is a checkpoint (epochlength 3): vanity, the one signer, seal.
+    expect(blocks.map((b) => b.header.extraData.length)).toEqual([97, 97, 117, 97])
+    expect(bytesToHex(blocks[2].header.extraData.subarray(32, 52))).toBe(NODE_ADDRESS)
+    // blockperiodseconds 4: the clock does not move, the period spaces the blocks.
+    for (let i = 1; i < blocks.length; i++)
+      expect(blocks[i].header.timestamp - blocks[i - 1].header.timestamp).toBeGreaterThanOrEqual(4n)
+    // Fees go to the signer (clique has no block reward): 21,000 gas at the 2 gwei price less the base fee.
+    const base = blocks[0].header.baseFeePerGas!
+    const signer = await chain.stateAt(chain.head).getAccount(new Address(hexToBytes(NODE_ADDRESS)))
+    expect(signer?.balance).toBe(21_000n * (2n * 10n ** 9n - base))
+
+    // Another node imports them (execution, roots, clique header rules).
+    const replica = await openMemoryChain(genesis)
+    for (const b of blocks) await importBlock(replica, b, { setHead: true })
+    expect(bytesToHex(replica.head.hash())).toBe(bytesToHex(chain.head.hash()))
+  })
+
+  it('takes turns with another signer: difficulty 2 in turn, 1 out of turn, never two blocks in a row', async () => {
+    const genesis = cliqueGenesis([OTHER_ADDRESS, NODE_ADDRESS])
+    const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
+    const turn = (height: bigint, who: string) => (sorted[Number(height % 2n)] === who ? 2n : 1n)
+    const nodeDifficulties = new Set<bigint>()
+    // The node seals the odd heights, then (another chain) the even ones: in turn on one of the two.
+    for (const isNodeFirst of [true, false]) {
+      const chain = await openMemoryChain(genesis)
+      const { sealer } = await openSealer(chain)
+      for (let height = 1n; height <= 4n; height++) {
+        if ((height % 2n === 1n) !== isNodeFirst) {
+          await importBlock(chain, await sealedEmpty(chain, OTHER_KEY, turn(height, OTHER_ADDRESS)), { setHead: true })
+          continue
+        }
+        const block = (await sealer.sealBlock(true))!
+        expect(block.header.difficulty).toBe(turn(height, NODE_ADDRESS))
+        nodeDifficulties.add(block.header.difficulty)
+        // With two signers one may seal only one block of any two in a row.
+        await expect(sealer.sealBlock(true)).rejects.toThrow('sealed one of the last 1 blocks')
+      }
+      const checkpoint = (await chain.getBlockByNumber(3n))!.header.extraData
+      expect(bytesToHex(checkpoint.subarray(32, 72))).toBe(`${sorted[0]}${sorted[1].slice(2)}` as `0x${string}`)
+    }
+    expect([...nodeDifficulties].sort()).toEqual([1n, 2n])
+  })
+
+  it('imports only blocks sealed by a signer with the difficulty of its turn, one block in a row each', async () => {
+    const replica = await openMemoryChain(cliqueGenesis([OTHER_ADDRESS, NODE_ADDRESS]))
+    const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
+    const [first, firstKey] = sorted[1] === NODE_ADDRESS ? [NODE_ADDRESS, NODE_KEY] : [OTHER_ADDRESS, OTHER_KEY]
+    const seal = (key: Uint8Array, difficulty: bigint) => sealedEmpty(replica, key, difficulty)
+    await expect(importBlock(replica, await seal(SENDER_KEY, 1n), { setHead: true })).rejects.toThrow(
+      `invalid clique seal: ${SENDER} is not a signer`,
+    )
+    // Height 1 is the turn of sorted[1]: difficulty 1 is wrong for it, 2 right.
+    await expect(importBlock(replica, await seal(firstKey, 1n), { setHead: true })).rejects.toThrow(
+      `invalid difficulty: 1, the signer ${first} is in turn (expected 2)`,
+    )
+    await importBlock(replica, await seal(firstKey, 2n), { setHead: true })
+    await expect(importBlock(replica, await seal(firstKey, 1n), { setHead: true })).rejects.toThrow(
+      `invalid clique seal: ${first} signed one of the last 1 blocks`,
+    )
+    const otherKey = firstKey === NODE_KEY ? OTHER_KEY : NODE_KEY
+    await expect(importBlock(replica, await seal(otherKey, 1n), { setHead: true })).rejects.toThrow('is in turn')
+    await importBlock(replica, await seal(otherKey, 2n), { setHead: true })
+    expect(replica.head.header.number).toBe(2n)
+  })
+
+  it('refuses to seal when the node key is not a signer', async () => {
+    const chain = await openMemoryChain(cliqueGenesis([OTHER_ADDRESS]))
+    const { sealer } = await openSealer(chain)
+    await expect(sealer.sealBlock(true)).rejects.toThrow(
+      `the node key's address ${NODE_ADDRESS} is not a clique signer`,
+    )
+  })
+
+  it('stops clique at the terminal total difficulty: the next blocks are proof of stake', async () => {
+    const chain = await openMemoryChain(cliqueGenesis([NODE_ADDRESS], { terminalTotalDifficulty: 5 }))
+    const { sealer } = await openSealer(chain)
+    const blocks = []
+    for (let i = 0; i < 4; i++) blocks.push((await sealer.sealBlock(true))!)
+    // Total difficulty 1, 3, 5: block 3's parent reached the TTD.
+    expect(blocks.map((b) => b.header.difficulty)).toEqual([2n, 2n, 0n, 0n])
+    expect(blocks[2].header.extraData.length).toBe(0)
+  })
+})
