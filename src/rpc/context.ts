@@ -55,7 +55,7 @@ export interface RpcServices {
   /** Peer-to-peer networking, when enabled. */
   network?: P2pNetwork
   /** On a forked chain: the remote's blocks up to the fork block. */
-  forkHistory?: Pick<CachedForkSource, 'number' | 'block'>
+  forkHistory?: Pick<CachedForkSource, 'number' | 'block' | 'history' | 'useRemote'>
 }
 
 export interface RpcContext extends RpcServices {

@@ -1,0 +1,193 @@
+/**
+ * Forking from a remote that is not Basalt: a real Anvil (npm `@foundry-rs/anvil`, a devDependency)
+ * on loopback. Basalt forks its chain, reads its state, and answers the remote's history up to the
+ * fork block (transactions, receipts, logs, traces) as Anvil itself answers it; the expected values
+ * are Anvil's own answers. Skipped, with a message, when the Anvil binary is not installed.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Subprocess } from 'bun'
+import { type StartedNode, startNode } from './harness.ts'
+
+const ANVIL_BIN =
+  process.env.ANVIL_BIN ??
+  new URL('../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url).pathname
+const HAS_ANVIL = existsSync(ANVIL_BIN)
+if (!HAS_ANVIL)
+  console.warn(`forkAnvil.test.ts skipped: no Anvil binary at ${ANVIL_BIN} (npm install, or set ANVIL_BIN)`)
+
+const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+const PAYEE = '0x00000000000000000000000000000000000000aa'
+const RUNTIME = '0x3615600c57600035600055005b60005460005260206000f3'
+/**
+ * Init code: emits LOG1(topic 1, data 42), stores 42 at slot 0 and deploys RUNTIME (called with a
+ * word it stores it at slot 0; called without data it returns slot 0).
+ */
+const INIT = `0x602a600052600160206000a1602a6000556018601d60003960186000f3${RUNTIME.slice(2)}`
+const TOPIC = `0x${'1'.padStart(64, '0')}`
+const APIS = 'ETH,NET,WEB3,EVM,HARDHAT,ANVIL,DEBUG,TRACE'
+const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
+
+interface Receipt {
+  transactionHash: string
+  blockNumber: string
+  blockHash: string
+  contractAddress: string
+  status: string
+}
+
+/** A running Anvil: its own temp HOME (Anvil writes its state cache there) and pruned history. */
+interface Anvil {
+  url: string
+  proc: Subprocess
+  home: string
+}
+
+async function startAnvil(): Promise<Anvil> {
+  const home = mkdtempSync(join(tmpdir(), 'basalt-anvil-'))
+  const args = ['--host', '127.0.0.1', '--port', '0', '--prune-history', '64']
+  const proc = Bun.spawn([ANVIL_BIN, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, HOME: home } })
+  let out = ''
+  const dec = new TextDecoder()
+  const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader()
+  const deadline = Date.now() + 20_000
+  while (Date.now() < deadline) {
+    const listening = /Listening on (127\.0\.0\.1:\d+)/.exec(out)
+    if (listening) {
+      reader.releaseLock()
+      void (async () => {
+        for await (const _ of proc.stdout as ReadableStream<Uint8Array>);
+      })()
+      return { url: `http://${listening[1]}`, proc, home }
+    }
+    const { value, done } = await reader.read()
+    if (done) break
+    out += dec.decode(value)
+  }
+  proc.kill('SIGKILL')
+  rmSync(home, { recursive: true, force: true })
+  throw new Error(`anvil did not start:\n${out}`)
+}
+
+async function call<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  })
+  const body = (await res.json()) as { result?: T; error?: { message: string } }
+  if (body.error) throw new Error(`${method}: ${body.error.message}`)
+  return body.result as T
+}
+
+async function sendAndWait(url: string, tx: Record<string, string>): Promise<Receipt> {
+  const hash = await call<string>(url, 'eth_sendTransaction', [{ from: DEV0, ...tx }])
+  for (let i = 0; i < 200; i++) {
+    const r = await call<Receipt | null>(url, 'eth_getTransactionReceipt', [hash])
+    if (r) return r
+    await Bun.sleep(20)
+  }
+  throw new Error(`no receipt for ${hash}`)
+}
+
+let anvil: Anvil | undefined
+let basalt: StartedNode | undefined
+let deployed: Receipt
+let paid: Receipt
+let forkNumber: string
+
+beforeAll(async () => {
+  if (!HAS_ANVIL) return
+  anvil = await startAnvil()
+  deployed = await sendAndWait(anvil.url, { data: INIT })
+  paid = await sendAndWait(anvil.url, { to: PAYEE, value: '0x5' })
+  forkNumber = await call<string>(anvil.url, 'eth_blockNumber')
+  basalt = await startNode({ args: ['--fork-url', anvil.url, '--dev-accounts-unlocked', '--rpc-http-api', APIS] })
+}, 60_000)
+
+afterAll(async () => {
+  await basalt?.cleanup()
+  if (anvil) {
+    anvil.proc.kill('SIGTERM')
+    await anvil.proc.exited
+    rmSync(anvil.home, { recursive: true, force: true })
+  }
+})
+
+describe.skipIf(!HAS_ANVIL)('a chain forked from Anvil', () => {
+  it("starts on Anvil's head with its chain id, and reads its balances, code and storage", async () => {
+    const b = basalt as StartedNode
+    const url = (anvil as Anvil).url
+    expect(await b.rpc('eth_chainId')).toBe(await call(url, 'eth_chainId'))
+    expect(await b.rpc('eth_blockNumber')).toBe(forkNumber)
+    const head = await call<{ hash: string }>(url, 'eth_getBlockByNumber', [forkNumber, false])
+    expect((await b.rpc<{ hash: string }>('eth_getBlockByNumber', ['latest', false])).hash).toBe(head.hash)
+    expect(await b.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x5')
+    expect(await b.rpc('eth_getCode', [deployed.contractAddress, 'latest'])).toBe(RUNTIME)
+    expect(await b.rpc('eth_getStorageAt', [deployed.contractAddress, '0x0', 'latest'])).toBe(word(42))
+    expect(await b.rpc('eth_call', [{ to: deployed.contractAddress }, 'latest'])).toBe(word(42))
+    const info = await b.rpc<{ forkConfig: { forkUrl: string; forkBlockNumber: number } }>('anvil_nodeInfo')
+    expect(info.forkConfig).toMatchObject({ forkUrl: url, forkBlockNumber: Number(forkNumber) })
+  })
+
+  it("answers the remote's transactions, receipts, logs and traces up to the fork block as Anvil does", async () => {
+    const b = basalt as StartedNode
+    const url = (anvil as Anvil).url
+    for (const r of [deployed, paid]) {
+      const hash = r.transactionHash
+      expect(await b.rpc('eth_getTransactionByHash', [hash])).toEqual(
+        await call(url, 'eth_getTransactionByHash', [hash]),
+      )
+      expect(await b.rpc('eth_getTransactionReceipt', [hash])).toEqual(
+        await call(url, 'eth_getTransactionReceipt', [hash]),
+      )
+      const byIndex = ['eth_getTransactionByBlockNumberAndIndex', r.blockNumber, '0x0'] as const
+      expect(await b.rpc(byIndex[0], [byIndex[1], byIndex[2]])).toEqual(
+        await call(url, byIndex[0], [byIndex[1], byIndex[2]]),
+      )
+      expect(await b.rpc('eth_getBlockReceipts', [r.blockHash])).toEqual(
+        await call(url, 'eth_getBlockReceipts', [r.blockHash]),
+      )
+      const callTracer = [hash, { tracer: 'callTracer' }]
+      expect(await b.rpc('debug_traceTransaction', callTracer)).toEqual(
+        await call(url, 'debug_traceTransaction', callTracer),
+      )
+      expect(await b.rpc('trace_transaction', [hash])).toEqual(await call(url, 'trace_transaction', [hash]))
+    }
+    const filter = { fromBlock: '0x0', toBlock: forkNumber, topics: [TOPIC] }
+    const logs = await call<{ data: string }[]>(url, 'eth_getLogs', [filter])
+    expect(logs).toHaveLength(1)
+    expect(logs[0].data).toBe(word(42))
+    expect(await b.rpc('eth_getLogs', [filter])).toEqual(logs)
+    expect(await b.rpc('eth_getLogs', [{ blockHash: deployed.blockHash }])).toEqual(logs)
+    // An unknown hash is null, not an error.
+    expect(await b.rpc('eth_getTransactionReceipt', [word(7)])).toBeNull()
+  })
+
+  it("keeps its own blocks to itself, and a log query spans the remote's blocks and its own", async () => {
+    const b = basalt as StartedNode
+    const url = (anvil as Anvil).url
+    const local = await sendAndWait(b.url, { data: INIT })
+    expect(BigInt(local.blockNumber)).toBe(BigInt(forkNumber) + 1n)
+    await sendAndWait(b.url, { to: deployed.contractAddress, data: word(7) })
+    expect(await b.rpc('eth_getStorageAt', [deployed.contractAddress, '0x0', 'latest'])).toBe(word(7))
+    expect(await call(url, 'eth_getStorageAt', [deployed.contractAddress, '0x0', 'latest'])).toBe(word(42))
+    expect(await call(url, 'eth_getTransactionByHash', [local.transactionHash])).toBeNull()
+    const spanning = await b.rpc<{ transactionHash: string }[]>('eth_getLogs', [{ fromBlock: '0x0', topics: [TOPIC] }])
+    expect(spanning.map((l) => l.transactionHash)).toEqual([deployed.transactionHash, local.transactionHash])
+  })
+
+  it('moves to another URL of the same remote with anvil_setRpcUrl, and refuses a URL that is none', async () => {
+    const b = basalt as StartedNode
+    const other = (anvil as Anvil).url.replace('127.0.0.1', 'localhost')
+    expect(await b.rpc('anvil_setRpcUrl', [other])).toBeNull()
+    const info = await b.rpc<{ forkConfig: { forkUrl: string } }>('anvil_nodeInfo')
+    expect(info.forkConfig.forkUrl).toBe(other)
+    // A value not read before comes through the new URL.
+    expect(await b.rpc('eth_getBalance', ['0x00000000000000000000000000000000000000cc', 'latest'])).toBe('0x0')
+    const bad = await b.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'anvil_setRpcUrl', params: ['not a url'] })
+    expect(bad.json.error.code).toBe(-32602)
+  })
+})
