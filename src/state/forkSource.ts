@@ -34,6 +34,14 @@ export class ForkRemoteError extends Error {
   }
 }
 
+/** A fork point this chain cannot move to (another chain id, a block Basalt cannot rebuild). */
+export class ForkMismatchError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ForkMismatchError'
+  }
+}
+
 /** The remote does not serve the method (-32601 unknown, -32604 not enabled). */
 function isUnsupported(e: unknown): boolean {
   return e instanceof ForkRemoteError && (e.code === -32601 || e.code === -32604)
@@ -92,16 +100,24 @@ const NO_ACCOUNT = new Uint8Array(0)
 /** The remote's state at block `blockHash` (number `blockNumber`), through `cache`. */
 export class CachedForkSource implements ForkSource {
   private readonly inFlight = new Map<string, Promise<Uint8Array>>()
-  private readonly tag: string
+  private tag: string
 
   constructor(
     private remote: RemoteCall,
     private readonly cache: ForkCacheStore,
-    private readonly forkHash: Uint8Array,
+    private forkHash: Uint8Array,
     /** The fork block's number: blocks up to it are the remote's. */
-    readonly number: bigint,
+    public number: bigint,
   ) {
     this.tag = toQuantity(number)
+  }
+
+  /** Reads from now on at another fork block (`anvil_reset` to another fork point). */
+  moveTo(forkHash: Uint8Array, number: bigint): void {
+    this.forkHash = forkHash
+    this.number = number
+    this.tag = toQuantity(number)
+    this.inFlight.clear()
   }
 
   /**

@@ -130,6 +130,48 @@ describe('a chain forked from another node', () => {
     expect(await b.rpc<string>('anvil_dumpState')).toMatch(/^0x1f8b/)
   })
 
+  it('moves onto another fork point with hardhat_reset, keeps it across a restart, and goes back to it without arguments', async () => {
+    const c = await startB()
+    await sendAndWait(c, { to: contract, data: word(9) })
+    const first = await a.rpc<Block>('eth_getBlockByNumber', ['0x1', false])
+    expect(await c.rpc('hardhat_reset', [{ forking: { jsonRpcUrl: a.url, blockNumber: 1 } }])).toBe(true)
+    expect(await c.rpc('eth_blockNumber')).toBe('0x1')
+    expect((await c.rpc<Block>('eth_getBlockByNumber', ['latest', false])).hash).toBe(first.hash)
+    // A's state at block 1: the contract with its 42, PAYEE not paid yet; c's own block is gone.
+    expect(await c.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))
+    expect(await c.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x0')
+    expect(await c.rpc('eth_getBalance', [DEV0, 'latest'])).toBe(TEN_THOUSAND_ETHER)
+    const info = await c.rpc<{ forkConfig: { forkBlockNumber: number } }>('anvil_nodeInfo')
+    expect(info.forkConfig.forkBlockNumber).toBe(1)
+    const local = await sendAndWait(c, { to: PAYEE, value: '0x2' })
+    expect(local.blockNumber).toBe('0x2')
+    expect((await c.rpc<Block>('eth_getBlockByNumber', ['0x2', false])).parentHash).toBe(first.hash)
+    await c.stop()
+
+    const restarted = await startB(c.dataPath)
+    expect(await restarted.rpc('eth_blockNumber')).toBe('0x2')
+    expect(await restarted.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x2')
+    // Without arguments a forked chain goes back to its (new) fork block.
+    expect(await restarted.rpc('anvil_reset', [])).toBeNull()
+    expect(await restarted.rpc('eth_blockNumber')).toBe('0x1')
+    expect(await restarted.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x0')
+    // Back onto A's head: the contract and PAYEE as A has them.
+    await restarted.rpc('anvil_reset', [{ forking: { blockNumber: Number(forkHead.number) } }])
+    expect(await restarted.rpc('eth_blockNumber')).toBe(forkHead.number)
+    expect(await restarted.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x5')
+    await restarted.stop()
+    // The data path now records that fork point: a start naming the earlier one is refused.
+    const args = ['--fork-url', a.url, '--fork-block-number', '1']
+    const refused = await startNode({ args, dataPath: c.dataPath }).then(
+      (n) => {
+        started.push(n)
+        return 'started'
+      },
+      (e: Error) => e.message,
+    )
+    expect(refused).toContain(`forked at block ${BigInt(forkHead.number)}, not at 1`)
+  })
+
   it('restarts on its data path without the remote, after a crash, and names the remote when it needs it', async () => {
     const head = await b.rpc<Block>('eth_getBlockByNumber', ['latest', false])
     // A chain forked at the same block with a shared --fork-cache file reads what another read before.
@@ -157,15 +199,17 @@ describe('a chain forked from another node', () => {
     expect(failed.json.error.code).toBe(-32000)
     expect(failed.json.error.message).toContain(`fork remote ${a.url}`)
 
-    // A reset to this node's own fork point goes back to the fork block; another fork is refused.
+    // A move to another fork point needs the remote, which is gone: the chain stays where it was.
     const other = await again.rpcRaw({
       jsonrpc: '2.0',
       id: 2,
       method: 'hardhat_reset',
       params: [{ forking: { jsonRpcUrl: a.url, blockNumber: 1 } }],
     })
-    expect(other.json.error.code).toBe(-32602)
-    expect(other.json.error.message).toContain(`forked from ${a.url} at block ${BigInt(forkHead.number)}`)
+    expect(other.json.error.code).toBe(-32000)
+    expect(other.json.error.message).toContain(`fork remote ${a.url}`)
+    expect((await again.rpc<Block>('eth_getBlockByNumber', ['latest', false])).hash).toBe(head.hash)
+    // A reset to this node's own fork point goes back to the fork block without asking the remote.
     expect(await again.rpc('anvil_reset', [{ forking: { jsonRpcUrl: a.url } }])).toBeNull()
     expect(await again.rpc('eth_blockNumber')).toBe(forkHead.number)
     expect(await again.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))

@@ -190,4 +190,19 @@ describe.skipIf(!HAS_ANVIL)('a chain forked from Anvil', () => {
     const bad = await b.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'anvil_setRpcUrl', params: ['not a url'] })
     expect(bad.json.error.code).toBe(-32602)
   })
+
+  it('refuses to move onto a fork point of another chain id, and stays where it was', async () => {
+    const b = basalt as StartedNode
+    const head = await b.rpc<{ hash: string }>('eth_getBlockByNumber', ['latest', false])
+    const other = await startNode({ args: ['--rpc-ws-enabled=false'] })
+    try {
+      const params = [{ forking: { jsonRpcUrl: other.url } }]
+      const refused = await b.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'anvil_reset', params })
+      expect(refused.json.error.code).toBe(-32602)
+      expect(refused.json.error.message).toContain(`${other.url} serves chain id 1337, not this chain's 31337`)
+      expect((await b.rpc<{ hash: string }>('eth_getBlockByNumber', ['latest', false])).hash).toBe(head.hash)
+    } finally {
+      await other.cleanup()
+    }
+  })
 })
