@@ -15,7 +15,7 @@ E2E_ALL := $(wildcard test/e2e/*.test.ts)
 E2E_DENO := $(filter-out test/e2e/longCalls.test.ts,$(E2E_ALL))
 E2E_NODE := $(E2E_ALL)
 
-.PHONY: install build run test test-user-projects test-deno test-node deno check typecheck lint unused unit e2e conformance bench clean e2e-lodestar
+.PHONY: install build run test test-user-projects test-ci-snippet test-deno test-node deno check typecheck lint unused unit e2e conformance bench clean e2e-lodestar
 
 install: node_modules/.installed
 
@@ -53,6 +53,10 @@ test: build
 # 80 s plus the Hardhat project's npm install, so it is not part of `make test`.
 test-user-projects: build
 	bash test/userProjects/run.sh
+
+# The README's "Use it in CI" steps on a clean clone of the committed HEAD (test/userProjects/ci-snippet.sh).
+test-ci-snippet: install
+	bash test/userProjects/ci-snippet.sh
 
 deno: $(DENO)
 
