@@ -75,13 +75,19 @@ export async function remoteLogs(ctx: RpcContext, from: bigint, to: bigint, crit
   return (await ctx.forkHistory.history('eth_getLogs', [{ ...range, ...filterJson(criteria) }])) as Json[]
 }
 
-/** Logs of the remote's block `hash` matching `criteria`, when it is a block up to the fork block; else undefined. */
+/**
+ * Logs of the remote's block `hash` matching `criteria`, when it is a block up to the fork block;
+ * undefined for a block after it (a local block is looked up locally first, without the remote).
+ */
 export async function remoteBlockLogs(
   ctx: RpcContext,
   hash: Uint8Array,
   criteria: LogCriteria,
 ): Promise<Json[] | undefined> {
-  if (!(await ctx.forkHistory?.block(hash, false))) return undefined
-  const filter = { blockHash: bytesToHex(hash), ...filterJson(criteria) }
-  return (await ctx.forkHistory?.history('eth_getLogs', [filter])) as Json[]
+  const history = ctx.forkHistory
+  if (!history) return undefined
+  const local = await ctx.chain.getBlockByHash(hash)
+  if (local && local.header.number > history.number) return undefined
+  if (!(await history.block(hash, false))) return undefined
+  return (await history.history('eth_getLogs', [{ blockHash: bytesToHex(hash), ...filterJson(criteria) }])) as Json[]
 }

@@ -30,6 +30,7 @@ let a: StartedNode
 let b: StartedNode
 let contract: string
 let forkHead: Block
+let deployReceipt: { transactionHash: string }
 const started: StartedNode[] = []
 
 async function sendAndWait(node: StartedNode, tx: Record<string, string>): Promise<Record<string, string>> {
@@ -83,6 +84,11 @@ describe('a chain forked from another node', () => {
     expect(await b.rpc('eth_getBlockByHash', [first.hash, true])).toEqual(first)
     // BLOCKHASH of a block before the fork is the remote's (init code: BLOCKHASH(1), returned).
     expect(await b.rpc('eth_call', [{ data: '0x60014060005260206000f3' }, 'latest'])).toBe(first.hash)
+    // The remote's transactions and receipts up to the fork block, as the remote answers them.
+    const deploy = (first as unknown as { transactions: { hash: string }[] }).transactions[0].hash
+    deployReceipt = await a.rpc('eth_getTransactionReceipt', [deploy])
+    expect(await b.rpc('eth_getTransactionReceipt', [deploy])).toEqual(deployReceipt)
+    expect(await b.rpc('eth_getTransactionByHash', [deploy])).toEqual(await a.rpc('eth_getTransactionByHash', [deploy]))
     const fees = await b.rpc<{ oldestBlock: string }>('eth_feeHistory', ['0x4', 'latest', [50]])
     expect(BigInt(fees.oldestBlock)).toBeLessThanOrEqual(BigInt(forkHead.number))
   })
@@ -195,6 +201,10 @@ describe('a chain forked from another node', () => {
     expect(await again.rpc('eth_getCode', [contract, 'latest'])).toBe(RUNTIME)
     expect(await again.rpc('eth_getBalance', [PAYEE, forkHead.number])).toBe('0x5')
     expect((await again.rpc<Block>('eth_getBlockByNumber', ['0x1', true])).number).toBe('0x1')
+    // Fetched history stays answered from the cache; a local block's logs need no remote.
+    expect(await again.rpc('eth_getTransactionReceipt', [deployReceipt.transactionHash])).toEqual(deployReceipt)
+    expect(await again.rpc('eth_getLogs', [{ blockHash: head.hash }])).toEqual([])
+    expect(await again.rpc('eth_getTransactionReceipt', [word(5)])).toBeNull()
     const failed = await again.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [STRANGER, 'latest'] })
     expect(failed.json.error.code).toBe(-32000)
     expect(failed.json.error.message).toContain(`fork remote ${a.url}`)
