@@ -39,6 +39,8 @@ START=$(step_commands 'Start Basalt' |
 DEV_KEY=$(grep -oE 'DEV_KEY: "0x[0-9a-f]{64}"' "$ROOT/README.md" | grep -oE '0x[0-9a-f]{64}')
 
 cp -r "$ROOT/test/foundry" "$WORK/project"
+# The project's own compiler package (solc.mjs loads npm solc), as its checkout would have it installed.
+ln -s "$ROOT/node_modules" "$WORK/project/node_modules"
 git clone --quiet "$ROOT" "$WORK/project/.basalt"
 cd "$WORK/project"
 echo "== $BUILD"
