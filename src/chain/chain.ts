@@ -384,8 +384,8 @@ export class Chain {
       for (const [key, value] of meta) this.store.writeMeta(key, value)
       this.store.writeMeta(META_GENESIS, hash)
       this.store.writeMeta(META_HEAD, hash)
-      this.store.writeMeta(META_SAFE, hash)
-      this.store.writeMeta(META_FINALIZED, hash)
+      if (this.safe) this.store.writeMeta(META_SAFE, hash)
+      if (this.finalized) this.store.writeMeta(META_FINALIZED, hash)
     })
     for (const cache of [this.blockCache, this.receiptCache, this.stateCache, this.postStateRoots]) cache.clear()
     this.genesis = block
