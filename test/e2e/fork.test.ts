@@ -167,15 +167,14 @@ describe('a chain forked from another node', () => {
     expect(await restarted.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x5')
     await restarted.stop()
     // The data path now records that fork point: a start naming the earlier one is refused.
-    const args = ['--fork-url', a.url, '--fork-block-number', '1']
-    const refused = await startNode({ args, dataPath: c.dataPath }).then(
-      (n) => {
-        started.push(n)
-        return 'started'
-      },
-      (e: Error) => e.message,
-    )
-    expect(refused).toContain(`forked at block ${BigInt(forkHead.number)}, not at 1`)
+    const args = ['run', '--data-path', c.dataPath, '--rpc-http-port', '0', '--rpc-ws-enabled=false']
+    const refused = await runProcess([BASALT_BIN, ...args, '--fork-url', a.url, '--fork-block-number', '1'], {
+      cwd: tmpdir(),
+      env: process.env,
+      timeoutMs: 20_000,
+    })
+    expect(refused.err).toContain(`forked at block ${BigInt(forkHead.number)}, not at 1`)
+    expect(refused.code).toBe(1)
   })
 
   it('restarts on its data path without the remote, after a crash, and names the remote when it needs it', async () => {
