@@ -15,7 +15,7 @@ E2E_ALL := $(wildcard test/e2e/*.test.ts)
 E2E_DENO := $(filter-out test/e2e/longCalls.test.ts,$(E2E_ALL))
 E2E_NODE := $(E2E_ALL)
 
-.PHONY: install build run test test-deno test-node deno check typecheck lint unused unit e2e conformance bench clean e2e-lodestar
+.PHONY: install build run test test-user-projects test-ci-snippet test-deno test-node deno check typecheck lint unused unit e2e conformance bench clean e2e-lodestar
 
 install: node_modules/.installed
 
@@ -47,6 +47,16 @@ run: build
 
 test: build
 	$(BUN) test --timeout 60000
+
+# The projects a user brings to CI (test/userProjects/run.sh): a Hardhat 3 template-style project with
+# OpenZeppelin contracts, and test/foundry; each against Anvil first, then against dist/basalt. About
+# 80 s plus the Hardhat project's npm install, so it is not part of `make test`.
+test-user-projects: build
+	bash test/userProjects/run.sh
+
+# The README's "Use it in CI" steps on a clean clone of the committed HEAD (test/userProjects/ci-snippet.sh).
+test-ci-snippet: install
+	bash test/userProjects/ci-snippet.sh
 
 deno: $(DENO)
 

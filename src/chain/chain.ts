@@ -367,6 +367,35 @@ export class Chain {
     for (const fn of this.headResetListeners) await fn(block)
   }
 
+  /**
+   * Starts the chain over from another first block (a forked dev chain moved to another fork point
+   * by `anvil_reset`): the earlier blocks stay stored but leave the canonical chain, and `block`,
+   * with `localStateRoot` as the state after it, becomes genesis and head; `meta` rows are written
+   * in the same transaction. Listeners run as after `resetHead`. Call inside `exclusive`.
+   */
+  async restartFrom(block: Block, localStateRoot: Uint8Array, meta: [string, Uint8Array][]): Promise<void> {
+    const hash = block.hash()
+    this.store.db.transaction(() => {
+      this.store.deleteCanonicalFrom(0n)
+      this.writeBlockRows(block, [], new Uint8Array(0), block.header.difficulty)
+      this.store.writeCanonical({ number: block.header.number, hash, txHashes: [], logs: [] })
+      this.writePendingState()
+      this.store.writeMeta(META_POST_STATE + bytesToHex(hash), localStateRoot)
+      for (const [key, value] of meta) this.store.writeMeta(key, value)
+      this.store.writeMeta(META_GENESIS, hash)
+      this.store.writeMeta(META_HEAD, hash)
+      if (this.safe) this.store.writeMeta(META_SAFE, hash)
+      if (this.finalized) this.store.writeMeta(META_FINALIZED, hash)
+    })
+    for (const cache of [this.blockCache, this.receiptCache, this.stateCache, this.postStateRoots]) cache.clear()
+    this.genesis = block
+    this.head = block
+    this.safe = this.safe && block
+    this.finalized = this.finalized && block
+    for (const fn of this.listeners) fn({ block, receipts: [], logs: [] })
+    for (const fn of this.headResetListeners) await fn(block)
+  }
+
   /** Called after every `resetHead`, with the new head. */
   onHeadReset(fn: (head: Block) => Promise<void> | void): () => void {
     this.headResetListeners.add(fn)

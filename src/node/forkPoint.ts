@@ -9,9 +9,16 @@ import { type Block, createBlock, createBlockHeaderFromRPC } from '@ethereumjs/b
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { Account, createAddressFromString, KECCAK256_RLP } from '@ethereumjs/util'
+import type { Chain } from '../chain/chain.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from '../chain/devAccounts.ts'
 import { bigintToBytes, bytesToBigint, bytesToHex, equalBytes, hexToBytes, toQuantity } from '../primitives/hex.ts'
-import { ForkRemoteError, httpRemote, type RemoteCall } from '../state/forkSource.ts'
+import {
+  type CachedForkSource,
+  ForkMismatchError,
+  ForkRemoteError,
+  httpRemote,
+  type RemoteCall,
+} from '../state/forkSource.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
@@ -28,6 +35,9 @@ export interface ForkConfig {
 }
 
 const META_FORK = 'fork'
+
+/** Where a shared fork cache records the fork point of `url` at block `n`. */
+const cacheKey = (url: string, n: bigint) => new TextEncoder().encode(`fork point ${url} ${n}`)
 
 export interface ForkPoint {
   chainId: bigint
@@ -57,27 +67,36 @@ export async function resolveForkPoint(
     }
     return point
   }
-  const cacheKey = (n: bigint) => new TextEncoder().encode(`fork point ${config.url} ${n}`)
-  const shared = config.blockNumber === undefined ? undefined : cache.get(cacheKey(config.blockNumber))
+  const shared = config.blockNumber === undefined ? undefined : cache.get(cacheKey(config.url, config.blockNumber))
   if (shared) {
     store.writeMeta(META_FORK, shared)
     return decodePoint(shared, remote)
   }
+  const { point, record } = await fetchForkPoint(config.url, remote, config.blockNumber)
+  store.writeMeta(META_FORK, record)
+  cache.put(cacheKey(config.url, point.number), record)
+  return point
+}
+
+/** The remote's block `blockNumber` (its latest when absent) and chain id, with their recorded form. */
+async function fetchForkPoint(
+  url: string,
+  remote: RemoteCall,
+  blockNumber?: bigint,
+): Promise<{ point: ForkPoint; record: Uint8Array }> {
   const chainId = BigInt(String(await remote('eth_chainId', [])))
-  const number = config.blockNumber ?? BigInt(String(await remote('eth_blockNumber', [])))
+  const number = blockNumber ?? BigInt(String(await remote('eth_blockNumber', [])))
   const blockJson = (await remote('eth_getBlockByNumber', [toQuantity(number), false])) as Record<
     string,
     unknown
   > | null
-  if (!blockJson) throw new ForkRemoteError(`fork remote ${config.url} has no block ${number}`)
+  if (!blockJson) throw new ForkRemoteError(`fork remote ${url} has no block ${number}`)
   const record = RLP.encode([
     bigintToBytes(chainId),
     bigintToBytes(number),
     new TextEncoder().encode(JSON.stringify(blockJson)),
   ])
-  store.writeMeta(META_FORK, record)
-  cache.put(cacheKey(number), record)
-  return { chainId, number, blockJson, remote }
+  return { point: { chainId, number, blockJson, remote }, record }
 }
 
 function decodePoint(record: Uint8Array, remote: RemoteCall): ForkPoint {
@@ -96,7 +115,7 @@ export function forkAnchorBlock(point: ForkPoint, common: Common): Block {
   const header = createBlockHeaderFromRPC(point.blockJson as never, { common: c, setHardfork: true })
   const expected = hexToBytes(String(point.blockJson.hash))
   if (!equalBytes(header.hash(), expected)) {
-    throw new Error(
+    throw new ForkMismatchError(
       `cannot rebuild the remote's block ${point.number} (${bytesToHex(expected)}) under this node's hardforks: got ${bytesToHex(header.hash())}`,
     )
   }
@@ -104,6 +123,37 @@ export function forkAnchorBlock(point: ForkPoint, common: Common): Block {
     { header, withdrawals: header.withdrawalsRoot ? [] : undefined },
     { common: header.common, freeze: false },
   )
+}
+
+/**
+ * Moves a forked chain onto block `blockNumber` of the remote at `url` (its latest when absent), as
+ * `anvil_reset` / `hardhat_reset` with `forking` do: the new fork point must have this chain's chain
+ * id; the fork source then reads at it, the dev accounts are funded there, and the chain starts over
+ * from it (`Chain.restartFrom`, which records the new fork point in the same transaction, so a restart
+ * continues from it). Resolves to the fork block's number. Call inside `Chain.exclusive`.
+ */
+export async function refork(
+  chain: Chain,
+  source: CachedForkSource,
+  cache: ForkCacheStore,
+  url: string,
+  blockNumber?: bigint,
+): Promise<bigint> {
+  const remote = httpRemote(url)
+  const { point, record } = await fetchForkPoint(url, remote, blockNumber)
+  const chainId = chain.common.chainId()
+  if (point.chainId !== chainId) {
+    throw new ForkMismatchError(
+      `${url} serves chain id ${point.chainId}, not this chain's ${chainId}; another chain needs another --data-path`,
+    )
+  }
+  const anchor = forkAnchorBlock(point, chain.common)
+  source.useRemote(remote)
+  source.moveTo(anchor.hash(), point.number)
+  const localRoot = await fundDevAccounts(chain.trieDb, chain.common)
+  await chain.restartFrom(anchor, localRoot, [[META_FORK, record]])
+  cache.put(cacheKey(url, point.number), record)
+  return point.number
 }
 
 /** The store of fetched remote values `config.cache` names (see ForkConfig). */

@@ -59,13 +59,14 @@ import { CachedForkSource } from '../state/forkSource.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
+import type { ForkCacheStore } from '../storage/forkCache.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftProtocol, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
-import { forkAnchorBlock, fundDevAccounts, openForkCache, resolveForkPoint } from './forkPoint.ts'
+import { forkAnchorBlock, fundDevAccounts, openForkCache, refork, resolveForkPoint } from './forkPoint.ts'
 import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
@@ -91,7 +92,7 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 /** Opens the chain described by `config` (creating its database on first use). */
 export async function openChain(
   config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork'>,
-): Promise<{ chain: Chain; genesis: GenesisJson; bft?: BftChain; close(): void }> {
+): Promise<{ chain: Chain; genesis: GenesisJson; bft?: BftChain; forkCache?: ForkCacheStore; close(): void }> {
   installCommonParamsMemo()
   installDecodedNodeCache()
   const genesis = loadGenesis(config as NodeConfig)
@@ -129,7 +130,7 @@ export async function openChain(
     db.close()
     forkCache?.close()
   }
-  return { chain, genesis, bft, close }
+  return { chain, genesis, bft, forkCache: forkCache?.cache, close }
 }
 
 /** The pool's view of the chain: the head's gas limit, base fee and account state. */
@@ -148,7 +149,7 @@ export function poolChainView(chain: Chain): PoolChainView {
 
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const startedMs = Date.now()
-  const { chain, genesis, bft, close } = await openChain(config)
+  const { chain, genesis, bft, forkCache, close } = await openChain(config)
   const chainId = chain.common.chainId()
   const pool = new TxPool(poolChainView(chain), {
     minGasPrice: config.minGasPrice,
@@ -226,6 +227,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     logBloomCache,
     settings,
     forkHistory,
+    refork:
+      forkHistory && forkCache && devTools
+        ? (url, blockNumber) => refork(chain, forkHistory, forkCache, url, blockNumber)
+        : undefined,
   }
   if (config.p2p.isEnabled) {
     network = await startP2p(config, services, curve, !engine, bftProtocol ? [bftProtocol] : [])

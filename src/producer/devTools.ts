@@ -151,6 +151,22 @@ export class DevTools {
     })
   }
 
+  /**
+   * Moves the chain onto another first block with `move` (a forked chain's re-fork), between sealing
+   * passes and inside the chain's exclusive section; then the pool empties, the snapshots are
+   * dropped, and the new first block is where `reset` goes back to.
+   */
+  restartChain(move: () => Promise<void>): Promise<void> {
+    return this.sealer.exclusive(() =>
+      this.chain.exclusive(async () => {
+        await move()
+        this.snapshots.clear()
+        this.pool.clear()
+        this.initial = this.capture()
+      }),
+    )
+  }
+
   private capture(): Snapshot {
     const head = this.chain.head
     return {

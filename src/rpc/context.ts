@@ -55,7 +55,12 @@ export interface RpcServices {
   /** Peer-to-peer networking, when enabled. */
   network?: P2pNetwork
   /** On a forked chain: the remote's blocks up to the fork block. */
-  forkHistory?: Pick<CachedForkSource, 'number' | 'block'>
+  forkHistory?: Pick<CachedForkSource, 'number' | 'block' | 'history' | 'useRemote'>
+  /**
+   * On a forked dev chain: moves it onto block `blockNumber` (the latest when absent) of the remote
+   * at `url`; resolves to the new fork block's number. Call inside `Chain.exclusive`.
+   */
+  refork?: (url: string, blockNumber?: bigint) => Promise<bigint>
 }
 
 export interface RpcContext extends RpcServices {

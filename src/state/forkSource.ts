@@ -34,6 +34,14 @@ export class ForkRemoteError extends Error {
   }
 }
 
+/** A fork point this chain cannot move to (another chain id, a block Basalt cannot rebuild). */
+export class ForkMismatchError extends Error {
+  constructor(message: string) {
+    super(message)
+    this.name = 'ForkMismatchError'
+  }
+}
+
 /** The remote does not serve the method (-32601 unknown, -32604 not enabled). */
 function isUnsupported(e: unknown): boolean {
   return e instanceof ForkRemoteError && (e.code === -32601 || e.code === -32604)
@@ -86,21 +94,38 @@ const KIND_ACCOUNT = 1
 const KIND_CODE = 2
 const KIND_STORAGE = 3
 const KIND_BLOCK = 4
+const KIND_HISTORY = 5
 const NO_ACCOUNT = new Uint8Array(0)
 
 /** The remote's state at block `blockHash` (number `blockNumber`), through `cache`. */
 export class CachedForkSource implements ForkSource {
   private readonly inFlight = new Map<string, Promise<Uint8Array>>()
-  private readonly tag: string
+  private tag: string
 
   constructor(
-    private readonly remote: RemoteCall,
+    private remote: RemoteCall,
     private readonly cache: ForkCacheStore,
-    private readonly forkHash: Uint8Array,
+    private forkHash: Uint8Array,
     /** The fork block's number: blocks up to it are the remote's. */
-    readonly number: bigint,
+    public number: bigint,
   ) {
     this.tag = toQuantity(number)
+  }
+
+  /** Reads from now on at another fork block (`anvil_reset` to another fork point). */
+  moveTo(forkHash: Uint8Array, number: bigint): void {
+    this.forkHash = forkHash
+    this.number = number
+    this.tag = toQuantity(number)
+    this.inFlight.clear()
+  }
+
+  /**
+   * Sends later fetches to another endpoint of the same chain (`anvil_setRpcUrl`); what is cached
+   * stays, since it is keyed by the fork block's hash.
+   */
+  useRemote(remote: RemoteCall): void {
+    this.remote = remote
   }
 
   async blockHash(n: bigint): Promise<Uint8Array | undefined> {
@@ -116,14 +141,28 @@ export class CachedForkSource implements ForkSource {
     const byNumber = typeof ref === 'bigint'
     const id = byNumber ? bigintToBytes(ref) : ref
     const key = concatBytes(this.forkHash, Uint8Array.of(KIND_BLOCK, isFull ? 1 : 0, byNumber ? 0 : 1), id)
-    const raw = await this.cached(key, async () => {
-      const [method, first] = byNumber
-        ? ['eth_getBlockByNumber', toQuantity(ref)]
-        : ['eth_getBlockByHash', bytesToHex(ref)]
-      return new TextEncoder().encode(JSON.stringify((await this.remote(method, [first, isFull])) ?? null))
-    })
-    const json = JSON.parse(new TextDecoder().decode(raw)) as Record<string, unknown> | null
+    const [method, first] = byNumber
+      ? ['eth_getBlockByNumber', toQuantity(ref)]
+      : ['eth_getBlockByHash', bytesToHex(ref)]
+    const json = (await this.cachedJson(key, method, [first, isFull])) as Record<string, unknown> | null
     return json && BigInt(String(json.number)) <= this.number ? json : null
+  }
+
+  /**
+   * The remote's answer to `method(params)`, a question about its history up to the fork block (a
+   * transaction, a receipt, logs, a trace), fetched once and cached; the caller checks that the
+   * answer is about a block up to the fork block.
+   */
+  history(method: string, params: unknown[]): Promise<unknown> {
+    const question = new TextEncoder().encode(JSON.stringify([method, params]))
+    return this.cachedJson(concatBytes(this.forkHash, Uint8Array.of(KIND_HISTORY), question), method, params)
+  }
+
+  private async cachedJson(key: Uint8Array, method: string, params: unknown[]): Promise<unknown> {
+    const raw = await this.cached(key, async () =>
+      new TextEncoder().encode(JSON.stringify((await this.remote(method, params)) ?? null)),
+    )
+    return JSON.parse(new TextDecoder().decode(raw))
   }
 
   async account(address: Uint8Array): Promise<RemoteAccount | undefined> {

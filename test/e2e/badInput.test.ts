@@ -455,6 +455,7 @@ const SPECS: Record<string, Spec> = {
   hardhat_setLoggingEnabled: ['bool'],
   anvil_setLoggingEnabled: ['bool'],
   anvil_loadState: ['string'],
+  anvil_setRpcUrl: ['string'],
 }
 
 /** Methods served over WebSocket only: Besu refuses their malformed requests with -32600. */

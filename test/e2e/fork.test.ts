@@ -30,6 +30,7 @@ let a: StartedNode
 let b: StartedNode
 let contract: string
 let forkHead: Block
+let deployReceipt: { transactionHash: string }
 const started: StartedNode[] = []
 
 async function sendAndWait(node: StartedNode, tx: Record<string, string>): Promise<Record<string, string>> {
@@ -83,6 +84,11 @@ describe('a chain forked from another node', () => {
     expect(await b.rpc('eth_getBlockByHash', [first.hash, true])).toEqual(first)
     // BLOCKHASH of a block before the fork is the remote's (init code: BLOCKHASH(1), returned).
     expect(await b.rpc('eth_call', [{ data: '0x60014060005260206000f3' }, 'latest'])).toBe(first.hash)
+    // The remote's transactions and receipts up to the fork block, as the remote answers them.
+    const deploy = (first as unknown as { transactions: { hash: string }[] }).transactions[0].hash
+    deployReceipt = await a.rpc('eth_getTransactionReceipt', [deploy])
+    expect(await b.rpc('eth_getTransactionReceipt', [deploy])).toEqual(deployReceipt)
+    expect(await b.rpc('eth_getTransactionByHash', [deploy])).toEqual(await a.rpc('eth_getTransactionByHash', [deploy]))
     const fees = await b.rpc<{ oldestBlock: string }>('eth_feeHistory', ['0x4', 'latest', [50]])
     expect(BigInt(fees.oldestBlock)).toBeLessThanOrEqual(BigInt(forkHead.number))
   })
@@ -130,6 +136,47 @@ describe('a chain forked from another node', () => {
     expect(await b.rpc<string>('anvil_dumpState')).toMatch(/^0x1f8b/)
   })
 
+  it('moves onto another fork point with hardhat_reset, keeps it across a restart, and goes back to it without arguments', async () => {
+    const c = await startB()
+    await sendAndWait(c, { to: contract, data: word(9) })
+    const first = await a.rpc<Block>('eth_getBlockByNumber', ['0x1', false])
+    expect(await c.rpc('hardhat_reset', [{ forking: { jsonRpcUrl: a.url, blockNumber: 1 } }])).toBe(true)
+    expect(await c.rpc('eth_blockNumber')).toBe('0x1')
+    expect((await c.rpc<Block>('eth_getBlockByNumber', ['latest', false])).hash).toBe(first.hash)
+    // A's state at block 1: the contract with its 42, PAYEE not paid yet; c's own block is gone.
+    expect(await c.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))
+    expect(await c.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x0')
+    expect(await c.rpc('eth_getBalance', [DEV0, 'latest'])).toBe(TEN_THOUSAND_ETHER)
+    const info = await c.rpc<{ forkConfig: { forkBlockNumber: number } }>('anvil_nodeInfo')
+    expect(info.forkConfig.forkBlockNumber).toBe(1)
+    const local = await sendAndWait(c, { to: PAYEE, value: '0x2' })
+    expect(local.blockNumber).toBe('0x2')
+    expect((await c.rpc<Block>('eth_getBlockByNumber', ['0x2', false])).parentHash).toBe(first.hash)
+    await c.stop()
+
+    const restarted = await startB(c.dataPath)
+    expect(await restarted.rpc('eth_blockNumber')).toBe('0x2')
+    expect(await restarted.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x2')
+    // Without arguments a forked chain goes back to its (new) fork block.
+    expect(await restarted.rpc('anvil_reset', [])).toBeNull()
+    expect(await restarted.rpc('eth_blockNumber')).toBe('0x1')
+    expect(await restarted.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x0')
+    // Back onto A's head: the contract and PAYEE as A has them.
+    await restarted.rpc('anvil_reset', [{ forking: { blockNumber: Number(forkHead.number) } }])
+    expect(await restarted.rpc('eth_blockNumber')).toBe(forkHead.number)
+    expect(await restarted.rpc('eth_getBalance', [PAYEE, 'latest'])).toBe('0x5')
+    await restarted.stop()
+    // The data path now records that fork point: a start naming the earlier one is refused.
+    const args = ['run', '--data-path', c.dataPath, '--rpc-http-port', '0', '--rpc-ws-enabled=false']
+    const refused = await runProcess([BASALT_BIN, ...args, '--fork-url', a.url, '--fork-block-number', '1'], {
+      cwd: tmpdir(),
+      env: process.env,
+      timeoutMs: 20_000,
+    })
+    expect(refused.err).toContain(`forked at block ${BigInt(forkHead.number)}, not at 1`)
+    expect(refused.code).toBe(1)
+  })
+
   it('restarts on its data path without the remote, after a crash, and names the remote when it needs it', async () => {
     const head = await b.rpc<Block>('eth_getBlockByNumber', ['latest', false])
     // A chain forked at the same block with a shared --fork-cache file reads what another read before.
@@ -153,19 +200,25 @@ describe('a chain forked from another node', () => {
     expect(await again.rpc('eth_getCode', [contract, 'latest'])).toBe(RUNTIME)
     expect(await again.rpc('eth_getBalance', [PAYEE, forkHead.number])).toBe('0x5')
     expect((await again.rpc<Block>('eth_getBlockByNumber', ['0x1', true])).number).toBe('0x1')
+    // Fetched history stays answered from the cache; a local block's logs need no remote.
+    expect(await again.rpc('eth_getTransactionReceipt', [deployReceipt.transactionHash])).toEqual(deployReceipt)
+    expect(await again.rpc('eth_getLogs', [{ blockHash: head.hash }])).toEqual([])
+    expect(await again.rpc('eth_getTransactionReceipt', [word(5)])).toBeNull()
     const failed = await again.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [STRANGER, 'latest'] })
     expect(failed.json.error.code).toBe(-32000)
     expect(failed.json.error.message).toContain(`fork remote ${a.url}`)
 
-    // A reset to this node's own fork point goes back to the fork block; another fork is refused.
+    // A move to another fork point needs the remote, which is gone: the chain stays where it was.
     const other = await again.rpcRaw({
       jsonrpc: '2.0',
       id: 2,
       method: 'hardhat_reset',
       params: [{ forking: { jsonRpcUrl: a.url, blockNumber: 1 } }],
     })
-    expect(other.json.error.code).toBe(-32602)
-    expect(other.json.error.message).toContain(`forked from ${a.url} at block ${BigInt(forkHead.number)}`)
+    expect(other.json.error.code).toBe(-32000)
+    expect(other.json.error.message).toContain(`fork remote ${a.url}`)
+    expect((await again.rpc<Block>('eth_getBlockByNumber', ['latest', false])).hash).toBe(head.hash)
+    // A reset to this node's own fork point goes back to the fork block without asking the remote.
     expect(await again.rpc('anvil_reset', [{ forking: { jsonRpcUrl: a.url } }])).toBeNull()
     expect(await again.rpc('eth_blockNumber')).toBe(forkHead.number)
     expect(await again.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))

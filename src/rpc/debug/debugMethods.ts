@@ -13,6 +13,7 @@ import type { RpcContext } from '../context.ts'
 import { mapCallErrors } from '../eth/callErrors.ts'
 import { callParams } from '../eth/callRequest.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
+import { askAboutRemoteTransaction } from '../forkHistory.ts'
 import { accountMethods } from './accountMethods.ts'
 import { nodeMethods } from './nodeMethods.ts'
 import { rawMethods } from './rawMethods.ts'
@@ -34,6 +35,10 @@ export const traceTransaction = defineMethod({
   name: 'debug_traceTransaction',
   params: [p.hash, config],
   handler: async (ctx: RpcContext, [hash, cfg]) => {
+    if (ctx.forkHistory && !(await ctx.chain.findTransaction(hash))) {
+      const remote = await askAboutRemoteTransaction(ctx, hash, 'debug_traceTransaction', cfg ? [cfg] : [])
+      if (remote !== undefined) return remote
+    }
     const { block, index } = await requireTransaction(ctx, hash)
     const tracer = await mapTracingErrors(async () => createTracer(cfg))
     return traceTransactionAt(ctx, block, index, tracer)

@@ -1,6 +1,6 @@
 /**
  * What Foundry and Hardhat ask a node about itself: `anvil_nodeInfo`, `anvil_metadata` /
- * `hardhat_metadata`, and `eth_getAccountInfo` (balance, nonce and code in one call; forge probes it);
+ * `hardhat_metadata`, `anvil_setRpcUrl` (a forked chain's remote), and `eth_getAccountInfo` (balance, nonce and code in one call; forge probes it);
  * and the state as a whole: `anvil_dumpState` / `anvil_loadState` (see `producer/stateDump.ts`).
  */
 import { Address } from '@ethereumjs/util'
@@ -9,6 +9,7 @@ import { defineMethod, type RpcMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { decodeDump, dumpState, encodeDump, loadState } from '../../producer/stateDump.ts'
+import { httpRemote } from '../../state/forkSource.ts'
 import type { RpcContext } from '../context.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
 import { devMethod } from './devMethod.ts'
@@ -32,8 +33,24 @@ devMethod(infoMethods, { anvil: 'anvil_nodeInfo' }, [], ({ ctx, tools }) => {
       gasLimit: toQuantity(tools.sealer.gasLimit ?? head.header.gasLimit),
       gasPrice: toQuantity(ctx.settings.minGasPrice),
     },
-    forkConfig: { forkUrl: null, forkBlockNumber: null, forkRetryBackoff: null },
+    forkConfig: {
+      forkUrl: ctx.settings.fork?.url ?? null,
+      forkBlockNumber: ctx.settings.fork ? Number(ctx.settings.fork.blockNumber) : null,
+      forkRetryBackoff: null,
+    },
   }
+})
+
+/**
+ * Anvil's switch of a forked chain to another endpoint of the remote chain (the same fork block);
+ * a chain that is not forked ignores it, as Anvil does. A restart takes the URL from `--fork-url`.
+ */
+devMethod(infoMethods, { anvil: 'anvil_setRpcUrl' }, [p.named('url', p.string)], ({ ctx }, [url]) => {
+  if (!/^https?:\/\/[^\s/]+/.test(url))
+    throw new InvalidParamsError(`invalid argument 0 (url): expected an http(s) URL, got ${JSON.stringify(url)}`)
+  if (!ctx.settings.fork || !ctx.forkHistory) return
+  ctx.forkHistory.useRemote(httpRemote(url))
+  ctx.settings.fork.url = url
 })
 
 devMethod(infoMethods, { hardhat: 'hardhat_metadata', anvil: 'anvil_metadata' }, [], ({ ctx }) => {
@@ -44,6 +61,13 @@ devMethod(infoMethods, { hardhat: 'hardhat_metadata', anvil: 'anvil_metadata' },
     instanceId: INSTANCE_ID,
     latestBlockNumber: Number(head.header.number),
     latestBlockHash: bytesToHex(head.hash()),
+    forkedNetwork: ctx.settings.fork
+      ? {
+          chainId: Number(ctx.settings.chainId),
+          forkBlockNumber: Number(ctx.settings.fork.blockNumber),
+          forkBlockHash: bytesToHex(ctx.chain.genesis.hash()),
+        }
+      : undefined,
   }
 })
 

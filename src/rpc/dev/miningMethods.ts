@@ -1,13 +1,14 @@
 /**
  * Mining, time and snapshots of the dev chain: `evm_mine`, `hardhat_mine` / `anvil_mine`, automine
  * and interval mining, `evm_increaseTime`, `evm_setNextBlockTimestamp`, `anvil_setTime`, timestamp
- * intervals, `evm_snapshot` / `evm_revert` and `anvil_reset`. Shapes follow Hardhat's network
+ * intervals, `evm_snapshot` / `evm_revert` and `anvil_reset` (which can move a forked chain to another fork point). Shapes follow Hardhat's network
  * reference and Anvil's `EthRequest` (foundry crates/anvil/core/src/eth/mod.rs).
  */
 import { codec, decoders, p } from '../../jsonrpc/codecs.ts'
 import type { RpcMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { toQuantity } from '../../primitives/hex.ts'
+import { ForkMismatchError } from '../../state/forkSource.ts'
 import type { RpcContext } from '../context.ts'
 import { amount, type DevCall, devMethod } from './devMethod.ts'
 
@@ -145,21 +146,33 @@ const resetOptions = codec('options', (v): { forking?: Forking } => {
 })
 
 /**
- * A reset with `forking` goes back to the fork block when it names this node's own fork point (the
- * same URL, the same block or none); a fork of another chain or block would need another database,
- * so it is refused.
+ * `anvil_reset` / `hardhat_reset`. Without `forking`: a forked chain goes back to its fork block, any
+ * other to the chain as the node started. With `forking` naming this node's own remote (or no URL)
+ * and its fork block (or no block): back to the fork block, without asking the remote. Another URL
+ * or block: the chain moves onto that fork point (another remote's latest block when no block is
+ * named), which must be of the same chain id; the blocks since the old fork point leave the canonical
+ * chain and the new fork point is recorded in the data path.
  */
-function checkSameFork(ctx: RpcContext, forking: Forking): void {
+async function reset({ tools, ctx }: DevCall, forking: Forking | undefined): Promise<void> {
   const fork = ctx.settings.fork
-  if (!fork)
+  if (!forking) return fork ? tools.resetToGenesis() : tools.reset()
+  const { refork } = ctx
+  if (!fork || !refork)
     throw new InvalidParamsError(
       'invalid argument 0 (options): forking: this node is not forked; start it with --fork-url',
     )
-  const { jsonRpcUrl: url, blockNumber: block } = forking
-  if ((url !== undefined && url !== fork.url) || (block !== undefined && block !== fork.blockNumber)) {
-    throw new InvalidParamsError(
-      `invalid argument 0 (options): forking: this node is forked from ${fork.url} at block ${fork.blockNumber}; another fork needs a new node (another --data-path)`,
-    )
+  const url = forking.jsonRpcUrl ?? fork.url
+  const block = forking.blockNumber
+  if (url === fork.url && (block === undefined || block === fork.blockNumber)) return tools.resetToGenesis()
+  try {
+    await tools.restartChain(async () => {
+      fork.blockNumber = await refork(url, block)
+      fork.url = url
+    })
+  } catch (e) {
+    if (e instanceof ForkMismatchError)
+      throw new InvalidParamsError(`invalid argument 0 (options): forking: ${e.message}`)
+    throw e
   }
 }
 
@@ -167,9 +180,5 @@ devMethod(
   miningMethods,
   { hardhat: 'hardhat_reset', anvil: 'anvil_reset' },
   [resetOptions.optional()],
-  async ({ tools, ctx }, [options]) => {
-    if (!options?.forking) return tools.reset()
-    checkSameFork(ctx, options.forking)
-    await tools.resetToGenesis()
-  },
+  (call, [options]) => reset(call, options?.forking),
 )

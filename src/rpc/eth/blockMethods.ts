@@ -4,6 +4,7 @@ import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { toQuantity } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
+import { remoteBlockReceipts } from '../forkHistory.ts'
 import { formatBlock, formatHeader, formatReceipt } from '../format.ts'
 import { findBlock } from './resolveBlock.ts'
 
@@ -116,6 +117,11 @@ export const getBlockReceipts = defineMethod({
   params: [p.block],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await findBlock(ctx, ref)
+    if (ctx.forkHistory) {
+      const id = typeof ref === 'object' ? ref.hash : ref
+      const isRemote = block ? block.header.number <= ctx.forkHistory.number : typeof id !== 'string'
+      if (isRemote && typeof id !== 'string') return remoteBlockReceipts(ctx, id)
+    }
     return block ? blockReceipts(ctx, block) : null
   },
 })

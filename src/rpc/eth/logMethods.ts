@@ -1,16 +1,23 @@
 /** Log queries. Spec: execution-apis src/eth/filter.yaml (eth_getLogs) */
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import type { RpcContext } from '../context.ts'
+import { remoteBlockLogs, remoteLogs } from '../forkHistory.ts'
 import { filterParam } from './logFilterParam.ts'
 
 /** Logs matching a filter over a canonical block range, or in one block (EIP-234). */
 export const getLogs = defineMethod({
   name: 'eth_getLogs',
   params: [filterParam],
-  handler: async ({ filters }: RpcContext, [f]) => {
-    if (f.blockHash) return filters.logs.inBlock(f.blockHash, f.criteria)
-    const { from, to } = filters.logs.range(f.fromBlock, f.toBlock)
-    return filters.logs.inRange(from, to, f.criteria)
+  handler: async (ctx: RpcContext, [f]) => {
+    const { logs } = ctx.filters
+    if (f.blockHash)
+      return (await remoteBlockLogs(ctx, f.blockHash, f.criteria)) ?? logs.inBlock(f.blockHash, f.criteria)
+    const { from, to } = logs.range(f.fromBlock, f.toBlock)
+    // On a forked chain, the blocks up to the fork block are the remote's (it holds their logs).
+    const fork = ctx.forkHistory?.number
+    if (fork === undefined || from > fork) return logs.inRange(from, to, f.criteria)
+    const remote = await remoteLogs(ctx, from, to, f.criteria)
+    return to > fork ? [...remote, ...logs.inRange(fork + 1n, to, f.criteria)] : remote
   },
 })
 

@@ -9,6 +9,7 @@ import { type BesuErrorKind, besuError, InvalidParamsError, RpcError } from '../
 import { bytesToHex } from '../../primitives/hex.ts'
 import { TxPoolError } from '../../txpool/txPoolError.ts'
 import type { RpcContext } from '../context.ts'
+import { askAboutRemoteTransaction, remoteTransaction, remoteTransactionAt } from '../forkHistory.ts'
 import { formatTransaction } from '../format.ts'
 import { blockReceipts } from './blockMethods.ts'
 
@@ -93,20 +94,30 @@ export const getTransactionByHash = defineMethod({
     const found = await ctx.chain.findTransaction(hash)
     if (found) return txAt(ctx, found.block, BigInt(found.index))
     const pooled = ctx.pool.get(bytesToHex(hash))
-    return pooled ? formatTransaction(pooled.tx, pooled.sender) : null
+    if (pooled) return formatTransaction(pooled.tx, pooled.sender)
+    return (await remoteTransaction(ctx, hash)) ?? null
   },
 })
 
 export const getTransactionByBlockHashAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockHashAndIndex',
   params: [p.hash, p.index],
-  handler: async (ctx: RpcContext, [hash, index]) => txAt(ctx, await ctx.chain.getBlockByHash(hash), index),
+  handler: async (ctx: RpcContext, [hash, index]) => {
+    const block = await ctx.chain.getBlockByHash(hash)
+    if (ctx.forkHistory && (!block || block.header.number <= ctx.forkHistory.number))
+      return remoteTransactionAt(ctx, hash, index)
+    return txAt(ctx, block, index)
+  },
 })
 
 export const getTransactionByBlockNumberAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockNumberAndIndex',
   params: [p.blockNumberOrTag, p.index],
-  handler: async (ctx: RpcContext, [ref, index]) => txAt(ctx, await ctx.chain.resolve(ref), index),
+  handler: async (ctx: RpcContext, [ref, index]) => {
+    if (ctx.forkHistory && typeof ref === 'bigint' && ref <= ctx.forkHistory.number)
+      return remoteTransactionAt(ctx, ref, index)
+    return txAt(ctx, await ctx.chain.resolve(ref), index)
+  },
 })
 
 export const getTransactionReceipt = defineMethod({
@@ -114,7 +125,8 @@ export const getTransactionReceipt = defineMethod({
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const found = await ctx.chain.findTransaction(hash)
-    return found ? blockReceipts(ctx, found.block)[found.index] : null
+    if (found) return blockReceipts(ctx, found.block)[found.index]
+    return (await askAboutRemoteTransaction(ctx, hash, 'eth_getTransactionReceipt')) ?? null
   },
 })
 

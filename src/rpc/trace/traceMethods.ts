@@ -12,6 +12,7 @@ import { mapCallErrors } from '../eth/callErrors.ts'
 import { callParams } from '../eth/callRequest.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
 import { decodeRawTransaction } from '../eth/txMethods.ts'
+import { askAboutRemoteTransaction } from '../forkHistory.ts'
 import { blockTraces, flatTracer } from './blockTraces.ts'
 import { traceFilter } from './traceFilter.ts'
 
@@ -28,7 +29,7 @@ export const traceTransaction = defineMethod({
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const found = await ctx.chain.findTransaction(hash)
-    if (!found) return null
+    if (!found) return (await askAboutRemoteTransaction(ctx, hash, 'trace_transaction')) ?? null
     return traceTransactionAt(ctx, found.block, found.index, flatTracer(found.block))
   },
 })
