@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # `make bench`: runs the shared devchain-bench harness (compare.mjs) against dist/basalt, anvil and
-# hardhat in one interleaved run, and writes the summary table into docs/performance.md.
+# hardhat in interleaved runs of two sizes, and writes each summary table into docs/performance.md:
+#   ci    the CI-sized run: --txs 500 --reads 5000 (under a minute per node and round)
+#   long  the harness defaults: 2,000 txs, 20,000 reads, a chain of about 8,000 blocks (about
+#         9 minutes per round for the three nodes)
 #
 #   bash bench/run.sh <shared bench dir> [harness options...]
 #
 # Environment:
 #   BENCH_ROUNDS   rounds of compare.mjs (default 1)
-#   BENCH_ARGS     harness options, e.g. "--txs 300 --reads 3000" (appended to the ones given above)
+#   BENCH_SIZES    which runs, in order: "ci long" (default), "ci" or "long"
+#   BENCH_ARGS     harness options, e.g. "--starts 3" (appended to both runs' own options)
 #   BENCH_ONLY     comma list of labels to run (default basalt,anvil,hardhat)
 #   BASALT_BIN     binary to measure (default <repo>/dist/basalt)
 #   PEERS          where setup-peers.sh installs the peers (default /tmp/peers)
@@ -59,18 +63,28 @@ peers.unshift({ label: 'basalt', cmd, port: Number(port), key, args: ['--cleanup
 fs.writeFileSync(out, `${JSON.stringify(peers, null, 2)}\n`)
 EOF
 
-STARTED=$(date -u +%Y-%m-%dT%H:%MZ)
-echo "bench: $ONLY, $ROUNDS round(s), harness options: ${HARNESS_ARGS[*]:-(defaults)}" >&2
-TMPDIR="$WORK" node "$WORK/compare.mjs" --peers "$WORK/peers.json" --rounds "$ROUNDS" --baseline basalt --only "$ONLY" \
-  --out "$WORK/results" -- "${HARNESS_ARGS[@]}"
+# One interleaved compare.mjs run of one size; its table replaces the block between the size's markers.
+run_size() {
+  local size=$1
+  shift
+  local args=("$@" "${HARNESS_ARGS[@]}")
+  local started
+  started=$(date -u +%Y-%m-%dT%H:%MZ)
+  echo "bench: $size run: $ONLY, $ROUNDS round(s), harness options: ${args[*]:-(defaults)}" >&2
+  TMPDIR="$WORK" node "$WORK/compare.mjs" --peers "$WORK/peers.json" --rounds "$ROUNDS" --baseline basalt --only "$ONLY" \
+    --out "$WORK/results-$size" -- "${args[@]}"
+  [ "$DOC" = "-" ] && return 0
+  local command="BENCH_ROUNDS=$ROUNDS BENCH_SIZES=$size make bench${args[*]:+ (harness options: ${args[*]})}"
+  write_table "$size" "$WORK/results-$size/summary.md" "$command" "$started"
+}
 
-[ "$DOC" = "-" ] && exit 0
-COMMAND="BENCH_ROUNDS=$ROUNDS make bench${HARNESS_ARGS[*]:+ (harness options: ${HARNESS_ARGS[*]})}"
-node - "$DOC" "$WORK/results/summary.md" "$COMMAND" "$STARTED" "$(nproc)" "$(uptime | sed 's/.*load average: //')" <<'EOF'
+write_table() {
+  node - "$DOC" "$2" "$3" "$4" "$(nproc)" "$(uptime | sed 's/.*load average: //')" "$1" <<'EOF'
 const fs = require('node:fs')
-const [doc, summary, command, started, cpus, load] = process.argv.slice(2)
-const BEGIN = '<!-- bench:begin -->'
-const END = '<!-- bench:end -->'
+const [doc, summary, command, started, cpus, load, size] = process.argv.slice(2)
+// The long run keeps the markers it has always had.
+const BEGIN = size === 'long' ? '<!-- bench:begin -->' : `<!-- bench:${size}:begin -->`
+const END = size === 'long' ? '<!-- bench:end -->' : `<!-- bench:${size}:end -->`
 const table = fs.readFileSync(summary, 'utf8').replace(/^# .*\n/, '').trim()
 const block = [
   BEGIN,
@@ -81,10 +95,19 @@ const block = [
   table,
   END,
 ].join('\n')
-let text = fs.existsSync(doc) ? fs.readFileSync(doc, 'utf8') : '# Performance\n\n## Latest `make bench`\n\n'
+let text = fs.existsSync(doc) ? fs.readFileSync(doc, 'utf8') : '# Performance\n\n'
 const i = text.indexOf(BEGIN)
 const j = text.indexOf(END)
 text = i >= 0 && j > i ? text.slice(0, i) + block + text.slice(j + END.length) : `${text.trimEnd()}\n\n${block}\n`
 fs.writeFileSync(doc, text)
-console.error(`bench: table written to ${doc}`)
+console.error(`bench: ${size} table written to ${doc}`)
 EOF
+}
+
+for size in ${BENCH_SIZES:-ci long}; do
+  case $size in
+    ci) run_size ci --txs 500 --reads 5000 ;;
+    long) run_size long ;;
+    *) echo "bench: unknown size in BENCH_SIZES: $size (ci, long)" >&2; exit 2 ;;
+  esac
+done

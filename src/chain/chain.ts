@@ -28,7 +28,7 @@ import { nextBaseFee } from './baseFee.ts'
 import type { SealRules } from './headerValidation.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
-import { useStoredSenders } from './storedSenders.ts'
+import { keepHeaderHash, useStoredSenders } from './storedSenders.ts'
 
 const log = createLogger('chain')
 
@@ -270,6 +270,7 @@ export class Chain {
    * in one transaction; with `setHead` it becomes the head, reorganising if needed.
    */
   async commitBlock(block: Block, receipts: TxReceipt[], senders: Uint8Array[], opts: CommitOptions): Promise<void> {
+    keepHeaderHash(block)
     const parentTd = this.store.readTotalDifficulty(block.header.parentHash) ?? 0n
     const td = parentTd + block.header.difficulty
     const ttd = terminalTotalDifficulty(this.common)
@@ -492,6 +493,7 @@ export class Chain {
   }
 
   private cacheBlock(key: string, block: Block): void {
+    keepHeaderHash(block)
     this.blockCache.set(key, block)
     if (this.blockCache.size > BLOCK_CACHE_SIZE) this.blockCache.delete(this.blockCache.keys().next().value!)
   }

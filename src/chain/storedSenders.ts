@@ -14,3 +14,12 @@ export function useStoredSenders(block: Block, senders: Uint8Array): void {
     tx.getSenderAddress = () => sender
   })
 }
+
+/**
+ * Freezes a stored block's header, which makes `hash()` keep its value: an unfrozen header (the
+ * library's default is frozen) hashes its RLP again on every call, and every state read at a block
+ * asks for its hash. The block itself stays open for the senders above.
+ */
+export function keepHeaderHash(block: Block): void {
+  if (!Object.isFrozen(block.header)) Object.freeze(block.header)
+}
