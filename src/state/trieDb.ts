@@ -7,6 +7,7 @@
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
 import type { ChainStore } from '../storage/chainStore.ts'
 import type { ForkSource } from './forkSource.ts'
+import type { StorageFormat } from './storageFormat.ts'
 
 type Value = string | Uint8Array
 
@@ -29,6 +30,11 @@ export class TrieDb implements DB<string, Value> {
   private readCache = new Map<string, Uint8Array>()
   /** On a forked chain: where state the local trie never held comes from. */
   fork?: ForkSource
+  /**
+   * BONSAI prefixes each storage trie's node keys with its account (so one contract's stale nodes
+   * are never another's live ones); FOREST keeps the unprefixed keys its data paths were written with.
+   */
+  storageFormat: StorageFormat = 'FOREST'
 
   constructor(
     private readonly store: ChainStore,
