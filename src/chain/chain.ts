@@ -5,8 +5,8 @@
  * with a later commit (at most `STATE_FLUSH_INTERVAL_MS` or `STATE_FLUSH_BLOCKS` later, and on
  * close): writing ~40 random trie pages per block was half the cost of a commit. After a crash,
  * `stateRecovery.ts` re-executes the stored blocks whose state was not flushed yet. A BONSAI data
- * path (`bonsai` set; see docs/state-storage.md) writes each block's state, trie log and flat-state
- * change in the block's own transaction instead, and moves the flat state whenever the head moves.
+ * path (`bonsai` set; see docs/state-storage.md) also writes each block's trie log and flat-state
+ * change in the block's own transaction, and moves the flat state whenever the head moves.
  * Does not execute blocks (see `blockImporter.ts`) or build them (producer/).
  */
 
@@ -336,7 +336,7 @@ export class Chain {
     const nowMs = performance.now()
     this.unflushedSinceMs ??= nowMs
     const isFlushDue =
-      bonsai !== undefined ||
+      (opts.setHead && bonsai?.isPruneDue(block.header.number)) ||
       ++this.blocksSinceFlush >= STATE_FLUSH_BLOCKS ||
       this.trieDb.pendingCount >= STATE_FLUSH_NODES ||
       nowMs - this.unflushedSinceMs >= STATE_FLUSH_INTERVAL_MS
@@ -384,6 +384,7 @@ export class Chain {
       ? await this.canonicalAbove(isOnChain ? block.header.number : branch[0].header.number - 1n)
       : []
     this.store.db.transaction(() => {
+      if (this.bonsai?.isPruneDue(block.header.number)) this.writePendingState()
       this.bonsai?.move(undo.map(logBlock), branch.map(logBlock), block.header.number)
       this.store.deleteCanonicalFrom(isOnChain ? block.header.number + 1n : branch[0].header.number)
       for (const b of branch) this.writeCanonicalRows(b, this.getReceipts(b))

@@ -17,6 +17,8 @@ import type { TrieDb } from './trieDb.ts'
 import { computeTrieLog, decodeTrieLog, encodeTrieLog, type TrieLog } from './trieLog.ts'
 
 const META_FLAT_ROOT = 'flatRoot'
+/** What left the window is deleted every this many blocks (or every window, if shorter). */
+const PRUNE_EVERY_BLOCKS = 32
 
 /** The state of a block outside the history window (its trie nodes and trie logs are gone). */
 export class StateUnavailableError extends Error {
@@ -35,6 +37,7 @@ export interface LogBlock {
 export class BonsaiState {
   readonly flat: FlatStore
   private flatRoot?: Uint8Array
+  private readonly pruneEveryBlocks: bigint
 
   constructor(
     private readonly store: ChainStore,
@@ -42,6 +45,7 @@ export class BonsaiState {
     readonly historicalBlockLimit = DEFAULT_HISTORICAL_BLOCK_LIMIT,
   ) {
     this.flat = new FlatStore(store.db)
+    this.pruneEveryBlocks = BigInt(Math.min(PRUNE_EVERY_BLOCKS, historicalBlockLimit))
     this.flatRoot = store.readMeta(META_FLAT_ROOT)
   }
 
@@ -92,8 +96,7 @@ export class BonsaiState {
       for (const b of undo) for (const log of this.logsOf(b).reverse()) this.applyBackward(log, b.number)
       for (const b of redo) for (const log of this.logsOf(b)) this.applyForward(log, b.number)
       if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
-      if (headNumber > BigInt(this.historicalBlockLimit))
-        this.flat.prune(headNumber - BigInt(this.historicalBlockLimit))
+      if (this.isPruneDue(headNumber)) this.flat.prune(headNumber - BigInt(this.historicalBlockLimit))
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
@@ -110,6 +113,16 @@ export class BonsaiState {
       this.flatRoot = rootBefore
       throw e
     }
+  }
+
+  /**
+   * Whether moving the head to `headNumber` deletes what left the window. In batches: one delete of
+   * a run of blocks touches fewer pages than one per block. The trie nodes still pending in memory
+   * must be written first (the chain flushes them), or a stale one would be written after its delete.
+   */
+  isPruneDue(headNumber: bigint): boolean {
+    const cutoff = headNumber - BigInt(this.historicalBlockLimit)
+    return cutoff > 0n && cutoff % this.pruneEveryBlocks === 0n
   }
 
   /** Whether the state of block `n` is inside the window below the head `headNumber`. */
