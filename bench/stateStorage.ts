@@ -92,9 +92,7 @@ async function run(format: StorageFormat): Promise<void> {
         `balance 100 blocks back ${oldUs.toFixed(1)} µs`,
     )
     close()
-    if (process.env.KEEP_DB) console.log('kept', dir)
   } finally {
-    if (process.env.KEEP_DB) return
     rmSync(dir, { recursive: true, force: true })
   }
 }
