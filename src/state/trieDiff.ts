@@ -55,7 +55,12 @@ export class MissingTrieNodeError extends Error {
 }
 
 /** Compares the tries rooted at `before` and `after` (node keys prefixed with `keyPrefix`). */
-export function diffTries(read: NodeReader, before: Uint8Array, after: Uint8Array, keyPrefix = EMPTY): TrieDiff {
+export function diffTries(
+  read: NodeReader,
+  before: Uint8Array,
+  after: Uint8Array,
+  keyPrefix: Uint8Array<ArrayBufferLike> = EMPTY,
+): TrieDiff {
   const out: TrieDiff = { leaves: [], created: [], staled: [] }
   const walker = new DiffWalker(read, keyPrefix, out)
   walker.diff(rootRef(before), rootRef(after), [])
@@ -104,7 +109,7 @@ interface Expanded {
 class DiffWalker {
   constructor(
     private readonly read: NodeReader,
-    private readonly keyPrefix: Uint8Array,
+    private readonly keyPrefix: Uint8Array<ArrayBufferLike>,
     private readonly out: TrieDiff,
   ) {}
 
@@ -206,7 +211,7 @@ function sameNibbles(a: number[], b: number[]): boolean {
   return true
 }
 
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+function concat(a: Uint8Array<ArrayBufferLike>, b: Uint8Array<ArrayBufferLike>): Uint8Array {
   const out = new Uint8Array(a.length + b.length)
   out.set(a)
   out.set(b, a.length)

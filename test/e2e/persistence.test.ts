@@ -105,7 +105,7 @@ describe('persistence', () => {
 
   it('refuses a FOREST data path started as BONSAI with one line naming both formats', async () => {
     const dataPath = join(dir, 'forest')
-    const forest = await start(dataPath)
+    const forest = await start(dataPath, ['--data-storage-format=FOREST'])
     await forest.stop()
     const proc = Bun.spawn(
       [
