@@ -326,7 +326,11 @@ export class Chain {
     const bonsai = this.bonsai
     const parent = bonsai ? await this.getBlockByHash(block.header.parentHash) : undefined
     if (bonsai && !parent) throw new Error(`parent of block ${block.header.number} not found`)
-    const trieLog = parent && bonsai?.computeLog(this.postStateRoot(parent), block.header.stateRoot)
+    // A block stored without its state (never executed here) gets no trie log; a head move over it fails.
+    const trieLog =
+      parent && bonsai?.hasState(block.header.stateRoot)
+        ? bonsai.computeLog(this.postStateRoot(parent), block.header.stateRoot)
+        : undefined
     const undo =
       bonsai && opts.setHead && !extendsHead
         ? await this.canonicalAbove((newCanonical[0] ?? block).header.number - 1n)

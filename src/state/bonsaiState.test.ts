@@ -179,7 +179,7 @@ describe('BONSAI state storage', () => {
 describe('--data-storage-format', () => {
   it('refuses a FOREST data path opened as BONSAI, naming both formats', async () => {
     const dataPath = tempDir()
-    ;(await openChain({ dataPath })).close()
+    ;(await openChain({ dataPath, dataStorageFormat: 'FOREST' })).close()
     await expect(openChain({ dataPath, dataStorageFormat: 'BONSAI' })).rejects.toThrow(
       'the data path holds FOREST state storage, not BONSAI',
     )

@@ -9,7 +9,8 @@
  * inside the caller's SQLite transaction, so the flat state, the trie logs and the block that moved
  * them commit together.
  */
-import { equalBytes } from '../primitives/hex.ts'
+import { KECCAK256_RLP } from '@ethereumjs/util'
+import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import { FlatStore } from '../storage/flatStore.ts'
 import { DEFAULT_HISTORICAL_BLOCK_LIMIT } from './storageFormat.ts'
@@ -65,6 +66,11 @@ export class BonsaiState {
     this.flatRoot = emptyRoot
     this.applyForward(this.computeLog(emptyRoot, root), 0n)
     this.store.writeMeta(META_FLAT_ROOT, root)
+  }
+
+  /** Whether the trie nodes of the state at `root` are stored or pending (its root node at least). */
+  hasState(root: Uint8Array): boolean {
+    return equalBytes(root, KECCAK256_RLP) || this.trieDb.getSync(bytesToHex(root).slice(2)) !== undefined
   }
 
   /** The diff from the state at `before` to the state at `after` (the nodes of both must be stored or pending). */
