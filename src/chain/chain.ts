@@ -129,9 +129,9 @@ export class Chain {
       this.store.db.transaction(() => {
         this.writeBlockRows(genesis, [], new Uint8Array(0), genesis.header.difficulty)
         this.store.writeCanonical({ number: genesis.header.number, hash: genesis.hash(), txHashes: [], logs: [] })
-        this.store.writeTrieNodes(this.trieDb.takePending())
-        this.store.writeMeta(META_STORAGE_FORMAT, new TextEncoder().encode(this.trieDb.storageFormat))
         this.bonsai?.initialize(genesis.header.stateRoot, KECCAK256_RLP)
+        this.writePendingState()
+        this.store.writeMeta(META_STORAGE_FORMAT, new TextEncoder().encode(this.trieDb.storageFormat))
         if (localStateRoot) this.store.writeMeta(META_POST_STATE + bytesToHex(genesis.hash()), localStateRoot)
         this.store.writeMeta(META_GENESIS, genesis.hash())
         this.store.writeMeta(META_HEAD, genesis.hash())
@@ -366,13 +366,19 @@ export class Chain {
     for (const fn of this.listeners) fn({ block, receipts: decoded, logs })
   }
 
-  /** Writes every state node still held in memory (before close, and on the flush timer). */
-  flushState(): void {
-    this.store.db.transaction(() => this.writePendingState())
+  /**
+   * Writes the state nodes held in memory (before close, and on the flush timer). On BONSAI only the
+   * nodes a committed state holds are written (see TrieDb.takePending); `isEverything` writes all
+   * (crash recovery, whose replayed blocks record no trie logs).
+   */
+  flushState(isEverything = false): void {
+    this.store.db.transaction(() => this.writePendingState(isEverything))
   }
 
-  private writePendingState(): void {
-    this.store.writeTrieNodes(this.trieDb.takePending())
+  private writePendingState(isEverything = false): void {
+    const referenced = isEverything ? undefined : this.bonsai?.referenced
+    this.store.writeTrieNodes(this.trieDb.takePending(referenced))
+    referenced?.clear()
     this.blocksSinceFlush = 0
     this.unflushedSinceMs = undefined
     clearTimeout(this.flushTimer)

@@ -66,7 +66,8 @@ describe('Chain.commitBlock', () => {
     let shiftMs = 0
     performance.now = () => realNow() + shiftMs
     try {
-      const opened = await sealTransfers(dataPath, 2)
+      // FOREST's rule; a BONSAI data path keeps nodes no committed state holds pending for a while.
+      const opened = await sealTransfers(dataPath, 2, 1, { dataStorageFormat: 'FOREST' })
       expect(opened.chain.trieDb.pendingCount).toBeGreaterThan(0)
       shiftMs = STATE_FLUSH_INTERVAL_MS
       await opened.sealMore(1)

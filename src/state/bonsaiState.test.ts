@@ -5,13 +5,14 @@ import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
-import { type Account, Address, createAccountFromRLP } from '@ethereumjs/util'
+import { type Account, Address, createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { openChain } from '../node/node.ts'
 import { sealTransfers } from '../node/testChain.ts'
 import { bytesToBigint, bytesToHex } from '../primitives/hex.ts'
 import { StateUnavailableError } from './bonsaiState.ts'
+import { computeTrieLog } from './trieLog.ts'
 import { openState } from './worldState.ts'
 
 interface TrieInternals {
@@ -84,6 +85,19 @@ describe('BONSAI state storage', () => {
     )
     expect(bytesToHex(flatValue)).toBe(bytesToHex(trieValue))
     expect(bytesToBigint(flatValue)).toBe(chain.head.header.timestamp)
+    close()
+  })
+
+  it("stores exactly the head state's trie nodes and those the window still needs", async () => {
+    const { chain, close } = await sealTransfers(tempDir(), 40, 2, BONSAI)
+    chain.flushState()
+    const count = (sql: string) => Number(chain.store.db.prepare(sql).get()?.n)
+    // Nodes the states between a block's transactions held are never written; code rows aside.
+    const nodes = count(
+      "SELECT COUNT(*) AS n FROM trie_nodes WHERE NOT (length(key) = 33 AND substr(key, 1, 1) = x'63')",
+    )
+    const live = computeTrieLog((hex) => chain.trieDb.getSync(hex), KECCAK256_RLP, chain.head.header.stateRoot)
+    expect(nodes).toBe(live.created.length + count('SELECT COUNT(*) AS n FROM stale_nodes'))
     close()
   })
 

@@ -37,6 +37,12 @@ export interface LogBlock {
 
 export class BonsaiState {
   readonly flat: FlatStore
+  /**
+   * Keys of the trie nodes the states recorded since the last flush created: the nodes worth
+   * writing. Block building also writes the nodes of states between its transactions, which no
+   * block's state holds; written, they would never be pruned.
+   */
+  readonly referenced = new Set<string>()
   private flatRoot?: Uint8Array
   private readonly pruneEveryBlocks: bigint
 
@@ -75,7 +81,9 @@ export class BonsaiState {
 
   /** The diff from the state at `before` to the state at `after` (the nodes of both must be stored or pending). */
   computeLog(before: Uint8Array, after: Uint8Array): TrieLog {
-    return computeTrieLog((hex) => this.trieDb.getSync(hex), before, after)
+    const log = computeTrieLog((hex) => this.trieDb.getSync(hex), before, after)
+    for (const key of log.created) this.referenced.add(bytesToHex(key).slice(2))
+    return log
   }
 
   /**
