@@ -31,8 +31,10 @@ export async function sealTransfers(
     .map((a) => hexToBytes(a.privateKey))
   const recipient = new Address(new Uint8Array(20).fill(0x42))
   const first = new Address(hexToBytes(devAccounts()[0].address))
-  let nonce = (await chain.stateAt(chain.head).getAccount(first))?.nonce ?? 0n
-  const sealMore = async (blocks: number) => {
+  let nonce = 0n
+  const sealMore = async (blocks: number, value = 1000n) => {
+    // From the head's state: the head may have been moved back since.
+    nonce = (await chain.stateAt(chain.head).getAccount(first))?.nonce ?? 0n
     for (let i = 0; i < blocks; i++, nonce++) {
       for (const key of keys) {
         const tx = createFeeMarket1559Tx(
@@ -40,7 +42,7 @@ export async function sealTransfers(
             chainId: chain.common.chainId(),
             nonce,
             to: recipient,
-            value: 1000n,
+            value,
             gasLimit: 21_000n,
             maxFeePerGas: 10n ** 10n,
             maxPriorityFeePerGas: 1n,

@@ -145,6 +145,24 @@ describe('BONSAI state storage', () => {
     reopened.close()
   })
 
+  it('moves the flat state across branches: undoes one back to the fork point, applies the other', async () => {
+    const { chain, recipient, sealMore, close } = await sealTransfers(tempDir(), 3, 1, BONSAI)
+    const oldTip = chain.head
+    await chain.exclusive(async () => chain.resetHead((await chain.getBlockByNumber(1n))!))
+    // A branch of three blocks on block 1 that move 7 wei each instead.
+    await sealMore(3, 7n)
+    const newTip = chain.head
+    expect(newTip.header.number).toBe(4n)
+    expect(chain.isCanonical((await chain.getBlockByHash(oldTip.header.parentHash))!)).toBe(false)
+    expect(await balanceAt(chain, newTip, recipient)).toBe(WEI_PER_TRANSFER + 21n)
+    await chain.exclusive(() => chain.resetHead(oldTip))
+    await expectFlatMatchesTrie(chain, oldTip.header.stateRoot)
+    expect(await balanceAt(chain, chain.head, recipient)).toBe(3n * WEI_PER_TRANSFER)
+    await chain.exclusive(() => chain.resetHead(newTip))
+    await expectFlatMatchesTrie(chain, newTip.header.stateRoot)
+    close()
+  })
+
   it('refuses to roll the head back beyond the window and leaves it where it was', async () => {
     const { chain, close } = await sealTransfers(tempDir(), 8, 1, BONSAI)
     const head = chain.head
