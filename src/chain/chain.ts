@@ -4,8 +4,10 @@
  * receipts and its indexes in one SQLite transaction. The state nodes a block wrote are flushed
  * with a later commit (at most `STATE_FLUSH_INTERVAL_MS` or `STATE_FLUSH_BLOCKS` later, and on
  * close): writing ~40 random trie pages per block was half the cost of a commit. After a crash,
- * `stateRecovery.ts` re-executes the stored blocks whose state was not flushed yet. Does not execute
- * blocks (see `blockImporter.ts`) or build them (producer/).
+ * `stateRecovery.ts` re-executes the stored blocks whose state was not flushed yet. A BONSAI data
+ * path (`bonsai` set; see docs/state-storage.md) also writes each block's trie log and flat-state
+ * change in the block's own transaction, and moves the flat state whenever the head moves.
+ * Does not execute blocks (see `blockImporter.ts`) or build them (producer/).
  */
 
 import {
@@ -17,12 +19,15 @@ import {
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
+import { KECCAK256_RLP } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { type BonsaiState, type LogBlock, StateUnavailableError } from '../state/bonsaiState.ts'
+import type { StorageFormat } from '../state/storageFormat.ts'
 import type { TrieDb } from '../state/trieDb.ts'
-import { openState, type StateManager } from '../state/worldState.ts'
+import { openFlatView, openState, type StateManager } from '../state/worldState.ts'
 import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
 import { nextBaseFee } from './baseFee.ts'
 import type { SealRules } from './headerValidation.ts'
@@ -51,6 +56,8 @@ const META_HEAD = 'head'
 const META_SAFE = 'safe'
 const META_FINALIZED = 'finalized'
 const META_GENESIS = 'genesis'
+/** The data path's state storage format; absent in data paths from before BONSAI, which are FOREST. */
+const META_STORAGE_FORMAT = 'storageFormat'
 /** Prefix of the meta rows that record a block's state as edited by the dev tools after it was sealed. */
 const META_POST_STATE = 'postState:'
 const BLOCK_CACHE_SIZE = 512
@@ -61,6 +68,13 @@ export const STATE_FLUSH_INTERVAL_MS = 1000
 const STATE_FLUSH_BLOCKS = 256
 const STATE_FLUSH_NODES = 100_000
 
+/** The format a data path's state was written in: FOREST for one from before the choice; undefined when new. */
+export function storedStorageFormat(store: ChainStore): StorageFormat | undefined {
+  const raw = store.readMeta(META_STORAGE_FORMAT)
+  if (raw) return new TextDecoder().decode(raw) as StorageFormat
+  return store.readMeta(META_GENESIS) ? 'FOREST' : undefined
+}
+
 export class Chain {
   head!: Block
   safe?: Block
@@ -68,6 +82,8 @@ export class Chain {
   genesis!: Block
   /** Header rules of a consensus the library does not know (BFT); set before any import. */
   sealRules?: SealRules
+  /** Set on a BONSAI data path (before `open`): the flat head state, trie logs and history window. */
+  bonsai?: BonsaiState
   private readonly blockCache = new Map<string, Block>()
   private readonly receiptCache = new Map<string, Receipt[]>()
   private readonly stateCache = new Map<string, StateManager>()
@@ -106,13 +122,16 @@ export class Chain {
         `the data path holds the chain of genesis ${bytesToHex(stored)}, not of this genesis ${bytesToHex(genesis.hash())}; use another --data-path`,
       )
     }
+    this.checkStorageFormat()
     this.genesis = genesis
     if (!stored) {
       const localStateRoot = await localState?.()
       this.store.db.transaction(() => {
         this.writeBlockRows(genesis, [], new Uint8Array(0), genesis.header.difficulty)
         this.store.writeCanonical({ number: genesis.header.number, hash: genesis.hash(), txHashes: [], logs: [] })
-        this.store.writeTrieNodes(this.trieDb.takePending())
+        this.bonsai?.initialize(genesis.header.stateRoot, KECCAK256_RLP)
+        this.writePendingState()
+        this.store.writeMeta(META_STORAGE_FORMAT, new TextEncoder().encode(this.trieDb.storageFormat))
         if (localStateRoot) this.store.writeMeta(META_POST_STATE + bytesToHex(genesis.hash()), localStateRoot)
         this.store.writeMeta(META_GENESIS, genesis.hash())
         this.store.writeMeta(META_HEAD, genesis.hash())
@@ -125,6 +144,17 @@ export class Chain {
     this.safe = safe ? await this.getBlockByHash(safe) : undefined
     this.finalized = finalized ? await this.getBlockByHash(finalized) : undefined
     log.info('chain opened', { genesis: bytesToHex(genesis.hash()), head: this.head.header.number })
+  }
+
+  /** Refuses a data path written in the other state storage format (as Besu does). */
+  private checkStorageFormat(): void {
+    const stored = storedStorageFormat(this.store)
+    const wanted = this.trieDb.storageFormat
+    if (stored !== undefined && stored !== wanted) {
+      throw new Error(
+        `the data path holds ${stored} state storage, not ${wanted}; start with --data-storage-format=${stored} or use another --data-path`,
+      )
+    }
   }
 
   /** A chain stored past its TTD before this start: Paris goes back to the first proof-of-stake block. */
@@ -254,11 +284,17 @@ export class Chain {
    * reads at the head (balances, nonces for the pool) skip both the trie set-up and the trie walk.
    */
   stateAt(block: Block): StateManager {
+    if (this.bonsai && !this.bonsai.isRetained(block.header.number, this.head.header.number)) {
+      throw new StateUnavailableError(block.header.number)
+    }
     const root = this.postStateRoot(block)
     const key = bytesToHex(root)
     let state = this.stateCache.get(key)
     if (!state) {
-      state = openState(this.trieDb, this.common, root, block === this.head)
+      state =
+        this.bonsai && block === this.head
+          ? openFlatView(this.trieDb, this.common, root, this.bonsai)
+          : openState(this.trieDb, this.common, root, block === this.head)
       this.stateCache.set(key, state)
       if (this.stateCache.size > STATE_CACHE_SIZE) this.stateCache.delete(this.stateCache.keys().next().value!)
     }
@@ -288,18 +324,33 @@ export class Chain {
     const newCanonical: Block[] = []
     if (opts.setHead && !extendsHead) newCanonical.push(...(await this.nonCanonicalAncestors(block)))
     useStoredSenders(block, sendersBytes)
+    const bonsai = this.bonsai
+    const parent = bonsai ? await this.getBlockByHash(block.header.parentHash) : undefined
+    if (bonsai && !parent) throw new Error(`parent of block ${block.header.number} not found`)
+    // A block stored without its state (never executed here) gets no trie log; a head move over it fails.
+    const trieLog =
+      parent && bonsai?.hasState(block.header.stateRoot)
+        ? bonsai.computeLog(this.postStateRoot(parent), block.header.stateRoot)
+        : undefined
+    const undo =
+      bonsai && opts.setHead && !extendsHead
+        ? await this.canonicalAbove((newCanonical[0] ?? block).header.number - 1n)
+        : []
     // The timer below flushes when the event loop turns; a run of commits that never lets it (an
     // import) is held to the same bound here, so a crash never leaves more than it to re-execute.
     const nowMs = performance.now()
     this.unflushedSinceMs ??= nowMs
     const isFlushDue =
+      (opts.setHead && bonsai?.isPruneDue(block.header.number)) ||
       ++this.blocksSinceFlush >= STATE_FLUSH_BLOCKS ||
       this.trieDb.pendingCount >= STATE_FLUSH_NODES ||
       nowMs - this.unflushedSinceMs >= STATE_FLUSH_INTERVAL_MS
     this.store.db.transaction(() => {
       this.writeBlockRows(block, [receiptsRlp], sendersBytes, td)
       if (isFlushDue) this.writePendingState()
+      if (bonsai && trieLog) bonsai.recordLog(logBlock(block), trieLog, 0)
       if (!opts.setHead) return
+      bonsai?.move(undo.map(logBlock), [...newCanonical, block].map(logBlock), block.header.number)
       if (!extendsHead) this.store.deleteCanonicalFrom(newCanonical[0]?.header.number ?? block.header.number)
       for (const b of newCanonical) this.writeCanonicalRows(b, this.getReceipts(b))
       logs = this.writeCanonicalRows(block, decoded)
@@ -316,13 +367,19 @@ export class Chain {
     for (const fn of this.listeners) fn({ block, receipts: decoded, logs })
   }
 
-  /** Writes every state node still held in memory (before close, and on the flush timer). */
-  flushState(): void {
-    this.store.db.transaction(() => this.writePendingState())
+  /**
+   * Writes the state nodes held in memory (before close, and on the flush timer). On BONSAI only the
+   * nodes a committed state holds are written (see TrieDb.takePending); `isEverything` writes all
+   * (crash recovery, whose replayed blocks record no trie logs).
+   */
+  flushState(isEverything = false): void {
+    this.store.db.transaction(() => this.writePendingState(isEverything))
   }
 
-  private writePendingState(): void {
-    this.store.writeTrieNodes(this.trieDb.takePending())
+  private writePendingState(isEverything = false): void {
+    const referenced = isEverything ? undefined : this.bonsai?.referenced
+    this.store.writeTrieNodes(this.trieDb.takePending(referenced))
+    referenced?.clear()
     this.blocksSinceFlush = 0
     this.unflushedSinceMs = undefined
     clearTimeout(this.flushTimer)
@@ -334,7 +391,12 @@ export class Chain {
     if (equalBytes(block.hash(), this.head.hash())) return
     const isOnChain = this.isCanonical(block)
     const branch = isOnChain ? [] : [...(await this.nonCanonicalAncestors(block)), block]
+    const undo = this.bonsai
+      ? await this.canonicalAbove(isOnChain ? block.header.number : branch[0].header.number - 1n)
+      : []
     this.store.db.transaction(() => {
+      if (this.bonsai?.isPruneDue(block.header.number)) this.writePendingState()
+      this.bonsai?.move(undo.map(logBlock), branch.map(logBlock), block.header.number)
       this.store.deleteCanonicalFrom(isOnChain ? block.header.number + 1n : branch[0].header.number)
       for (const b of branch) this.writeCanonicalRows(b, this.getReceipts(b))
       this.store.writeMeta(META_HEAD, block.hash())
@@ -424,9 +486,14 @@ export class Chain {
   /** Records the edited state after `block` (its trie nodes written in the same transaction). */
   setPostStateRoot(block: Block, root: Uint8Array): void {
     const key = bytesToHex(block.hash())
+    const bonsai = this.bonsai
+    const edit = bonsai?.computeLog(this.postStateRoot(block), root)
     this.store.db.transaction(() => {
       this.writePendingState()
       this.store.writeMeta(META_POST_STATE + key, root)
+      if (!bonsai || !edit) return
+      bonsai.recordLog(logBlock(block), edit, bonsai.logCount(logBlock(block)))
+      if (equalBytes(block.hash(), this.head.hash())) bonsai.applyEdit(edit, logBlock(block))
     })
     this.postStateRoots.set(key, root)
   }
@@ -438,6 +505,17 @@ export class Chain {
     })
     if (safe) this.safe = safe
     if (finalized) this.finalized = finalized
+  }
+
+  /** The canonical blocks above number `n`, newest first (the head first). */
+  private async canonicalAbove(n: bigint): Promise<Block[]> {
+    const out: Block[] = []
+    let cur: Block | undefined = this.head
+    while (cur && cur.header.number > n) {
+      out.push(cur)
+      cur = await this.getBlockByHash(cur.header.parentHash)
+    }
+    return out
   }
 
   /** The non-canonical ancestors of `tip` down to the fork point, oldest first (not `tip` itself). */
@@ -497,4 +575,8 @@ export class Chain {
     this.blockCache.set(key, block)
     if (this.blockCache.size > BLOCK_CACHE_SIZE) this.blockCache.delete(this.blockCache.keys().next().value!)
   }
+}
+
+function logBlock(block: Block): LogBlock {
+  return { hash: block.hash(), number: block.header.number }
 }

@@ -2,61 +2,14 @@ import { afterEach, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { Address } from '@ethereumjs/util'
-import { openChain, poolChainView } from '../node/node.ts'
-import { manualClock } from '../primitives/clock.ts'
-import { hexToBytes } from '../primitives/hex.ts'
-import { DevSealer } from '../producer/devSealer.ts'
-import { TxPool } from '../txpool/txPool.ts'
+import { openChain } from '../node/node.ts'
+import { sealTransfers } from '../node/testChain.ts'
 import { STATE_FLUSH_INTERVAL_MS } from './chain.ts'
-import { devAccounts } from './devAccounts.ts'
 
 const dirs: string[] = []
 afterEach(() => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
 })
-
-/**
- * Seals `count` blocks of `perBlock` transfers (one from each of the first dev accounts) on a fresh
- * file-backed dev chain; returns the chain, the recipient and a way to seal more.
- */
-async function sealTransfers(dataPath: string, count: number, perBlock = 1) {
-  const opened = await openChain({ dataPath })
-  const { chain } = opened
-  const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
-  const sealer = new DevSealer(chain, pool, {
-    coinbase: new Uint8Array(20).fill(0xc0),
-    clock: manualClock(1_700_000_000_000),
-  })
-  const keys = devAccounts()
-    .slice(0, perBlock)
-    .map((a) => hexToBytes(a.privateKey))
-  const recipient = new Address(new Uint8Array(20).fill(0x42))
-  let nonce = 0n
-  const sealMore = async (blocks: number) => {
-    for (let i = 0; i < blocks; i++, nonce++) {
-      for (const key of keys) {
-        const tx = createFeeMarket1559Tx(
-          {
-            chainId: chain.common.chainId(),
-            nonce,
-            to: recipient,
-            value: 1000n,
-            gasLimit: 21_000n,
-            maxFeePerGas: 10n ** 10n,
-            maxPriorityFeePerGas: 1n,
-          },
-          { common: chain.common },
-        ).sign(key)
-        await pool.add(tx)
-      }
-      await sealer.sealBlock(false)
-    }
-  }
-  await sealMore(count)
-  return { ...opened, recipient, sealMore }
-}
 
 describe('recoverHeadState', () => {
   it('rebuilds the state of blocks whose nodes were never flushed, as after kill -9', async () => {
@@ -113,7 +66,8 @@ describe('Chain.commitBlock', () => {
     let shiftMs = 0
     performance.now = () => realNow() + shiftMs
     try {
-      const opened = await sealTransfers(dataPath, 2)
+      // FOREST's rule; a BONSAI data path keeps nodes no committed state holds pending for a while.
+      const opened = await sealTransfers(dataPath, 2, 1, { dataStorageFormat: 'FOREST' })
       expect(opened.chain.trieDb.pendingCount).toBeGreaterThan(0)
       shiftMs = STATE_FLUSH_INTERVAL_MS
       await opened.sealMore(1)

@@ -34,7 +34,7 @@ export async function recoverHeadState(chain: Chain): Promise<number> {
   if (missing.length === 0) return 0
   const startedMs = Date.now()
   await replayBlocks(chain, cur, missing)
-  chain.flushState()
+  chain.flushState(true)
   log.info('rebuilt unflushed state', {
     blocks: missing.length,
     from: missing[0].header.number,
@@ -104,7 +104,7 @@ export async function rebuildHeadState(chain: Chain): Promise<number> {
     }
   }
   await replayBlocks(chain, chain.genesis, canonical())
-  chain.flushState()
+  chain.flushState(true)
   const count = head.header.number - chain.genesis.header.number
   log.info('rebuilt head state', { blocks: count })
   return Number(count)

@@ -1,14 +1,6 @@
 /** `basalt run`'s options that bound what one client can take, parsed as the executable parses them. */
 import { describe, expect, it } from 'bun:test'
-import cac from 'cac'
-import { parseRunOptions, registerRunCommand } from './runCommand.ts'
-
-function runConfig(args: string[]) {
-  const cli = cac('basalt')
-  registerRunCommand(cli)
-  const { options } = cli.parse(['bun', 'basalt', 'run', ...args], { run: false })
-  return parseRunOptions(options)
-}
+import { runConfig } from './runArgs.test-helper.ts'
 
 describe('--rpc-evm-timeout', () => {
   it('is 5 s by default and takes seconds, fractions and 0 (no limit)', () => {

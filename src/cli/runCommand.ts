@@ -3,6 +3,12 @@ import type { CAC } from 'cac'
 import type { NodeConfig } from '../node/config.ts'
 import { hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
+import {
+  DEFAULT_HISTORICAL_BLOCK_LIMIT,
+  DEFAULT_STORAGE_FORMAT,
+  STORAGE_FORMATS,
+  type StorageFormat,
+} from '../state/storageFormat.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { parseP2pOptions, registerP2pOptions } from './p2pOptions.ts'
@@ -23,6 +29,13 @@ export function registerRunCommand(cli: CAC): void {
     .option('--genesis-file <file>', 'Genesis file (Besu/geth format) instead of a preset')
     .option('--network-id <id>', 'Network id answered by net_version')
     .option('--data-path <dir>', 'Directory of the SQLite database, or :memory:', { default: 'basalt-data' })
+    .option(
+      '--data-storage-format <format>',
+      `State storage: FOREST (every state kept) or BONSAI (flat head state, history window) (default ${DEFAULT_STORAGE_FORMAT} for a new data path)`,
+    )
+    .option('--bonsai-historical-block-limit <n>', 'BONSAI: how many blocks below the head keep their state', {
+      default: String(DEFAULT_HISTORICAL_BLOCK_LIMIT),
+    })
     .option('--identity <name>', 'Name added to web3_clientVersion')
     .option(
       '--anvil-client-version',
@@ -119,6 +132,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     genesisFile,
     networkId: s('networkId') === undefined ? undefined : bigintOpt('network-id', s('networkId')),
     dataPath,
+    ...parseStorageOptions(o),
     identity: s('identity'),
     isAnvilClientVersion: optBool(o, 'anvilClientVersion', 'anvil-client-version', !genesisFile),
     nodePrivateKeyFile: s('nodePrivateKeyFile'),
@@ -175,6 +189,26 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       jwtSecretFile: s('engineJwtSecret'),
       isJwtDisabled: optBool(o, 'engineJwtDisabled', 'engine-jwt-disabled', false),
     },
+  }
+}
+
+function parseStorageOptions(
+  o: Record<string, unknown>,
+): Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> {
+  const raw = optString(o, 'dataStorageFormat')
+  const format = raw?.toUpperCase()
+  if (raw !== undefined && !STORAGE_FORMATS.includes(format as StorageFormat)) {
+    bad('data-storage-format', raw, STORAGE_FORMATS.join(' or '))
+  }
+  if (format === 'BONSAI' && optString(o, 'forkUrl') !== undefined) {
+    throw new CliError(
+      'Option --fork-url keeps its state as FOREST; it cannot be used with --data-storage-format=BONSAI',
+    )
+  }
+  const limit = optString(o, 'bonsaiHistoricalBlockLimit') ?? String(DEFAULT_HISTORICAL_BLOCK_LIMIT)
+  return {
+    dataStorageFormat: format as StorageFormat | undefined,
+    bonsaiHistoricalBlockLimit: intOpt('bonsai-historical-block-limit', limit, 1),
   }
 }
 

@@ -107,6 +107,7 @@ export const BESU_ERRORS = {
   unknownBlock: [-39001, 'Unknown block'],
   invalidBlobs: [-32603, 'blobs failed kzg validation'],
   logBloomCacheDisabled: [-32000, 'The log bloom cache is not enabled'],
+  worldStateUnavailable: [-32000, 'World state unavailable'],
 } as const satisfies Record<string, readonly [number, string]>
 
 export type BesuErrorKind = keyof typeof BESU_ERRORS

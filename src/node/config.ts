@@ -1,4 +1,5 @@
 import type { P2pConfig } from '../p2p/network.ts'
+import type { StorageFormat } from '../state/storageFormat.ts'
 import type { ForkConfig } from './forkPoint.ts'
 
 /** Everything `basalt run` needs, already validated; built by the CLI, read by the node. */
@@ -14,6 +15,10 @@ export interface NodeConfig {
   genesisFile?: string
   networkId?: bigint
   dataPath: string
+  /** Besu's --data-storage-format; absent: the data path's own (new data paths: the default). */
+  dataStorageFormat?: StorageFormat
+  /** BONSAI: states kept below the head (Besu's --bonsai-historical-block-limit). */
+  bonsaiHistoricalBlockLimit?: number
   identity?: string
   /** web3_clientVersion starts with `anvil/` (Hardhat's network helpers accept only hardhat, zksync or anvil). */
   isAnvilClientVersion: boolean

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
 import { Address, KECCAK256_RLP, privateToAddress } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
-import { Chain } from '../chain/chain.ts'
+import { Chain, storedStorageFormat } from '../chain/chain.ts'
 import { checkpointSigners, cliqueEpoch, signerHex } from '../chain/clique.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { terminalTotalDifficultyOf } from '../chain/forkSchedule.ts'
@@ -54,8 +54,10 @@ import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import { startGraphqlListener } from '../server/graphqlListener.ts'
 import { startMetricsListener } from '../server/metricsListener.ts'
 import { type RunningListener, startRpcListener } from '../server/rpcListener.ts'
+import { BonsaiState } from '../state/bonsaiState.ts'
 import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
 import { CachedForkSource } from '../state/forkSource.ts'
+import { DEFAULT_STORAGE_FORMAT } from '../state/storageFormat.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
@@ -91,7 +93,7 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 
 /** Opens the chain described by `config` (creating its database on first use). */
 export async function openChain(
-  config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork'>,
+  config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork' | 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'>,
 ): Promise<{ chain: Chain; genesis: GenesisJson; bft?: BftChain; forkCache?: ForkCacheStore; close(): void }> {
   installCommonParamsMemo()
   installDecodedNodeCache()
@@ -111,6 +113,10 @@ export async function openChain(
   genesisEcCurve(genesis.config)
   if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const trieDb = new TrieDb(store)
+  // A forked chain's state stays FOREST (the CLI refuses BONSAI with --fork-url).
+  trieDb.storageFormat = forkPoint
+    ? 'FOREST'
+    : (config.dataStorageFormat ?? storedStorageFormat(store) ?? DEFAULT_STORAGE_FORMAT)
   let genesisBlock: Block
   if (forkPoint && forkCache) {
     genesisBlock = forkAnchorBlock(forkPoint, common)
@@ -121,10 +127,19 @@ export async function openChain(
     genesisBlock = createGenesisBlock(common, await state.getStateRoot())
   }
   const chain = new Chain(common, store, trieDb, config.genesisFile ? 0n : DEV_BASE_FEE_FLOOR)
+  if (trieDb.storageFormat === 'BONSAI')
+    chain.bonsai = new BonsaiState(store, trieDb, config.bonsaiHistoricalBlockLimit)
   const bft = bftOptions ? attachBftRules(chain, bftOptions, genesis) : undefined
   // A forked chain's local state starts with the dev accounts funded: the rest comes from the remote.
-  await chain.open(genesisBlock, forkPoint ? () => fundDevAccounts(trieDb, common) : undefined)
-  await recoverHeadState(chain)
+  try {
+    await chain.open(genesisBlock, forkPoint ? () => fundDevAccounts(trieDb, common) : undefined)
+    await recoverHeadState(chain)
+  } catch (e) {
+    // Refused (another genesis, another storage format): release the data path's lock.
+    db.close()
+    forkCache?.close()
+    throw e
+  }
   const close = () => {
     chain.flushState()
     db.close()

@@ -11,6 +11,8 @@ import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
 import { bytesToHex, equalBytes, hexToBytes, padHex } from '../primitives/hex.ts'
 import type { TrieDb } from '../state/trieDb.ts'
+import { diffTries } from '../state/trieDiff.ts'
+import { STORAGE_KEY_PREFIX_BYTES } from '../state/trieLog.ts'
 import type { AccountEdit, DevTools } from './devTools.ts'
 
 const FORMAT = 'basalt-state/1'
@@ -25,53 +27,37 @@ export interface StateDump {
   nodes: Record<string, string>
 }
 
-type Decoded = Uint8Array | Decoded[]
-
-/** Every node of the trie under `root`; `onLeaf` sees each leaf's value. */
-function walk(db: TrieDb, root: Uint8Array, nodes: Record<string, string>, onLeaf?: (v: Uint8Array) => void): void {
-  const visit = (ref: Decoded): void => {
-    if (Array.isArray(ref)) {
-      visitNode(ref)
-      return
-    }
-    if (ref.length !== 32) return
-    const key = bytesToHex(ref).slice(2)
-    if (nodes[key] !== undefined) return
-    const raw = db.getSync(key)
-    if (!raw) throw new Error(`state node ${key} is missing`)
-    nodes[key] = bytesToHex(raw)
-    visitNode(RLP.decode(raw) as Decoded[])
+/** Every node of the trie under `root` (keys prefixed with `keyPrefix`), into `nodes`; resolves to its leaves. */
+function collect(db: TrieDb, root: Uint8Array, nodes: Record<string, string>, keyPrefix?: Uint8Array) {
+  const read = (hex: string) => db.getSync(hex)
+  const all = diffTries(read, KECCAK256_RLP, root, keyPrefix)
+  for (const key of all.created) {
+    const hex = bytesToHex(key).slice(2)
+    nodes[hex] = bytesToHex(read(hex)!)
   }
-  const visitNode = (node: Decoded[]): void => {
-    if (node.length === 17) {
-      for (let i = 0; i < 16; i++) visit(node[i])
-      const value = node[16] as Uint8Array
-      if (value.length > 0) onLeaf?.(value)
-    } else if (node.length === 2) {
-      const isLeaf = (node[0] as Uint8Array)[0] >> 4 >= 2
-      if (isLeaf) onLeaf?.(node[1] as Uint8Array)
-      else visit(node[1])
-    }
-  }
-  if (!equalBytes(root, KECCAK256_RLP)) visit(root)
+  return all.leaves
 }
 
-/** The state after the head as a dump. */
+/**
+ * The state after the head as a dump. A BONSAI data path keys each storage trie's nodes with its
+ * account's prefix (see docs/state-storage.md), so its dumps load into BONSAI data paths only.
+ */
 export function dumpState(tools: DevTools): StateDump {
   const { chain } = tools
   const root = chain.postStateRoot(chain.head)
   const nodes: Record<string, string> = {}
-  walk(chain.trieDb, root, nodes, (value) => {
+  const isPrefixed = chain.trieDb.storageFormat === 'BONSAI'
+  for (const { key, after: value } of collect(chain.trieDb, root, nodes)) {
     const fields = RLP.decode(value)
     // A forked state's markers (tombstones, detach entries; see state/forkState.ts) are no accounts.
-    if (!Array.isArray(fields) || fields.length !== 4) return
+    if (!Array.isArray(fields) || fields.length !== 4) continue
     const [, , storageRoot, codeHash] = fields as Uint8Array[]
-    walk(chain.trieDb, storageRoot, nodes)
-    if (equalBytes(codeHash, KECCAK256_NULL)) return
-    const key = CODE_PREFIX + bytesToHex(codeHash).slice(2)
-    const code = chain.trieDb.getSync(key)
-    if (code) nodes[key] = bytesToHex(code)
-  })
+    collect(chain.trieDb, storageRoot, nodes, isPrefixed ? key.slice(0, STORAGE_KEY_PREFIX_BYTES) : undefined)
+    if (equalBytes(codeHash, KECCAK256_NULL)) continue
+    const codeKey = CODE_PREFIX + bytesToHex(codeHash).slice(2)
+    const code = chain.trieDb.getSync(codeKey)
+    if (code) nodes[codeKey] = bytesToHex(code)
+  }
   const head = chain.head
   return {
     format: FORMAT,

@@ -8,6 +8,7 @@ import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
 import type { ChainStore } from '../storage/chainStore.ts'
 import type { ForkSource } from './forkSource.ts'
 import { PreimageTable } from './preimages.ts'
+import type { StorageFormat } from './storageFormat.ts'
 
 type Value = string | Uint8Array
 
@@ -25,13 +26,23 @@ function keyBytes(hex: string): Uint8Array {
   return out
 }
 
+/** Longer than any block takes to build, so a block in the making never loses a node. */
+const UNREFERENCED_TTL_MS = 10_000
+
 export class TrieDb implements DB<string, Value> {
   private pending = new Map<string, Uint8Array>()
+  /** Pending nodes no committed state held at a flush, since when; dropped after UNREFERENCED_TTL_MS. */
+  private unreferenced?: { keys: Set<string>; sinceMs: number }
   private readCache = new Map<string, Uint8Array>()
   /** On a forked chain: where state the local trie never held comes from. */
   fork?: ForkSource
   /** Hashed trie keys back to addresses and slots, written with the pending nodes (none in an overlay without a store). */
   readonly preimages?: PreimageTable
+  /**
+   * BONSAI prefixes each storage trie's node keys with its account (so one contract's stale nodes
+   * are never another's live ones); FOREST keeps the unprefixed keys its data paths were written with.
+   */
+  storageFormat: StorageFormat = 'FOREST'
 
   constructor(
     private readonly store: ChainStore,
@@ -54,6 +65,7 @@ export class TrieDb implements DB<string, Value> {
 
   async put(key: string, val: Value, _opts?: EncodingOpts): Promise<void> {
     this.pending.set(key, typeof val === 'string' ? keyBytes(val) : val)
+    this.unreferenced?.keys.delete(key)
   }
 
   /** Deletes are ignored: other blocks' states may share the node (archive mode). */
@@ -69,15 +81,28 @@ export class TrieDb implements DB<string, Value> {
 
   async open(): Promise<void> {}
 
-  /** Hands the buffered writes to the caller (who writes them inside its transaction). */
-  takePending(): [Uint8Array, Uint8Array][] {
+  /**
+   * Hands the buffered writes to the caller (who writes them inside its transaction): all of them,
+   * or only the `referenced` ones. The others stay readable for a while (a block may be being built
+   * on them) and are dropped once they have gone unreferenced for UNREFERENCED_TTL_MS.
+   */
+  takePending(referenced?: Set<string>, nowMs = performance.now()): [Uint8Array, Uint8Array][] {
     this.preimages?.flush()
     const out: [Uint8Array, Uint8Array][] = []
     for (const [k, v] of this.pending) {
+      // Contract code (keyed `63` + code hash, not a trie node) is content-addressed and kept for good.
+      if (referenced && !referenced.has(k) && !(k.length === 66 && k.startsWith('63'))) continue
       out.push([keyBytes(k), v])
       this.remember(k, v)
+      this.pending.delete(k)
     }
-    this.pending.clear()
+    if (!referenced) this.unreferenced = undefined
+    else if (this.unreferenced && nowMs - this.unreferenced.sinceMs >= UNREFERENCED_TTL_MS) {
+      for (const k of this.unreferenced.keys) this.pending.delete(k)
+      this.unreferenced = undefined
+    } else if (!this.unreferenced && this.pending.size > 0) {
+      this.unreferenced = { keys: new Set(this.pending.keys()), sinceMs: nowMs }
+    }
     return out
   }
 

@@ -1,12 +1,18 @@
 /**
  * World state over the trie store: a MerkleStateManager whose trie reads and writes go to `TrieDb`.
- * Any retained block's state is one `stateAt(root)` away, because trie nodes are never deleted.
+ * A retained block's state is one `stateAt(root)` away: FOREST never deletes trie nodes, BONSAI
+ * keeps them for the history window (see bonsaiState.ts). A BONSAI head view answers account and
+ * storage reads from the flat tables, one lookup instead of a trie walk.
  * On a forked chain (`TrieDb.fork` set) the state falls through to the remote (see forkState.ts).
  */
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
-import { ValueEncoding } from '@ethereumjs/util'
+import { type Account, type Address, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { equalBytes } from '../primitives/hex.ts'
+import type { BonsaiState } from './bonsaiState.ts'
 import { openForkState } from './forkState.ts'
 import type { TrieDb } from './trieDb.ts'
 
@@ -20,11 +26,60 @@ export function openState(db: TrieDb, common: Common, root: Uint8Array, isWriter
   const caches = isWriter ? new Caches() : undefined
   const state = db.fork
     ? openForkState(db, db.fork, common, root, caches)
-    : new MerkleStateManager({
-        common,
-        trie: new MerklePatriciaTrie({ db, root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common }),
-        caches,
-      })
+    : new MerkleStateManager({ common, trie: openTrie(db, common, root), caches, ...prefixOpts(db) })
   if (isWriter) db.preimages?.record(state)
   return state
+}
+
+/**
+ * A read-only view of the state at `root` whose account and storage reads come from the flat
+ * tables while they hold that state (and from the trie once the head has moved on). Never write to it.
+ */
+export function openFlatView(db: TrieDb, common: Common, root: Uint8Array, bonsai: BonsaiState): StateManager {
+  return new FlatView({ common, trie: openTrie(db, common, root), caches: new Caches(), ...prefixOpts(db) }, bonsai)
+}
+
+function openTrie(db: TrieDb, common: Common, root: Uint8Array): MerklePatriciaTrie {
+  return new MerklePatriciaTrie({ db, root, useKeyHashing: true, valueEncoding: ValueEncoding.Bytes, common })
+}
+
+function prefixOpts(db: TrieDb): { prefixStorageTrieKeys: boolean } {
+  return { prefixStorageTrieKeys: db.storageFormat === 'BONSAI' }
+}
+
+type StateOpts = ConstructorParameters<typeof MerkleStateManager>[0]
+
+class FlatView extends MerkleStateManager {
+  private readonly viewRoot: Uint8Array
+  private readonly keccak: (b: Uint8Array) => Uint8Array
+
+  constructor(
+    opts: StateOpts,
+    private readonly bonsai: BonsaiState,
+  ) {
+    super(opts)
+    this.viewRoot = opts!.trie!.root()
+    this.keccak = opts!.common!.customCrypto.keccak256 ?? keccak_256
+  }
+
+  private get isFlat(): boolean {
+    return this.bonsai.isAt(this.viewRoot) && equalBytes(this._trie.root(), this.viewRoot)
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    if (!this.isFlat) return super.getAccount(address)
+    const cached = this._caches?.account?.get(address)
+    if (cached !== undefined)
+      return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
+    const rlp = this.bonsai.flat.readAccount(this.keccak(address.bytes))
+    const account = rlp ? createAccountFromRLP(rlp) : undefined
+    this._caches?.account?.put(address, account)
+    return account
+  }
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    if (!this.isFlat || key.length !== 32) return super.getStorage(address, key)
+    const value = this.bonsai.flat.readSlot(this.keccak(address.bytes), this.keccak(key))
+    return value ? (RLP.decode(value) as Uint8Array) : new Uint8Array(0)
+  }
 }

@@ -12,6 +12,14 @@
  *   trie_nodes  node hash (or prefixed code hash) → bytes; never deleted: archive state
  *   bad_blocks  hash → block RLP and the reason it was rejected
  *   preimages   keccak(address or slot) → the address or slot, for debug_accountRange / storageRangeAt
+ *
+ * BONSAI data paths (see docs/state-storage.md) add the flat head state and its history:
+ *   flat_accounts   keccak(address) → account RLP                   the head's accounts
+ *   flat_storage    (keccak(address), keccak(slot)) → value RLP     the head's storage
+ *   trie_logs       (block hash, seq) → the block's state diff, with its number; seq 0 is the
+ *                   block's execution, later ones the dev tools' edits of the state after it
+ *   stale_nodes     trie node key → the block number from which no canonical state needs it;
+ *                   deleted with the node once that block leaves the history window
  */
 import type { SqlDatabase } from './sqlite.ts'
 
@@ -35,6 +43,14 @@ const MIGRATIONS: string[] = [
   'ALTER TABLE logs ADD COLUMN block_timestamp INTEGER;',
   // The state trie's hashed keys back to addresses and slots (state/preimages.ts writes them).
   'CREATE TABLE preimages (hash BLOB PRIMARY KEY, preimage BLOB NOT NULL) WITHOUT ROWID;',
+  `CREATE TABLE flat_accounts (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+   CREATE TABLE flat_storage (account BLOB NOT NULL, slot BLOB NOT NULL, value BLOB NOT NULL,
+     PRIMARY KEY (account, slot)) WITHOUT ROWID;
+   CREATE TABLE trie_logs (hash BLOB NOT NULL, seq INTEGER NOT NULL, number INTEGER NOT NULL, log BLOB NOT NULL,
+     PRIMARY KEY (hash, seq)) WITHOUT ROWID;
+   CREATE INDEX trie_logs_by_number ON trie_logs (number);
+   CREATE TABLE stale_nodes (key BLOB PRIMARY KEY, stale_at INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE INDEX stale_nodes_by_block ON stale_nodes (stale_at);`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

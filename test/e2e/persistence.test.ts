@@ -18,8 +18,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-async function start(dataPath: string): Promise<StartedNode> {
-  const n = await startNode({ dataPath })
+async function start(dataPath: string, args: string[] = []): Promise<StartedNode> {
+  const n = await startNode({ dataPath, args })
   started.push(n)
   return n
 }
@@ -61,42 +61,68 @@ describe('persistence', () => {
     expect(await second.rpc('eth_getTransactionCount', [first.config.accounts[3].address, 'latest'])).toBe('0x1')
   })
 
-  it('keeps every block whose receipt was returned when killed with SIGKILL mid-stream', async () => {
-    const dataPath = join(dir, 'kill')
-    const node = await start(dataPath)
-    const key = node.config.accounts[4].privateKey as Hex
-    const seen: { hash: string; blockHash: string }[] = []
-    const stream = (async () => {
-      for (let nonce = 0; nonce < 400; nonce++) {
-        try {
-          const hash = await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)])
-          const r = await node.rpc<{ blockHash: string } | null>('eth_getTransactionReceipt', [hash])
-          if (r) seen.push({ hash, blockHash: r.blockHash })
-        } catch {
-          return
+  it.each(['FOREST', 'BONSAI'])(
+    'keeps every block whose receipt was returned when killed with SIGKILL mid-stream (%s)',
+    async (format) => {
+      const dataPath = join(dir, `kill-${format}`)
+      const args = [`--data-storage-format=${format}`]
+      const node = await start(dataPath, args)
+      const key = node.config.accounts[4].privateKey as Hex
+      const seen: { hash: string; blockHash: string }[] = []
+      const stream = (async () => {
+        for (let nonce = 0; nonce < 400; nonce++) {
+          try {
+            const hash = await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)])
+            const r = await node.rpc<{ blockHash: string } | null>('eth_getTransactionReceipt', [hash])
+            if (r) seen.push({ hash, blockHash: r.blockHash })
+          } catch {
+            return
+          }
         }
+      })()
+      await Bun.sleep(400)
+      node.proc.kill('SIGKILL')
+      await stream
+      await node.proc.exited
+      expect(seen.length).toBeGreaterThan(0)
+      const again = await start(dataPath, args)
+      for (const s of seen) {
+        expect(await again.rpc('eth_getTransactionReceipt', [s.hash])).toMatchObject({ blockHash: s.blockHash })
       }
-    })()
-    await Bun.sleep(400)
-    node.proc.kill('SIGKILL')
-    await stream
-    await node.proc.exited
-    expect(seen.length).toBeGreaterThan(0)
-    const again = await start(dataPath)
-    for (const s of seen) {
-      expect(await again.rpc('eth_getTransactionReceipt', [s.hash])).toMatchObject({ blockHash: s.blockHash })
-    }
-    // The state of the last blocks (flushed behind them) was rebuilt: the sender goes on from its nonce.
-    const sender = node.config.accounts[4].address
-    const nonce = Number(await again.rpc<string>('eth_getTransactionCount', [sender, 'latest']))
-    expect(nonce).toBeGreaterThanOrEqual(seen.length)
-    const next = await again.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)])
-    let receipt: unknown = null
-    for (let i = 0; i < 100 && receipt === null; i++) {
-      receipt = await again.rpc('eth_getTransactionReceipt', [next])
-      if (receipt === null) await Bun.sleep(50)
-    }
-    expect(receipt).toMatchObject({ status: '0x1' })
+      // The state of the last blocks (flushed behind them) was rebuilt: the sender goes on from its nonce.
+      const sender = node.config.accounts[4].address
+      const nonce = Number(await again.rpc<string>('eth_getTransactionCount', [sender, 'latest']))
+      expect(nonce).toBeGreaterThanOrEqual(seen.length)
+      const next = await again.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)])
+      let receipt: unknown = null
+      for (let i = 0; i < 100 && receipt === null; i++) {
+        receipt = await again.rpc('eth_getTransactionReceipt', [next])
+        if (receipt === null) await Bun.sleep(50)
+      }
+      expect(receipt).toMatchObject({ status: '0x1' })
+    },
+  )
+
+  it('refuses a FOREST data path started as BONSAI with one line naming both formats', async () => {
+    const dataPath = join(dir, 'forest')
+    const forest = await start(dataPath, ['--data-storage-format=FOREST'])
+    await forest.stop()
+    const proc = Bun.spawn(
+      [
+        BASALT_BIN,
+        'run',
+        '--data-path',
+        dataPath,
+        '--data-storage-format=BONSAI',
+        '--rpc-http-port',
+        '0',
+        '--rpc-ws-enabled=false',
+      ],
+      { stdout: 'pipe', stderr: 'pipe' },
+    )
+    expect(await proc.exited).not.toBe(0)
+    const stderr = await new Response(proc.stderr as ReadableStream).text()
+    expect(stderr).toContain('the data path holds FOREST state storage, not BONSAI')
   })
 
   it('refuses a data path created from another genesis, naming the genesis it holds', async () => {
@@ -128,5 +154,33 @@ describe('persistence', () => {
     const stderr = await new Response(proc.stderr as ReadableStream).text()
     expect(code).not.toBe(0)
     expect(stderr).toContain(dev.config.genesisHash)
+  })
+})
+
+describe('BONSAI history window', () => {
+  it('serves states inside --bonsai-historical-block-limit, refuses older ones, and rolls the head back', async () => {
+    const node = await start(join(dir, 'window'), [
+      '--data-storage-format=BONSAI',
+      '--bonsai-historical-block-limit=3',
+      '--rpc-http-api=ETH,DEBUG',
+    ])
+    const key = node.config.accounts[5].privateKey as Hex
+    for (let nonce = 0; nonce < 6; nonce++) {
+      await receiptOf(node, await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)]))
+    }
+    expect(await node.rpc('eth_blockNumber')).toBe('0x6')
+    const to = '0x000000000000000000000000000000000000d00d'
+    expect(await node.rpc('eth_getBalance', [to, '0x3'])).toBe('0x3')
+    const proof = await node.rpc<{ balance: string }>('eth_getProof', [to, [], '0x3'])
+    expect(proof.balance).toBe('0x3')
+    const old = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [to, '0x2'] })
+    expect(old.json.error).toEqual({ code: -32000, message: 'World state unavailable' })
+    // The node keeps serving; the head rolls back inside the window and builds on from there.
+    expect(await node.rpc('debug_setHead', ['0x4'])).toBe('Success')
+    expect(await node.rpc('eth_getBalance', [to, 'latest'])).toBe('0x4')
+    const sender = node.config.accounts[5].address
+    expect(await node.rpc('eth_getTransactionCount', [sender, 'latest'])).toBe('0x4')
+    await receiptOf(node, await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, 4)]))
+    expect(await node.rpc('eth_getBalance', [to, 'latest'])).toBe('0x5')
   })
 })

@@ -15,6 +15,7 @@ export class OverlayTrieDb extends TrieDb {
   constructor(private readonly base: TrieDb) {
     super(undefined as never, 0)
     this.fork = base.fork
+    this.storageFormat = base.storageFormat
   }
 
   override getSync(key: string): Uint8Array | undefined {

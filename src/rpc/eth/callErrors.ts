@@ -20,6 +20,7 @@ import {
   RpcError,
 } from '../../jsonrpc/errors.ts'
 import { bytesToBigint, bytesToHex } from '../../primitives/hex.ts'
+import { StateUnavailableError } from '../../state/bonsaiState.ts'
 import { ForkRemoteError } from '../../state/forkSource.ts'
 
 const ERROR_SELECTOR = '0x08c379a0'
@@ -80,9 +81,12 @@ const KINDS: Partial<Record<CallErrorKind, BesuErrorKind>> = {
 
 /**
  * Errors any method may end in: a run cut off by the request's time limit (-32000 with geth's
- * message), or a forked chain's remote that failed or timed out (-32000 naming the remote call).
+ * message), a forked chain's remote that failed or timed out (-32000 naming the remote call), or
+ * the state of a block outside a BONSAI history window (Besu's -32000 "World state unavailable").
  */
 export function executionTimeoutError(e: unknown): RpcError | undefined {
+  // A BONSAI data path no longer holds the state of a block below its history window.
+  if (e instanceof StateUnavailableError) return besuError('worldStateUnavailable')
   return e instanceof ExecutionTimeoutError || e instanceof ForkRemoteError
     ? new RpcError(-32000, e.message)
     : undefined

@@ -1,0 +1,234 @@
+import { afterEach, describe, expect, it } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import type { Block } from '@ethereumjs/block'
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { getMerkleStateProof } from '@ethereumjs/statemanager'
+import { type Account, Address, createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
+import type { Chain } from '../chain/chain.ts'
+import { devAccounts } from '../chain/devAccounts.ts'
+import { openChain } from '../node/node.ts'
+import { sealTransfers } from '../node/testChain.ts'
+import { bytesToBigint, bytesToHex } from '../primitives/hex.ts'
+import { StateUnavailableError } from './bonsaiState.ts'
+import { computeTrieLog } from './trieLog.ts'
+import { openState } from './worldState.ts'
+
+interface TrieInternals {
+  _trie: MerklePatriciaTrie
+  _getStorageTrie(hashedAddress: Uint8Array, account: Account): MerklePatriciaTrie
+}
+type LeafKey = { key(): number[] }
+
+const nibblesToBytes = (nibbles: number[]) =>
+  Uint8Array.from({ length: nibbles.length / 2 }, (_, i) => nibbles[2 * i] * 16 + nibbles[2 * i + 1])
+
+const dirs: string[] = []
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'basalt-bonsai-'))
+  dirs.push(d)
+  return d
+}
+
+const BONSAI = { dataStorageFormat: 'BONSAI' as const, bonsaiHistoricalBlockLimit: 4 }
+const sender = new Address(Buffer.from(devAccounts()[0].address.slice(2), 'hex'))
+const WEI_PER_TRANSFER = 1000n
+
+/** Every row of the flat tables equals the trie of `root`, account by account and slot by slot. */
+async function expectFlatMatchesTrie(chain: Chain, root: Uint8Array): Promise<void> {
+  const bonsai = chain.bonsai!
+  expect(bytesToHex(bonsai.root!)).toBe(bytesToHex(root))
+  const state = openState(chain.trieDb, chain.common, root) as unknown as TrieInternals
+  const fullKey = (nibbles: number[], node: unknown) => nibblesToBytes([...nibbles, ...(node as LeafKey).key()])
+  const accounts: [Uint8Array, Uint8Array][] = []
+  await state._trie.walkAllValueNodes(async (node, nibbles) => {
+    accounts.push([fullKey(nibbles, node), node.value() ?? new Uint8Array()])
+  })
+  let slots = 0
+  for (const [key, value] of accounts) {
+    expect(bytesToHex(bonsai.flat.readAccount(key) ?? new Uint8Array())).toBe(bytesToHex(value))
+    const storage = state._getStorageTrie(key, createAccountFromRLP(value))
+    await storage.walkAllValueNodes(async (node, nibbles) => {
+      slots++
+      const slot = bonsai.flat.readSlot(key, fullKey(nibbles, node))
+      expect(bytesToHex(slot ?? new Uint8Array())).toBe(bytesToHex(node.value() ?? new Uint8Array()))
+    })
+  }
+  expect(bonsai.flat.countAccounts()).toBe(accounts.length)
+  expect(slots).toBeGreaterThan(0)
+  expect(Number(chain.store.db.prepare('SELECT COUNT(*) AS n FROM flat_storage').get()?.n)).toBe(slots)
+}
+
+async function balanceAt(chain: Chain, block: Block, address: Address): Promise<bigint> {
+  return (await chain.stateAt(block).getAccount(address))?.balance ?? 0n
+}
+
+describe('BONSAI state storage', () => {
+  it('keeps the flat head state equal to the trie, block after block', async () => {
+    const { chain, recipient, close } = await sealTransfers(tempDir(), 6, 2, BONSAI)
+    await expectFlatMatchesTrie(chain, chain.head.header.stateRoot)
+    expect(await balanceAt(chain, chain.head, recipient)).toBe(12n * WEI_PER_TRANSFER)
+    // The head view reads the flat tables; a system contract's storage (EIP-4788 ring buffer) too.
+    const beaconRoots = new Address(Buffer.from('000F3df6D732807Ef1319fB7B8bB8522d0Beac02', 'hex'))
+    // The slot of the head's timestamp holds that timestamp.
+    const slot = new Uint8Array(32)
+    new DataView(slot.buffer).setBigUint64(24, chain.head.header.timestamp % 8191n)
+    const flatValue = await chain.stateAt(chain.head).getStorage(beaconRoots, slot)
+    const trieValue = await openState(chain.trieDb, chain.common, chain.head.header.stateRoot).getStorage(
+      beaconRoots,
+      slot,
+    )
+    expect(bytesToHex(flatValue)).toBe(bytesToHex(trieValue))
+    expect(bytesToBigint(flatValue)).toBe(chain.head.header.timestamp)
+    close()
+  })
+
+  it("stores exactly the head state's trie nodes and those the window still needs", async () => {
+    const { chain, close } = await sealTransfers(tempDir(), 40, 2, BONSAI)
+    chain.flushState()
+    const count = (sql: string) => Number(chain.store.db.prepare(sql).get()?.n)
+    // Nodes the states between a block's transactions held are never written; code rows aside.
+    const nodes = count(
+      "SELECT COUNT(*) AS n FROM trie_nodes WHERE NOT (length(key) = 33 AND substr(key, 1, 1) = x'63')",
+    )
+    const live = computeTrieLog((hex) => chain.trieDb.getSync(hex), KECCAK256_RLP, chain.head.header.stateRoot)
+    expect(nodes).toBe(live.created.length + count('SELECT COUNT(*) AS n FROM stale_nodes'))
+    close()
+  })
+
+  it('answers the states inside the history window and refuses older ones', async () => {
+    const { chain, recipient, close } = await sealTransfers(tempDir(), 10, 1, BONSAI)
+    const head = chain.head.header.number
+    const oldest = await chain.getBlockByNumber(head - 4n)
+    expect(await balanceAt(chain, oldest!, recipient)).toBe(6n * WEI_PER_TRANSFER)
+    const proof = await getMerkleStateProof(chain.stateAt(oldest!), recipient)
+    expect(proof.balance).toBe(`0x${(6n * WEI_PER_TRANSFER).toString(16)}`)
+    const older = await chain.getBlockByNumber(head - 5n)
+    expect(() => chain.stateAt(older!)).toThrow(StateUnavailableError)
+    // Pruned: the trie nodes of a state far outside the window are gone, the window's are there.
+    chain.flushState()
+    const root = (await chain.getBlockByNumber(2n))!.header.stateRoot
+    expect(chain.store.readTrieNode(root)).toBeUndefined()
+    expect(chain.store.readTrieNode(oldest!.header.stateRoot)).toBeDefined()
+    // Trie logs are kept for the window only, deleted in batches of 4 blocks: the last batch went
+    // at block 8 (those of blocks 1-4), so those of blocks 5-10 remain.
+    expect(chain.bonsai!.flat.countTrieLogs()).toBe(6)
+    close()
+  })
+
+  it('rolls the flat state back and forth with the head, and builds on the state it rolled back to', async () => {
+    const dataPath = tempDir()
+    const { chain, recipient, close } = await sealTransfers(dataPath, 6, 1, BONSAI)
+    const tip = chain.head
+    const target = (await chain.getBlockByNumber(3n))!
+    await chain.exclusive(() => chain.resetHead(target))
+    await expectFlatMatchesTrie(chain, target.header.stateRoot)
+    expect(await balanceAt(chain, chain.head, recipient)).toBe(3n * WEI_PER_TRANSFER)
+    // Forward again to the old tip (now off the canonical chain), then back to 3.
+    await chain.exclusive(() => chain.resetHead(tip))
+    await expectFlatMatchesTrie(chain, tip.header.stateRoot)
+    await chain.exclusive(() => chain.resetHead(target))
+    close()
+    // Reopened: the flat state and its root survived; new blocks build on block 3's state.
+    const reopened = await sealTransfers(dataPath, 0, 1, BONSAI)
+    expect(reopened.chain.head.header.number).toBe(3n)
+    await expectFlatMatchesTrie(reopened.chain, target.header.stateRoot)
+    await reopened.sealMore(2)
+    expect(reopened.chain.head.header.number).toBe(5n)
+    await expectFlatMatchesTrie(reopened.chain, reopened.chain.head.header.stateRoot)
+    expect(await balanceAt(reopened.chain, reopened.chain.head, recipient)).toBe(5n * WEI_PER_TRANSFER)
+    reopened.close()
+  })
+
+  it('moves the flat state across branches: undoes one back to the fork point, applies the other', async () => {
+    const { chain, recipient, sealMore, close } = await sealTransfers(tempDir(), 3, 1, BONSAI)
+    const oldTip = chain.head
+    await chain.exclusive(async () => chain.resetHead((await chain.getBlockByNumber(1n))!))
+    // A branch of three blocks on block 1 that move 7 wei each instead.
+    await sealMore(3, 7n)
+    const newTip = chain.head
+    expect(newTip.header.number).toBe(4n)
+    expect(chain.isCanonical((await chain.getBlockByHash(oldTip.header.parentHash))!)).toBe(false)
+    expect(await balanceAt(chain, newTip, recipient)).toBe(WEI_PER_TRANSFER + 21n)
+    await chain.exclusive(() => chain.resetHead(oldTip))
+    await expectFlatMatchesTrie(chain, oldTip.header.stateRoot)
+    expect(await balanceAt(chain, chain.head, recipient)).toBe(3n * WEI_PER_TRANSFER)
+    await chain.exclusive(() => chain.resetHead(newTip))
+    await expectFlatMatchesTrie(chain, newTip.header.stateRoot)
+    close()
+  })
+
+  it('refuses to roll the head back beyond the window and leaves it where it was', async () => {
+    const { chain, close } = await sealTransfers(tempDir(), 8, 1, BONSAI)
+    const head = chain.head
+    const tooOld = (await chain.getBlockByNumber(2n))!
+    await expect(chain.exclusive(() => chain.resetHead(tooOld))).rejects.toThrow(StateUnavailableError)
+    expect(chain.head.hash()).toEqual(head.hash())
+    expect(chain.isCanonical(head)).toBe(true)
+    await expectFlatMatchesTrie(chain, head.header.stateRoot)
+    close()
+  })
+
+  it('records dev-tools edits of the head state as trie logs and undoes them on a rollback', async () => {
+    const { chain, recipient, close } = await sealTransfers(tempDir(), 3, 1, BONSAI)
+    const head = chain.head
+    const parent = (await chain.getBlockByNumber(2n))!
+    const state = openState(chain.trieDb, chain.common, chain.postStateRoot(head), true)
+    const account = (await state.getAccount(recipient))!
+    account.balance = 123n
+    await state.putAccount(recipient, account)
+    chain.setPostStateRoot(head, await state.getStateRoot())
+    expect(await balanceAt(chain, chain.head, recipient)).toBe(123n)
+    await expectFlatMatchesTrie(chain, chain.postStateRoot(head))
+    await chain.exclusive(() => chain.resetHead(parent))
+    await expectFlatMatchesTrie(chain, parent.header.stateRoot)
+    await chain.exclusive(() => chain.resetHead(head))
+    await expectFlatMatchesTrie(chain, chain.postStateRoot(head))
+    expect(await balanceAt(chain, chain.head, recipient)).toBe(123n)
+    close()
+  })
+
+  it('leaves the last committed block and its flat state whole when the process dies (no close)', async () => {
+    const dataPath = tempDir()
+    const before = await sealTransfers(dataPath, 5, 1, BONSAI)
+    const headHash = before.chain.head.hash()
+    before.chain.flushState = () => {}
+    before.chain.store.db.close()
+    const after = await openChain({ dataPath, ...BONSAI })
+    expect(after.chain.head.hash()).toEqual(headHash)
+    await expectFlatMatchesTrie(after.chain, after.chain.head.header.stateRoot)
+    expect(await balanceAt(after.chain, after.chain.head, before.recipient)).toBe(5n * WEI_PER_TRANSFER)
+    expect(await balanceAt(after.chain, after.chain.head, sender)).toBeGreaterThan(0n)
+    after.close()
+  })
+})
+
+describe('--data-storage-format', () => {
+  it('refuses a FOREST data path opened as BONSAI, naming both formats', async () => {
+    const dataPath = tempDir()
+    ;(await openChain({ dataPath, dataStorageFormat: 'FOREST' })).close()
+    await expect(openChain({ dataPath, dataStorageFormat: 'BONSAI' })).rejects.toThrow(
+      'the data path holds FOREST state storage, not BONSAI',
+    )
+    // Without the option the data path opens in its own format.
+    const again = await openChain({ dataPath })
+    expect(again.chain.bonsai).toBeUndefined()
+    again.close()
+  })
+
+  it('refuses a BONSAI data path opened as FOREST and reopens it as BONSAI', async () => {
+    const dataPath = tempDir()
+    ;(await openChain({ dataPath, dataStorageFormat: 'BONSAI' })).close()
+    await expect(openChain({ dataPath, dataStorageFormat: 'FOREST' })).rejects.toThrow(
+      'the data path holds BONSAI state storage, not FOREST',
+    )
+    const again = await openChain({ dataPath })
+    expect(again.chain.bonsai).toBeDefined()
+    again.close()
+  })
+})

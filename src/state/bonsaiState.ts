@@ -1,0 +1,174 @@
+/**
+ * BONSAI state storage (Besu's name; see docs/state-storage.md): the head state kept flat (one row
+ * per account and per storage slot, keyed by hashed address / slot, so a read is one lookup), a
+ * trie log per block to move that flat state back and forth, and trie nodes kept only while a state
+ * inside the history window (`--bonsai-historical-block-limit` blocks below the head) needs them.
+ *
+ * Owns the flat tables and the trie logs; does not decide which block is the head (the chain
+ * does, and calls `move` inside the transaction that changes it). Every method that writes must run
+ * inside the caller's SQLite transaction, so the flat state, the trie logs and the block that moved
+ * them commit together.
+ */
+import { KECCAK256_RLP } from '@ethereumjs/util'
+import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import type { ChainStore } from '../storage/chainStore.ts'
+import { FlatStore } from '../storage/flatStore.ts'
+import { DEFAULT_HISTORICAL_BLOCK_LIMIT } from './storageFormat.ts'
+import type { TrieDb } from './trieDb.ts'
+import { computeTrieLog, decodeTrieLog, encodeTrieLog, type TrieLog } from './trieLog.ts'
+
+const META_FLAT_ROOT = 'flatRoot'
+/** What left the window is deleted every this many blocks (or every window, if shorter). */
+const PRUNE_EVERY_BLOCKS = 32
+
+/** The state of a block outside the history window (its trie nodes and trie logs are gone). */
+export class StateUnavailableError extends Error {
+  constructor(readonly blockNumber: bigint) {
+    super(`World state unavailable for block ${blockNumber}`)
+    this.name = 'StateUnavailableError'
+  }
+}
+
+/** A block as far as moving the flat state is concerned. */
+export interface LogBlock {
+  hash: Uint8Array
+  number: bigint
+}
+
+export class BonsaiState {
+  readonly flat: FlatStore
+  /**
+   * Keys of the trie nodes the states recorded since the last flush created: the nodes worth
+   * writing. Block building also writes the nodes of states between its transactions, which no
+   * block's state holds; written, they would never be pruned.
+   */
+  readonly referenced = new Set<string>()
+  private flatRoot?: Uint8Array
+  private readonly pruneEveryBlocks: bigint
+
+  constructor(
+    private readonly store: ChainStore,
+    private readonly trieDb: TrieDb,
+    readonly historicalBlockLimit = DEFAULT_HISTORICAL_BLOCK_LIMIT,
+  ) {
+    this.flat = new FlatStore(store.db)
+    this.pruneEveryBlocks = BigInt(Math.min(PRUNE_EVERY_BLOCKS, historicalBlockLimit))
+    this.flatRoot = store.readMeta(META_FLAT_ROOT)
+  }
+
+  /** The state root the flat tables hold; undefined before the genesis state was written. */
+  get root(): Uint8Array | undefined {
+    return this.flatRoot
+  }
+
+  /** Whether the flat tables hold the state with this root (so a reader of it may use them). */
+  isAt(root: Uint8Array): boolean {
+    return this.flatRoot !== undefined && equalBytes(this.flatRoot, root)
+  }
+
+  /** Fills the empty flat tables with the state at `root` (the genesis state). Inside a transaction. */
+  initialize(root: Uint8Array, emptyRoot: Uint8Array): void {
+    if (this.flatRoot) return
+    this.flatRoot = emptyRoot
+    this.applyForward(this.computeLog(emptyRoot, root), 0n)
+    this.store.writeMeta(META_FLAT_ROOT, root)
+  }
+
+  /** Whether the trie nodes of the state at `root` are stored or pending (its root node at least). */
+  hasState(root: Uint8Array): boolean {
+    return equalBytes(root, KECCAK256_RLP) || this.trieDb.getSync(bytesToHex(root).slice(2)) !== undefined
+  }
+
+  /** The diff from the state at `before` to the state at `after` (the nodes of both must be stored or pending). */
+  computeLog(before: Uint8Array, after: Uint8Array): TrieLog {
+    const log = computeTrieLog((hex) => this.trieDb.getSync(hex), before, after)
+    for (const key of log.created) this.referenced.add(bytesToHex(key).slice(2))
+    return log
+  }
+
+  /**
+   * Stores a block's trie log as its `seq`-th (0: its execution, the same each time the block is
+   * executed; then the dev tools' edits after it); inside a transaction.
+   */
+  recordLog(block: LogBlock, log: TrieLog, seq: number): void {
+    this.flat.writeTrieLog(block.hash, seq, block.number, encodeTrieLog(log))
+  }
+
+  /** How many trie logs `block` has (the seq of the next edit). */
+  logCount(block: LogBlock): number {
+    return this.flat.readTrieLogs(block.hash).length
+  }
+
+  /**
+   * Moves the flat state: undoes `undo` (newest first), then applies `redo` (oldest first); prunes
+   * what left the window below `headNumber`. Throws StateUnavailableError when a block's trie logs
+   * are gone; the caller's transaction then rolls the rows back and the flat root is restored here.
+   */
+  move(undo: LogBlock[], redo: LogBlock[], headNumber: bigint): void {
+    const rootBefore = this.flatRoot
+    try {
+      for (const b of undo) for (const log of this.logsOf(b).reverse()) this.applyBackward(log, b.number)
+      for (const b of redo) for (const log of this.logsOf(b)) this.applyForward(log, b.number)
+      if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
+      if (this.isPruneDue(headNumber)) this.flat.prune(headNumber - BigInt(this.historicalBlockLimit))
+    } catch (e) {
+      this.flatRoot = rootBefore
+      throw e
+    }
+  }
+
+  /** Applies an edit of the head's state (already recorded with `recordLog`) to the flat tables. */
+  applyEdit(log: TrieLog, head: LogBlock): void {
+    const rootBefore = this.flatRoot
+    try {
+      this.applyForward(log, head.number)
+      this.store.writeMeta(META_FLAT_ROOT, log.rootAfter)
+    } catch (e) {
+      this.flatRoot = rootBefore
+      throw e
+    }
+  }
+
+  /**
+   * Whether moving the head to `headNumber` deletes what left the window. In batches: one delete of
+   * a run of blocks touches fewer pages than one per block. The trie nodes still pending in memory
+   * must be written first (the chain flushes them), or a stale one would be written after its delete.
+   */
+  isPruneDue(headNumber: bigint): boolean {
+    const cutoff = headNumber - BigInt(this.historicalBlockLimit)
+    return cutoff > 0n && cutoff % this.pruneEveryBlocks === 0n
+  }
+
+  /** Whether the state of block `n` is inside the window below the head `headNumber`. */
+  isRetained(n: bigint, headNumber: bigint): boolean {
+    return n + BigInt(this.historicalBlockLimit) >= headNumber
+  }
+
+  private logsOf(b: LogBlock): TrieLog[] {
+    const logs = this.flat.readTrieLogs(b.hash)
+    if (logs.length === 0) throw new StateUnavailableError(b.number)
+    return logs.map(decodeTrieLog)
+  }
+
+  private applyForward(log: TrieLog, n: bigint): void {
+    this.expectRoot(log.rootBefore)
+    for (const a of log.accounts) this.flat.writeAccount(a.key, a.after)
+    for (const s of log.slots) this.flat.writeSlot(s.account, s.slot, s.after)
+    this.flat.markStale(log.staled, n)
+    this.flat.markLive(log.created)
+    this.flatRoot = log.rootAfter
+  }
+
+  private applyBackward(log: TrieLog, n: bigint): void {
+    this.expectRoot(log.rootAfter)
+    for (const a of log.accounts) this.flat.writeAccount(a.key, a.before)
+    for (const s of log.slots) this.flat.writeSlot(s.account, s.slot, s.before)
+    this.flat.markLive(log.staled)
+    this.flat.markStale(log.created, n)
+    this.flatRoot = log.rootBefore
+  }
+
+  private expectRoot(root: Uint8Array): void {
+    if (!this.isAt(root)) throw new Error('the flat state is not at the state this trie log starts from')
+  }
+}

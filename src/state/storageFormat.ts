@@ -1,0 +1,8 @@
+/** The state storage formats (Besu's `--data-storage-format` names) and their defaults; see docs/state-storage.md. */
+
+export type StorageFormat = 'FOREST' | 'BONSAI'
+export const STORAGE_FORMATS: readonly StorageFormat[] = ['FOREST', 'BONSAI']
+/** What a new data path gets without `--data-storage-format` (the figures behind it: docs/performance.md). */
+export const DEFAULT_STORAGE_FORMAT: StorageFormat = 'BONSAI'
+/** Besu's default for `--bonsai-historical-block-limit`. */
+export const DEFAULT_HISTORICAL_BLOCK_LIMIT = 512

@@ -1,0 +1,219 @@
+/**
+ * The difference between two Merkle Patricia tries stored in the same node store: the leaves whose
+ * value changed (with the old and the new value) and the stored nodes only one side holds. Both
+ * tries are walked together by absolute nibble path and a subtree whose reference is the same on
+ * both sides is skipped, so the cost follows the changed paths, not the size of the state.
+ *
+ * A stored node held only by the old trie is "staled" (no longer needed by the new state); one held
+ * only by the new trie is "created". With hashed keys a node hash names one position in one trie,
+ * which is what makes this per-position comparison exact.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import { KECCAK256_RLP } from '@ethereumjs/util'
+import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+
+/** A child reference inside a node: a 32-byte hash, an inline node, or empty. */
+type Ref = Uint8Array | RawNode
+type RawNode = (Uint8Array | RawNode)[]
+
+/** A leaf or extension seen from part-way down its key (never stored on its own). */
+interface Virtual {
+  isLeaf: boolean
+  nibbles: number[]
+  /** Leaf: the value; extension: the child reference. */
+  next: Ref
+}
+
+type Side = Ref | Virtual
+
+export interface LeafChange {
+  /** The full key (32 bytes for the hashed-key tries of the state). */
+  key: Uint8Array
+  /** Absent on that side: empty. */
+  before: Uint8Array
+  after: Uint8Array
+}
+
+export interface TrieDiff {
+  leaves: LeafChange[]
+  /** Store keys (prefix + hash) of nodes only the new trie holds. */
+  created: Uint8Array[]
+  /** Store keys of nodes only the old trie holds. */
+  staled: Uint8Array[]
+}
+
+/** Reads a stored node by its unprefixed hex key. */
+export type NodeReader = (hexKey: string) => Uint8Array | undefined
+
+const EMPTY = new Uint8Array(0)
+
+export class MissingTrieNodeError extends Error {
+  constructor(key: string) {
+    super(`missing trie node ${key}`)
+    this.name = 'MissingTrieNodeError'
+  }
+}
+
+/** Compares the tries rooted at `before` and `after` (node keys prefixed with `keyPrefix`). */
+export function diffTries(
+  read: NodeReader,
+  before: Uint8Array,
+  after: Uint8Array,
+  keyPrefix: Uint8Array<ArrayBufferLike> = EMPTY,
+): TrieDiff {
+  const out: TrieDiff = { leaves: [], created: [], staled: [] }
+  const walker = new DiffWalker(read, keyPrefix, out)
+  walker.diff(rootRef(before), rootRef(after), [])
+  return out
+}
+
+function rootRef(root: Uint8Array): Ref {
+  return equalBytes(root, KECCAK256_RLP) ? EMPTY : root
+}
+
+function isVirtual(s: Side): s is Virtual {
+  return !(s instanceof Uint8Array) && !Array.isArray(s)
+}
+
+function isEmpty(s: Side): boolean {
+  return s instanceof Uint8Array && s.length === 0
+}
+
+function sameRef(a: Side, b: Side): boolean {
+  if (a instanceof Uint8Array && b instanceof Uint8Array) return equalBytes(a, b)
+  if (Array.isArray(a) && Array.isArray(b)) return equalBytes(RLP.encode(a), RLP.encode(b))
+  return false
+}
+
+/** Hex-prefix (compact) path of a leaf or extension node to nibbles and its kind. */
+function decodePath(compact: Uint8Array): { nibbles: number[]; isLeaf: boolean } {
+  const flag = compact[0] >> 4
+  const nibbles: number[] = []
+  if (flag & 1) nibbles.push(compact[0] & 0x0f)
+  for (let i = 1; i < compact.length; i++) nibbles.push(compact[i] >> 4, compact[i] & 0x0f)
+  return { nibbles, isLeaf: flag >= 2 }
+}
+
+function nibblesToBytes(nibbles: number[]): Uint8Array {
+  const out = new Uint8Array(nibbles.length >> 1)
+  for (let i = 0; i < out.length; i++) out[i] = (nibbles[2 * i] << 4) | nibbles[2 * i + 1]
+  return out
+}
+
+/** A node laid out as a branch at its own path: 16 children and a value (empty when none). */
+interface Expanded {
+  children: Side[]
+  value: Uint8Array
+}
+
+class DiffWalker {
+  constructor(
+    private readonly read: NodeReader,
+    private readonly keyPrefix: Uint8Array<ArrayBufferLike>,
+    private readonly out: TrieDiff,
+  ) {}
+
+  diff(a: Side, b: Side, path: number[]): void {
+    if (sameRef(a, b)) return
+    if (isEmpty(a) || isEmpty(b)) {
+      this.collect(isEmpty(a) ? b : a, path, isEmpty(b))
+      return
+    }
+    const na = this.resolve(a, this.out.staled)
+    const nb = this.resolve(b, this.out.created)
+    // Two leaves (or extensions) with the same remaining path: compare what they hold directly.
+    if (isVirtual(na) && isVirtual(nb) && na.isLeaf === nb.isLeaf && sameNibbles(na.nibbles, nb.nibbles)) {
+      const at = [...path, ...na.nibbles]
+      if (na.isLeaf) {
+        const va = na.next as Uint8Array
+        const vb = nb.next as Uint8Array
+        if (!equalBytes(va, vb)) this.out.leaves.push({ key: nibblesToBytes(at), before: va, after: vb })
+      } else {
+        this.diff(na.next, nb.next, at)
+      }
+      return
+    }
+    const ea = expand(na)
+    const eb = expand(nb)
+    if (!equalBytes(ea.value, eb.value)) {
+      this.out.leaves.push({ key: nibblesToBytes(path), before: ea.value, after: eb.value })
+    }
+    for (let i = 0; i < 16; i++) this.diff(ea.children[i], eb.children[i], [...path, i])
+  }
+
+  /** Every leaf and stored node under `s`, present on one side only. */
+  private collect(s: Side, path: number[], isBefore: boolean): void {
+    if (isEmpty(s)) return
+    const n = this.resolve(s, isBefore ? this.out.staled : this.out.created)
+    if (isVirtual(n)) {
+      const at = [...path, ...n.nibbles]
+      if (!n.isLeaf) {
+        this.collect(n.next, at, isBefore)
+        return
+      }
+      const value = n.next as Uint8Array
+      this.out.leaves.push({
+        key: nibblesToBytes(at),
+        before: isBefore ? value : EMPTY,
+        after: isBefore ? EMPTY : value,
+      })
+      return
+    }
+    const e = expand(n)
+    if (e.value.length > 0) {
+      this.out.leaves.push({
+        key: nibblesToBytes(path),
+        before: isBefore ? e.value : EMPTY,
+        after: isBefore ? EMPTY : e.value,
+      })
+    }
+    for (let i = 0; i < 16; i++) this.collect(e.children[i], [...path, i], isBefore)
+  }
+
+  /** A branch as its raw 17 items, a leaf or extension as a Virtual; stored nodes are noted in `seen`. */
+  private resolve(s: Side, seen: Uint8Array[]): RawNode | Virtual {
+    if (isVirtual(s)) return s
+    let raw: RawNode
+    if (s instanceof Uint8Array) {
+      const key = this.keyPrefix.length > 0 ? concat(this.keyPrefix, s) : s
+      const hex = bytesToHex(key).slice(2)
+      const bytes = this.read(hex)
+      if (bytes === undefined) throw new MissingTrieNodeError(hex)
+      seen.push(key)
+      raw = RLP.decode(bytes) as RawNode
+    } else {
+      raw = s
+    }
+    if (raw.length === 17) return raw
+    const { nibbles, isLeaf } = decodePath(raw[0] as Uint8Array)
+    return { isLeaf, nibbles, next: raw[1] }
+  }
+}
+
+function expand(n: RawNode | Virtual): Expanded {
+  const children: Side[] = new Array(16).fill(EMPTY)
+  if (!isVirtual(n)) {
+    for (let i = 0; i < 16; i++) children[i] = n[i]
+    return { children, value: n[16] as Uint8Array }
+  }
+  if (n.nibbles.length === 0) {
+    // An extension never has an empty path; a leaf with one holds the value at this path.
+    return { children, value: n.isLeaf ? (n.next as Uint8Array) : EMPTY }
+  }
+  const rest = n.nibbles.slice(1)
+  children[n.nibbles[0]] = !n.isLeaf && rest.length === 0 ? n.next : { isLeaf: n.isLeaf, nibbles: rest, next: n.next }
+  return { children, value: EMPTY }
+}
+
+function sameNibbles(a: number[], b: number[]): boolean {
+  if (a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+function concat(a: Uint8Array<ArrayBufferLike>, b: Uint8Array<ArrayBufferLike>): Uint8Array {
+  const out = new Uint8Array(a.length + b.length)
+  out.set(a)
+  out.set(b, a.length)
+  return out
+}

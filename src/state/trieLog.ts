@@ -1,0 +1,100 @@
+/**
+ * A trie log: what one block (or one dev-tools edit) changed in the world state, as Besu's Bonsai
+ * keeps it: each changed account and storage slot with its value before and after, keyed by the
+ * hashed address / slot the trie uses, plus the trie nodes the change created and the ones it left
+ * behind. Applied forwards it moves the flat state from the state before to the state after;
+ * applied backwards it moves it back. It is computed from the two state roots alone (a diff of the
+ * tries), so every writer of state (block import, the sealer, the dev tools) gets one for free.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import { createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
+import { equalBytes } from '../primitives/hex.ts'
+import { diffTries, type NodeReader } from './trieDiff.ts'
+
+export interface AccountChange {
+  /** keccak(address) */
+  key: Uint8Array
+  /** Account RLP; empty when the account did not (does not) exist. */
+  before: Uint8Array
+  after: Uint8Array
+}
+
+export interface SlotChange {
+  account: Uint8Array
+  /** keccak(slot) */
+  slot: Uint8Array
+  /** The slot's RLP value; empty when zero. */
+  before: Uint8Array
+  after: Uint8Array
+}
+
+export interface TrieLog {
+  rootBefore: Uint8Array
+  rootAfter: Uint8Array
+  accounts: AccountChange[]
+  slots: SlotChange[]
+  created: Uint8Array[]
+  staled: Uint8Array[]
+}
+
+/** Storage tries share the node store; their node keys start with 7 bytes of keccak(address). */
+export const STORAGE_KEY_PREFIX_BYTES = 7
+
+function storageRootOf(accountRlp: Uint8Array): Uint8Array {
+  return accountRlp.length === 0 ? KECCAK256_RLP : createAccountFromRLP(accountRlp).storageRoot
+}
+
+/** The trie log that takes the state at `rootBefore` to the state at `rootAfter`. */
+export function computeTrieLog(read: NodeReader, rootBefore: Uint8Array, rootAfter: Uint8Array): TrieLog {
+  const accountsDiff = diffTries(read, rootBefore, rootAfter)
+  const log: TrieLog = {
+    rootBefore,
+    rootAfter,
+    accounts: [],
+    slots: [],
+    created: accountsDiff.created,
+    staled: accountsDiff.staled,
+  }
+  for (const leaf of accountsDiff.leaves) {
+    log.accounts.push({ key: leaf.key, before: leaf.before, after: leaf.after })
+    const storageBefore = storageRootOf(leaf.before)
+    const storageAfter = storageRootOf(leaf.after)
+    if (equalBytes(storageBefore, storageAfter)) continue
+    const prefix = new Uint8Array(leaf.key.subarray(0, STORAGE_KEY_PREFIX_BYTES))
+    const slots = diffTries(read, storageBefore, storageAfter, prefix)
+    for (const s of slots.leaves) log.slots.push({ account: leaf.key, slot: s.key, before: s.before, after: s.after })
+    log.created.push(...slots.created)
+    log.staled.push(...slots.staled)
+  }
+  return log
+}
+
+export function encodeTrieLog(log: TrieLog): Uint8Array {
+  return RLP.encode([
+    log.rootBefore,
+    log.rootAfter,
+    log.accounts.map((a) => [a.key, a.before, a.after]),
+    log.slots.map((s) => [s.account, s.slot, s.before, s.after]),
+    log.created,
+    log.staled,
+  ])
+}
+
+export function decodeTrieLog(bytes: Uint8Array): TrieLog {
+  const [rootBefore, rootAfter, accounts, slots, created, staled] = RLP.decode(bytes) as unknown as [
+    Uint8Array,
+    Uint8Array,
+    Uint8Array[][],
+    Uint8Array[][],
+    Uint8Array[],
+    Uint8Array[],
+  ]
+  return {
+    rootBefore,
+    rootAfter,
+    accounts: accounts.map(([key, before, after]) => ({ key, before, after })),
+    slots: slots.map(([account, slot, before, after]) => ({ account, slot, before, after })),
+    created,
+    staled,
+  }
+}

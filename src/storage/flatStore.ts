@@ -1,0 +1,75 @@
+/**
+ * Typed accessors over the BONSAI tables (see schema.ts): the flat head state, the per-block trie
+ * logs and the trie nodes waiting to leave the history window. Rows only; what they mean is the
+ * state layer's business (src/state/bonsaiState.ts).
+ */
+import type { SqlDatabase } from './sqlite.ts'
+
+export class FlatStore {
+  constructor(readonly db: SqlDatabase) {}
+
+  readAccount(key: Uint8Array): Uint8Array | undefined {
+    return (this.db.prepare('SELECT value FROM flat_accounts WHERE key = ?').get(key)?.value as Uint8Array) ?? undefined
+  }
+
+  readSlot(account: Uint8Array, slot: Uint8Array): Uint8Array | undefined {
+    const row = this.db.prepare('SELECT value FROM flat_storage WHERE account = ? AND slot = ?').get(account, slot)
+    return (row?.value as Uint8Array) ?? undefined
+  }
+
+  /** Writes an account; an empty value deletes it. */
+  writeAccount(key: Uint8Array, value: Uint8Array): void {
+    if (value.length === 0) this.db.prepare('DELETE FROM flat_accounts WHERE key = ?').run(key)
+    else this.db.prepare('INSERT OR REPLACE INTO flat_accounts (key, value) VALUES (?, ?)').run(key, value)
+  }
+
+  /** Writes a slot; an empty value deletes it. */
+  writeSlot(account: Uint8Array, slot: Uint8Array, value: Uint8Array): void {
+    if (value.length === 0)
+      this.db.prepare('DELETE FROM flat_storage WHERE account = ? AND slot = ?').run(account, slot)
+    else
+      this.db
+        .prepare('INSERT OR REPLACE INTO flat_storage (account, slot, value) VALUES (?, ?, ?)')
+        .run(account, slot, value)
+  }
+
+  countAccounts(): number {
+    return Number(this.db.prepare('SELECT COUNT(*) AS n FROM flat_accounts').get()?.n ?? 0)
+  }
+
+  writeTrieLog(hash: Uint8Array, seq: number, number: bigint, log: Uint8Array): void {
+    this.db
+      .prepare('INSERT OR REPLACE INTO trie_logs (hash, seq, number, log) VALUES (?, ?, ?, ?)')
+      .run(hash, seq, number, log)
+  }
+
+  /** A block's trie logs in order (its execution first, then the edits after it). */
+  readTrieLogs(hash: Uint8Array): Uint8Array[] {
+    return this.db
+      .prepare('SELECT log FROM trie_logs WHERE hash = ? ORDER BY seq')
+      .all(hash)
+      .map((r) => r.log as Uint8Array)
+  }
+
+  countTrieLogs(): number {
+    return Number(this.db.prepare('SELECT COUNT(*) AS n FROM trie_logs').get()?.n ?? 0)
+  }
+
+  /** Records that no state from block `at` on needs these nodes (unless marked live again). */
+  markStale(keys: Uint8Array[], at: bigint): void {
+    const st = this.db.prepare('INSERT OR REPLACE INTO stale_nodes (key, stale_at) VALUES (?, ?)')
+    for (const k of keys) st.run(k, at)
+  }
+
+  markLive(keys: Uint8Array[]): void {
+    const st = this.db.prepare('DELETE FROM stale_nodes WHERE key = ?')
+    for (const k of keys) st.run(k)
+  }
+
+  /** Deletes the nodes stale at or before block `upTo`, and the trie logs of blocks up to it. */
+  prune(upTo: bigint): void {
+    this.db.prepare('DELETE FROM trie_nodes WHERE key IN (SELECT key FROM stale_nodes WHERE stale_at <= ?)').run(upTo)
+    this.db.prepare('DELETE FROM stale_nodes WHERE stale_at <= ?').run(upTo)
+    this.db.prepare('DELETE FROM trie_logs WHERE number <= ?').run(upTo)
+  }
+}
