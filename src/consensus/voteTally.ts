@@ -70,11 +70,15 @@ const CACHE_SIZE = 1024
 export class ValidatorTracker {
   private readonly cache = new Map<Hex, VoteTally>()
 
-  constructor(
-    readonly kind: BftKind,
-    readonly epochLength: bigint,
-    private readonly headers: HeaderSource,
-  ) {}
+  readonly kind: BftKind
+  readonly epochLength: bigint
+  private readonly headers: HeaderSource
+
+  constructor(kind: BftKind, epochLength: bigint, headers: HeaderSource) {
+    this.kind = kind
+    this.epochLength = epochLength
+    this.headers = headers
+  }
 
   /** The validators that seal the child of `header`, sorted. */
   validatorsAfter(header: BlockHeader): Uint8Array[] {

@@ -22,8 +22,11 @@ const SLICE_MS = 8
 
 /** A run went past its request's time limit (geth's `--rpc.evmtimeout`). */
 export class ExecutionTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
+  readonly timeoutMs: number
+
+  constructor(timeoutMs: number) {
     super(`execution aborted (timeout = ${formatDuration(timeoutMs)})`)
+    this.timeoutMs = timeoutMs
     this.name = 'ExecutionTimeoutError'
   }
 }
@@ -38,10 +41,12 @@ class Deadline {
   private sliceStartMs: number
   private endMs: number
 
-  constructor(
-    readonly timeoutMs: number,
-    private readonly now: () => number,
-  ) {
+  readonly timeoutMs: number
+  private readonly now: () => number
+
+  constructor(timeoutMs: number, now: () => number) {
+    this.timeoutMs = timeoutMs
+    this.now = now
     this.sliceStartMs = now()
     this.endMs = timeoutMs > 0 ? this.sliceStartMs + timeoutMs : Number.POSITIVE_INFINITY
   }

@@ -30,10 +30,13 @@ export class TrieDb implements DB<string, Value> {
   /** On a forked chain: where state the local trie never held comes from. */
   fork?: ForkSource
 
-  constructor(
-    private readonly store: ChainStore,
-    private readonly readCacheSize = 32_768,
-  ) {}
+  private readonly store: ChainStore
+  private readonly readCacheSize: number
+
+  constructor(store: ChainStore, readCacheSize = 32_768) {
+    this.store = store
+    this.readCacheSize = readCacheSize
+  }
 
   async get(key: string, _opts?: EncodingOpts): Promise<Value | undefined> {
     return this.getSync(key)

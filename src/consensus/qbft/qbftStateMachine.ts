@@ -70,7 +70,10 @@ export class QbftStateMachine {
   private highestSeen = 0n
   private out: QbftAction[] = []
 
-  constructor(readonly opts: QbftOptions) {
+  readonly opts: QbftOptions
+
+  constructor(opts: QbftOptions) {
+    this.opts = opts
     this.address = addressOf(opts.privateKey)
   }
 

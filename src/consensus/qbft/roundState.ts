@@ -20,11 +20,15 @@ export class RoundState {
   hasSentCommit = false
   isImported = false
 
-  constructor(
-    readonly kind: BftKind,
-    readonly round: number,
-    readonly quorum: number,
-  ) {}
+  readonly kind: BftKind
+  readonly round: number
+  readonly quorum: number
+
+  constructor(kind: BftKind, round: number, quorum: number) {
+    this.kind = kind
+    this.round = round
+    this.quorum = quorum
+  }
 
   get block(): Block | undefined {
     return this.proposal?.signed.payload.block
