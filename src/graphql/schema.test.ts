@@ -2,8 +2,9 @@
  * Pins schema.graphql to the schema Besu serves (EIP-1767 with Besu's additions), field by field:
  * every type, field, argument and nullability. A change here is a change of the public interface.
  */
-import { describe, expect, it } from 'bun:test'
+
 import { type GraphQLField, type GraphQLInputField, isInputObjectType, isObjectType, isScalarType } from 'graphql'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { graphqlSchema } from './graphqlService.ts'
 
 /** `Type: field(arg: T): T, …` for every object and input type, as Besu declares them. */

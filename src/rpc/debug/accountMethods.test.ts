@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
 import { STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
 import { accountAt, accountRange } from './accountMethods.ts'
 
