@@ -2,12 +2,13 @@
  * Genesis files as Besu writes and reads them, one class each, with blocks built on them by the
  * library's block builder and imported through the importer.
  */
-import { describe, expect, it } from 'bun:test'
+
 import { type Block, createBlock, createBlockHeader } from '@ethereumjs/block'
 import { Address, privateToAddress, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
 import { createVm } from '../evm/vmFactory.ts'
 import { hexToBytes } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { openState } from '../state/worldState.ts'
 import { importBlock } from './blockImporter.ts'
 import type { Chain } from './chain.ts'

@@ -1,4 +1,3 @@
-import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -7,6 +6,7 @@ import { createBlob4844Tx } from '@ethereumjs/tx'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { openChain } from '../node/node.ts'
 import { hexToBytes } from '../primitives/hex.ts'
+import { afterAll, describe, expect, it } from '../runtime/testing.ts'
 import { devAccounts } from './devAccounts.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'basalt-blob-read-'))

@@ -38,13 +38,17 @@ export interface ImportResult {
 export type BlockImportErrorKind = 'unknownParent' | 'invalid'
 
 export class BlockImportError extends Error {
-  constructor(
-    readonly kind: BlockImportErrorKind,
-    readonly number: bigint,
-    readonly hash: Uint8Array,
-    readonly reason: string,
-  ) {
+  readonly kind: BlockImportErrorKind
+  readonly number: bigint
+  readonly hash: Uint8Array
+  readonly reason: string
+
+  constructor(kind: BlockImportErrorKind, number: bigint, hash: Uint8Array, reason: string) {
     super(`block ${number} (${bytesToHex(hash)}): ${reason}`)
+    this.kind = kind
+    this.number = number
+    this.hash = hash
+    this.reason = reason
     this.name = 'BlockImportError'
   }
 }

@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'bun:test'
 import { createBlockHeader } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { encodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { bftBlockHash, installBftBlockHash } from '../consensus/bftHashing.ts'
 import { bytesToHex } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { headerHashOf } from './blockRlp.ts'
 import { createChainCommon, normalizeGenesis } from './genesis.ts'
 

@@ -97,13 +97,18 @@ export class Chain {
   private unflushedSinceMs?: number
   private flushTimer?: ReturnType<typeof setTimeout>
 
-  constructor(
-    readonly common: Common,
-    readonly store: ChainStore,
-    readonly trieDb: TrieDb,
-    /** The lowest base fee a block may have (0: EIP-1559's rule alone); see DEV_BASE_FEE_FLOOR. */
-    readonly baseFeeFloor = 0n,
-  ) {}
+  readonly common: Common
+  readonly store: ChainStore
+  readonly trieDb: TrieDb
+  /** The lowest base fee a block may have (0: EIP-1559's rule alone); see DEV_BASE_FEE_FLOOR. */
+  readonly baseFeeFloor: bigint
+
+  constructor(common: Common, store: ChainStore, trieDb: TrieDb, baseFeeFloor = 0n) {
+    this.common = common
+    this.store = store
+    this.trieDb = trieDb
+    this.baseFeeFloor = baseFeeFloor
+  }
 
   /** The base fee of the block after `parent` (the head by default): EIP-1559's, at least the floor. */
   nextBaseFee(parent: BlockHeader = this.head.header): bigint {

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'bun:test'
 import { mnemonicToAccount } from 'viem/accounts'
 import { hexToBytes } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { addressOfKey, devAccounts, TEST_MNEMONIC } from './devAccounts.ts'
 
 describe('devAccounts', () => {

@@ -3,7 +3,7 @@
  * DAO fork block Besu checks the whole order (blocks, then timestamps) and refuses with its own
  * message; without one it runs, per block, the milestone with the highest number reached.
  */
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
 

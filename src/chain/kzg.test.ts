@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'bun:test'
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { getBlobs } from '@ethereumjs/util'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { computeCellProofs, ensureKzgFor, verifySidecar } from './kzg.ts'
 
 interface Kzg {

@@ -10,8 +10,9 @@ import type { Common } from '@ethereumjs/common'
 import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { entryPointSpecifier } from '../runtime/runtime.ts'
+import { type StartedWorker, startWorker as startThread } from '../runtime/worker.ts'
 import { readKzgCache, writeKzgCache } from './kzgCache.ts'
-import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
+import { restoreKzg } from './kzgSnapshot.ts'
 import type { FromKzgWorker, KzgAnswer, KzgQuestion, ToKzgWorker } from './kzgWorker.ts'
 import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
@@ -21,7 +22,7 @@ const KZG_WAIT_MS = 120_000
 let loading: Promise<unknown> | undefined
 
 /** The worker holding its own KZG (kzgWorker.ts), once loaded; it verifies blob sidecars. */
-let worker: Worker | undefined
+let worker: StartedWorker<ToKzgWorker, FromKzgWorker> | undefined
 /** The loaded module's memory, kept to start the worker again after a verification timed out. */
 let snapshot: Uint8Array | undefined
 const pending = new Map<number, { resolve(answer: KzgAnswer): void; reject(e: Error): void }>()
@@ -32,21 +33,19 @@ function startWorker(
   init: { type: 'load' } | { type: 'restore'; memory: Uint8Array },
 ): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
-    // make build compiles kzgWorker.ts as a second entry point of the executable; a module worker
-    // under Deno and Bun alike.
-    const started = new Worker(entryPointSpecifier('chain/kzgWorker.ts', new URL('../', import.meta.url).href), {
-      type: 'module',
-    })
+    // make build compiles kzgWorker.ts as a second entry point of the executable.
+    const started = startThread<ToKzgWorker, FromKzgWorker>(
+      entryPointSpecifier('chain/kzgWorker.ts', new URL('../', import.meta.url).href),
+    )
     const fail = (error: string) => {
       void started.terminate()
       if (worker === started) dropWorker(new Error(`the KZG worker stopped: ${error}`))
       reject(new Error(`KZG trusted setup failed to load: ${error}`))
     }
-    started.onmessage = (event: MessageEvent<FromKzgWorker>) => {
-      const message = event.data
+    started.onMessage((message) => {
       if (message.type === 'loaded') {
         // Idle from now on: it must not keep the process alive.
-        ;(started as { unref?: () => void }).unref?.()
+        started.unref()
         worker = started
         resolve(message.memory)
       } else if (message.type === 'failed') fail(message.error)
@@ -54,23 +53,22 @@ function startWorker(
         pending.get(message.id)?.resolve(message)
         pending.delete(message.id)
       }
-    }
-    started.onerror = (event) => fail(event.message)
+    })
+    started.onError(fail)
     started.postMessage(init, init.type === 'load' ? [] : [init.memory.buffer as ArrayBuffer])
   })
 }
 
 /** Stops the worker; the checks it had not answered fail with `error`. */
 function dropWorker(error: Error): void {
-  void worker?.terminate()
+  worker?.terminate()
   worker = undefined
   for (const waiting of pending.values()) waiting.reject(error)
   pending.clear()
 }
 
-/** Loads KZG in a worker thread (which keeps it); in the caller's thread only where workers are missing. */
+/** Loads KZG in a worker thread (which keeps it). */
 async function loadOffThread(): Promise<{ kzg: unknown; memory: Uint8Array }> {
-  if (typeof Worker === 'undefined') return loadKzgMemory()
   const memory = await startWorker({ type: 'load' })
   if (!memory) throw new Error('KZG trusted setup failed to load: the worker sent no memory')
   const restoredAtMs = Date.now()
@@ -127,10 +125,10 @@ export async function computeCellProofs(common: Common, blob: string): Promise<s
   return proofs
 }
 
-/** Waits for KZG; returns the main thread's only where no worker can do the work. */
+/** Waits for KZG; returns the main thread's only where no worker can do the work (no snapshot of it). */
 async function mainThreadKzg(common: Common): Promise<unknown | undefined> {
   await ensureKzgFor(common)
-  return typeof Worker === 'undefined' || !snapshot ? common.customCrypto.kzg : undefined
+  return !snapshot ? common.customCrypto.kzg : undefined
 }
 
 /** Asks the worker, after the questions before (so each one's time limit counts its own run only). */
@@ -145,11 +143,11 @@ let queue: Promise<unknown> = Promise.resolve()
 
 async function askNow(memory: Uint8Array, question: KzgQuestion): Promise<KzgAnswer> {
   if (!worker) await startWorker({ type: 'restore', memory: memory.slice() })
-  const running = worker as Worker & { ref?: () => void; unref?: () => void }
+  const running = worker as StartedWorker<ToKzgWorker, FromKzgWorker>
   const id = nextQuestionId++
   let timer: ReturnType<typeof setTimeout> | undefined
   // Held while it works (a command such as `blocks import` must not exit meanwhile), idle otherwise.
-  running.ref?.()
+  running.ref()
   try {
     return await new Promise<KzgAnswer>((resolve, reject) => {
       pending.set(id, { resolve, reject })
@@ -162,7 +160,7 @@ async function askNow(memory: Uint8Array, question: KzgQuestion): Promise<KzgAns
   } finally {
     clearTimeout(timer)
     pending.delete(id)
-    running.unref?.()
+    running.unref()
   }
 }
 /** Longest one question may take (a 6-blob sidecar takes seconds on a loaded machine). */

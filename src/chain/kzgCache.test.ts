@@ -1,7 +1,7 @@
-import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll, describe, expect, it } from '../runtime/testing.ts'
 import { readKzgCache } from './kzgCache.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'basalt-kzg-cache-'))

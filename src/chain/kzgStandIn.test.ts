@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { Common, Mainnet } from '@ethereumjs/common'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { installKzgStandIn, replaceUsedKzgStandIn } from './kzgStandIn.ts'
 
 function kzgOf(c: Common): { verifyProof(...a: unknown[]): unknown } {

@@ -5,6 +5,7 @@
  * proofs, one at a time, so that these seconds of KZG work never run on the event loop.
  */
 
+import { parentThread } from '../runtime/worker.ts'
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
 import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
@@ -22,10 +23,7 @@ export type FromKzgWorker =
   | { type: 'failed'; error: string }
   | ({ type: 'answer'; id: number } & KzgAnswer)
 
-declare const self: {
-  postMessage(message: FromKzgWorker, transfer?: ArrayBuffer[]): void
-  onmessage: ((event: MessageEvent<ToKzgWorker>) => void) | null
-}
+const self = parentThread<ToKzgWorker, FromKzgWorker>()
 
 let kzg: unknown
 
@@ -53,8 +51,7 @@ function answer(question: KzgQuestion): KzgAnswer {
   }
 }
 
-self.onmessage = (event) => {
-  const message = event.data
+self.onMessage((message) => {
   if (message.type === 'load' || message.type === 'restore') void setUp(message)
   else self.postMessage({ type: 'answer', id: message.id, ...answer(message) })
-}
+})

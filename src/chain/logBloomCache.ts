@@ -80,12 +80,15 @@ export class LogBloomCache {
 
   private readonly segmentBytes: number
 
+  private readonly chain: Chain
+  readonly dir: string
+  readonly blocksPerSegment: number
+
   /** `blocksPerSegment` is Besu's 100,000; tests use small segments. */
-  constructor(
-    private readonly chain: Chain,
-    readonly dir: string,
-    readonly blocksPerSegment = BLOCKS_PER_SEGMENT,
-  ) {
+  constructor(chain: Chain, dir: string, blocksPerSegment = BLOCKS_PER_SEGMENT) {
+    this.chain = chain
+    this.dir = dir
+    this.blocksPerSegment = blocksPerSegment
     this.segmentBytes = blocksPerSegment * BLOOM_BYTES
   }
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'bun:test'
 import { createBlockHeader } from '@ethereumjs/block'
 import { hexToBytes } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { headerTimestamp, isUnsatisfiable, matchesLog } from './logFilter.ts'
 
 const A = hexToBytes(`0x${'aa'.repeat(20)}`)

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { importJsonBlocks, parseJsonBlocks } from '../producer/jsonBlocks.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { Chain } from './chain.ts'
 import { createChainCommon, createGenesisBlock, normalizeGenesis } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'

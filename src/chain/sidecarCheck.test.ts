@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'bun:test'
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createBlob4844Tx, createBlob4844TxFromSerializedNetworkWrapper } from '@ethereumjs/tx'
 import { commitmentsToVersionedHashes, getBlobs, hexToBytes } from '@ethereumjs/util'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { recordingKzg, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
 type Hex = `0x${string}`

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { protectOptionValues } from './argv.ts'
 import { buildCli } from './main.ts'
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { ImportProgress, parseBlocksOptions } from './blocksCommand.ts'
 
 describe('parseBlocksOptions', () => {

@@ -269,10 +269,12 @@ export class ImportProgress {
   private lastDrawMs = Number.NEGATIVE_INFINITY
   private hasDrawn = false
 
-  constructor(
-    private readonly out: ProgressOutput = process.stderr,
-    private readonly nowMs: () => number = Date.now,
-  ) {
+  private readonly out: ProgressOutput
+  private readonly nowMs: () => number
+
+  constructor(out: ProgressOutput = process.stderr, nowMs: () => number = Date.now) {
+    this.out = out
+    this.nowMs = nowMs
     this.startedMs = nowMs()
   }
 

@@ -1,10 +1,10 @@
 /** An error the user caused (bad option, unreadable file); printed as one line, never a stack. */
 export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 2,
-  ) {
+  readonly exitCode: number
+
+  constructor(message: string, exitCode = 2) {
     super(message)
+    this.exitCode = exitCode
     this.name = 'CliError'
   }
 }

@@ -1,6 +1,7 @@
 /** `basalt run`'s --fork-* options, parsed as the executable parses them. */
-import { describe, expect, it } from 'bun:test'
+
 import cac from 'cac'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { parseRunOptions, registerRunCommand } from './runCommand.ts'
 
 function forkConfig(args: string[]) {

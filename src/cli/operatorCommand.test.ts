@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'bun:test'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { decodeBftExtraData, genesisExtraData } from '../consensus/bftExtraData.ts'
 import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
 import { generateKeyPair, keyPairFromPrivateKey, publicKeyToAddress } from '../primitives/nodeKey.ts'
+import { afterEach, describe, expect, it } from '../runtime/testing.ts'
 import { CliError } from './cliError.ts'
 import {
   checkOutputDirectory,

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'bun:test'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
+import { afterEach, describe, expect, it } from '../runtime/testing.ts'
 import { CliError } from './cliError.ts'
 import { exportNodeKey, type PublicKeyOptions, parsePublicKeyOptions } from './publicKeyCommand.ts'
 

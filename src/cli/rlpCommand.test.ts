@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { CliError } from './cliError.ts'
 import { decodeValidators, encodeValidators, parseRlpOptions } from './rlpCommand.ts'
 

@@ -1,5 +1,5 @@
 /** `basalt run`'s state storage options, parsed as the executable parses them. */
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { runConfig } from './runArgs.test-helper.ts'
 
 describe('--data-storage-format', () => {

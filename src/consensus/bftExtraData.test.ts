@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'bun:test'
 import { RLP } from '@ethereumjs/rlp'
 import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import {
   type BftExtraData,
   BftExtraDataError,

@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'bun:test'
 import { type BlockHeader, createBlockHeader } from '@ethereumjs/block'
 import { Common, Mainnet } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createChainCommon, normalizeGenesis } from '../chain/genesis.ts'
 import { bytesToHex, type Hex } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { type BftKind, encodeBftExtraData } from './bftExtraData.ts'
 import { addressOf, bftBlockHash, commitSealHash, installBftBlockHash, recoverAddress, signHash } from './bftHashing.ts'
 

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'bun:test'
 import { type BlockHeader, createBlockHeader, type HeaderData } from '@ethereumjs/block'
 import { createChainCommon, normalizeGenesis } from '../chain/genesis.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { decodeBftExtraData, encodeBftExtraData } from './bftExtraData.ts'
 import { addressOf, commitSealHash, installBftBlockHash, signHash } from './bftHashing.ts'
 import { proposalHeaderFields, validateBftHeader } from './bftHeaderRules.ts'

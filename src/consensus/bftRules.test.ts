@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { faultTolerance, proposerFor, quorumSize, roundTimeoutMs } from './bftRules.ts'
 
 const addr = (b: number) => new Uint8Array(20).fill(b)

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { BftSchedule, BftScheduleError } from './bftSchedule.ts'
 

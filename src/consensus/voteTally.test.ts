@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'bun:test'
 import type { BlockHeader } from '@ethereumjs/block'
 import { bytesToHex, type Hex } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { type BftVote, encodeBftExtraData } from './bftExtraData.ts'
 import { applyVote, newTally, ValidatorTracker } from './voteTally.ts'
 

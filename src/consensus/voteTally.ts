@@ -70,16 +70,26 @@ const CACHE_SIZE = 1024
 export class ValidatorTracker {
   private readonly cache = new Map<Hex, VoteTally>()
 
+  readonly kind: BftKind
+  readonly epochLength: bigint
+  private readonly headers: HeaderSource
+  /**
+   * The validators of the child of a header when something other than votes sets them: a genesis
+   * transition's list, or QBFT's validator contract.
+   */
+  private readonly overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined
+
   constructor(
-    readonly kind: BftKind,
-    readonly epochLength: bigint,
-    private readonly headers: HeaderSource,
-    /**
-     * The validators of the child of a header when something other than votes sets them: a genesis
-     * transition's list, or QBFT's validator contract.
-     */
-    private readonly overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined = () => undefined,
-  ) {}
+    kind: BftKind,
+    epochLength: bigint,
+    headers: HeaderSource,
+    overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined = () => undefined,
+  ) {
+    this.kind = kind
+    this.epochLength = epochLength
+    this.headers = headers
+    this.overrideAfter = overrideAfter
+  }
 
   /** The validators that seal the child of `header`, sorted. */
   validatorsAfter(header: BlockHeader): Uint8Array[] {

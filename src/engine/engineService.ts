@@ -68,12 +68,14 @@ export class EngineService {
   /** Warns when the consensus client stops calling. */
   readonly watchdog: EngineWatchdog
 
-  constructor(
-    readonly chain: Chain,
-    private readonly pool: TxPool,
-    private readonly builder: PayloadBuilder,
-    clock: Clock,
-  ) {
+  readonly chain: Chain
+  private readonly pool: TxPool
+  private readonly builder: PayloadBuilder
+
+  constructor(chain: Chain, pool: TxPool, builder: PayloadBuilder, clock: Clock) {
+    this.chain = chain
+    this.pool = pool
+    this.builder = builder
     this.watchdog = new EngineWatchdog(
       clock,
       () => !isForkActive(chain.common, 'cancun', chain.head.header.timestamp),

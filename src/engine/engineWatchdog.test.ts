@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { manualClock } from '../primitives/clock.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { ENGINE_IDLE_WARN_MS, EngineWatchdog } from './engineWatchdog.ts'
 
 function watchdog(isBeforeCancun = true) {

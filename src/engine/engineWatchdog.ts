@@ -22,12 +22,15 @@ export class EngineWatchdog {
   private isTransitionDropped = false
   private timer?: ReturnType<typeof setInterval>
 
-  constructor(
-    private readonly clock: Clock,
-    /** Whether the head is before Cancun, where the transition configuration is still exchanged. */
-    private readonly isBeforeCancun: () => boolean,
-    private readonly warn: (message: string) => void,
-  ) {
+  private readonly clock: Clock
+  /** Whether the head is before Cancun, where the transition configuration is still exchanged. */
+  private readonly isBeforeCancun: () => boolean
+  private readonly warn: (message: string) => void
+
+  constructor(clock: Clock, isBeforeCancun: () => boolean, warn: (message: string) => void) {
+    this.clock = clock
+    this.isBeforeCancun = isBeforeCancun
+    this.warn = warn
     this.lastCallMs = clock.nowMs()
     this.lastTransitionMs = this.lastCallMs
   }

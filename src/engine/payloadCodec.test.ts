@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { CodecError } from '../jsonrpc/codecs.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { ep } from './payloadCodec.ts'
 
 const h32 = `0x${'11'.repeat(32)}`

@@ -20,11 +20,11 @@ import type { ExecutionPayload } from './payloadCodec.ts'
 
 /** `blockHash`: the payload's fields do not hash to its blockHash; `malformed`: they do not make a block. */
 export class PayloadBlockError extends Error {
-  constructor(
-    readonly kind: 'blockHash' | 'malformed',
-    message: string,
-  ) {
+  readonly kind: 'blockHash' | 'malformed'
+
+  constructor(kind: 'blockHash' | 'malformed', message: string) {
     super(message)
+    this.kind = kind
     this.name = 'PayloadBlockError'
   }
 }

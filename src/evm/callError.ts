@@ -18,11 +18,11 @@ export type CallErrorKind =
   | 'invalid'
 
 export class CallError extends Error {
-  constructor(
-    readonly kind: CallErrorKind,
-    message: string,
-  ) {
+  readonly kind: CallErrorKind
+
+  constructor(kind: CallErrorKind, message: string) {
     super(message)
+    this.kind = kind
     this.name = 'CallError'
   }
 }

@@ -78,14 +78,28 @@ export function isPricedCall(req: CallRequest, block: Block): boolean {
 
 /** A VM over a scratch copy of one block's state, reusable for several runs (estimates, access lists). */
 export class CallSession {
+  readonly vm: VM
+  readonly state: StateManager
+  readonly block: Block
+  readonly isBalanceChecked: boolean
+  private readonly defaultGas: bigint
+  private readonly gasCap: bigint
+
   private constructor(
-    readonly vm: VM,
-    readonly state: StateManager,
-    readonly block: Block,
-    readonly isBalanceChecked: boolean,
-    private readonly defaultGas: bigint,
-    private readonly gasCap: bigint,
-  ) {}
+    vm: VM,
+    state: StateManager,
+    block: Block,
+    isBalanceChecked: boolean,
+    defaultGas: bigint,
+    gasCap: bigint,
+  ) {
+    this.vm = vm
+    this.state = state
+    this.block = block
+    this.isBalanceChecked = isBalanceChecked
+    this.defaultGas = defaultGas
+    this.gasCap = gasCap
+  }
 
   /** Opens the state after `parent` with `opts`' overrides; `req` decides the fee rules. */
   static async open(chain: CallChain, parent: Block, req: CallRequest, opts: CallOptions): Promise<CallSession> {

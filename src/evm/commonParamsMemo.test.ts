@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'bun:test'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { paramsTx } from '@ethereumjs/tx'
 import { createChainCommon, devGenesis } from '../chain/genesis.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { installCommonParamsMemo } from './commonParamsMemo.ts'
 
 describe('installCommonParamsMemo', () => {

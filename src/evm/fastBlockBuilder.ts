@@ -56,12 +56,11 @@ export interface FastBuildOptions {
 export class FastBlockBuilder extends BlockBuilder {
   private headerBlock?: Block
 
-  constructor(
-    vm: VM,
-    opts: BuildBlockOpts,
-    private readonly fastOpts: FastBuildOptions = {},
-  ) {
+  private readonly fastOpts: FastBuildOptions
+
+  constructor(vm: VM, opts: BuildBlockOpts, fastOpts: FastBuildOptions = {}) {
     super(vm, opts)
+    this.fastOpts = fastOpts
   }
 
   /** Runs `tx` on the block being built and adds it; throws when it cannot be included. */

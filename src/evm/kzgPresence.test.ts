@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'bun:test'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createBlob4844Tx } from '@ethereumjs/tx'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { decodeWithoutKzg } from './kzgPresence.ts'
 
 const HASH = `0x01${'00'.repeat(31)}` as const

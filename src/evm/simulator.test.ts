@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Chain } from '../chain/chain.ts'
 import { openChain } from '../node/node.ts'
 import { bytesToBigint, hexToBytes } from '../primitives/hex.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../runtime/testing.ts'
 import { SimulateError, simulate } from './simulator.ts'
 import { ETH_TOKEN_ADDRESS } from './transferLogs.ts'
 

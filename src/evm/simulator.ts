@@ -69,11 +69,11 @@ export type SimulateErrorKind =
   | 'invalid'
 
 export class SimulateError extends Error {
-  constructor(
-    readonly kind: SimulateErrorKind,
-    message: string,
-  ) {
+  readonly kind: SimulateErrorKind
+
+  constructor(kind: SimulateErrorKind, message: string) {
     super(message)
+    this.kind = kind
     this.name = 'SimulateError'
   }
 }
@@ -137,8 +137,11 @@ export function unsignedTxHash(tx: TypedTransaction): Uint8Array {
  * transaction (EIP-2929; the VM reads them through `entries()`) stay the fork's own, as in geth.
  */
 class PrecompileMap extends Map<string, unknown> {
-  constructor(private readonly original: Map<string, unknown>) {
+  private readonly original: Map<string, unknown>
+
+  constructor(original: Map<string, unknown>) {
     super(original)
+    this.original = original
   }
 
   override entries(): MapIterator<[string, unknown]> {

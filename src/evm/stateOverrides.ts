@@ -25,11 +25,11 @@ export type OverrideErrorKind = 'stateAndStateDiff' | 'notAPrecompile' | 'moveTo
 
 /** An override set that cannot be applied (both `state` and `stateDiff`, a bad precompile move). */
 export class StateOverrideError extends Error {
-  constructor(
-    readonly kind: OverrideErrorKind,
-    message: string,
-  ) {
+  readonly kind: OverrideErrorKind
+
+  constructor(kind: OverrideErrorKind, message: string) {
     super(message)
+    this.kind = kind
     this.name = 'StateOverrideError'
   }
 }

@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../test/tracing/tracingChain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { poolChainView } from '../node/node.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import type { RpcServices } from '../rpc/context.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { type GraphqlResponse, GraphqlService } from './graphqlService.ts'
 

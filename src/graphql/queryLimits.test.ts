@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { type FragmentDefinitionNode, Kind, type OperationDefinitionNode, parse } from 'graphql'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { graphqlSchema } from './graphqlService.ts'
 import { limitViolation, operationCost } from './queryLimits.ts'
 

@@ -2,7 +2,7 @@
  * Pins schema.graphql to the schema Besu serves (EIP-1767 with Besu's additions), field by field:
  * every type, field, argument and nullability. A change here is a change of the public interface.
  */
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { readFileSync } from 'node:fs'
 import { type GraphQLField, type GraphQLInputField, isInputObjectType, isObjectType, isScalarType } from 'graphql'
 import { graphqlSchema } from './graphqlService.ts'

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it, sleep } from '../runtime/testing.ts'
 import { p } from './codecs.ts'
 import { defineMethod } from './defineMethod.ts'
 import { RpcDispatcher } from './dispatcher.ts'
@@ -89,7 +89,7 @@ describe('RpcDispatcher', () => {
       params: [],
       handler: async () => {
         maxInFlight = Math.max(maxInFlight, ++inFlight)
-        await Bun.sleep(1)
+        await sleep(1)
         inFlight--
         return 1
       },

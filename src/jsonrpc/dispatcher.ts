@@ -38,11 +38,16 @@ export type RequestRunner = <T>(handle: () => Promise<T>) => Promise<T>
 export class RpcDispatcher<Ctx> {
   private readonly methods = new Map<string, { method: RpcMethod<Ctx>; group: string }>()
 
+  private readonly mapError: (e: unknown) => RpcError | undefined
+  private readonly runRequest: RequestRunner
+
   constructor(
     groups: MethodGroup<Ctx>[],
-    private readonly mapError: (e: unknown) => RpcError | undefined = () => undefined,
-    private readonly runRequest: RequestRunner = (handle) => handle(),
+    mapError: (e: unknown) => RpcError | undefined = () => undefined,
+    runRequest: RequestRunner = (handle) => handle(),
   ) {
+    this.mapError = mapError
+    this.runRequest = runRequest
     for (const g of groups) {
       for (const m of g.methods) {
         if (this.methods.has(m.name)) throw new Error(`RPC method defined twice: ${m.name}`)

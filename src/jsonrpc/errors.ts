@@ -3,12 +3,13 @@
  * errors; `toRpcError` (in rpc/) maps them here, once.
  */
 export class RpcError extends Error {
-  constructor(
-    readonly code: number,
-    message: string,
-    readonly data?: unknown,
-  ) {
+  readonly code: number
+  readonly data?: unknown
+
+  constructor(code: number, message: string, data?: unknown) {
     super(message)
+    this.code = code
+    this.data = data
     this.name = 'RpcError'
   }
 }

@@ -9,10 +9,13 @@ import type { RpcServices } from '../rpc/context.ts'
 import type { Metric } from '../server/metricsListener.ts'
 
 export class NodeMetrics {
-  constructor(
-    private readonly services: RpcServices,
-    private readonly maxPeers: number,
-  ) {}
+  private readonly services: RpcServices
+  private readonly maxPeers: number
+
+  constructor(services: RpcServices, maxPeers: number) {
+    this.services = services
+    this.maxPeers = maxPeers
+  }
 
   collect(): Metric[] {
     const { chain, network } = this.services

@@ -27,7 +27,10 @@ export interface DiscoveryOptions {
 export class Discovery {
   private readonly dpt: DPT
 
-  constructor(private readonly opts: DiscoveryOptions) {
+  private readonly opts: DiscoveryOptions
+
+  constructor(opts: DiscoveryOptions) {
+    this.opts = opts
     this.dpt = new DPT(opts.privateKey, {
       endpoint: { address: opts.host, udpPort: opts.port, tcpPort: opts.port },
       refreshInterval: REFRESH_MS,

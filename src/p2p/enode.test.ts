@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { type EnodeError, formatEnode, parseEnode } from './enode.ts'
 
 const ID = 'ab'.repeat(64)

@@ -13,8 +13,11 @@ export interface Enode {
 
 /** Thrown for a string that is not a usable enode URL: the node id is malformed, or the rest is. */
 export class EnodeError extends Error {
-  constructor(readonly kind: 'invalidNodeId' | 'invalidUrl') {
+  readonly kind: 'invalidNodeId' | 'invalidUrl'
+
+  constructor(kind: 'invalidNodeId' | 'invalidUrl') {
     super(kind === 'invalidNodeId' ? 'invalid node id in enode URL' : 'invalid enode URL')
+    this.kind = kind
   }
 }
 

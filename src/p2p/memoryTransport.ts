@@ -16,12 +16,22 @@ class MemorySession implements Session {
   /** Every message sent, for assertions. */
   readonly sent: { cap: string; code: number; payload: Uint8Array }[] = []
 
+  readonly remoteId: string
+  readonly isInbound: boolean
+  readonly sharedCaps: { name: string; version: number }[]
+  readonly remoteListenPort: number
+
   constructor(
-    readonly remoteId: string,
-    readonly isInbound: boolean,
-    readonly sharedCaps: { name: string; version: number }[],
-    readonly remoteListenPort: number,
-  ) {}
+    remoteId: string,
+    isInbound: boolean,
+    sharedCaps: { name: string; version: number }[],
+    remoteListenPort: number,
+  ) {
+    this.remoteId = remoteId
+    this.isInbound = isInbound
+    this.sharedCaps = sharedCaps
+    this.remoteListenPort = remoteListenPort
+  }
 
   get clientName(): string {
     return 'memory'
@@ -87,12 +97,17 @@ export class MemoryTransport implements Transport {
   /** Every session opened by or to this node. */
   readonly sessions: MemorySession[] = []
 
-  constructor(
-    private readonly network: MemoryNetwork,
-    readonly localId: string,
-    readonly capabilities: () => Capability[],
-    readonly port: number,
-  ) {}
+  private readonly network: MemoryNetwork
+  readonly localId: string
+  readonly capabilities: () => Capability[]
+  readonly port: number
+
+  constructor(network: MemoryNetwork, localId: string, capabilities: () => Capability[], port: number) {
+    this.network = network
+    this.localId = localId
+    this.capabilities = capabilities
+    this.port = port
+  }
 
   async listen(): Promise<number> {
     this.isListening = true

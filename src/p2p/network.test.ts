@@ -1,7 +1,7 @@
-import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { afterAll, describe, expect, it } from '../runtime/testing.ts'
 import { readStaticNodes } from './network.ts'
 
 const ID = 'ab'.repeat(64)

@@ -93,11 +93,12 @@ export class P2pNetwork {
   private discovery?: Discovery
   private importTail: Promise<unknown> = Promise.resolve()
 
-  constructor(
-    private readonly deps: P2pDeps,
-    private readonly config: P2pConfig,
-    transport?: Transport,
-  ) {
+  private readonly deps: P2pDeps
+  private readonly config: P2pConfig
+
+  constructor(deps: P2pDeps, config: P2pConfig, transport?: Transport) {
+    this.deps = deps
+    this.config = config
     const t =
       transport ??
       new RlpxTransport({

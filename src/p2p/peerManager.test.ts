@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { manualClock } from '../primitives/clock.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { MemoryNetwork, type MemoryTransport } from './memoryTransport.ts'
 import { PeerManager, type SubProtocol } from './peerManager.ts'
 

@@ -70,10 +70,12 @@ export class PeerManager {
   private timer?: ReturnType<typeof setInterval>
   private isStopped = false
 
-  constructor(
-    private readonly transport: Transport,
-    private readonly opts: PeerManagerOptions,
-  ) {
+  private readonly transport: Transport
+  private readonly opts: PeerManagerOptions
+
+  constructor(transport: Transport, opts: PeerManagerOptions) {
+    this.transport = transport
+    this.opts = opts
     transport.onInbound((s) => this.accept(s))
   }
 

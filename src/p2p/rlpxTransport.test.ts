@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'bun:test'
 import { manualClock } from '../primitives/clock.ts'
 import { generateKeyPair } from '../primitives/nodeKey.ts'
+import { afterEach, describe, expect, it, sleep } from '../runtime/testing.ts'
 import { PeerManager } from './peerManager.ts'
 import { RlpxTransport } from './rlpxTransport.ts'
 import type { Session } from './transport.ts'
@@ -56,9 +56,9 @@ describe('RlpxTransport', () => {
     a.m.addPeer({ id: b.t.localId, host: '127.0.0.1', port: ports[1], discoveryPort: 0 })
     b.m.addPeer({ id: a.t.localId, host: '127.0.0.1', port: ports[0], discoveryPort: 0 })
     const deadline = Date.now() + 5000
-    while (Date.now() < deadline && (a.m.list().length !== 1 || b.m.list().length !== 1)) await Bun.sleep(20)
+    while (Date.now() < deadline && (a.m.list().length !== 1 || b.m.list().length !== 1)) await sleep(20)
     // Both sides settle on the same session: the one the lower node id dialed.
-    await Bun.sleep(300)
+    await sleep(300)
     const [sa] = a.m.list().map((p) => p.session)
     const [sb] = b.m.list().map((p) => p.session)
     expect(sa.localAddress).toBe(sb.remoteAddress)
@@ -90,7 +90,7 @@ describe('RlpxTransport', () => {
     out.send('eth', 16, Uint8Array.of(0x02))
     out.send('istanbul', 0, Uint8Array.of(0x03))
     const deadline = Date.now() + 3000
-    while (got.length < 3 && Date.now() < deadline) await Bun.sleep(10)
+    while (got.length < 3 && Date.now() < deadline) await sleep(10)
     expect(got).toEqual(['istanbul:18:1', 'eth:16:2', 'istanbul:0:3'])
   })
 

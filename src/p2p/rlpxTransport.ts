@@ -48,11 +48,13 @@ function channelClass(name: string) {
   return class implements Channel {
     readonly name = name
     deliver?: (code: number, data: Uint8Array) => void
-    constructor(
-      readonly version: number,
-      _peer: unknown,
-      readonly send: (code: number, data: Uint8Array) => void,
-    ) {}
+    readonly version: number
+    readonly send: (code: number, data: Uint8Array) => void
+
+    constructor(version: number, _peer: unknown, send: (code: number, data: Uint8Array) => void) {
+      this.version = version
+      this.send = send
+    }
     _handleMessage(code: number, data: Uint8Array): void {
       this.deliver?.(code, data)
     }
@@ -78,11 +80,12 @@ class RlpxSession implements Session {
   private closeListeners: ((reason: string) => void)[] = []
   private isClosed = false
 
-  constructor(
-    private readonly peer: RlpxPeer,
-    socket: net.Socket,
-    readonly isInbound: boolean,
-  ) {
+  private readonly peer: RlpxPeer
+  readonly isInbound: boolean
+
+  constructor(peer: RlpxPeer, socket: net.Socket, isInbound: boolean) {
+    this.peer = peer
+    this.isInbound = isInbound
     const hello = peer.getHelloMessage()!
     this.remoteId = bytesToHex(peer.getId()!).slice(2)
     this.clientName = hello.clientId
@@ -144,7 +147,10 @@ export class RlpxTransport implements Transport {
   private inboundListener?: (s: Session) => void
   private readonly sockets = new Set<net.Socket>()
 
-  constructor(private readonly opts: RlpxTransportOptions) {
+  private readonly opts: RlpxTransportOptions
+
+  constructor(opts: RlpxTransportOptions) {
+    this.opts = opts
     this.localId = bytesToHex(opts.publicKey).slice(2)
   }
 

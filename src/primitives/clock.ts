@@ -1,3 +1,5 @@
+import { nextEventLoopTurn } from '../runtime/eventLoop.ts'
+
 /** Time source, injectable so that tests never depend on wall time. */
 export interface Clock {
   /** Milliseconds since the epoch. */
@@ -19,5 +21,5 @@ export function manualClock(startMs: number): Clock & { advance(ms: number): voi
 
 /** Resolves after the event loop has had a turn (timers, sockets), unlike a resolved promise. */
 export function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve))
+  return nextEventLoopTurn()
 }

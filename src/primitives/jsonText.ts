@@ -7,7 +7,11 @@
 
 /** A JSON number kept as written, so that big integers survive the round trip. */
 export class JsonNumber {
-  constructor(readonly text: string) {}
+  readonly text: string
+
+  constructor(text: string) {
+    this.text = text
+  }
 }
 export type JsonObject = Map<string, JsonValue>
 export type JsonValue = JsonObject | JsonValue[] | string | JsonNumber | boolean | null
@@ -27,7 +31,11 @@ const STRING = /"(?:[^"\\\u0000-\u001f]|\\(?:["\\/bfnrt]|u[0-9a-fA-F]{4}))*"/y
 
 class JsonReader {
   private i = 0
-  constructor(private readonly s: string) {}
+  private readonly s: string
+
+  constructor(s: string) {
+    this.s = s
+  }
 
   value(): JsonValue {
     this.skipSpace()

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { loadKeccak256 } from './keccak.ts'
 
 describe('loadKeccak256', () => {

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it, sleep } from '../runtime/testing.ts'
 import { MetricsRegistry } from './metrics.ts'
 
 describe('MetricsRegistry', () => {
@@ -17,7 +17,7 @@ describe('MetricsRegistry', () => {
 
   it('times calls that succeed and calls that throw', async () => {
     const m = new MetricsRegistry()
-    await m.time('blockchain', 'seal', async () => Bun.sleep(5))
+    await m.time('blockchain', 'seal', async () => sleep(5))
     await expect(
       m.time('blockchain', 'seal', () => {
         throw new Error('x')

@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'bun:test'
 import fs from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { afterEach, describe, expect, it } from '../runtime/testing.ts'
 import { bytesToHex, hexToBytes } from './hex.ts'
 import {
   generateKeyPair,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { addressOf } from '../consensus/bftHashing.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { decodeAddressArray, GET_VALIDATORS_SELECTOR } from './bftContractValidators.ts'

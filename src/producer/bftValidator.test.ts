@@ -1,4 +1,3 @@
-import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,6 +11,7 @@ import { openChain, poolChainView } from '../node/node.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
+import { afterAll, describe, expect, it, sleep } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { BftValidator } from './bftValidator.ts'
 
@@ -90,7 +90,7 @@ async function waitFor(condition: () => boolean, timeoutMs: number): Promise<voi
   const deadline = Date.now() + timeoutMs
   while (!condition()) {
     if (Date.now() > deadline) throw new Error('timed out')
-    await Bun.sleep(50)
+    await sleep(50)
   }
 }
 
@@ -189,7 +189,7 @@ describe('QBFT validators chosen by contract from a transition on', () => {
     const deadline = Date.now() + 30_000
     while (!sealers.every((n) => n.chain.head.header.number >= 5n)) {
       if (Date.now() > deadline) throw new Error(`timed out at ${nodes.map((n) => n.chain.head.header.number)}`)
-      await Bun.sleep(50)
+      await sleep(50)
     }
     for (const n of nodes) await n.validator.stop()
     const chain = nodes[0].chain

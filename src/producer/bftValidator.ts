@@ -60,12 +60,16 @@ export class BftValidator {
   private heldProposals: ProposalMessage[] = []
   private isStopped = false
 
-  constructor(
-    private readonly chain: Chain,
-    private readonly pool: TxPool,
-    readonly tracker: ValidatorTracker,
-    private readonly opts: BftValidatorOptions,
-  ) {
+  private readonly chain: Chain
+  private readonly pool: TxPool
+  readonly tracker: ValidatorTracker
+  private readonly opts: BftValidatorOptions
+
+  constructor(chain: Chain, pool: TxPool, tracker: ValidatorTracker, opts: BftValidatorOptions) {
+    this.chain = chain
+    this.pool = pool
+    this.tracker = tracker
+    this.opts = opts
     const { kind, blockPeriodSeconds, requestTimeoutSeconds } = opts.bft
     this.machine = new QbftStateMachine({
       kind,

@@ -70,11 +70,15 @@ export class BlockAssembler {
   private vm?: VM
   private vmRoot?: string
 
-  constructor(
-    private readonly chain: Chain,
-    private readonly pool: TxPool,
-    private readonly opts: BlockAssemblerOptions = {},
-  ) {}
+  private readonly chain: Chain
+  private readonly pool: TxPool
+  private readonly opts: BlockAssemblerOptions
+
+  constructor(chain: Chain, pool: TxPool, opts: BlockAssemblerOptions = {}) {
+    this.chain = chain
+    this.pool = pool
+    this.opts = opts
+  }
 
   /** Builds and executes a block of `candidates` on the head `parent`; stores nothing. */
   assemble(parent: Block, candidates: PoolTx[], fields: ProducerHeaderFields): Promise<AssembledBlock> {

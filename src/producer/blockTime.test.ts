@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { manualClock } from '../primitives/clock.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { BlockTime } from './blockTime.ts'
 
 const START_MS = 1_700_000_000_000

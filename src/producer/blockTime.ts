@@ -16,7 +16,11 @@ export interface BlockTimeSettings {
 export class BlockTime {
   private settings: BlockTimeSettings = { offsetSec: 0n }
 
-  constructor(private readonly clock: Clock) {}
+  private readonly clock: Clock
+
+  constructor(clock: Clock) {
+    this.clock = clock
+  }
 
   /** Seconds since the epoch on the chain's clock (wall time plus the offset). */
   nowSec(): bigint {

@@ -59,11 +59,12 @@ export class DevSealer {
   private timer?: ReturnType<typeof setInterval>
   private unsubscribe?: () => void
 
-  constructor(
-    private readonly chain: Chain,
-    private readonly pool: TxPool,
-    opts: DevSealerOptions,
-  ) {
+  private readonly chain: Chain
+  private readonly pool: TxPool
+
+  constructor(chain: Chain, pool: TxPool, opts: DevSealerOptions) {
+    this.chain = chain
+    this.pool = pool
     this.time = new BlockTime(opts.clock)
     this.coinbase = opts.coinbase
     this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.targetGasLimit, cliqueKey: opts.cliqueKey })

@@ -47,11 +47,15 @@ export class DevTools {
   private nextSnapshotId = 1n
   private initial?: Snapshot
 
-  constructor(
-    readonly chain: Chain,
-    readonly pool: TxPool,
-    readonly sealer: DevSealer,
-  ) {}
+  readonly chain: Chain
+  readonly pool: TxPool
+  readonly sealer: DevSealer
+
+  constructor(chain: Chain, pool: TxPool, sealer: DevSealer) {
+    this.chain = chain
+    this.pool = pool
+    this.sealer = sealer
+  }
 
   isImpersonated(addressHex: string): boolean {
     return this.isAutoImpersonating || this.impersonated.has(addressHex)

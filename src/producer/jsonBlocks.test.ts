@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { cliqueSigner } from '@ethereumjs/block'
 import { Address, privateToAddress } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'

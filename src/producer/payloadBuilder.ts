@@ -57,12 +57,14 @@ export class PayloadJob {
   private builtVersion = 0
   private unsubscribe: () => void
 
-  constructor(
-    private readonly builder: PayloadBuilder,
-    readonly parent: Block,
-    readonly attributes: BuildAttributes,
-    opts: PayloadBuilderOptions,
-  ) {
+  private readonly builder: PayloadBuilder
+  readonly parent: Block
+  readonly attributes: BuildAttributes
+
+  constructor(builder: PayloadBuilder, parent: Block, attributes: BuildAttributes, opts: PayloadBuilderOptions) {
+    this.builder = builder
+    this.parent = parent
+    this.attributes = attributes
     this.unsubscribe = builder.pool.onAdded(() => this.poolVersion++)
     this.building = this.rebuild()
     this.timer = setInterval(() => {
@@ -103,11 +105,12 @@ export class PayloadJob {
 export class PayloadBuilder {
   private readonly opts: PayloadBuilderOptions
 
-  constructor(
-    readonly chain: Chain,
-    readonly pool: TxPool,
-    opts: Partial<PayloadBuilderOptions> = {},
-  ) {
+  readonly chain: Chain
+  readonly pool: TxPool
+
+  constructor(chain: Chain, pool: TxPool, opts: Partial<PayloadBuilderOptions> = {}) {
+    this.chain = chain
+    this.pool = pool
     this.opts = { ...DEFAULTS, ...opts }
   }
 

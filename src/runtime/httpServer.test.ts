@@ -1,7 +1,7 @@
-import { afterAll, describe, expect, it } from 'bun:test'
 import { Hono } from 'hono'
 import { createServerRuntime, type HttpServer } from './httpServer.ts'
 import { runtimeTag } from './runtime.ts'
+import { afterAll, describe, expect, it } from './testing.ts'
 
 const LIMITS = { maxRequestBodyBytes: 1024, maxWsFrameBytes: 512, idleTimeoutS: 30 }
 let server: HttpServer | undefined
@@ -62,6 +62,7 @@ describe('createServerRuntime', () => {
   })
 
   it('names the runtime and its version', () => {
-    expect(runtimeTag()).toBe(`bun-${Bun.version}`)
+    const v = process.versions as Record<string, string | undefined>
+    expect(runtimeTag()).toBe(v.bun ? `bun-${v.bun}` : v.deno ? `deno-${v.deno}` : `node-${v.node}`)
   })
 })

@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { SignJWT } from 'jose'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { isAuthorized } from './engineListener.ts'
 
 const SECRET = new Uint8Array(32).fill(3)

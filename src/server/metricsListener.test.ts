@@ -1,4 +1,5 @@
-import { afterEach, describe, expect, it } from 'bun:test'
+import { request } from 'node:http'
+import { afterEach, describe, expect, it } from '../runtime/testing.ts'
 import { formatPrometheus, type Metric, startMetricsListener } from './metricsListener.ts'
 import type { RunningListener } from './rpcListener.ts'
 
@@ -51,6 +52,18 @@ describe('startMetricsListener', () => {
     expect(await res.text()).toContain('ethereum_peer_count 2')
     expect(calls).toBe(1)
     expect((await fetch(`${base}/other`)).status).toBe(404)
-    expect((await fetch(`${base}/metrics`, { headers: { host: 'evil.example' } })).status).toBe(403)
+    expect(await statusWithHost(`${base}/metrics`, 'evil.example')).toBe(403)
   })
 })
+
+/** The status of a GET with its own Host header: fetch drops that header under Node and Deno, node:http keeps it. */
+function statusWithHost(url: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    request(url, { headers: { host } }, (res) => {
+      res.resume()
+      resolve(res.statusCode ?? 0)
+    })
+      .on('error', reject)
+      .end()
+  })
+}

@@ -1,6 +1,6 @@
-import { describe, expect, it } from 'bun:test'
 import { BranchMPTNode, LeafMPTNode, MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { bytesToHex, utf8ToBytes } from '@ethereumjs/util'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { copyNode, installDecodedNodeCache } from './decodedNodeCache.ts'
 
 installDecodedNodeCache()

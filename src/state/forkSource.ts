@@ -24,12 +24,12 @@ const REMOTE_TIMEOUT_MS = 15_000
 
 /** The remote failed or answered something unusable; the message says which call. */
 export class ForkRemoteError extends Error {
-  constructor(
-    message: string,
-    /** The remote's JSON-RPC error code, when it answered with an error. */
-    readonly code?: number,
-  ) {
+  /** The remote's JSON-RPC error code, when it answered with an error. */
+  readonly code?: number
+
+  constructor(message: string, code?: number) {
     super(message)
+    this.code = code
     this.name = 'ForkRemoteError'
   }
 }
@@ -102,13 +102,17 @@ export class CachedForkSource implements ForkSource {
   private readonly inFlight = new Map<string, Promise<Uint8Array>>()
   private tag: string
 
-  constructor(
-    private remote: RemoteCall,
-    private readonly cache: ForkCacheStore,
-    private forkHash: Uint8Array,
-    /** The fork block's number: blocks up to it are the remote's. */
-    public number: bigint,
-  ) {
+  private remote: RemoteCall
+  private readonly cache: ForkCacheStore
+  private forkHash: Uint8Array
+  /** The fork block's number: blocks up to it are the remote's. */
+  number: bigint
+
+  constructor(remote: RemoteCall, cache: ForkCacheStore, forkHash: Uint8Array, number: bigint) {
+    this.remote = remote
+    this.cache = cache
+    this.forkHash = forkHash
+    this.number = number
     this.tag = toQuantity(number)
   }
 

@@ -34,12 +34,13 @@ function detachKey(address: Uint8Array): Uint8Array {
 
 /** The account trie of a forked state: misses fall through to the remote, deletions leave tombstones. */
 class ForkAccountTrie extends MerklePatriciaTrie {
-  constructor(
-    opts: MPTOpts,
-    readonly fork: ForkSource,
-    private readonly codeDb: TrieDb,
-  ) {
+  readonly fork: ForkSource
+  private readonly codeDb: TrieDb
+
+  constructor(opts: MPTOpts, fork: ForkSource, codeDb: TrieDb) {
     super(opts)
+    this.fork = fork
+    this.codeDb = codeDb
   }
 
   /** The local value under `key`: undefined when never written, null when deleted here. */

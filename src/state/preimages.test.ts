@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, it } from '../runtime/testing.ts'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { type TracingChain, tracingChain } from '../../test/tracing/tracingChain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'

@@ -44,10 +44,12 @@ export class TrieDb implements DB<string, Value> {
    */
   storageFormat: StorageFormat = 'FOREST'
 
-  constructor(
-    private readonly store: ChainStore,
-    private readonly readCacheSize = 32_768,
-  ) {
+  private readonly store: ChainStore
+  private readonly readCacheSize: number
+
+  constructor(store: ChainStore, readCacheSize = 32_768) {
+    this.store = store
+    this.readCacheSize = readCacheSize
     if (store) this.preimages = new PreimageTable(store.db)
   }
 

@@ -50,7 +50,11 @@ const TOPIC_COLUMNS = ['topic0', 'topic1', 'topic2', 'topic3']
 const BLOCKS_PER_QUERY = 500
 
 export class ChainStore {
-  constructor(readonly db: SqlDatabase) {}
+  readonly db: SqlDatabase
+
+  constructor(db: SqlDatabase) {
+    this.db = db
+  }
 
   readMeta(key: string): Uint8Array | undefined {
     return (this.db.prepare('SELECT value FROM meta WHERE key = ?').get(key)?.value as Uint8Array) ?? undefined

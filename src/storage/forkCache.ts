@@ -13,7 +13,10 @@ export interface ForkCacheStore {
 }
 
 export class SqliteForkCache implements ForkCacheStore {
-  constructor(private readonly db: SqlDatabase) {
+  private readonly db: SqlDatabase
+
+  constructor(db: SqlDatabase) {
+    this.db = db
     db.exec('CREATE TABLE IF NOT EXISTS fork_cache (key BLOB PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID')
   }
 

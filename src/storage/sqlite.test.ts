@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { openSqlite, skipCheckpointSyncs } from './sqlite.ts'
 
 describe('openSqlite', () => {

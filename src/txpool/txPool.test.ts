@@ -1,7 +1,7 @@
-import { describe, expect, it } from 'bun:test'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx'
 import { hexToBytes } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { fees, type PoolChainView, TxPool } from './txPool.ts'
 import { TxPoolError } from './txPoolError.ts'
 

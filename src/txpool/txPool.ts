@@ -49,10 +49,12 @@ export class TxPool {
   private readonly byHash = new Map<string, PoolTx>()
   private readonly listeners = new Set<(t: PoolTx) => void>()
 
-  constructor(
-    private readonly chain: PoolChainView,
-    private readonly opts: TxPoolOptions,
-  ) {
+  private readonly chain: PoolChainView
+  private readonly opts: TxPoolOptions
+
+  constructor(chain: PoolChainView, opts: TxPoolOptions) {
+    this.chain = chain
+    this.opts = opts
     chain.onHeadReset?.(() => this.resync())
   }
 

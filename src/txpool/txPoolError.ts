@@ -16,11 +16,11 @@ export type TxPoolErrorKind =
   | 'txFeeCapExceeded'
 
 export class TxPoolError extends Error {
-  constructor(
-    readonly kind: TxPoolErrorKind,
-    message: string,
-  ) {
+  readonly kind: TxPoolErrorKind
+
+  constructor(kind: TxPoolErrorKind, message: string) {
     super(message)
+    this.kind = kind
     this.name = 'TxPoolError'
   }
 }

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../../runtime/testing.ts'
 import { type Block, createBlock, createBlockFromBytesArray } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { ecrecover, publicToAddress } from '@ethereumjs/util'

@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'bun:test'
 import { type Block, createBlock, createBlockFromBytesArray } from '@ethereumjs/block'
 import { Common, Mainnet } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { ecrecover, publicToAddress } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { describe, expect, it } from '../../runtime/testing.ts'
 import { addressOf } from '../bftHashing.ts'
 import {
   COMMIT,

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../../runtime/testing.ts'
 import { createBlock, createBlockHeader } from '@ethereumjs/block'
 import { createLegacyTx } from '@ethereumjs/tx'
 import { createChainCommon, normalizeGenesis } from '../../chain/genesis.ts'

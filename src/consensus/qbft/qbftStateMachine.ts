@@ -80,7 +80,10 @@ export class QbftStateMachine {
   private readonly codec: MessageCodec
   private timing!: HeightTiming
 
-  constructor(readonly opts: QbftOptions) {
+  readonly opts: QbftOptions
+
+  constructor(opts: QbftOptions) {
+    this.opts = opts
     this.address = addressOf(opts.privateKey)
     this.codec = codecFor(opts.kind)
   }

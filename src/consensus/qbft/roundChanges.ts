@@ -34,15 +34,24 @@ export class RoundChanges {
   private readonly byRound = new Map<number, Map<Hex, RoundChangeMessage>>()
   private readonly quorumReached = new Set<number>()
   private latestPrepared?: PreparedCertificate
+
+  private readonly kind: BftKind
+  private readonly height: bigint
+  private readonly validators: Uint8Array[]
   private readonly quorum: number
+  private readonly proposerOf: (round: number) => Uint8Array
 
   constructor(
-    private readonly kind: BftKind,
-    private readonly height: bigint,
-    private readonly validators: Uint8Array[],
-    private readonly proposerOf: (round: number) => Uint8Array,
+    kind: BftKind,
+    height: bigint,
+    validators: Uint8Array[],
+    proposerOf: (round: number) => Uint8Array,
   ) {
+    this.kind = kind
+    this.height = height
+    this.validators = validators
     this.quorum = quorumSize(validators.length)
+    this.proposerOf = proposerOf
   }
 
   /** Records a valid round change; answers its target round the first time that round has a quorum. */

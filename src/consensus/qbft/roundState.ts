@@ -21,14 +21,14 @@ export class RoundState {
   hasSentCommit = false
   isImported = false
 
+  readonly kind: BftKind
+  readonly round: number
   readonly quorum: number
   private readonly preparesNeeded: number
 
-  constructor(
-    readonly kind: BftKind,
-    readonly round: number,
-    validatorCount: number,
-  ) {
+  constructor(kind: BftKind, round: number, validatorCount: number) {
+    this.kind = kind
+    this.round = round
     this.quorum = quorumSize(validatorCount)
     this.preparesNeeded = prepareQuorum(kind, validatorCount)
   }

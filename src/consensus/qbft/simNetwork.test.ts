@@ -1,7 +1,7 @@
-import { describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { createChainCommon, createGenesisBlock, normalizeGenesis } from '../../chain/genesis.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { describe, expect, it, setDefaultTimeout } from '../../runtime/testing.ts'
 import { type BftKind, decodeBftExtraData, genesisExtraData } from '../bftExtraData.ts'
 import { addressOf, installBftBlockHash } from '../bftHashing.ts'
 import { COMMIT } from './messages.ts'

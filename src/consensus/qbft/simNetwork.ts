@@ -35,11 +35,12 @@ export class SimNode {
   vote?: BftVote
   isUp = true
 
-  constructor(
-    readonly id: number,
-    key: Uint8Array,
-    private readonly net: SimNetwork,
-  ) {
+  readonly id: number
+  private readonly net: SimNetwork
+
+  constructor(id: number, key: Uint8Array, net: SimNetwork) {
+    this.id = id
+    this.net = net
     const o = net.opts
     this.machine = new QbftStateMachine({ ...o, privateKey: key, clock: net.clock })
     this.tracker = new ValidatorTracker(o.kind, o.epochLength, {
@@ -133,7 +134,10 @@ export class SimNetwork {
   /** Messages for which this answers false are lost on the way. */
   dropIf: (code: number, data: Uint8Array) => boolean = () => false
 
-  constructor(readonly opts: SimOptions) {
+  readonly opts: SimOptions
+
+  constructor(opts: SimOptions) {
+    this.opts = opts
     this.clock = manualClock(opts.startMs)
     this.nodes = opts.keys.map((k, i) => new SimNode(i, k, this))
   }

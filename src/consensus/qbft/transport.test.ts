@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'bun:test'
+import { describe, expect, it } from '../../runtime/testing.ts'
 import { COMMIT, PREPARE, PROPOSAL, ROUND_CHANGE } from './messages.ts'
 import { QBFT_CAPABILITY, soloTransport } from './transport.ts'
 

@@ -29,11 +29,11 @@ export interface ReplaySource extends BlockSource {
 
 /** Thrown when a block cannot be replayed (no parent: genesis, or a pruned/missing ancestor). */
 export class ReplayError extends Error {
-  constructor(
-    readonly kind: 'genesis' | 'missingParent',
-    message: string,
-  ) {
+  readonly kind: 'genesis' | 'missingParent'
+
+  constructor(kind: 'genesis' | 'missingParent', message: string) {
     super(message)
+    this.kind = kind
   }
 }
 

@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import {
   callerRuntime,
   REVERT_RUNTIME,
@@ -6,6 +5,7 @@ import {
   type TracingChain,
   tracingChain,
 } from '../../../test/tracing/tracingChain.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { CallTracer, formatCallFrame, revertReason } from './callTracer.ts'
 import { FourByteTracer } from './fourByteTracer.ts'
 import { flattenCallFrames } from './parityTrace.ts'

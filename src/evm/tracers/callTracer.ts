@@ -86,7 +86,11 @@ export class CallTracer implements TxTracer<CallFrame> {
   private selfdestruct?: CallFrame
   private evm?: EVM
 
-  constructor(private readonly opts: CallTracerOptions = {}) {}
+  private readonly opts: CallTracerOptions
+
+  constructor(opts: CallTracerOptions = {}) {
+    this.opts = opts
+  }
 
   start({ vm }: TxContext): void {
     this.evm = vm.evm as EVM

@@ -5,7 +5,7 @@
  * carries its frame's value and STATICCALL none, SELFDESTRUCT is a frame of its own, failed frames
  * use all their gas and geth's error texts, keys come in geth's order.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+
 import { generateAddress2 } from '@ethereumjs/util'
 import {
   callerRuntime,
@@ -17,6 +17,7 @@ import {
 } from '../../../test/tracing/tracingChain.ts'
 import { computeContractAddress } from '../../chain/addresses.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 import { createTracer } from './createTracer.ts'
 import { flattenCallFrames } from './parityTrace.ts'

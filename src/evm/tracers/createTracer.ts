@@ -76,8 +76,11 @@ function withTimeout<R>(inner: TxTracer<R>, ms: number, clock: TraceClock): TxTr
 
 /** Thrown for a tracer name this node does not know. */
 export class UnknownTracerError extends Error {
-  constructor(readonly tracer: string) {
+  readonly tracer: string
+
+  constructor(tracer: string) {
     super(`tracer not found: ${tracer}`)
+    this.tracer = tracer
   }
 }
 

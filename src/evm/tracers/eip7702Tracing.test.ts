@@ -5,13 +5,14 @@
  * opcodes; callTracer names B (not the target) as `to`, and B runs the target's code in its own
  * storage.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+
 import { createEOACode7702Tx } from '@ethereumjs/tx'
 import { eoaCode7702SignAuthorization } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { devAccounts } from '../../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes, toQuantity } from '../../primitives/hex.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 import { createReplayTracer } from './replayTracer.ts'

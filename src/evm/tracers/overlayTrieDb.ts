@@ -12,8 +12,11 @@ type Value = string | Uint8Array
 export class OverlayTrieDb extends TrieDb {
   private readonly local = new Map<string, Uint8Array>()
 
-  constructor(private readonly base: TrieDb) {
+  private readonly base: TrieDb
+
+  constructor(base: TrieDb) {
     super(undefined as never, 0)
+    this.base = base
     this.fork = base.fork
     this.storageFormat = base.storageFormat
   }

@@ -3,11 +3,12 @@
  * with code only), keys in geth's order, created contracts absent from the pre-state, a fresh
  * recipient of value in diff mode's pre as `{balance: "0x0"}`, disableCode / disableStorage.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { deployCode, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { computeContractAddress } from '../../chain/addresses.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 
 const INIT = bytesToHex(deployCode(STORE_RUNTIME)).slice(2)

@@ -99,7 +99,11 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
   private state?: StateManager
   private evm?: EVM
 
-  constructor(private readonly opts: PrestateTracerOptions = {}) {}
+  private readonly opts: PrestateTracerOptions
+
+  constructor(opts: PrestateTracerOptions = {}) {
+    this.opts = opts
+  }
 
   async start({ vm, tx, block, sender }: TxContext): Promise<void> {
     this.state = vm.stateManager as StateManager

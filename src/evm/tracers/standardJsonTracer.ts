@@ -25,7 +25,11 @@ export class StandardJsonTracer implements TxTracer<string[]> {
   private readonly lines: Record<string, unknown>[] = []
   private evm?: EVM
 
-  constructor(private readonly opts: StandardJsonOptions = {}) {}
+  private readonly opts: StandardJsonOptions
+
+  constructor(opts: StandardJsonOptions = {}) {
+    this.opts = opts
+  }
 
   start({ vm }: TxContext): void {
     this.evm = vm.evm as EVM

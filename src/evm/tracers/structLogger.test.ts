@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { REVERT_RUNTIME, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { replayBlock } from './blockReplayer.ts'
 import { StructLogger, type StructLoggerOptions, type StructLoggerResult } from './structLogger.ts'
 

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import {
   callerRuntime,
   deployCode,

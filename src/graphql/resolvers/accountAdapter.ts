@@ -8,10 +8,13 @@ import { type GraphqlContext, invalidParams } from '../context.ts'
 export class AccountAdapter {
   private account?: Promise<Account | undefined>
 
-  constructor(
-    private readonly state: StateManager,
-    private readonly addressBytes: Uint8Array,
-  ) {}
+  private readonly state: StateManager
+  private readonly addressBytes: Uint8Array
+
+  constructor(state: StateManager, addressBytes: Uint8Array) {
+    this.state = state
+    this.addressBytes = addressBytes
+  }
 
   private read(): Promise<Account | undefined> {
     this.account ??= this.state.getAccount(new Address(this.addressBytes))

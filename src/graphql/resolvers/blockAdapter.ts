@@ -10,11 +10,11 @@ import { TransactionAdapter } from './transactionAdapter.ts'
 export class BlockAdapter {
   private readonly h: BlockHeader
 
+  private readonly block: Block | undefined
+
   /** `block` is the stored block; an ommer passes its header and no block. */
-  constructor(
-    private readonly block: Block | undefined,
-    header?: BlockHeader,
-  ) {
+  constructor(block: Block | undefined, header?: BlockHeader) {
+    this.block = block
     this.h = header ?? block!.header
   }
 

@@ -22,7 +22,11 @@ export interface LogFilter {
 }
 
 export class LogAdapter {
-  constructor(private readonly log: LogEntry) {}
+  private readonly log: LogEntry
+
+  constructor(log: LogEntry) {
+    this.log = log
+  }
 
   index(): number {
     return this.log.logIndex

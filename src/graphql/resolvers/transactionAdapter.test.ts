@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'bun:test'
 import { createBlock } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createBlob4844Tx, createLegacyTx } from '@ethereumjs/tx'
 import { privateToAddress } from '@ethereumjs/util'
 import { devAccounts } from '../../chain/devAccounts.ts'
 import { hexToBytes } from '../../primitives/hex.ts'
+import { describe, expect, it } from '../../runtime/testing.ts'
 import { TransactionAdapter } from './transactionAdapter.ts'
 
 const key = hexToBytes(devAccounts()[0].privateKey)

@@ -28,11 +28,12 @@ type TxFields = TypedTransaction & {
 export class TransactionAdapter {
   private readonly t: TxFields
 
-  constructor(
-    tx: TypedTransaction,
-    private readonly sender: Uint8Array,
-    private readonly at?: Mined,
-  ) {
+  private readonly sender: Uint8Array
+  private readonly at?: Mined
+
+  constructor(tx: TypedTransaction, sender: Uint8Array, at?: Mined) {
+    this.sender = sender
+    this.at = at
     this.t = tx as TxFields
   }
 

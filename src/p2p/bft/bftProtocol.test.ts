@@ -1,10 +1,10 @@
-import { describe, expect, it } from 'bun:test'
 import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { addressOf } from '../../consensus/bftHashing.ts'
 import { ibft2Codec } from '../../consensus/ibft2/ibftMessages.ts'
 import { encodeMessage, PREPARE, signPrepare } from '../../consensus/qbft/messages.ts'
 import { manualClock } from '../../primitives/clock.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { describe, expect, it, sleep } from '../../runtime/testing.ts'
 import { MemoryNetwork } from '../memoryTransport.ts'
 import { type PeerHandle, PeerManager, type SubProtocolHandler } from '../peerManager.ts'
 import type { DisconnectReason } from '../transport.ts'
@@ -142,16 +142,16 @@ describe('BFT subprotocol over peer sessions', () => {
     // A line: 0 — 1 — 2 (the memory network gives the i-th transport port i + 1).
     nodes[0].manager.addPeer(enode(1))
     nodes[2].manager.addPeer(enode(1))
-    for (let i = 0; i < 200 && nodes[1].protocol.validatorPeers().length < 2; i++) await Bun.sleep(5)
+    for (let i = 0; i < 200 && nodes[1].protocol.validatorPeers().length < 2; i++) await sleep(5)
     expect(nodes[0].protocol.validatorPeers().map((p) => p.id)).toEqual([nodeId(keys[1])])
 
     const msg = prepare(keys[0])
     nodes[0].protocol.broadcast(PREPARE, msg)
-    for (let i = 0; i < 200 && nodes[2].received.length === 0; i++) await Bun.sleep(5)
+    for (let i = 0; i < 200 && nodes[2].received.length === 0; i++) await sleep(5)
     expect(nodes[1].received).toEqual([msg])
     expect(nodes[2].received).toEqual([msg])
     // Node 2 gossips it back to node 1 only if it had not seen it: node 1 hands it on once.
-    await Bun.sleep(20)
+    await sleep(20)
     expect(nodes[1].received).toHaveLength(1)
     expect(nodes[0].received).toHaveLength(0)
     for (const n of nodes) await n.manager.stop()

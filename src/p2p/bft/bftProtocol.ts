@@ -71,7 +71,10 @@ export class BftProtocol implements SubProtocol, BftTransport {
   private readonly seen = new BoundedSet(SEEN_MESSAGES)
   private readonly handlers = new Set<(code: number, data: Uint8Array) => void>()
 
-  constructor(private readonly deps: BftProtocolDeps) {
+  private readonly deps: BftProtocolDeps
+
+  constructor(deps: BftProtocolDeps) {
+    this.deps = deps
     const shape = BFT_WIRE[deps.kind]
     this.name = shape.name
     this.version = shape.version

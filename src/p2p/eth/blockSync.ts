@@ -41,10 +41,13 @@ export class BlockSync {
   private queued?: SyncPeer
   private current?: SyncStatus
 
-  constructor(
-    private readonly chain: Chain,
-    private readonly importBlock: (block: Block) => Promise<void>,
-  ) {}
+  private readonly chain: Chain
+  private readonly importBlock: (block: Block) => Promise<void>
+
+  constructor(chain: Chain, importBlock: (block: Block) => Promise<void>) {
+    this.chain = chain
+    this.importBlock = importBlock
+  }
 
   /** The run in progress, or undefined when in sync. */
   status(): SyncStatus | undefined {

@@ -15,7 +15,11 @@ type Nested = Uint8Array | Nested[]
 /** A set that forgets its oldest half when full. */
 export class BoundedSet {
   private items = new Set<string>()
-  constructor(private readonly max: number) {}
+  private readonly max: number
+
+  constructor(max: number) {
+    this.max = max
+  }
   add(key: string): void {
     if (this.items.size >= this.max) this.items = new Set([...this.items].slice(this.max / 2))
     this.items.add(key)
@@ -41,10 +45,13 @@ export class EthPeer implements SyncPeer {
   private readonly pending = new Map<bigint, PendingRequest>()
   private nextId = BigInt(Math.floor(Math.random() * 2 ** 32)) << 16n
 
-  constructor(
-    readonly handle: PeerHandle,
-    private readonly timeoutMs = REQUEST_TIMEOUT_MS,
-  ) {}
+  readonly handle: PeerHandle
+  private readonly timeoutMs: number
+
+  constructor(handle: PeerHandle, timeoutMs = REQUEST_TIMEOUT_MS) {
+    this.handle = handle
+    this.timeoutMs = timeoutMs
+  }
 
   get id(): string {
     return this.handle.id

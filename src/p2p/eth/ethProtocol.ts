@@ -72,7 +72,10 @@ export class EthProtocol implements SubProtocol {
   private pendingTxs: TypedTransaction[] = []
   private readonly unsubscribe: (() => void)[] = []
 
-  constructor(private readonly deps: EthDeps) {
+  private readonly deps: EthDeps
+
+  constructor(deps: EthDeps) {
+    this.deps = deps
     this.schedule = forkSchedule(deps.chain.common, deps.chain.genesis.header.timestamp)
     this.unsubscribe.push(deps.chain.onNewBlock(({ block }) => this.announceBlock(block)))
     this.unsubscribe.push(deps.pool.onAdded((t) => this.queueTx(t.tx)))

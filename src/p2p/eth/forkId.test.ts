@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'bun:test'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { describe, expect, it } from '../../runtime/testing.ts'
 import { checkForkId, type ForkPoint, forkIdAt } from './forkId.ts'
 
 // EIP-2124's mainnet vectors (up to Petersburg).

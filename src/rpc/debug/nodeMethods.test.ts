@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
 import { STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { devAccounts } from '../../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
 import { batchSendRawTransaction, debugMetrics, replayBlock, resyncWorldstate, setHead } from './nodeMethods.ts'
 

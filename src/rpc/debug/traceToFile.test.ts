@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
 import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
 import { standardTraceBadBlockToFile, standardTraceBlockToFile } from './traceToFile.ts'
 

@@ -1,8 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { type EventChain, eventChain } from '../../../test/logs/eventChain.ts'
 import type { RpcError } from '../../jsonrpc/errors.ts'
 import { manualClock } from '../../primitives/clock.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { afterEach, beforeEach, describe, expect, it } from '../../runtime/testing.ts'
 import { FILTER_TIMEOUT_MS, FilterManager } from './filterManager.ts'
 import type { FilterParam } from './logFilterParam.ts'
 

@@ -48,11 +48,12 @@ export class FilterManager {
   private readonly unsubscribers: (() => void)[] = []
   private readonly sweeper: ReturnType<typeof setInterval>
 
-  constructor(
-    readonly chain: Chain,
-    readonly pool: TxPool,
-    opts: FilterManagerOptions = {},
-  ) {
+  readonly chain: Chain
+  readonly pool: TxPool
+
+  constructor(chain: Chain, pool: TxPool, opts: FilterManagerOptions = {}) {
+    this.chain = chain
+    this.pool = pool
     this.clock = opts.clock ?? systemClock
     this.timeoutMs = opts.timeoutMs ?? FILTER_TIMEOUT_MS
     this.maxFilters = opts.maxFilters ?? MAX_FILTERS

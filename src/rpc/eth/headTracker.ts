@@ -35,7 +35,10 @@ export class HeadTracker {
   private readonly listeners = new Set<(u: ChainUpdate) => void>()
   private readonly unsubscribe: () => void
 
-  constructor(private readonly chain: Chain) {
+  private readonly chain: Chain
+
+  constructor(chain: Chain) {
+    this.chain = chain
     this.last = chain.head
     this.unsubscribe = chain.onNewBlock((e) => this.onNewBlock(e))
   }

@@ -37,10 +37,13 @@ type Json = Record<string, unknown>
 export class LogReader {
   private readonly timestamps = new Map<string, bigint>()
 
-  constructor(
-    private readonly chain: Chain,
-    private readonly bloomCache?: LogBloomCache,
-  ) {}
+  private readonly chain: Chain
+  private readonly bloomCache?: LogBloomCache
+
+  constructor(chain: Chain, bloomCache?: LogBloomCache) {
+    this.chain = chain
+    this.bloomCache = bloomCache
+  }
 
   /** The block number a filter bound names; safe/finalized before there is one is an error. */
   blockNumberOf(ref: BlockTagName | bigint): bigint {

@@ -1,6 +1,6 @@
-import { afterEach, beforeEach, describe, expect, it } from 'bun:test'
 import { type EventChain, eventChain } from '../../../test/logs/eventChain.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { afterEach, beforeEach, describe, expect, it } from '../../runtime/testing.ts'
 import type { Connection } from '../context.ts'
 import { FilterManager } from './filterManager.ts'
 

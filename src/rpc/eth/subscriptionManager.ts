@@ -47,11 +47,15 @@ export class SubscriptionManager {
   /** Live subscriptions per connection id. */
   private readonly perConnection = new Map<number, number>()
 
-  constructor(
-    private readonly chain: Chain,
-    private readonly logs: LogReader,
-    private readonly limits: SubscriptionLimits = SUBSCRIPTION_LIMITS,
-  ) {}
+  private readonly chain: Chain
+  private readonly logs: LogReader
+  private readonly limits: SubscriptionLimits
+
+  constructor(chain: Chain, logs: LogReader, limits: SubscriptionLimits = SUBSCRIPTION_LIMITS) {
+    this.chain = chain
+    this.logs = logs
+    this.limits = limits
+  }
 
   get size(): number {
     return this.subs.size
