@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterEach, describe, expect, it } from '../runtime/testing.ts'
 import { openChain } from '../node/node.ts'
 import { sealTransfers } from '../node/testChain.ts'
+import { afterEach, describe, expect, it } from '../runtime/testing.ts'
 import { STATE_FLUSH_INTERVAL_MS } from './chain.ts'
 
 const dirs: string[] = []

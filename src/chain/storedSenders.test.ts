@@ -1,8 +1,8 @@
-import { describe, expect, it } from '../runtime/testing.ts'
 import { createBlock } from '@ethereumjs/block'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { bytesToHex } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { keepHeaderHash, useStoredSenders } from './storedSenders.ts'
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Cancun })

@@ -1,5 +1,5 @@
-import { describe, expect, it } from '../runtime/testing.ts'
 import { bytesToHex } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { BftSchedule, BftScheduleError } from './bftSchedule.ts'
 
 const A = '0x1111111111111111111111111111111111111111'

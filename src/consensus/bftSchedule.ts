@@ -98,10 +98,10 @@ function merge(kind: BftKind, base: BftParams, section: Record<string, unknown>,
 export class BftSchedule {
   private readonly forks: Fork[]
 
-  constructor(
-    readonly kind: BftKind,
-    config: Record<string, unknown>,
-  ) {
+  readonly kind: BftKind
+
+  constructor(kind: BftKind, config: Record<string, unknown>) {
+    this.kind = kind
     const section = (config[kind] ?? {}) as Record<string, unknown>
     const defaults: BftParams = {
       blockPeriodSeconds: 1,

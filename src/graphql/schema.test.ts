@@ -2,9 +2,10 @@
  * Pins schema.graphql to the schema Besu serves (EIP-1767 with Besu's additions), field by field:
  * every type, field, argument and nullability. A change here is a change of the public interface.
  */
-import { describe, expect, it } from '../runtime/testing.ts'
+
 import { readFileSync } from 'node:fs'
 import { type GraphQLField, type GraphQLInputField, isInputObjectType, isObjectType, isScalarType } from 'graphql'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { graphqlSchema } from './graphqlService.ts'
 
 /** Besu's fields, `Type.field(arg: T): T` a line (test/fixtures/besuGraphqlFields.txt). */

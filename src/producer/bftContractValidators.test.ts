@@ -1,6 +1,6 @@
-import { describe, expect, it } from '../runtime/testing.ts'
 import { addressOf } from '../consensus/bftHashing.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { decodeAddressArray, GET_VALIDATORS_SELECTOR } from './bftContractValidators.ts'
 
 const ADDRESSES = [1, 2].map((i) => addressOf(new Uint8Array(32).fill(i)))

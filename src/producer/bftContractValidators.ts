@@ -38,10 +38,13 @@ export class ContractValidators {
   private readonly cache = new Map<Hex, Uint8Array[]>()
   private latest?: Uint8Array[]
 
-  constructor(
-    private readonly chain: Chain,
-    private readonly schedule: BftSchedule,
-  ) {}
+  private readonly chain: Chain
+  private readonly schedule: BftSchedule
+
+  constructor(chain: Chain, schedule: BftSchedule) {
+    this.chain = chain
+    this.schedule = schedule
+  }
 
   /** Reads (once) the validators of the child of `parent`, when the contract chooses them. */
   async prepare(parent: BlockHeader): Promise<void> {

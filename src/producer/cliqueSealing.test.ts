@@ -3,7 +3,7 @@
  * difficulty 2 and out-of-turn 1, 97-byte extraData with the seal, checkpoints listing the signers,
  * the block period, fees to the signer, and blocks a second node imports under clique's rules.
  */
-import { describe, expect, it } from '../runtime/testing.ts'
+
 import { cliqueSigner, createSealedCliqueBlock } from '@ethereumjs/block'
 import { createLegacyTx } from '@ethereumjs/tx'
 import { Address, privateToAddress } from '@ethereumjs/util'
@@ -15,6 +15,7 @@ import { openMemoryChain } from '../chain/memoryChain.ts'
 import { poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
 

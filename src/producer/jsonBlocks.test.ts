@@ -1,10 +1,10 @@
-import { describe, expect, it } from '../runtime/testing.ts'
 import { cliqueSigner } from '@ethereumjs/block'
 import { Address, privateToAddress } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'
 import { normalizeGenesis } from '../chain/genesis.ts'
 import { openMemoryChain } from '../chain/memoryChain.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { importJsonBlocks, parseJsonBlocks } from './jsonBlocks.ts'
 
 const KEY = `0x${'42'.repeat(32)}`

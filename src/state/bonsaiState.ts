@@ -23,8 +23,11 @@ const PRUNE_EVERY_BLOCKS = 32
 
 /** The state of a block outside the history window (its trie nodes and trie logs are gone). */
 export class StateUnavailableError extends Error {
-  constructor(readonly blockNumber: bigint) {
+  readonly blockNumber: bigint
+
+  constructor(blockNumber: bigint) {
     super(`World state unavailable for block ${blockNumber}`)
+    this.blockNumber = blockNumber
     this.name = 'StateUnavailableError'
   }
 }
@@ -46,11 +49,14 @@ export class BonsaiState {
   private flatRoot?: Uint8Array
   private readonly pruneEveryBlocks: bigint
 
-  constructor(
-    private readonly store: ChainStore,
-    private readonly trieDb: TrieDb,
-    readonly historicalBlockLimit = DEFAULT_HISTORICAL_BLOCK_LIMIT,
-  ) {
+  private readonly store: ChainStore
+  private readonly trieDb: TrieDb
+  readonly historicalBlockLimit: number
+
+  constructor(store: ChainStore, trieDb: TrieDb, historicalBlockLimit = DEFAULT_HISTORICAL_BLOCK_LIMIT) {
+    this.store = store
+    this.trieDb = trieDb
+    this.historicalBlockLimit = historicalBlockLimit
     this.flat = new FlatStore(store.db)
     this.pruneEveryBlocks = BigInt(Math.min(PRUNE_EVERY_BLOCKS, historicalBlockLimit))
     this.flatRoot = store.readMeta(META_FLAT_ROOT)

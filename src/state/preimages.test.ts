@@ -1,9 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from '../runtime/testing.ts'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { type TracingChain, tracingChain } from '../../test/tracing/tracingChain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { DevTools } from '../producer/devTools.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../runtime/testing.ts'
 
 let t: TracingChain
 beforeAll(async () => {

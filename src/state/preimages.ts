@@ -25,7 +25,11 @@ export class PreimageTable {
   private readonly pending = new Map<string, Uint8Array>()
   private readonly stored = new Set<string>()
 
-  constructor(private readonly db: SqlDatabase) {}
+  private readonly db: SqlDatabase
+
+  constructor(db: SqlDatabase) {
+    this.db = db
+  }
 
   /** Makes `state` note the address of every account and the key of every slot it writes. */
   record(state: StateManager): void {

@@ -1,9 +1,9 @@
-import { describe, expect, it } from '../runtime/testing.ts'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_RLP, ValueEncoding } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex } from '../primitives/hex.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
 import { TrieDb } from './trieDb.ts'
 import { diffTries } from './trieDiff.ts'
 

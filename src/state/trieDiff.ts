@@ -107,11 +107,15 @@ interface Expanded {
 }
 
 class DiffWalker {
-  constructor(
-    private readonly read: NodeReader,
-    private readonly keyPrefix: Uint8Array<ArrayBufferLike>,
-    private readonly out: TrieDiff,
-  ) {}
+  private readonly read: NodeReader
+  private readonly keyPrefix: Uint8Array<ArrayBufferLike>
+  private readonly out: TrieDiff
+
+  constructor(read: NodeReader, keyPrefix: Uint8Array<ArrayBufferLike>, out: TrieDiff) {
+    this.read = read
+    this.keyPrefix = keyPrefix
+    this.out = out
+  }
 
   diff(a: Side, b: Side, path: number[]): void {
     if (sameRef(a, b)) return

@@ -53,11 +53,11 @@ class FlatView extends MerkleStateManager {
   private readonly viewRoot: Uint8Array
   private readonly keccak: (b: Uint8Array) => Uint8Array
 
-  constructor(
-    opts: StateOpts,
-    private readonly bonsai: BonsaiState,
-  ) {
+  private readonly bonsai: BonsaiState
+
+  constructor(opts: StateOpts, bonsai: BonsaiState) {
     super(opts)
+    this.bonsai = bonsai
     this.viewRoot = opts!.trie!.root()
     this.keccak = opts!.common!.customCrypto.keccak256 ?? keccak_256
   }

@@ -6,7 +6,11 @@
 import type { SqlDatabase } from './sqlite.ts'
 
 export class FlatStore {
-  constructor(readonly db: SqlDatabase) {}
+  readonly db: SqlDatabase
+
+  constructor(db: SqlDatabase) {
+    this.db = db
+  }
 
   readAccount(key: Uint8Array): Uint8Array | undefined {
     return (this.db.prepare('SELECT value FROM flat_accounts WHERE key = ?').get(key)?.value as Uint8Array) ?? undefined

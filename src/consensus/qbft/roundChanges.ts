@@ -41,12 +41,7 @@ export class RoundChanges {
   private readonly quorum: number
   private readonly proposerOf: (round: number) => Uint8Array
 
-  constructor(
-    kind: BftKind,
-    height: bigint,
-    validators: Uint8Array[],
-    proposerOf: (round: number) => Uint8Array,
-  ) {
+  constructor(kind: BftKind, height: bigint, validators: Uint8Array[], proposerOf: (round: number) => Uint8Array) {
     this.kind = kind
     this.height = height
     this.validators = validators

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { createReplayTracer } from './replayTracer.ts'
 
 /*

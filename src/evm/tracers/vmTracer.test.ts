@@ -1,4 +1,3 @@
-import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import {
   callerRuntime,
   deployCode,
@@ -8,6 +7,7 @@ import {
   tracingChain,
 } from '../../../test/tracing/tracingChain.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { type VmOpJson, VmTracer } from './vmTracer.ts'
 
 /*
