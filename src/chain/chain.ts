@@ -18,6 +18,7 @@ import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import type { TxReceipt } from '@ethereumjs/vm'
+import type { BlockRewardRule } from '../evm/blockReward.ts'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
@@ -68,6 +69,8 @@ export class Chain {
   genesis!: Block
   /** Header rules of a consensus the library does not know (BFT); set before any import. */
   sealRules?: SealRules
+  /** The block reward the library does not pay (BFT's `blockreward`); set before any import. */
+  blockReward?: BlockRewardRule
   private readonly blockCache = new Map<string, Block>()
   private readonly receiptCache = new Map<string, Receipt[]>()
   private readonly stateCache = new Map<string, StateManager>()
