@@ -39,16 +39,27 @@ export async function runBlockWithReward(
   const count = opts.block.transactions.length
   let seen = 0
   let failure: unknown
-  // A listener taking two arguments is awaited by the VM until it calls the second.
   type Resolve = (result?: unknown) => void
+  // The VM awaits a listener of two parameters until it calls the second (so no default value,
+  // which would make its length 1).
   const pay = (resolve: Resolve) =>
     void payBlockReward(vm, reward).then(resolve, (e) => {
       failure = e
       resolve()
     })
-  const done = () => {}
-  const onBeforeBlock = (_: unknown, resolve: Resolve = done) => (count === 0 ? pay(resolve) : resolve())
-  const onAfterTx = (_: unknown, resolve: Resolve = done) => (++seen === count ? pay(resolve) : resolve())
+  type Listener = (data: unknown, resolve?: Resolve) => void
+  // Before the block's checkpoint: the state manager puts into its trie only what the innermost
+  // checkpoint changed when the root is taken, so the credit is written to the trie at once.
+  const payAndFlush = (resolve: Resolve) =>
+    pay(
+      () =>
+        void flush(vm).then(resolve, (e) => {
+          failure ??= e
+          resolve()
+        }),
+    )
+  const onBeforeBlock: Listener = (_, resolve) => (count === 0 ? payAndFlush(resolve as Resolve) : resolve?.())
+  const onAfterTx: Listener = (_, resolve) => (++seen === count ? pay(resolve as Resolve) : resolve?.())
   vm.events.on('beforeBlock', onBeforeBlock)
   vm.events.on('afterTx', onAfterTx)
   try {
@@ -59,4 +70,9 @@ export async function runBlockWithReward(
     vm.events.off('beforeBlock', onBeforeBlock)
     vm.events.off('afterTx', onAfterTx)
   }
+}
+
+/** Writes the state manager's cached changes to its trie (the library's Merkle state manager has it). */
+async function flush(vm: VM): Promise<void> {
+  await (vm.stateManager as { flush?: () => Promise<void> }).flush?.()
 }
