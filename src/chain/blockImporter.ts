@@ -6,7 +6,8 @@
  * Used by `blocks import` and by the Engine API's newPayload. Does not pick the head by itself.
  */
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
-import { runBlock, type TxReceipt } from '@ethereumjs/vm'
+import type { TxReceipt } from '@ethereumjs/vm'
+import { runBlockWithReward } from '../evm/blockReward.ts'
 import { type BlockSource, createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { metrics } from '../primitives/metrics.ts'
@@ -139,8 +140,14 @@ export async function executeBlock(
   // only unreferenced, content-addressed nodes behind, which are harmless.
   const state = openState(chain.trieDb, chain.common, chain.postStateRoot(parent), true)
   const vm = await createVm(chain.common, state, ancestorSource(chain, parent), { isSenderCodeAllowed: isOwnBlock })
-  const result = await runBlock(vm, { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true })
+  const opts = { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true }
+  const result = await runBlockWithReward(vm, opts, rewardOf(chain, block))
   return result.receipts
+}
+
+/** The reward `chain` pays for `block` beyond the library's own (BFT's `blockreward`). */
+export function rewardOf(chain: Chain, block: Block) {
+  return chain.blockReward?.(block.header.number, block.header.coinbase.bytes)
 }
 
 /** BLOCKHASH before EIP-2935 reads the block's own ancestry, which is not canonical on a side branch. */

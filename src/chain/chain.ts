@@ -21,6 +21,7 @@ import { RLP } from '@ethereumjs/rlp'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
+import type { BlockRewardRule } from '../evm/blockReward.ts'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
@@ -84,6 +85,8 @@ export class Chain {
   sealRules?: SealRules
   /** Set on a BONSAI data path (before `open`): the flat head state, trie logs and history window. */
   bonsai?: BonsaiState
+  /** The block reward the library does not pay (BFT's `blockreward`); set before any import. */
+  blockReward?: BlockRewardRule
   private readonly blockCache = new Map<string, Block>()
   private readonly receiptCache = new Map<string, Receipt[]>()
   private readonly stateCache = new Map<string, StateManager>()

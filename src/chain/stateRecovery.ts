@@ -12,11 +12,12 @@
  */
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
-import { runBlock } from '@ethereumjs/vm'
+import { runBlockWithReward } from '../evm/blockReward.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { openState } from '../state/worldState.ts'
+import { rewardOf } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
 
 const log = createLogger('chain')
@@ -59,7 +60,8 @@ async function replayBlocks(
     if (!equalBytes(root, prev.header.stateRoot)) await vm.stateManager.setStateRoot(root)
     prev = block
     try {
-      await runBlock(vm, { block: withStoredSenders(chain, block), skipBlockValidation: true, setHardfork: true })
+      const opts = { block: withStoredSenders(chain, block), skipBlockValidation: true, setHardfork: true }
+      await runBlockWithReward(vm, opts, rewardOf(chain, block))
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e)
       throw new Error(

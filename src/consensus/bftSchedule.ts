@@ -8,10 +8,11 @@
  *   (Besu's validator overrides);
  * - `validatorselectionmode` `blockheader` | `contract` with `validatorcontractaddress` (QBFT):
  *   validators read by calling `getValidators()` on the contract at the parent's state;
- * - `blockreward` and `miningbeneficiary`: refused when set (Basalt pays no BFT block reward), so a
- *   genesis that expects one does not silently run a different chain.
+ * - `blockreward` (wei, a `0x` hex or decimal string; default 0) and `miningbeneficiary` (an address;
+ *   absent or blank in a transition: the block's coinbase, its proposer): see `rewardOf`.
  * Bad values throw `BftScheduleError` naming the field, at start.
  */
+import type { BlockReward } from '../evm/blockReward.ts'
 import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
 import type { BftKind } from './bftExtraData.ts'
 
@@ -24,6 +25,10 @@ export interface BftParams {
   /** A validator set imposed by a transition, from its block on. */
   validators?: Uint8Array[]
   selection: ValidatorSelection
+  /** Wei paid at the end of every block (empty ones too); 0: none. */
+  blockReward: bigint
+  /** Who is paid the reward; undefined: the block's coinbase. */
+  miningBeneficiary?: Uint8Array
 }
 
 interface Fork {
@@ -51,13 +56,15 @@ function address(v: unknown, field: string): Uint8Array {
   return hexToBytes((v as string).startsWith('0x') ? (v as Hex) : `0x${v}`)
 }
 
-function isZero(v: unknown): boolean {
-  if (v === undefined || v === null) return true
-  try {
-    return BigInt(v as string | number) === 0n
-  } catch {
-    return fail(`blockreward must be a number, got ${JSON.stringify(v)}`)
-  }
+/** Besu's reading of `blockreward`: a `0x` hex string, else a decimal one (a JSON number too). */
+function wei(v: unknown, field: string): bigint | undefined {
+  if (v === undefined) return undefined
+  const bad = () => fail(`${field} must be a non-negative amount of wei (hex or decimal), got ${JSON.stringify(v)}`)
+  if (typeof v === 'number') return Number.isSafeInteger(v) && v >= 0 ? BigInt(v) : bad()
+  if (typeof v !== 'string') return bad()
+  const s = v.trim()
+  if (/^0x[0-9a-f]*$/i.test(s)) return s.length === 2 ? 0n : BigInt(s)
+  return /^[0-9]+$/.test(s) ? BigInt(s) : bad()
 }
 
 /** `base` with the fields `section` (a genesis section or a transition) sets. */
@@ -90,8 +97,13 @@ function merge(kind: BftKind, base: BftParams, section: Record<string, unknown>,
       address: address(section.validatorcontractaddress, `${where}.validatorcontractaddress`),
     }
   }
-  if (!isZero(section.blockreward) || section.miningbeneficiary !== undefined)
-    fail(`${where}: blockreward and miningbeneficiary are not supported (Basalt pays no BFT block reward)`)
+  out.blockReward = wei(section.blockreward, `${where}.blockreward`) ?? base.blockReward
+  const beneficiary = section.miningbeneficiary
+  if (beneficiary !== undefined) {
+    // As Besu: a blank value (a transition's way back to the coinbase) sets none.
+    const isBlank = typeof beneficiary === 'string' && beneficiary.trim() === ''
+    out.miningBeneficiary = isBlank ? undefined : address(beneficiary, `${where}.miningbeneficiary`)
+  }
   return out
 }
 
@@ -108,6 +120,7 @@ export class BftSchedule {
       emptyBlockPeriodSeconds: 0,
       requestTimeoutSeconds: 1,
       selection: { mode: 'blockheader' },
+      blockReward: 0n,
     }
     const forks: Fork[] = [{ block: 0n, params: merge(kind, defaults, section, `config.${kind}`) }]
     const transitions = (config.transitions as Record<string, unknown> | undefined)?.[kind]
@@ -131,6 +144,15 @@ export class BftSchedule {
   at(number: bigint): BftParams {
     for (let i = this.forks.length - 1; i > 0; i--) if (this.forks[i].block <= number) return this.forks[i].params
     return this.forks[0].params
+  }
+
+  /**
+   * The reward of block `number` proposed by `coinbase`: `blockreward` wei to `miningbeneficiary`,
+   * else to the coinbase; none when the reward is 0 (Besu skips a zero reward: no account touched).
+   */
+  rewardOf(number: bigint, coinbase: Uint8Array): BlockReward | undefined {
+    const { blockReward, miningBeneficiary } = this.at(number)
+    return blockReward === 0n ? undefined : { beneficiary: miningBeneficiary ?? coinbase, amount: blockReward }
   }
 
   /** Whether any block is ruled by validators other than the headers' votes. */

@@ -18,6 +18,7 @@ import {
 import { type Address, bigIntToAddressBytes, bytesToHex, createAddressFromBigInt } from '@ethereumjs/util'
 import { BlockBuilder, type BuildBlockOpts, type RunTxResult, runTx, type SealBlockOpts, type VM } from '@ethereumjs/vm'
 import { maxBigInt } from '../primitives/bigintMath.ts'
+import { type BlockReward, payBlockReward } from './blockReward.ts'
 
 /** The library builder's fields this subclass maintains (private in its typings, plain at runtime). */
 interface BuilderFields {
@@ -51,6 +52,8 @@ export interface FastBuildOptions {
    * none given, every request system call runs in the EVM.
    */
   requestContractCodeHashes?: ReadonlySet<string>
+  /** A reward the library does not pay by itself (BFT's `blockreward`), paid when the block is built. */
+  reward?: BlockReward
 }
 
 export class FastBlockBuilder extends BlockBuilder {
@@ -129,6 +132,8 @@ export class FastBlockBuilder extends BlockBuilder {
    */
   override async build(sealOpts?: SealBlockOpts): ReturnType<BlockBuilder['build']> {
     const { vm } = this as unknown as BuilderFields
+    // After the transactions; withdrawals and requests follow, which neither read nor change it.
+    if (this.fastOpts.reward) await payBlockReward(vm, this.fastOpts.reward)
     const idle = await this.idleRequestContracts()
     if (idle.size === 0) return super.build(sealOpts)
     const evm = vm.evm as { runCall(o: EVMRunCallOpts): Promise<EVMResult> }

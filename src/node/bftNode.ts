@@ -62,6 +62,7 @@ export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis
     tracker,
     (parent) => contract.prepare(parent),
   )
+  chain.blockReward = (number, coinbase) => schedule.rewardOf(number, coinbase)
   return { options, tracker, schedule, contract }
 }
 

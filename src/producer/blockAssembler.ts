@@ -6,6 +6,7 @@
  * `Chain.commitBlock` and tells the pool. Shared by the dev sealer and the BFT validator.
  */
 import type { Block, HeaderData } from '@ethereumjs/block'
+import { toBytes } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
@@ -134,7 +135,10 @@ export class BlockAssembler {
           cliqueSigner: clique ? this.opts.cliqueKey : undefined,
         },
       },
-      { requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES },
+      {
+        requestContractCodeHashes: REQUEST_CONTRACT_CODE_HASHES,
+        reward: fields.coinbase && this.chain.blockReward?.(parent.header.number + 1n, toBytes(fields.coinbase)),
+      },
     )
     const included: PoolTx[] = []
     let yieldAtMs = performance.now() + YIELD_EVERY_MS

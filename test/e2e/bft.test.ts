@@ -3,7 +3,8 @@
  * writes it: the node seals a block every block period without --miner-enabled, with a commit seal
  * by the validator, includes transactions, answers the QBFT/IBFT RPC groups, and continues its
  * chain after a restart. A node without the validator key says why it produces nothing. QBFT's
- * empty-block period and a genesis transition change the pace of empty blocks.
+ * empty-block period and a genesis transition change the pace of empty blocks. A `blockreward` is
+ * paid to `miningbeneficiary` in every block, through a `kill -9` and in another node's import.
  */
 import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -231,4 +232,41 @@ describe('QBFT empty-block period and transitions', () => {
     for (let n = 6; n <= 7; n++) expect(gap(n)).toBe(2)
     expect(await node.rpc('qbft_getRequestTimeoutSeconds')).toBe(10)
   }, 90_000)
+})
+
+describe('a QBFT block reward', () => {
+  it('pays blockreward to miningbeneficiary in every block, after a kill -9 and in an import elsewhere', async () => {
+    const beneficiary = '0x000000000000000000000000000000000000b0b0'
+    const reward = 5n * 10n ** 17n
+    const net = generate('qbft', 'qbft-reward', {
+      qbft: {
+        blockperiodseconds: 1,
+        requesttimeoutseconds: 4,
+        blockreward: `0x${reward.toString(16)}`,
+        miningbeneficiary: beneficiary,
+      },
+    })
+    const dataPath = join(dir, 'qbft-reward-data')
+    const first = await start(net, { dataPath })
+    await waitForBlock(first, 3)
+    await first.stop('SIGKILL')
+    // The blocks whose state was not flushed are replayed at start, reward included.
+    const second = await start(net, { dataPath })
+    const head = Number(await second.rpc<Hex>('eth_blockNumber'))
+    expect(second.output()).toContain('rebuilt unflushed state')
+    await waitForBlock(second, head + 1)
+    const balance = async (n: number) =>
+      BigInt(await second.rpc<Hex>('eth_getBalance', [beneficiary, `0x${n.toString(16)}`]))
+    for (let n = 0; n <= head + 1; n++) expect(await balance(n)).toBe(BigInt(n) * reward)
+    await second.stop()
+    // Another node executes the exported blocks and finds every state root, with the reward.
+    const file = join(dir, 'qbft-reward.rlp')
+    const blocks = (args: string[]) => Bun.spawnSync([BASALT_BIN, 'blocks', ...args, '--genesis-file', net.genesisFile])
+    expect(blocks(['export', '--data-path', dataPath, '--to', file]).exitCode).toBe(0)
+    const imported = blocks(['import', '--data-path', join(dir, 'qbft-reward-imported'), '--from', file])
+    expect(imported.exitCode).toBe(0)
+    // The node may have sealed a block more before it stopped.
+    const importedHead = Number(/head (\d+)/.exec(imported.stdout.toString())?.[1])
+    expect(importedHead).toBeGreaterThanOrEqual(head + 1)
+  })
 })
