@@ -68,8 +68,10 @@ export function criteriaBits(c: LogCriteria): [number, number, number][][] {
 }
 
 export class LogBloomCache {
+  /** Before any request, as Besu's caching status: every block field 0 (endBlock "0x0", not "latest"). */
   private readonly status: CachingStatus = {
     startBlock: 0n,
+    endBlock: 0n,
     currentBlock: 0n,
     indexing: false,
     requestAccepted: false,

@@ -30,6 +30,7 @@ describe('admin_generateLogBloomCache', () => {
   it('refuses a call without arguments, as Besu (stop -1 without a start), and starts nothing', async () => {
     expect(await call(ctx, generateLogBloomCache, [])).toMatchObject({
       startBlock: '0x0',
+      endBlock: '0x0',
       currentBlock: '0x0',
       indexing: false,
       requestAccepted: false,
