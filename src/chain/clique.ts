@@ -2,8 +2,8 @@
  * Clique (EIP-225) as far as Basalt seals and checks it: the signer list of the last checkpoint
  * (every `epochlength` blocks a header lists the signers between its 32-byte vanity and its 65-byte
  * seal; the genesis is the first checkpoint), the in-turn signer of a height (difficulty 2, the others
- * 1), and the extraData of a block to seal. Votes (a block's coinbase and nonce) are not tallied: the
- * signer list changes only where a checkpoint says so. The library seals and recovers signers.
+ * 1), the signer list as votes changed it since (cliqueVotes.ts), and the header of a block to seal
+ * with one of this node's proposals. The library seals and recovers signers.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import { cliqueEpochTransitionSigners, cliqueSigner } from '@ethereumjs/block'
@@ -11,6 +11,14 @@ import type { Common } from '@ethereumjs/common'
 import { privateToAddress } from '@ethereumjs/util'
 import { maxBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import {
+  CLIQUE_NONCE_ADD,
+  CLIQUE_NONCE_DROP,
+  CliqueTally,
+  openProposals,
+  pickProposal,
+  voteOfHeader,
+} from './cliqueVotes.ts'
 
 export const CLIQUE_VANITY_BYTES = 32
 export const CLIQUE_SEAL_BYTES = 65
@@ -38,13 +46,44 @@ export function checkpointSigners(header: BlockHeader): string[] {
     .sort()
 }
 
-/** The signers who may seal block `number`: those of the last checkpoint before it. */
-export async function cliqueSignersFor(chain: CheckpointReader, common: Common, number: bigint): Promise<string[]> {
+/** Tallies after recent blocks, by block hash, per chain: replaying an epoch of votes for every block would be slow. */
+const tallyCache = new WeakMap<CheckpointReader, Map<string, CliqueTally>>()
+const TALLY_CACHE_SIZE = 256
+
+/**
+ * The signers and pending votes after block `number` (its own vote counted): the last checkpoint's
+ * list, changed by the votes of the blocks since. A checkpoint starts afresh.
+ */
+export async function cliqueTallyAfter(chain: CheckpointReader, common: Common, number: bigint): Promise<CliqueTally> {
   const epoch = cliqueEpoch(common)
-  const checkpoint = ((number - 1n) / epoch) * epoch
-  const block = await chain.getBlockByNumber(checkpoint)
-  if (!block) throw new Error(`clique checkpoint block ${checkpoint} is missing`)
-  return checkpointSigners(block.header)
+  const cache = tallyCache.get(chain) ?? new Map<string, CliqueTally>()
+  tallyCache.set(chain, cache)
+  const pending: Block[] = []
+  let tally: CliqueTally | undefined
+  for (let n = number; tally === undefined; n--) {
+    const block = await chain.getBlockByNumber(n)
+    if (!block) throw new Error(`clique block ${n} is missing`)
+    const cached = cache.get(bytesToHex(block.hash()))
+    if (cached) tally = cached.copy()
+    else if (n % epoch === 0n) tally = new CliqueTally(checkpointSigners(block.header))
+    else pending.push(block)
+  }
+  for (const block of pending.reverse()) {
+    const h = block.header
+    const vote = voteOfHeader(signerHex(cliqueSigner(h).bytes), signerHex(h.coinbase.bytes), h.nonce, false)
+    if (vote) tally.apply(vote)
+  }
+  const last = await chain.getBlockByNumber(number)
+  if (last) {
+    if (cache.size >= TALLY_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+    cache.set(bytesToHex(last.hash()), tally.copy())
+  }
+  return tally
+}
+
+/** The signers who may seal block `number`: those after its parent. */
+export async function cliqueSignersFor(chain: CheckpointReader, common: Common, number: bigint): Promise<string[]> {
+  return (await cliqueTallyAfter(chain, common, number - 1n)).signers()
 }
 
 /**
@@ -96,7 +135,7 @@ export function signerHex(address: Uint8Array): string {
 }
 
 /**
- * The seal rules of a clique header (EIP-225): signed by a signer of the last checkpoint, with the
+ * The seal rules of a clique header (EIP-225): signed by a signer as the list stands at its parent, with the
  * difficulty of its turn, and at a checkpoint listing exactly those signers. Throws the reason.
  * The library has already checked the extraData layout (97 bytes, or 97 + 20·n at a checkpoint).
  */
@@ -127,8 +166,9 @@ export interface CliqueHeaderFields {
 
 /**
  * Clique's header fields for the block after `parent`, sealed with `key`: difficulty 2 in turn (1
- * otherwise), the signer list at a checkpoint, zero coinbase, mix hash and nonce (no vote), and a
- * timestamp at least the block period after the parent's. Throws when `key` is not a signer's.
+ * otherwise), the signer list at a checkpoint, one of `proposals` (subject → add) that still changes
+ * something as coinbase and nonce (else zero ones: no vote; never at a checkpoint), zero mix hash,
+ * and a timestamp at least the block period after the parent's. Throws when `key` is not a signer's.
  */
 export async function cliqueHeaderFields(
   chain: CheckpointReader,
@@ -136,20 +176,24 @@ export async function cliqueHeaderFields(
   parent: BlockHeader,
   key: Uint8Array,
   timestamp: bigint,
+  proposals: ReadonlyMap<string, boolean> = new Map(),
 ): Promise<CliqueHeaderFields> {
   const number = parent.number + 1n
   const signer = signerHex(privateToAddress(key))
-  const signers = await cliqueSignersFor(chain, common, number)
+  const tally = await cliqueTallyAfter(chain, common, parent.number)
+  const signers = tally.signers()
   if (!signers.includes(signer)) throw new Error(`the node key's address ${signer} is not a clique signer`)
   if (await hasSignedRecently(chain, signers, number, signer))
     throw new CliqueWaitError(`the signer ${signer} sealed one of the last ${Math.floor(signers.length / 2)} blocks`)
   const period = BigInt((common.consensusConfig() as { period?: number }).period ?? 0)
+  const isCheckpoint = number % cliqueEpoch(common) === 0n
+  const vote = isCheckpoint ? undefined : pickProposal(openProposals(proposals, tally, signer))
   return {
     timestamp: maxBigInt(timestamp, parent.timestamp + period),
     difficulty: cliqueDifficulty(signers, number, signer),
     extraData: cliqueExtraData(common, number, signers),
-    coinbase: new Uint8Array(20),
+    coinbase: vote ? hexToBytes(vote.subject) : new Uint8Array(20),
     mixHash: new Uint8Array(32),
-    nonce: new Uint8Array(8),
+    nonce: vote?.isAdd ? CLIQUE_NONCE_ADD : CLIQUE_NONCE_DROP,
   }
 }

@@ -163,11 +163,13 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const { targetGasLimit } = config
   const clique = cliqueSealing(genesis, curve, nodeKey.privateKey)
   const blockPeriodMs = config.blockPeriodMs ?? clique?.periodMs
+  const cliqueProposals = genesis.config.clique !== undefined ? new Map<string, boolean>() : undefined
   const sealer = new DevSealer(chain, pool, {
     coinbase,
     blockPeriodMs,
     targetGasLimit,
     cliqueKey: clique?.key,
+    cliqueProposals,
     isEmptyBlockSealed: clique?.isEmptyBlockSealed,
     clock: systemClock,
   })
@@ -221,6 +223,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     sealer,
     devTools,
     validator,
+    cliqueProposals,
     engine,
     filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters, logBloomCache }),
     logBloomCache,
