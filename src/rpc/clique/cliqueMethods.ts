@@ -76,7 +76,8 @@ const getSignerMetrics = defineMethod({
   handler: (ctx: RpcContext, [from, to]) => {
     proposalsOf(ctx)
     const rules = {
-      proposerOf: (h: BlockHeader) => cliqueSigner(h).bytes,
+      // The genesis has no seal: Besu names the zero address as its proposer.
+      proposerOf: (h: BlockHeader) => (h.number === 0n ? new Uint8Array(20) : cliqueSigner(h).bytes),
       signersAfter: async (h: BlockHeader) => (await signersAfter(ctx, h)).map((s) => hexToBytes(s)),
     }
     return signerMetrics(ctx, rules, from, to)
