@@ -150,7 +150,11 @@ export async function validateCliqueSeal(chain: CheckpointReader, header: BlockH
     const turn = expected === DIFF_IN_TURN ? 'in turn' : 'out of turn'
     throw new Error(`invalid difficulty: ${header.difficulty}, the signer ${signer} is ${turn} (expected ${expected})`)
   }
-  if (header.number % cliqueEpoch(header.common) === 0n && checkpointSigners(header).join() !== signers.join())
+  if (header.number % cliqueEpoch(header.common) !== 0n) return
+  // A checkpoint votes for nobody (EIP-225; Besu's coinbase rule).
+  if (header.coinbase.bytes.some((b) => b !== 0))
+    throw new Error('invalid checkpoint: its coinbase must be zero (no vote)')
+  if (checkpointSigners(header).join() !== signers.join())
     throw new Error('invalid checkpoint: its signer list differs from the current signers')
 }
 

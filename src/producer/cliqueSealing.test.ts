@@ -51,7 +51,12 @@ async function openSealer(
 }
 
 /** An empty block on `chain`'s head sealed by `key` with `difficulty` (a checkpoint lists the signers). */
-async function sealedEmpty(chain: Chain, key: Uint8Array, difficulty: bigint) {
+async function sealedEmpty(
+  chain: Chain,
+  key: Uint8Array,
+  difficulty: bigint,
+  vote?: { coinbase: `0x${string}`; nonce: `0x${string}` },
+) {
   const parent = chain.head.header
   const common = chain.commonForNextBlock()
   const number = parent.number + 1n
@@ -64,6 +69,7 @@ async function sealedEmpty(chain: Chain, key: Uint8Array, difficulty: bigint) {
     extraData: cliqueExtraData(common, number, await cliqueSignersFor(chain, common, number)),
     stateRoot: parent.stateRoot,
     baseFeePerGas: parent.calcNextBaseFee(),
+    ...vote,
   }
   return createSealedCliqueBlock({ header }, key, { common })
 }
@@ -171,7 +177,14 @@ describe('clique sealing with the node key', () => {
     const three = (await sealer.sealBlock(true))!
     expect(three.header.coinbase.toString()).toBe(`0x${'00'.repeat(20)}`)
     expect(three.header.difficulty).toBe(turn(3n, NODE_ADDRESS))
-    // Block 4 is a checkpoint: it lists both signers.
+    // Block 4 is a checkpoint: it lists both signers, and carries no vote.
+    const voting = await sealedEmpty(chain, OTHER_KEY, turn(4n, OTHER_ADDRESS), {
+      coinbase: SENDER,
+      nonce: `0x${'ff'.repeat(8)}`,
+    })
+    await expect(importBlock(chain, voting, { setHead: true })).rejects.toThrow(
+      'invalid checkpoint: its coinbase must be zero',
+    )
     const four = await sealedEmpty(chain, OTHER_KEY, turn(4n, OTHER_ADDRESS))
     expect(bytesToHex(four.header.extraData.subarray(32, 72))).toBe(
       `${sorted[0]}${sorted[1].slice(2)}` as `0x${string}`,
