@@ -5,7 +5,7 @@
  * 1), the signer list as votes changed it since (cliqueVotes.ts), and the header of a block to seal
  * with one of this node's proposals. The library seals and recovers signers.
  */
-import type { Block, BlockHeader } from '@ethereumjs/block'
+import type { BlockHeader } from '@ethereumjs/block'
 import { cliqueEpochTransitionSigners, cliqueSigner } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { privateToAddress } from '@ethereumjs/util'
@@ -29,9 +29,9 @@ export const DIFF_NO_TURN = 1n
 /** The node key may not seal the next block yet: another signer's block must come first. */
 export class CliqueWaitError extends Error {}
 
-/** What signer lookups need of the stored chain. */
+/** What signer lookups need of the stored chain: headers by hash, so that a block on a side chain is checked against its own ancestors. */
 export interface CheckpointReader {
-  getBlockByNumber(n: bigint): Promise<Block | undefined>
+  getHeaderByHash(hash: Uint8Array): BlockHeader | undefined
 }
 
 /** Clique's epoch length of `common` (blocks between checkpoints). */
@@ -50,57 +50,62 @@ export function checkpointSigners(header: BlockHeader): string[] {
 const tallyCache = new WeakMap<CheckpointReader, Map<string, CliqueTally>>()
 const TALLY_CACHE_SIZE = 256
 
+/** The parent of `header` as stored; throws when it is missing. */
+function parentOf(chain: CheckpointReader, header: BlockHeader): BlockHeader {
+  const parent = chain.getHeaderByHash(header.parentHash)
+  if (!parent) throw new Error(`clique block ${header.number - 1n} (${bytesToHex(header.parentHash)}) is missing`)
+  return parent
+}
+
 /**
- * The signers and pending votes after block `number` (its own vote counted): the last checkpoint's
- * list, changed by the votes of the blocks since. A checkpoint starts afresh.
+ * The signers and pending votes after `header` (its own vote counted): the last checkpoint's list
+ * among its ancestors, changed by the votes of the blocks since. A checkpoint starts afresh.
  */
-export async function cliqueTallyAfter(chain: CheckpointReader, common: Common, number: bigint): Promise<CliqueTally> {
-  const epoch = cliqueEpoch(common)
+export function cliqueTallyAfter(chain: CheckpointReader, header: BlockHeader): CliqueTally {
+  const epoch = cliqueEpoch(header.common)
   const cache = tallyCache.get(chain) ?? new Map<string, CliqueTally>()
   tallyCache.set(chain, cache)
-  const pending: Block[] = []
+  const pending: BlockHeader[] = []
   let tally: CliqueTally | undefined
-  for (let n = number; tally === undefined; n--) {
-    const block = await chain.getBlockByNumber(n)
-    if (!block) throw new Error(`clique block ${n} is missing`)
-    const cached = cache.get(bytesToHex(block.hash()))
+  let h = header
+  while (tally === undefined) {
+    const cached = cache.get(bytesToHex(h.hash()))
     if (cached) tally = cached.copy()
-    else if (n % epoch === 0n) tally = new CliqueTally(checkpointSigners(block.header))
-    else pending.push(block)
+    else if (h.number % epoch === 0n) tally = new CliqueTally(checkpointSigners(h))
+    else {
+      pending.push(h)
+      h = parentOf(chain, h)
+    }
   }
-  for (const block of pending.reverse()) {
-    const h = block.header
+  for (const h of pending.reverse()) {
     const vote = voteOfHeader(signerHex(cliqueSigner(h).bytes), signerHex(h.coinbase.bytes), h.nonce, false)
     if (vote) tally.apply(vote)
   }
-  const last = await chain.getBlockByNumber(number)
-  if (last) {
-    if (cache.size >= TALLY_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
-    cache.set(bytesToHex(last.hash()), tally.copy())
-  }
+  if (cache.size >= TALLY_CACHE_SIZE) cache.delete(cache.keys().next().value as string)
+  cache.set(bytesToHex(header.hash()), tally.copy())
   return tally
 }
 
-/** The signers who may seal block `number`: those after its parent. */
-export async function cliqueSignersFor(chain: CheckpointReader, common: Common, number: bigint): Promise<string[]> {
-  return (await cliqueTallyAfter(chain, common, number - 1n)).signers()
+/** The signers who may seal the block after `parent`. */
+export function cliqueSignersFor(chain: CheckpointReader, parent: BlockHeader): string[] {
+  return cliqueTallyAfter(chain, parent).signers()
 }
 
 /**
- * Whether `signer` sealed one of the blocks just before `number` that EIP-225 leaves it out of: a
- * signer may seal only one of any floor(n/2) + 1 consecutive blocks (with one signer, every block).
+ * Whether `signer` sealed one of the blocks up to `parent` that EIP-225 leaves it out of: a signer
+ * may seal only one of any floor(n/2) + 1 consecutive blocks (with one signer, every block).
  * Besu's miner waits and its importer refuses the block, as geth's.
  */
-export async function hasSignedRecently(
+export function hasSignedRecently(
   chain: CheckpointReader,
   signers: string[],
-  number: bigint,
+  parent: BlockHeader,
   signer: string,
-): Promise<boolean> {
-  const window = BigInt(Math.floor(signers.length / 2))
-  for (let n = number - 1n; n >= 1n && n >= number - window; n--) {
-    const block = await chain.getBlockByNumber(n)
-    if (block && cliqueSigner(block.header).toString().toLowerCase() === signer) return true
+): boolean {
+  let h = parent
+  for (let i = 0; i < Math.floor(signers.length / 2) && h.number >= 1n; i++) {
+    if (signerHex(cliqueSigner(h).bytes) === signer) return true
+    h = parentOf(chain, h)
   }
   return false
 }
@@ -140,10 +145,11 @@ export function signerHex(address: Uint8Array): string {
  * The library has already checked the extraData layout (97 bytes, or 97 + 20·n at a checkpoint).
  */
 export async function validateCliqueSeal(chain: CheckpointReader, header: BlockHeader): Promise<void> {
-  const signers = await cliqueSignersFor(chain, header.common, header.number)
+  const parent = parentOf(chain, header)
+  const signers = cliqueSignersFor(chain, parent)
   const signer = cliqueSigner(header).toString().toLowerCase()
   if (!signers.includes(signer)) throw new Error(`invalid clique seal: ${signer} is not a signer`)
-  if (await hasSignedRecently(chain, signers, header.number, signer))
+  if (hasSignedRecently(chain, signers, parent, signer))
     throw new Error(`invalid clique seal: ${signer} signed one of the last ${Math.floor(signers.length / 2)} blocks`)
   const expected = cliqueDifficulty(signers, header.number, signer)
   if (header.difficulty !== expected) {
@@ -184,10 +190,10 @@ export async function cliqueHeaderFields(
 ): Promise<CliqueHeaderFields> {
   const number = parent.number + 1n
   const signer = signerHex(privateToAddress(key))
-  const tally = await cliqueTallyAfter(chain, common, parent.number)
+  const tally = cliqueTallyAfter(chain, parent)
   const signers = tally.signers()
   if (!signers.includes(signer)) throw new Error(`the node key's address ${signer} is not a clique signer`)
-  if (await hasSignedRecently(chain, signers, number, signer))
+  if (hasSignedRecently(chain, signers, parent, signer))
     throw new CliqueWaitError(`the signer ${signer} sealed one of the last ${Math.floor(signers.length / 2)} blocks`)
   const period = BigInt((common.consensusConfig() as { period?: number }).period ?? 0)
   const isCheckpoint = number % cliqueEpoch(common) === 0n

@@ -66,7 +66,7 @@ async function sealedEmpty(
     timestamp: parent.timestamp + 4n,
     gasLimit: parent.gasLimit,
     difficulty,
-    extraData: cliqueExtraData(common, number, await cliqueSignersFor(chain, common, number)),
+    extraData: cliqueExtraData(common, number, cliqueSignersFor(chain, parent)),
     stateRoot: parent.stateRoot,
     baseFeePerGas: parent.calcNextBaseFee(),
     ...vote,
@@ -167,7 +167,7 @@ describe('clique sealing with the node key', () => {
     expect(one.header.coinbase.toString()).toBe(OTHER_ADDRESS)
     expect(bytesToHex(one.header.nonce)).toBe('0xffffffffffffffff')
     const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
-    expect((await cliqueTallyAfter(chain, chain.common, 1n)).signers()).toEqual(sorted)
+    expect(cliqueTallyAfter(chain, (await chain.getBlockByNumber(1n))!.header).signers()).toEqual(sorted)
     // Two signers now: the node sealed block 1, so block 2 is the other signer's.
     await expect(sealer.sealBlock(true)).rejects.toThrow('sealed one of the last 1 blocks')
     const turn = (height: bigint, who: string) => (sorted[Number(height % 2n)] === who ? 2n : 1n)
@@ -204,6 +204,25 @@ describe('clique sealing with the node key', () => {
     )
   })
 
+  it('checks a side-chain block against its own ancestors, not the canonical blocks of the same height', async () => {
+    const genesis = cliqueGenesis([NODE_ADDRESS], { clique: { blockperiodseconds: 4, epochlength: 30 } })
+    // Branch A: block 1 votes the other signer in. Branch B: block 1 carries no vote.
+    const voting = await openMemoryChain(genesis)
+    const { sealer: votingSealer } = await openSealer(voting, new Map([[OTHER_ADDRESS, true]]))
+    const votedOne = (await votingSealer.sealBlock(true))!
+    const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
+    const otherTwo = await sealedEmpty(voting, OTHER_KEY, sorted[0] === OTHER_ADDRESS ? 2n : 1n)
+    const chain = await openMemoryChain(genesis)
+    const { sealer } = await openSealer(chain)
+    await sealer.sealBlock(true)
+    expect(bytesToHex(chain.head.hash())).not.toBe(bytesToHex(votedOne.hash()))
+    // Branch A's blocks arrive after B's block 1 is canonical: A's block 2 is sealed by a signer of A.
+    await importBlock(chain, votedOne, { setHead: false })
+    await importBlock(chain, otherTwo, { setHead: true })
+    expect(bytesToHex(chain.head.hash())).toBe(bytesToHex(otherTwo.hash()))
+    expect(cliqueTallyAfter(chain, chain.head.header).signers()).toEqual(sorted)
+  })
+
   it('drops a signer by vote, and votes do not outlive the epoch', async () => {
     const genesis = cliqueGenesis([NODE_ADDRESS, OTHER_ADDRESS], { clique: { blockperiodseconds: 4, epochlength: 4 } })
     const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
@@ -213,7 +232,7 @@ describe('clique sealing with the node key', () => {
     const { sealer } = await openSealer(chain, new Map([[OTHER_ADDRESS, false]]))
     const one = (await sealer.sealBlock(true))!
     expect(bytesToHex(one.header.nonce)).toBe('0x0000000000000000')
-    expect((await cliqueTallyAfter(chain, chain.common, 1n)).signers()).toEqual(sorted)
+    expect(cliqueTallyAfter(chain, (await chain.getBlockByNumber(1n))!.header).signers()).toEqual(sorted)
     await importBlock(chain, await sealedEmpty(chain, OTHER_KEY, turn(2n, OTHER_ADDRESS)), { setHead: true })
     // Block 3: the node has cast that vote already in this epoch: no vote again.
     const three = (await sealer.sealBlock(true))!
@@ -222,7 +241,7 @@ describe('clique sealing with the node key', () => {
     // After the checkpoint (block 4) the tally starts afresh and the node votes again.
     const five = (await sealer.sealBlock(true))!
     expect(five.header.coinbase.toString()).toBe(OTHER_ADDRESS)
-    const tally = await cliqueTallyAfter(chain, chain.common, 5n)
+    const tally = cliqueTallyAfter(chain, chain.head.header)
     expect(tally.hasVoted(NODE_ADDRESS, OTHER_ADDRESS, false)).toBe(true)
     expect(tally.signers()).toEqual(sorted)
   })

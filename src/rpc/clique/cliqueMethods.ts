@@ -23,8 +23,7 @@ function proposalsOf(ctx: RpcContext): Map<string, boolean> {
 async function signersAfter(ctx: RpcContext, header: BlockHeader | undefined): Promise<Hex[]> {
   proposalsOf(ctx)
   if (!header) throw new InternalError()
-  const tally = await cliqueTallyAfter(ctx.chain, header.common, header.number)
-  return tally.signers() as Hex[]
+  return cliqueTallyAfter(ctx.chain, header).signers() as Hex[]
 }
 
 const getSigners = defineMethod({
