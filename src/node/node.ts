@@ -10,7 +10,7 @@ import type { Block } from '@ethereumjs/block'
 import { Address, KECCAK256_RLP, privateToAddress } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain } from '../chain/chain.ts'
-import { checkpointSigners, cliqueEpoch, signerHex } from '../chain/clique.ts'
+import { cliqueSignersFor, signerHex } from '../chain/clique.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { terminalTotalDifficultyOf } from '../chain/forkSchedule.ts'
 import {
@@ -460,14 +460,13 @@ function cliqueSealing(
 }
 
 /**
- * Why the node key cannot seal a clique chain still in its first epoch (it is none of the genesis
- * signers), or undefined; as in Besu, such a node only follows. Later the sealer checks each block.
+ * Why the node key cannot seal the next block of a clique chain (it is none of the signers at the
+ * head, votes counted), or undefined; as in Besu, such a node only follows.
  */
 function cliqueNonSignerReason(chain: Chain, key: Uint8Array): string | undefined {
-  const next = chain.commonForNextBlock()
-  if (next.consensusType() !== 'poa' || chain.head.header.number >= cliqueEpoch(next)) return undefined
+  if (chain.commonForNextBlock().consensusType() !== 'poa') return undefined
   const address = signerHex(privateToAddress(key))
-  const isSigner = checkpointSigners(chain.genesis.header).includes(address)
+  const isSigner = cliqueSignersFor(chain, chain.head.header).includes(address)
   return isSigner ? undefined : `the node key's address ${address} is not a clique signer`
 }
 
