@@ -16,7 +16,7 @@ import { checkConfigOut, checkListenerPorts } from './runChecks.ts'
 
 const RPC_APIS = [
   ...['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV'],
-  ...['EVM', 'HARDHAT', 'ANVIL', 'OTS', 'QBFT', 'IBFT'],
+  ...['EVM', 'HARDHAT', 'ANVIL', 'OTS', 'QBFT', 'IBFT', 'CLIQUE'],
 ]
 /** The dev network's default groups add the test controls Hardhat and Foundry drive, and Otterscan's. */
 const DEFAULT_APIS = 'ETH,NET,WEB3'

@@ -10,7 +10,7 @@ import type { Block } from '@ethereumjs/block'
 import { Address, KECCAK256_RLP, privateToAddress } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain, storedStorageFormat } from '../chain/chain.ts'
-import { checkpointSigners, cliqueEpoch, signerHex } from '../chain/clique.ts'
+import { cliqueSignersFor, signerHex } from '../chain/clique.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { terminalTotalDifficultyOf } from '../chain/forkSchedule.ts'
 import {
@@ -179,11 +179,13 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const { targetGasLimit } = config
   const clique = cliqueSealing(genesis, curve, nodeKey.privateKey)
   const blockPeriodMs = config.blockPeriodMs ?? clique?.periodMs
+  const cliqueProposals = genesis.config.clique !== undefined ? new Map<string, boolean>() : undefined
   const sealer = new DevSealer(chain, pool, {
     coinbase,
     blockPeriodMs,
     targetGasLimit,
     cliqueKey: clique?.key,
+    cliqueProposals,
     isEmptyBlockSealed: clique?.isEmptyBlockSealed,
     clock: systemClock,
   })
@@ -237,6 +239,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     sealer,
     devTools,
     validator,
+    cliqueProposals,
     engine,
     filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters, logBloomCache }),
     logBloomCache,
@@ -477,14 +480,13 @@ function cliqueSealing(
 }
 
 /**
- * Why the node key cannot seal a clique chain still in its first epoch (it is none of the genesis
- * signers), or undefined; as in Besu, such a node only follows. Later the sealer checks each block.
+ * Why the node key cannot seal the next block of a clique chain (it is none of the signers at the
+ * head, votes counted), or undefined; as in Besu, such a node only follows.
  */
 function cliqueNonSignerReason(chain: Chain, key: Uint8Array): string | undefined {
-  const next = chain.commonForNextBlock()
-  if (next.consensusType() !== 'poa' || chain.head.header.number >= cliqueEpoch(next)) return undefined
+  if (chain.commonForNextBlock().consensusType() !== 'poa') return undefined
   const address = signerHex(privateToAddress(key))
-  const isSigner = checkpointSigners(chain.genesis.header).includes(address)
+  const isSigner = cliqueSignersFor(chain, chain.head.header).includes(address)
   return isSigner ? undefined : `the node key's address ${address} is not a clique signer`
 }
 

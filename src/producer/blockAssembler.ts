@@ -59,6 +59,8 @@ export interface BlockAssemblerOptions {
   targetGasLimit?: bigint
   /** The key that seals clique blocks (the node key); a clique block cannot be built without it. */
   cliqueKey?: Uint8Array
+  /** This node's clique proposals (subject → add): a sealed block carries one of them as its vote. */
+  cliqueProposals?: ReadonlyMap<string, boolean>
 }
 
 export interface AssembledBlock {
@@ -167,7 +169,7 @@ export class BlockAssembler {
   private cliqueFields(vm: VM, parent: Block, fields: ProducerHeaderFields): Promise<ProducerHeaderFields> {
     const key = this.opts.cliqueKey
     if (!key) throw new Error('a clique block needs its signer key')
-    return cliqueHeaderFields(this.chain, vm.common, parent.header, key, fields.timestamp)
+    return cliqueHeaderFields(this.chain, vm.common, parent.header, key, fields.timestamp, this.opts.cliqueProposals)
   }
 
   /**

@@ -9,7 +9,7 @@ import { createLegacyTx } from '@ethereumjs/tx'
 import { Address, privateToAddress } from '@ethereumjs/util'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
-import { cliqueExtraData, cliqueSignersFor } from '../chain/clique.ts'
+import { cliqueExtraData, cliqueSignersFor, cliqueTallyAfter } from '../chain/clique.ts'
 import { normalizeGenesis } from '../chain/genesis.ts'
 import { openMemoryChain } from '../chain/memoryChain.ts'
 import { poolChainView } from '../node/node.ts'
@@ -41,14 +41,23 @@ function cliqueGenesis(signers: string[], config: Record<string, unknown> = {}) 
   })
 }
 
-async function openSealer(chain: Chain): Promise<{ sealer: DevSealer; pool: TxPool }> {
+async function openSealer(
+  chain: Chain,
+  cliqueProposals?: Map<string, boolean>,
+): Promise<{ sealer: DevSealer; pool: TxPool }> {
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
   const clock = manualClock(1_700_000_000_000)
-  return { sealer: new DevSealer(chain, pool, { coinbase: new Uint8Array(20), cliqueKey: NODE_KEY, clock }), pool }
+  const opts = { coinbase: new Uint8Array(20), cliqueKey: NODE_KEY, cliqueProposals, clock }
+  return { sealer: new DevSealer(chain, pool, opts), pool }
 }
 
 /** An empty block on `chain`'s head sealed by `key` with `difficulty` (a checkpoint lists the signers). */
-async function sealedEmpty(chain: Chain, key: Uint8Array, difficulty: bigint) {
+async function sealedEmpty(
+  chain: Chain,
+  key: Uint8Array,
+  difficulty: bigint,
+  vote?: { coinbase: `0x${string}`; nonce: `0x${string}` },
+) {
   const parent = chain.head.header
   const common = chain.commonForNextBlock()
   const number = parent.number + 1n
@@ -58,9 +67,10 @@ async function sealedEmpty(chain: Chain, key: Uint8Array, difficulty: bigint) {
     timestamp: parent.timestamp + 4n,
     gasLimit: parent.gasLimit,
     difficulty,
-    extraData: cliqueExtraData(common, number, await cliqueSignersFor(chain, common, number)),
+    extraData: cliqueExtraData(common, number, cliqueSignersFor(chain, parent)),
     stateRoot: parent.stateRoot,
     baseFeePerGas: parent.calcNextBaseFee(),
+    ...vote,
   }
   return createSealedCliqueBlock({ header }, key, { common })
 }
@@ -147,6 +157,94 @@ describe('clique sealing with the node key', () => {
     await expect(importBlock(replica, await seal(otherKey, 1n), { setHead: true })).rejects.toThrow('is in turn')
     await importBlock(replica, await seal(otherKey, 2n), { setHead: true })
     expect(replica.head.header.number).toBe(2n)
+  })
+
+  it("votes a proposal into its block; the signer list grows at once and the new signer's blocks import", async () => {
+    const genesis = cliqueGenesis([NODE_ADDRESS], { clique: { blockperiodseconds: 4, epochlength: 4 } })
+    const chain = await openMemoryChain(genesis)
+    const proposals = new Map([[OTHER_ADDRESS, true]])
+    const { sealer } = await openSealer(chain, proposals)
+    const one = (await sealer.sealBlock(true))!
+    expect(one.header.coinbase.toString()).toBe(OTHER_ADDRESS)
+    expect(bytesToHex(one.header.nonce)).toBe('0xffffffffffffffff')
+    const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
+    expect(cliqueTallyAfter(chain, (await chain.getBlockByNumber(1n))!.header).signers()).toEqual(sorted)
+    // Two signers now: the node sealed block 1, so block 2 is the other signer's.
+    await expect(sealer.sealBlock(true)).rejects.toThrow('sealed one of the last 1 blocks')
+    const turn = (height: bigint, who: string) => (sorted[Number(height % 2n)] === who ? 2n : 1n)
+    const two = await sealedEmpty(chain, OTHER_KEY, turn(2n, OTHER_ADDRESS))
+    await importBlock(chain, two, { setHead: true })
+    // The proposal passed: the node's next block carries no vote.
+    const three = (await sealer.sealBlock(true))!
+    expect(three.header.coinbase.toString()).toBe(`0x${'00'.repeat(20)}`)
+    expect(three.header.difficulty).toBe(turn(3n, NODE_ADDRESS))
+    // Block 4 is a checkpoint: it lists both signers, and carries no vote.
+    const voting = await sealedEmpty(chain, OTHER_KEY, turn(4n, OTHER_ADDRESS), {
+      coinbase: SENDER,
+      nonce: `0x${'ff'.repeat(8)}`,
+    })
+    await expect(importBlock(chain, voting, { setHead: true })).rejects.toThrow(
+      'invalid checkpoint: its coinbase must be zero',
+    )
+    const four = await sealedEmpty(chain, OTHER_KEY, turn(4n, OTHER_ADDRESS))
+    expect(bytesToHex(four.header.extraData.subarray(32, 72))).toBe(
+      `${sorted[0]}${sorted[1].slice(2)}` as `0x${string}`,
+    )
+    await importBlock(chain, four, { setHead: true })
+
+    // A node that knows only the genesis imports the chain: block 2 is valid because of block 1's vote.
+    const replica = await openMemoryChain(genesis)
+    for (let n = 1n; n <= 4n; n++) await importBlock(replica, (await chain.getBlockByNumber(n))!, { setHead: true })
+    expect(bytesToHex(replica.head.hash())).toBe(bytesToHex(chain.head.hash()))
+    // Without the vote, the other key's block 2 is refused.
+    const plain = await openMemoryChain(genesis)
+    const { sealer: plainSealer } = await openSealer(plain)
+    await plainSealer.sealBlock(true)
+    await expect(importBlock(plain, await sealedEmpty(plain, OTHER_KEY, 1n), { setHead: true })).rejects.toThrow(
+      `invalid clique seal: ${OTHER_ADDRESS} is not a signer`,
+    )
+  })
+
+  it('checks a side-chain block against its own ancestors, not the canonical blocks of the same height', async () => {
+    const genesis = cliqueGenesis([NODE_ADDRESS], { clique: { blockperiodseconds: 4, epochlength: 30 } })
+    // Branch A: block 1 votes the other signer in. Branch B: block 1 carries no vote.
+    const voting = await openMemoryChain(genesis)
+    const { sealer: votingSealer } = await openSealer(voting, new Map([[OTHER_ADDRESS, true]]))
+    const votedOne = (await votingSealer.sealBlock(true))!
+    const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
+    const otherTwo = await sealedEmpty(voting, OTHER_KEY, sorted[0] === OTHER_ADDRESS ? 2n : 1n)
+    const chain = await openMemoryChain(genesis)
+    const { sealer } = await openSealer(chain)
+    await sealer.sealBlock(true)
+    expect(bytesToHex(chain.head.hash())).not.toBe(bytesToHex(votedOne.hash()))
+    // Branch A's blocks arrive after B's block 1 is canonical: A's block 2 is sealed by a signer of A.
+    await importBlock(chain, votedOne, { setHead: false })
+    await importBlock(chain, otherTwo, { setHead: true })
+    expect(bytesToHex(chain.head.hash())).toBe(bytesToHex(otherTwo.hash()))
+    expect(cliqueTallyAfter(chain, chain.head.header).signers()).toEqual(sorted)
+  })
+
+  it('drops a signer by vote, and votes do not outlive the epoch', async () => {
+    const genesis = cliqueGenesis([NODE_ADDRESS, OTHER_ADDRESS], { clique: { blockperiodseconds: 4, epochlength: 4 } })
+    const sorted = [OTHER_ADDRESS, NODE_ADDRESS].sort()
+    const turn = (height: bigint, who: string) => (sorted[Number(height % 2n)] === who ? 2n : 1n)
+    const chain = await openMemoryChain(genesis)
+    // The node votes to drop the other signer: 1 of 2 votes, not enough alone.
+    const { sealer } = await openSealer(chain, new Map([[OTHER_ADDRESS, false]]))
+    const one = (await sealer.sealBlock(true))!
+    expect(bytesToHex(one.header.nonce)).toBe('0x0000000000000000')
+    expect(cliqueTallyAfter(chain, (await chain.getBlockByNumber(1n))!.header).signers()).toEqual(sorted)
+    await importBlock(chain, await sealedEmpty(chain, OTHER_KEY, turn(2n, OTHER_ADDRESS)), { setHead: true })
+    // Block 3: the node has cast that vote already in this epoch: no vote again.
+    const three = (await sealer.sealBlock(true))!
+    expect(three.header.coinbase.toString()).toBe(`0x${'00'.repeat(20)}`)
+    await importBlock(chain, await sealedEmpty(chain, OTHER_KEY, turn(4n, OTHER_ADDRESS)), { setHead: true })
+    // After the checkpoint (block 4) the tally starts afresh and the node votes again.
+    const five = (await sealer.sealBlock(true))!
+    expect(five.header.coinbase.toString()).toBe(OTHER_ADDRESS)
+    const tally = cliqueTallyAfter(chain, chain.head.header)
+    expect(tally.hasVoted(NODE_ADDRESS, OTHER_ADDRESS, false)).toBe(true)
+    expect(tally.signers()).toEqual(sorted)
   })
 
   it('refuses to seal when the node key is not a signer', async () => {

@@ -25,6 +25,8 @@ export interface DevSealerOptions {
   targetGasLimit?: bigint
   /** The key that seals the blocks of a clique chain (the node key). */
   cliqueKey?: Uint8Array
+  /** This node's clique proposals (clique_propose): a sealed block carries one of them as its vote. */
+  cliqueProposals?: ReadonlyMap<string, boolean>
   /** Whether interval mining seals a block when no transaction waits (clique's `createemptyblocks`); default on. */
   isEmptyBlockSealed?: boolean
   clock: Clock
@@ -67,7 +69,11 @@ export class DevSealer {
     this.pool = pool
     this.time = new BlockTime(opts.clock)
     this.coinbase = opts.coinbase
-    this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.targetGasLimit, cliqueKey: opts.cliqueKey })
+    this.assembler = new BlockAssembler(chain, pool, {
+      targetGasLimit: opts.targetGasLimit,
+      cliqueKey: opts.cliqueKey,
+      cliqueProposals: opts.cliqueProposals,
+    })
     this.intervalMs = opts.blockPeriodMs
     this.isAutomineOn = !opts.blockPeriodMs
     this.isEmptyBlockSealed = opts.isEmptyBlockSealed ?? true

@@ -48,6 +48,8 @@ export interface RpcServices {
   devTools?: DevTools
   /** The IBFT 2.0 / QBFT validator (also on a node that is not one of the validators), on a BFT chain. */
   validator?: BftValidator
+  /** This node's clique proposals (subject → add; clique_propose), on a clique chain. */
+  cliqueProposals?: Map<string, boolean>
   filters: FilterManager
   /** Log bloom cache files (admin_generateLogBloomCache…); absent in nodes without a data path of their own. */
   logBloomCache?: LogBloomCache

@@ -3,6 +3,7 @@ import type { RpcMethod } from '../jsonrpc/defineMethod.ts'
 import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
 import { adminMethods } from './admin/adminMethods.ts'
 import { ibftMethods, qbftMethods } from './bft/bftMethods.ts'
+import { cliqueMethods } from './clique/cliqueMethods.ts'
 import type { RpcContext } from './context.ts'
 import { debugMethods } from './debug/debugMethods.ts'
 import { getAccountInfo, infoMethods } from './dev/infoMethods.ts'
@@ -69,6 +70,7 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'OTS', methods: otsMethods },
     { group: 'QBFT', methods: qbftMethods },
     { group: 'IBFT', methods: ibftMethods },
+    { group: 'CLIQUE', methods: cliqueMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }

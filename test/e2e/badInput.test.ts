@@ -357,6 +357,12 @@ const SPECS: Record<string, Spec> = {
   ...bftSpecs('qbft'),
   qbft_getRequestTimeoutSeconds: [],
   ...bftSpecs('ibft'),
+  clique_getSigners: ['blockTag?'],
+  clique_getSignersAtHash: ['hash'],
+  clique_propose: ['address', 'bool'],
+  clique_discard: ['address'],
+  clique_proposals: [],
+  clique_getSignerMetrics: ['blockTag?', 'blockTag?'],
   txpool_content: [],
   txpool_contentFrom: ['address'],
   txpool_status: [],
@@ -645,7 +651,7 @@ beforeAll(async () => {
   node = await startNode({
     args: [
       '--rpc-http-api',
-      'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING,EVM,HARDHAT,ANVIL,OTS,QBFT,IBFT',
+      'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING,EVM,HARDHAT,ANVIL,OTS,QBFT,IBFT,CLIQUE',
       '--rpc-ws-api',
       'ETH,NET,WEB3',
     ],

@@ -1,7 +1,8 @@
 /**
  * Clique on the compiled binary, as Besu runs a clique network: a node whose key is the genesis
  * signer seals blocks with --miner-enabled (difficulty 2 in turn, 97-byte sealed extraData,
- * checkpoints listing the signer, blockperiodseconds between blocks), and `blocks import
+ * checkpoints listing the signer, blockperiodseconds between blocks), votes a signer in through
+ * Besu's CLIQUE group, and `blocks import
  * --format=JSON` seals the blocks of a JSON block file with the node key.
  */
 import { afterAll, describe, expect, it } from 'bun:test'
@@ -117,6 +118,72 @@ describe('clique', () => {
       expect(receipt?.blockNumber).toBe('0x1')
       const block = await node.rpc<RpcBlock>('eth_getBlockByNumber', ['0x1', false])
       expect(block.difficulty).toBe('0x2')
+    } finally {
+      await node.cleanup()
+    }
+  }, 60_000)
+
+  it("votes a second signer in through clique_propose (Besu's CLIQUE group); clique_discard drops a proposal", async () => {
+    const voting = join(tmp, 'voting.json')
+    const genesis = JSON.parse(readFileSync(genesisFile, 'utf8'))
+    // Blocks only with transactions, so that the proposals are in place before block 1.
+    genesis.config.clique = { blockperiodseconds: 1, epochlength: 1000, createemptyblocks: false }
+    writeFileSync(voting, JSON.stringify(genesis))
+    const plain = await startNode({ args: ['--genesis-file', voting] })
+    try {
+      // The group is off unless enabled: -32604, as Besu.
+      const { json } = await plain.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'clique_getSigners', params: [] })
+      expect(json.error.code).toBe(-32604)
+    } finally {
+      await plain.cleanup()
+    }
+    const node = await startNode({
+      args: ['--genesis-file', voting, '--node-private-key-file', keyFile, '--miner-enabled'].concat([
+        '--rpc-http-api',
+        'ETH,NET,CLIQUE',
+      ]),
+    })
+    const NEW_SIGNER = `0x${'5e'.repeat(20)}`
+    const DISCARDED = `0x${'d1'.repeat(20)}`
+    try {
+      expect(await node.rpc('clique_getSigners')).toEqual([SIGNER])
+      expect(await node.rpc('clique_propose', [NEW_SIGNER, true])).toBe(true)
+      expect(await node.rpc('clique_propose', [DISCARDED, true])).toBe(true)
+      expect(await node.rpc('clique_proposals')).toEqual({ [NEW_SIGNER]: true, [DISCARDED]: true })
+      expect(await node.rpc('clique_discard', [DISCARDED])).toBe(true)
+      expect(await node.rpc('clique_proposals')).toEqual({ [NEW_SIGNER]: true })
+      // The zero address is "no vote": Besu answers -32600.
+      const zero = await node.rpcRaw({
+        jsonrpc: '2.0',
+        id: 2,
+        method: 'clique_propose',
+        params: [`0x${'00'.repeat(20)}`, true],
+      })
+      expect(zero.json.error.code).toBe(-32600)
+
+      const raw = await signTransfer(SENDER_KEY, { chainId: 1981, to: RECIPIENT, value: 3n, maxFeePerGas: 10n ** 10n })
+      await node.rpc<string>('eth_sendRawTransaction', [raw])
+      const deadline = Date.now() + 15_000
+      while (BigInt(await node.rpc<string>('eth_blockNumber')) < 1n && Date.now() < deadline) await Bun.sleep(200)
+      const block = await node.rpc<RpcBlock & { miner: string; nonce: string }>('eth_getBlockByNumber', ['0x1', false])
+      // Block 1 carries the vote: the proposed signer as beneficiary, nonce all ones (add).
+      expect(block.miner).toBe(NEW_SIGNER)
+      expect(block.nonce).toBe('0xffffffffffffffff')
+      // One signer of one: the vote passes at once.
+      const both = [SIGNER, NEW_SIGNER].sort()
+      expect(await node.rpc('clique_getSigners', ['latest'])).toEqual(both)
+      expect(await node.rpc('clique_getSigners', ['0x0'])).toEqual([SIGNER])
+      expect(await node.rpc('clique_getSignersAtHash', [block.hash])).toEqual(both)
+      // Blocks sealed per signer from the genesis (its proposer is the zero address) up to the head, exclusive.
+      expect(await node.rpc('clique_getSignerMetrics', ['0x0', 'latest'])).toEqual(
+        expect.arrayContaining([
+          { address: `0x${'00'.repeat(20)}`, proposedBlockCount: '0x1', lastProposedBlockNumber: '0x0' },
+          { address: SIGNER, proposedBlockCount: '0x0', lastProposedBlockNumber: '0x0' },
+        ]),
+      )
+      // An unknown block: Besu's internal error.
+      const unknown = await node.rpcRaw({ jsonrpc: '2.0', id: 3, method: 'clique_getSigners', params: ['0x99'] })
+      expect(unknown.json.error.code).toBe(-32603)
     } finally {
       await node.cleanup()
     }

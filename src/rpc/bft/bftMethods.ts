@@ -71,7 +71,15 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
   const getSignerMetrics = defineMethod({
     name: `${prefix}_getSignerMetrics`,
     params: [p.blockNumberOrTag.optional(), p.blockNumberOrTag.optional()],
-    handler: (ctx: RpcContext, [from, to]) => signerMetrics(ctx, validatorOf(ctx, prefix), from, to),
+    handler: (ctx: RpcContext, [from, to]) => {
+      const v = validatorOf(ctx, prefix)
+      return signerMetrics(
+        ctx,
+        { proposerOf: (h) => h.coinbase.bytes, signersAfter: (h) => v.tracker.validatorsAfter(h) },
+        from,
+        to,
+      )
+    },
   })
   return [
     getValidatorsByBlockNumber,
@@ -83,7 +91,7 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
   ]
 }
 
-type BlockNumberParam = bigint | 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized'
+export type BlockNumberParam = bigint | 'latest' | 'earliest' | 'pending' | 'safe' | 'finalized'
 
 function blockNumberOf(ctx: RpcContext, ref: BlockNumberParam): bigint {
   if (typeof ref === 'bigint') return ref
@@ -92,12 +100,23 @@ function blockNumberOf(ctx: RpcContext, ref: BlockNumberParam): bigint {
   throw new InvalidParamsError('Invalid block number params')
 }
 
+/** How a consensus names a block's proposer and the signers after a block. */
+export interface ProposerRules {
+  proposerOf(header: BlockHeader): Uint8Array
+  signersAfter(header: BlockHeader): Iterable<Uint8Array> | Promise<Iterable<Uint8Array>>
+}
+
 /**
  * Blocks proposed per validator from `from` (inclusive, default head − 100) to `to` (exclusive,
  * default and at most the head), with the validators after the last block listed even when they
  * proposed none (as 0 blocks, last proposed block 0x0: Besu's rules, range and all).
  */
-async function signerMetrics(ctx: RpcContext, v: BftValidator, from?: BlockNumberParam, to?: BlockNumberParam) {
+export async function signerMetrics(
+  ctx: RpcContext,
+  rules: ProposerRules,
+  from?: BlockNumberParam,
+  to?: BlockNumberParam,
+) {
   const head = ctx.chain.head.header.number
   const start = from === undefined ? maxBigInt(head - DEFAULT_METRICS_RANGE, 0n) : blockNumberOf(ctx, from)
   const end = to === undefined ? head : minBigInt(blockNumberOf(ctx, to), head)
@@ -111,10 +130,10 @@ async function signerMetrics(ctx: RpcContext, v: BftValidator, from?: BlockNumbe
   for (let n = start; n < end; n++) {
     const block = await ctx.chain.getBlockByNumber(n)
     if (!block) continue
-    const m = entry(bytesToHex(block.header.coinbase.bytes))
+    const m = entry(bytesToHex(rules.proposerOf(block.header)))
     m.proposedBlockCount++
     m.lastProposedBlockNumber = n
-    if (n === end - 1n) for (const a of v.tracker.validatorsAfter(block.header)) entry(bytesToHex(a))
+    if (n === end - 1n) for (const a of await rules.signersAfter(block.header)) entry(bytesToHex(a))
   }
   return [...metrics.values()].map((m) => ({
     address: m.address,
