@@ -126,6 +126,7 @@ export async function rebuildHeadState(chain: Chain): Promise<number> {
       bonsai.rebuildFlat(chain.postStateRoot(head), KECCAK256_RLP, chain.trieDb.pendingKeys())
       chain.flushState()
     })
+    chain.dropStateViews()
   } else {
     chain.flushState(true)
   }
