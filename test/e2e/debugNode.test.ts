@@ -90,6 +90,28 @@ describe('debug_resyncWorldstate on BONSAI past the history window', () => {
   })
 })
 
+describe('debug_resyncWorldstate after a dev-tools edit that left the window', () => {
+  it('answers -32000 with the reason and keeps serving the head state', async () => {
+    const n = await startNode({
+      args: ['--data-storage-format=BONSAI', '--bonsai-historical-block-limit=2', '--rpc-http-api=ETH,DEBUG,HARDHAT'],
+    })
+    try {
+      expect(await n.rpc('hardhat_setBalance', [TO, '0x5'])).toBe(true)
+      await n.rpc('hardhat_mine', ['0x6'])
+      expect(await n.rpc('eth_blockNumber')).toBe('0x6')
+      const res = await n.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'debug_resyncWorldstate', params: [] })
+      expect(res.json.error).toEqual({
+        code: -32000,
+        message:
+          'World state resync failed: the state the dev tools left after block 0 has left the history window and cannot be re-created',
+      })
+      expect(await n.rpc('eth_getBalance', [TO, 'latest'])).toBe('0x5')
+    } finally {
+      await n.cleanup()
+    }
+  })
+})
+
 describe('debug_metrics', () => {
   it('counts RPC calls per method and reads pool and database figures', async () => {
     const m = await node.rpc<any>('debug_metrics')
