@@ -467,6 +467,11 @@ export class Chain {
     for (const fn of this.headResetListeners) await fn(block)
   }
 
+  /** Drops the cached state views (and the accounts they cached) after the stored state was rewritten under them. */
+  dropStateViews(): void {
+    this.stateCache.clear()
+  }
+
   /** Called after every `resetHead`, with the new head. */
   onHeadReset(fn: (head: Block) => Promise<void> | void): () => void {
     this.headResetListeners.add(fn)

@@ -11,14 +11,18 @@
  * (a VM per block was another eighth).
  */
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
 import { runBlockWithReward } from '../evm/blockReward.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
+import type { BonsaiState } from '../state/bonsaiState.ts'
+import type { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { rewardOf } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
+import { type GenesisJson, genesisState } from './genesis.ts'
 
 const log = createLogger('chain')
 
@@ -57,7 +61,11 @@ async function replayBlocks(
   for await (const block of blocks) {
     // A block the dev tools edited the state after: the next one ran on the edited state.
     const root = chain.postStateRoot(prev)
-    if (!equalBytes(root, prev.header.stateRoot)) await vm.stateManager.setStateRoot(root)
+    if (!equalBytes(root, prev.header.stateRoot)) {
+      if (chain.bonsai && !chain.bonsai.isRetained(prev.header.number, chain.head.header.number))
+        throw new Error(editedStateGone(prev))
+      await vm.stateManager.setStateRoot(root)
+    }
     prev = block
     try {
       const opts = { block: withStoredSenders(chain, block), skipBlockValidation: true, setHardfork: true }
@@ -95,9 +103,16 @@ function hasState(chain: Chain, block: Block): boolean {
  * Re-executes every canonical block from the genesis to the head, checking each state root against
  * its header, and writes the state nodes they produce (debug_resyncWorldstate). The blocks stay as
  * they are; state nodes that went missing are written again. Resolves to the number of blocks run.
+ *
+ * BONSAI: the genesis state is written again when the window has pruned it, and only the nodes a
+ * state inside the window holds are written (not those of the older states the replay went
+ * through); the flat tables are rebuilt from the head's trie in the same transaction. The trie logs
+ * stay: every replayed root matched, so they still describe the window's blocks.
  */
 export async function rebuildHeadState(chain: Chain): Promise<number> {
   const head = chain.head
+  const bonsai = chain.bonsai
+  if (bonsai) await rewriteGenesisState(chain, bonsai)
   async function* canonical(): AsyncGenerator<Block> {
     for (let n = chain.genesis.header.number + 1n; n <= head.header.number; n++) {
       const block = await chain.getBlockByNumber(n)
@@ -106,8 +121,47 @@ export async function rebuildHeadState(chain: Chain): Promise<number> {
     }
   }
   await replayBlocks(chain, chain.genesis, canonical())
-  chain.flushState(true)
+  if (bonsai) {
+    chain.store.db.transaction(() => {
+      bonsai.rebuildFlat(chain.postStateRoot(head), KECCAK256_RLP, chain.trieDb.pendingKeys())
+      chain.flushState()
+    })
+    chain.dropStateViews()
+  } else {
+    chain.flushState(true)
+  }
   const count = head.header.number - chain.genesis.header.number
   log.info('rebuilt head state', { blocks: count })
   return Number(count)
+}
+
+/**
+ * Writes the genesis state again (pending; its root must be the genesis header's): the window
+ * prunes it, and a node cached from before the prune must not pass for a stored one. A genesis
+ * state the dev tools edited cannot be written again: it is used while inside the window, refused after.
+ */
+async function rewriteGenesisState(chain: Chain, bonsai: BonsaiState): Promise<void> {
+  const genesis = chain.genesis
+  if (!equalBytes(chain.postStateRoot(genesis), genesis.header.stateRoot)) {
+    if (bonsai.isRetained(genesis.header.number, chain.head.header.number)) return
+    throw new Error(editedStateGone(genesis))
+  }
+  if (!bonsai.genesisState) throw new Error('the genesis state is no longer stored and cannot be written again')
+  const root = await bonsai.genesisState()
+  if (!equalBytes(root, genesis.header.stateRoot)) {
+    throw new Error(
+      `the genesis state written again has root ${bytesToHex(root)}, not the genesis header's ${bytesToHex(genesis.header.stateRoot)}`,
+    )
+  }
+}
+
+function editedStateGone(block: Block): string {
+  return `the state the dev tools left after block ${block.header.number} has left the history window and cannot be re-created`
+}
+
+/** Writes the genesis alloc's state into `trieDb` (pending until the next flush); resolves to its root. */
+export async function writeGenesisState(trieDb: TrieDb, common: Common, genesis: GenesisJson): Promise<Uint8Array> {
+  const state = openState(trieDb, common, KECCAK256_RLP, true)
+  await state.generateCanonicalGenesis(genesisState(genesis))
+  return state.getStateRoot()
 }

@@ -7,7 +7,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
-import { Address, KECCAK256_RLP, privateToAddress } from '@ethereumjs/util'
+import { Address, privateToAddress } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain, storedStorageFormat } from '../chain/chain.ts'
 import { cliqueSignersFor, signerHex } from '../chain/clique.ts'
@@ -21,13 +21,12 @@ import {
   DEV_NETWORK_ID,
   devGenesis,
   type GenesisJson,
-  genesisState,
   parseGenesisText,
 } from '../chain/genesis.ts'
 import { toGenesisQuantity } from '../chain/genesisValues.ts'
 import { ensureKzgFor } from '../chain/kzg.ts'
 import { LogBloomCache } from '../chain/logBloomCache.ts'
-import { recoverHeadState } from '../chain/stateRecovery.ts'
+import { recoverHeadState, writeGenesisState } from '../chain/stateRecovery.ts'
 import { engineGroup } from '../engine/engineMethods.ts'
 import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
@@ -59,7 +58,6 @@ import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
 import { CachedForkSource } from '../state/forkSource.ts'
 import { DEFAULT_STORAGE_FORMAT } from '../state/storageFormat.ts'
 import { TrieDb } from '../state/trieDb.ts'
-import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
 import type { ForkCacheStore } from '../storage/forkCache.ts'
 import { migrate } from '../storage/schema.ts'
@@ -122,13 +120,14 @@ export async function openChain(
     genesisBlock = forkAnchorBlock(forkPoint, common)
     trieDb.fork = new CachedForkSource(forkPoint.remote, forkCache.cache, genesisBlock.hash(), forkPoint.number)
   } else {
-    const state = openState(trieDb, common, KECCAK256_RLP, true)
-    await state.generateCanonicalGenesis(genesisState(genesis))
-    genesisBlock = createGenesisBlock(common, await state.getStateRoot())
+    genesisBlock = createGenesisBlock(common, await writeGenesisState(trieDb, common, genesis))
   }
   const chain = new Chain(common, store, trieDb, config.genesisFile ? 0n : DEV_BASE_FEE_FLOOR)
-  if (trieDb.storageFormat === 'BONSAI')
+  if (trieDb.storageFormat === 'BONSAI') {
     chain.bonsai = new BonsaiState(store, trieDb, config.bonsaiHistoricalBlockLimit)
+    // debug_resyncWorldstate writes the genesis state again once the window has pruned it.
+    chain.bonsai.genesisState = () => writeGenesisState(trieDb, common, genesis)
+  }
   const bft = bftOptions ? attachBftRules(chain, bftOptions, genesis) : undefined
   // A forked chain's local state starts with the dev accounts funded: the rest comes from the remote.
   try {

@@ -7,6 +7,7 @@ import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { type Account, Address, createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
+import { rebuildHeadState } from '../chain/stateRecovery.ts'
 import { openChain } from '../node/node.ts'
 import { sealTransfers } from '../node/testChain.ts'
 import { bytesToBigint, bytesToHex } from '../primitives/hex.ts'
@@ -205,6 +206,90 @@ describe('BONSAI state storage', () => {
     expect(await balanceAt(after.chain, after.chain.head, before.recipient)).toBe(5n * WEI_PER_TRANSFER)
     expect(await balanceAt(after.chain, after.chain.head, sender)).toBeGreaterThan(0n)
     after.close()
+  })
+})
+
+describe('rebuildHeadState (debug_resyncWorldstate) on BONSAI', () => {
+  const SMALL = { dataStorageFormat: 'BONSAI' as const, bonsaiHistoricalBlockLimit: 8 }
+  const count = (chain: Chain, sql: string) => Number(chain.store.db.prepare(sql).get()?.n)
+
+  it('writes the pruned genesis state again, replays the chain and rebuilds the flat tables and lost nodes', async () => {
+    const { chain, recipient, sealMore, close } = await sealTransfers(tempDir(), 20, 2, SMALL)
+    // A dev-tools edit of a state inside the window: the replay runs the next blocks on it.
+    const edited = chain.head
+    const state = openState(chain.trieDb, chain.common, chain.postStateRoot(edited), true)
+    const account = (await state.getAccount(recipient))!
+    account.balance = 123n
+    await state.putAccount(recipient, account)
+    chain.setPostStateRoot(edited, await state.getStateRoot())
+    await sealMore(2)
+    const head = chain.head
+    const root = chain.postStateRoot(head)
+    chain.flushState()
+    expect(chain.store.readTrieNode(chain.genesis.header.stateRoot)).toBeUndefined()
+    const nodesBefore = count(chain, 'SELECT COUNT(*) AS n FROM trie_nodes')
+    const staleBefore = count(chain, 'SELECT COUNT(*) AS n FROM stale_nodes')
+    const logsBefore = chain.bonsai!.flat.countTrieLogs()
+    // Damage: a third of the head's trie nodes deleted, flat rows deleted, changed and invented.
+    const live = computeTrieLog((hex) => chain.trieDb.getSync(hex), KECCAK256_RLP, root).created
+    const lost = live.filter((_, i) => i % 3 === 0)
+    expect(lost.length).toBeGreaterThan(5)
+    const del = chain.store.db.prepare('DELETE FROM trie_nodes WHERE key = ?')
+    for (const key of lost) del.run(key)
+    chain.store.db.prepare('DELETE FROM flat_accounts WHERE key IN (SELECT key FROM flat_accounts LIMIT 3)').run()
+    chain.store.db
+      .prepare(
+        "UPDATE flat_storage SET value = x'2a' WHERE (account, slot) IN (SELECT account, slot FROM flat_storage LIMIT 2)",
+      )
+      .run()
+    chain.store.db.prepare("INSERT INTO flat_accounts (key, value) VALUES (zeroblob(32), x'c0')").run()
+
+    expect(await chain.exclusive(() => rebuildHeadState(chain))).toBe(22)
+
+    await expectFlatMatchesTrie(chain, root)
+    for (const key of lost) expect(chain.store.readTrieNode(key)).toBeDefined()
+    // Only the window's nodes were written: none of the genesis state or of the states below the window.
+    expect(count(chain, 'SELECT COUNT(*) AS n FROM trie_nodes')).toBe(nodesBefore)
+    expect(chain.store.readTrieNode(chain.genesis.header.stateRoot)).toBeUndefined()
+    chain.flushState()
+    expect(count(chain, 'SELECT COUNT(*) AS n FROM trie_nodes')).toBe(nodesBefore)
+    expect(count(chain, 'SELECT COUNT(*) AS n FROM stale_nodes')).toBe(staleBefore)
+    expect(chain.bonsai!.flat.countTrieLogs()).toBe(logsBefore)
+    // The head reads (flat) and the states inside the window (trie) answer.
+    expect(await balanceAt(chain, chain.head, recipient)).toBe(123n + 4n * WEI_PER_TRANSFER)
+    const oldest = (await chain.getBlockByNumber(head.header.number - 8n))!
+    expect(await balanceAt(chain, oldest, recipient)).toBe(28n * WEI_PER_TRANSFER)
+    // The trie logs still move the flat state: back into the window and forward again.
+    await chain.exclusive(() => chain.resetHead(oldest))
+    await expectFlatMatchesTrie(chain, oldest.header.stateRoot)
+    await chain.exclusive(() => chain.resetHead(head))
+    await expectFlatMatchesTrie(chain, root)
+    // And the chain goes on.
+    await sealMore(1)
+    await expectFlatMatchesTrie(chain, chain.head.header.stateRoot)
+    close()
+  })
+
+  it('refuses when a dev-tools edit of a state below the window cannot be re-created, changing nothing', async () => {
+    const dataPath = tempDir()
+    const opened = await openChain({ dataPath, ...SMALL })
+    const { chain } = opened
+    const state = openState(chain.trieDb, chain.common, chain.postStateRoot(chain.genesis), true)
+    await state.putAccount(sender, createAccountFromRLP((await state.getAccount(sender))!.serialize()))
+    const account = (await state.getAccount(sender))!
+    account.balance += 5n
+    await state.putAccount(sender, account)
+    chain.setPostStateRoot(chain.genesis, await state.getStateRoot())
+    opened.close()
+    const { chain: again, close } = await sealTransfers(dataPath, 12, 1, SMALL)
+    again.flushState()
+    const flatRoot = again.bonsai!.root!
+    await expect(again.exclusive(() => rebuildHeadState(again))).rejects.toThrow(
+      'the state the dev tools left after block 0 has left the history window and cannot be re-created',
+    )
+    expect(bytesToHex(again.bonsai!.root!)).toBe(bytesToHex(flatRoot))
+    await expectFlatMatchesTrie(again, again.head.header.stateRoot)
+    close()
   })
 })
 

@@ -10,7 +10,7 @@
  * them commit together.
  */
 import { KECCAK256_RLP } from '@ethereumjs/util'
-import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import { FlatStore } from '../storage/flatStore.ts'
 import { DEFAULT_HISTORICAL_BLOCK_LIMIT } from './storageFormat.ts'
@@ -52,6 +52,11 @@ export class BonsaiState {
   private readonly store: ChainStore
   private readonly trieDb: TrieDb
   readonly historicalBlockLimit: number
+  /**
+   * Writes the genesis state's trie nodes again (pending) and resolves to its root: the window
+   * prunes them, and debug_resyncWorldstate replays the chain from them. Set by the node.
+   */
+  genesisState?: () => Promise<Uint8Array>
 
   constructor(store: ChainStore, trieDb: TrieDb, historicalBlockLimit = DEFAULT_HISTORICAL_BLOCK_LIMIT) {
     this.store = store
@@ -78,6 +83,30 @@ export class BonsaiState {
     this.flatRoot = emptyRoot
     this.applyForward(this.computeLog(emptyRoot, root), 0n)
     this.store.writeMeta(META_FLAT_ROOT, root)
+  }
+
+  /**
+   * Fills the flat tables again from the trie of `root` (the head's state, its nodes stored or
+   * pending): every row is deleted, then the diff from `emptyRoot` to `root` writes one row per
+   * account and slot and marks the head's nodes live. Those nodes, and the pending ones a state
+   * inside the window still holds (a block recorded it left them behind), are referenced, so the
+   * next flush writes them and nothing else. Inside the caller's transaction.
+   */
+  rebuildFlat(root: Uint8Array, emptyRoot: Uint8Array, pendingKeys: Iterable<string>): void {
+    const log = this.computeLog(emptyRoot, root)
+    for (const key of pendingKeys) {
+      if (!this.referenced.has(key) && this.flat.isStale(hexToBytes(`0x${key}`))) this.referenced.add(key)
+    }
+    const rootBefore = this.flatRoot
+    try {
+      this.flat.clearState()
+      this.flatRoot = emptyRoot
+      this.applyForward(log, 0n)
+      this.store.writeMeta(META_FLAT_ROOT, root)
+    } catch (e) {
+      this.flatRoot = rootBefore
+      throw e
+    }
   }
 
   /** Whether the trie nodes of the state at `root` are stored or pending (its root node at least). */

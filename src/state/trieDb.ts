@@ -108,6 +108,11 @@ export class TrieDb implements DB<string, Value> {
     return out
   }
 
+  /** The keys of the buffered writes (unprefixed hex). */
+  pendingKeys(): IterableIterator<string> {
+    return this.pending.keys()
+  }
+
   get pendingCount(): number {
     return this.pending.size
   }

@@ -37,6 +37,12 @@ export class FlatStore {
         .run(account, slot, value)
   }
 
+  /** Deletes every account and slot (before the tables are filled again from a trie). */
+  clearState(): void {
+    this.db.prepare('DELETE FROM flat_accounts').run()
+    this.db.prepare('DELETE FROM flat_storage').run()
+  }
+
   countAccounts(): number {
     return Number(this.db.prepare('SELECT COUNT(*) AS n FROM flat_accounts').get()?.n ?? 0)
   }
@@ -63,6 +69,11 @@ export class FlatStore {
   markStale(keys: Uint8Array[], at: bigint): void {
     const st = this.db.prepare('INSERT OR REPLACE INTO stale_nodes (key, stale_at) VALUES (?, ?)')
     for (const k of keys) st.run(k, at)
+  }
+
+  /** Whether a block recorded that it left this node behind (and the node has not been pruned yet). */
+  isStale(key: Uint8Array): boolean {
+    return this.db.prepare('SELECT 1 AS x FROM stale_nodes WHERE key = ?').get(key) != null
   }
 
   markLive(keys: Uint8Array[]): void {

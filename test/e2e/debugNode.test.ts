@@ -3,14 +3,17 @@
  * automine still on, metrics from real traffic, trace files under the data path, trace_callMany
  * and the log bloom cache status.
  */
+
+import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import type { Hex } from 'viem'
+import { type Hex, hexToBytes, keccak256, toHex } from 'viem'
 import { type StartedNode, signTransfer, startNode } from './harness.ts'
 
 let node: StartedNode
 const TO = '0x000000000000000000000000000000000000c0de'
+const BEACON_ROOTS = '0x000F3df6D732807Ef1319fB7B8bB8522d0Beac02'
 
 beforeAll(async () => {
   node = await startNode({ args: ['--rpc-http-api', 'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN'] })
@@ -22,10 +25,10 @@ afterAll(async () => {
 const key = () => node.config.accounts[0].privateKey as Hex
 const blockNumber = async () => Number(await node.rpc<string>('eth_blockNumber'))
 
-async function mined(raw: Hex): Promise<{ blockNumber: string; blockHash: string }> {
-  const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+async function mined(raw: Hex, on: StartedNode = node): Promise<{ blockNumber: string; blockHash: string }> {
+  const hash = await on.rpc<string>('eth_sendRawTransaction', [raw])
   for (let i = 0; i < 200; i++) {
-    const r = await node.rpc<{ blockNumber: string; blockHash: string } | null>('eth_getTransactionReceipt', [hash])
+    const r = await on.rpc<{ blockNumber: string; blockHash: string } | null>('eth_getTransactionReceipt', [hash])
     if (r) return r
     await Bun.sleep(10)
   }
@@ -43,6 +46,69 @@ describe('debug_setHead on a mining node', () => {
     const receipt = await mined(await signTransfer(key(), { nonce: 1, value: 5n }))
     expect(receipt.blockNumber).toBe('0x2')
     expect(await node.rpc('eth_getBalance', [TO, 'latest'])).toBe('0x6')
+  })
+})
+
+describe('debug_resyncWorldstate on BONSAI past the history window', () => {
+  it('writes the pruned genesis state again, replays the chain and rebuilds the damaged flat state', async () => {
+    const args = ['--data-storage-format=BONSAI', '--bonsai-historical-block-limit=4', '--rpc-http-api=ETH,DEBUG']
+    const first = await startNode({ args })
+    let second: StartedNode | undefined
+    try {
+      const from = first.config.accounts[0].privateKey as Hex
+      for (let nonce = 0; nonce < 12; nonce++) await mined(await signTransfer(from, { nonce }), first)
+      // The genesis state has left the window (and its trie nodes are pruned).
+      const gone = await first.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [TO, '0x0'] })
+      expect(gone.json.error).toEqual({ code: -32000, message: 'World state unavailable' })
+      await first.stop()
+      // Damage the flat head state while the node is down: the recipient's row and every slot.
+      const db = new Database(join(first.dataPath, 'basalt.sqlite'))
+      db.run('DELETE FROM flat_accounts WHERE key = ?', [hexToBytes(keccak256(TO))])
+      db.run('DELETE FROM flat_storage')
+      db.close(true)
+      second = await startNode({ args, dataPath: first.dataPath })
+      const head = await second.rpc<{ timestamp: Hex }>('eth_getBlockByNumber', ['latest', false])
+      // EIP-4788: the beacon roots contract keeps each block's timestamp at slot timestamp % 8191.
+      const slot = toHex(BigInt(head.timestamp) % 8191n)
+      const storedTimestamp = () => second!.rpc<Hex>('eth_getStorageAt', [BEACON_ROOTS, slot, 'latest'])
+      expect(await second.rpc('eth_getBalance', [TO, 'latest'])).toBe('0x0')
+      expect(BigInt(await storedTimestamp())).toBe(0n)
+
+      expect(await second.rpc('debug_resyncWorldstate')).toBe(true)
+      expect(await second.rpc('eth_getBalance', [TO, 'latest'])).toBe('0xc')
+      expect(BigInt(await storedTimestamp())).toBe(BigInt(head.timestamp))
+      // A state inside the window still answers, the genesis's still does not, and the chain goes on.
+      expect(await second.rpc('eth_getBalance', [TO, '0x8'])).toBe('0x8')
+      const still = await second.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [TO, '0x0'] })
+      expect(still.json.error).toEqual({ code: -32000, message: 'World state unavailable' })
+      await mined(await signTransfer(from, { nonce: 12 }), second)
+      expect(await second.rpc('eth_getBalance', [TO, 'latest'])).toBe('0xd')
+    } finally {
+      await second?.cleanup()
+      await first.cleanup()
+    }
+  })
+})
+
+describe('debug_resyncWorldstate after a dev-tools edit that left the window', () => {
+  it('answers -32000 with the reason and keeps serving the head state', async () => {
+    const n = await startNode({
+      args: ['--data-storage-format=BONSAI', '--bonsai-historical-block-limit=2', '--rpc-http-api=ETH,DEBUG,HARDHAT'],
+    })
+    try {
+      expect(await n.rpc('hardhat_setBalance', [TO, '0x5'])).toBe(true)
+      await n.rpc('hardhat_mine', ['0x6'])
+      expect(await n.rpc('eth_blockNumber')).toBe('0x6')
+      const res = await n.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'debug_resyncWorldstate', params: [] })
+      expect(res.json.error).toEqual({
+        code: -32000,
+        message:
+          'World state resync failed: the state the dev tools left after block 0 has left the history window and cannot be re-created',
+      })
+      expect(await n.rpc('eth_getBalance', [TO, 'latest'])).toBe('0x5')
+    } finally {
+      await n.cleanup()
+    }
   })
 })
 

@@ -46,12 +46,20 @@ export const replayBlock = defineMethod({
   },
 })
 
-/** Re-executes the canonical blocks from the genesis and rewrites the head state; the blocks stay. */
+/**
+ * Re-executes the canonical blocks from the genesis and rewrites the head state (and, on BONSAI,
+ * the flat tables); the blocks stay. A replay that cannot run (a dev-tools edit of a state that
+ * left the BONSAI window) answers -32000 with the reason, and nothing is changed.
+ */
 export const resyncWorldstate = defineMethod({
   name: 'debug_resyncWorldstate',
   params: [],
   handler: async (ctx: RpcContext) => {
-    await ctx.chain.exclusive(() => rebuildHeadState(ctx.chain))
+    try {
+      await ctx.chain.exclusive(() => rebuildHeadState(ctx.chain))
+    } catch (e) {
+      throw new RpcError(-32000, `World state resync failed: ${e instanceof Error ? e.message : String(e)}`)
+    }
     return true
   },
 })
