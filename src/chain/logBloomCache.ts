@@ -21,6 +21,7 @@ import {
 import { join } from 'node:path'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { nextTurn } from '../primitives/clock.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { Chain } from './chain.ts'
@@ -35,8 +36,6 @@ const LOGS_BLOOM_FIELD = 6
 const SLICE_BLOCKS = 2_000
 /** Beside each segment file: the hash of the segment's last block when it was written. */
 const LAST_HASH_SUFFIX = '.last'
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 export interface CachingStatus {
   startBlock: bigint
