@@ -46,17 +46,17 @@ const data = async (query: string, variables?: unknown) => {
 }
 
 describe('Query.block', () => {
-  it('answers the head with Long as a JSON number and hashes as hex', async () => {
+  it('answers the head with Long and hashes as 0x-hex', async () => {
     const d = await data('{ block { number hash parent { number } transactionCount } }')
-    expect(d.block.number).toBe(3)
+    expect(d.block.number).toBe('0x3')
     expect(d.block.hash).toBe(bytesToHex(tc.chain.head.hash()))
-    expect(d.block.parent.number).toBe(2)
-    expect(d.block.transactionCount).toBe(1)
+    expect(d.block.parent.number).toBe('0x2')
+    expect(d.block.transactionCount).toBe('0x1')
   })
 
   it('finds a block by number given as a hex string variable', async () => {
     const d = await data('query($n: Long) { block(number: $n) { number } }', { n: '0x1' })
-    expect(d.block.number).toBe(1)
+    expect(d.block.number).toBe('0x1')
   })
 
   it('gives a located field error with Besu wording for an unknown number', async () => {
@@ -86,7 +86,7 @@ describe('Block', () => {
     )
     expect(d.block.account.code).toBe(`0x${STORE_RUNTIME}`)
     expect(d.block.account.storage).toBe(`0x${'0'.repeat(62)}2a`)
-    expect(d.block.logs).toEqual([{ index: 0, topics: [`0x${'0'.repeat(63)}1`] }])
+    expect(d.block.logs).toEqual([{ index: '0x0', topics: [`0x${'0'.repeat(63)}1`] }])
   })
 
   it('calls and estimates on the block state', async () => {
@@ -94,14 +94,14 @@ describe('Block', () => {
       `{ block { call(data: { to: "${store}" }) { data status gasUsed } estimateGas(data: { to: "${store}" }) } }`,
     )
     expect(d.block.call.data).toBe(`0x${'0'.repeat(62)}2a`)
-    expect(d.block.call.status).toBe(1)
-    expect(d.block.estimateGas).toBeGreaterThan(21000)
+    expect(d.block.call.status).toBe('0x1')
+    expect(Number(d.block.estimateGas)).toBeGreaterThan(21000)
   })
 
   it('reports a reverting call as status 0', async () => {
     const reverter = await tc.deploy('60006000fd')
     const d = await data(`{ block { call(data: { to: "${reverter}" }) { status } } }`)
-    expect(d.block.call.status).toBe(0)
+    expect(d.block.call.status).toBe('0x0')
   })
 })
 
@@ -111,9 +111,9 @@ describe('Query.transaction', () => {
       `{ transaction(hash: "${callTxHash}") { index status gasUsed type from { address } to { address } logs { index data } rawReceipt block { number } } }`,
     )
     const t = d.transaction
-    expect(t.index).toBe(0)
-    expect(t.status).toBe(1)
-    expect(t.type).toBe(2)
+    expect(t.index).toBe('0x0')
+    expect(t.status).toBe('0x1')
+    expect(t.type).toBe('0x2')
     expect(t.from.address).toBe(tc.sender)
     expect(t.to.address).toBe(caller)
     expect(t.logs[0].data).toBe(`0x${'0'.repeat(62)}2a`)
@@ -130,7 +130,7 @@ describe('Query.logs', () => {
     const d = await data(
       `{ logs(filter: { fromBlock: 0, topics: [["0x${'0'.repeat(63)}1"]] }) { index account { address } transaction { hash } } }`,
     )
-    expect(d.logs).toEqual([{ index: 0, account: { address: caller }, transaction: { hash: callTxHash } }])
+    expect(d.logs).toEqual([{ index: '0x0', account: { address: caller }, transaction: { hash: callTxHash } }])
   })
 })
 
@@ -161,15 +161,15 @@ describe('Query.pending', () => {
     const d = await data(
       `{ pending { transactionCount transactions { hash index block { number } } ${reads} } block { ${reads} } }`,
     )
-    expect(d.pending.transactionCount).toBe(1)
+    expect(d.pending.transactionCount).toBe('0x1')
     expect(d.pending.transactions).toEqual([{ hash: bytesToHex(tx.hash()), index: null, block: null }])
     // Executing the pooled transfer would fund the recipient, raise its gas and bump the sender's nonce.
     const { transactions: _, transactionCount: __, ...pendingReads } = d.pending
     expect(pendingReads).toEqual(d.block)
     expect(d.block.to.balance).toBe('0x0')
-    expect(d.block.from.transactionCount).toBe(0)
+    expect(d.block.from.transactionCount).toBe('0x0')
     expect(d.block.call.data).toBe(`0x${'0'.repeat(64)}`)
-    expect(d.block.estimateGas).toBeLessThan(30_000)
+    expect(Number(d.block.estimateGas)).toBeLessThan(30_000)
   })
 })
 

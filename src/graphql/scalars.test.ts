@@ -3,7 +3,7 @@ import { scalarCodec } from './scalars.ts'
 
 describe('Long', () => {
   const long = scalarCodec('Long')
-  it('goes out as a JSON number', () => expect(long.output(5n)).toBe(5))
+  it('goes out as 0x-hex (execution-apis spec, geth, Besu)', () => expect(long.output(5n)).toBe('0x5'))
   it('comes in as a number, a decimal string or a hex string', () => {
     expect(long.input(7)).toBe(7n)
     expect(long.input('12')).toBe(12n)

@@ -76,9 +76,10 @@ const codecs: Record<string, ScalarCodec> = {
     output: (v) => toQuantity(parseUnsigned('BigInt', v)),
     input: (v) => parseUnsigned('BigInt', v),
   },
-  // EIP-1767: a Long goes out as a JSON number (values past 2^53 lose precision, as in JSON).
+  // The execution-apis GraphQL spec (since 2023; geth and Besu follow it): a Long goes out as
+  // 0x-hex, like JSON-RPC quantities, and comes in as a number, a decimal or a hex string.
   Long: {
-    output: (v) => Number(parseUnsigned('Long', v, MAX_LONG)),
+    output: (v) => toQuantity(parseUnsigned('Long', v, MAX_LONG)),
     input: (v) => parseUnsigned('Long', v, MAX_LONG),
   },
 }
