@@ -51,8 +51,8 @@ function prefixOpts(db: TrieDb): { prefixStorageTrieKeys: boolean } {
 
 type StateOpts = ConstructorParameters<typeof MerkleStateManager>[0]
 
-/** Bound on the storage roots a flat view remembers (it forgets them all when full). */
-const FLAT_ROOTS_ENTRIES = 1 << 16
+/** Bound on the rows and storage roots a flat view remembers (it forgets them all when full). */
+const FLAT_MEMO_ENTRIES = 1 << 16
 
 class FlatView extends MerkleStateManager {
   private readonly viewRoot: Uint8Array
@@ -64,6 +64,12 @@ class FlatView extends MerkleStateManager {
    * re-created account (new root) reads its storage from its own trie.
    */
   private readonly flatStorageRoots = new Map<string, Uint8Array>()
+  /**
+   * Flat rows read so far, by address (and slot). They hold this view's state whenever they are
+   * used, so they never go stale; a simulation that reverts its caches after each run (a shared
+   * eth_call session) reads them again without a query.
+   */
+  private readonly flatRows = new Map<string, Uint8Array | undefined>()
 
   constructor(opts: StateOpts, bonsai: BonsaiState) {
     super(opts)
@@ -82,11 +88,12 @@ class FlatView extends MerkleStateManager {
     const cached = this._caches?.account?.get(address)
     if (cached !== undefined)
       return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
-    const rlp = this.bonsai.flat.readAccount(this.keccak(address.bytes))
+    const addressHex = bytesToHex(address.bytes)
+    const rlp = this.readFlat(addressHex, () => this.bonsai.flat.readAccount(this.keccak(address.bytes)))
     const account = rlp ? createAccountFromRLP(rlp) : undefined
     if (account) {
-      if (this.flatStorageRoots.size >= FLAT_ROOTS_ENTRIES) this.flatStorageRoots.clear()
-      this.flatStorageRoots.set(bytesToHex(address.bytes), account.storageRoot)
+      if (this.flatStorageRoots.size >= FLAT_MEMO_ENTRIES) this.flatStorageRoots.clear()
+      this.flatStorageRoots.set(addressHex, account.storageRoot)
     }
     this._caches?.account?.put(address, account)
     return account
@@ -98,11 +105,23 @@ class FlatView extends MerkleStateManager {
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array
     const account = await this.getAccount(address)
     if (!account) return new Uint8Array(0)
-    const flatRoot = this.flatStorageRoots.get(bytesToHex(address.bytes))
+    const addressHex = bytesToHex(address.bytes)
+    const flatRoot = this.flatStorageRoots.get(addressHex)
     // Checked again after the await: a block committed meanwhile moves the flat tables.
     if (!this.isFlat || flatRoot === undefined || !equalBytes(flatRoot, account.storageRoot))
       return super.getStorage(address, key)
-    const value = this.bonsai.flat.readSlot(this.keccak(address.bytes), this.keccak(key))
+    const value = this.readFlat(addressHex + bytesToHex(key), () =>
+      this.bonsai.flat.readSlot(this.keccak(address.bytes), this.keccak(key)),
+    )
     return value ? (RLP.decode(value) as Uint8Array) : new Uint8Array(0)
+  }
+
+  /** A flat row, from the memo or read now (only while `isFlat`). */
+  private readFlat(key: string, read: () => Uint8Array | undefined): Uint8Array | undefined {
+    if (this.flatRows.has(key)) return this.flatRows.get(key)
+    const value = read()
+    if (this.flatRows.size >= FLAT_MEMO_ENTRIES) this.flatRows.clear()
+    this.flatRows.set(key, value)
+    return value
   }
 }
