@@ -1,25 +1,37 @@
 /**
  * Throw-away world state for simulations (eth_call, estimates, eth_simulateV1): reads fall through
- * to the chain's trie store, writes stay in an overlay and vanish with the object, so a simulation
- * can never leak trie nodes into the next committed block.
+ * to the chain's trie store (or, for the BONSAI head state, to the flat tables), writes stay in an
+ * overlay and vanish with the object, so a simulation can never leak trie nodes into the next
+ * committed block nor rows into the flat tables.
  */
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { type Address, unpadBytes } from '@ethereumjs/util'
 import { bytesToHex } from '../primitives/hex.ts'
+import type { BonsaiState } from '../state/bonsaiState.ts'
 import type { TrieDb } from '../state/trieDb.ts'
-import { openState, type StateManager } from '../state/worldState.ts'
+import { openFlatView, openState, type StateManager } from '../state/worldState.ts'
 import { OverlayTrieDb } from './tracers/overlayTrieDb.ts'
 
 /** Where scratch state reads from. */
 export interface StateSource {
   readonly common: Common
   readonly trieDb: TrieDb
+  /** The BONSAI flat head state, when the chain keeps one. */
+  readonly bonsai?: BonsaiState
 }
 
-/** A writable state rooted at `root` that never writes to `source`. */
+/**
+ * A writable state rooted at `root` that never writes to `source`. When `root` is the BONSAI flat
+ * head state, accounts and slots are read from the flat tables (one lookup instead of a trie walk)
+ * until a write is flushed into the overlay trie or the head moves on; then from the trie.
+ */
 export function openScratchState(source: StateSource, root: Uint8Array): StateManager {
-  const state = openState(new OverlayTrieDb(source.trieDb), source.common, root, true)
+  const db = new OverlayTrieDb(source.trieDb)
+  const state =
+    source.bonsai?.isAt(root) && !db.fork
+      ? openFlatView(db, source.common, root, source.bonsai)
+      : openState(db, source.common, root, true)
   cacheStorageWrites(state)
   return state
 }

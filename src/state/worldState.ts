@@ -11,7 +11,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type Account, type Address, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import { equalBytes } from '../primitives/hex.ts'
+import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import type { BonsaiState } from './bonsaiState.ts'
 import { openForkState } from './forkState.ts'
 import type { TrieDb } from './trieDb.ts'
@@ -32,8 +32,10 @@ export function openState(db: TrieDb, common: Common, root: Uint8Array, isWriter
 }
 
 /**
- * A read-only view of the state at `root` whose account and storage reads come from the flat
- * tables while they hold that state (and from the trie once the head has moved on). Never write to it.
+ * A view of the state at `root` whose account and storage reads come from the flat tables while
+ * they hold that state (and from the trie once the head has moved on). The chain's shared head view
+ * is read-only; a simulation's scratch copy (over an overlay store) may write, its writes staying
+ * in its caches and overlay, never in the flat tables.
  */
 export function openFlatView(db: TrieDb, common: Common, root: Uint8Array, bonsai: BonsaiState): StateManager {
   return new FlatView({ common, trie: openTrie(db, common, root), caches: new Caches(), ...prefixOpts(db) }, bonsai)
@@ -49,11 +51,25 @@ function prefixOpts(db: TrieDb): { prefixStorageTrieKeys: boolean } {
 
 type StateOpts = ConstructorParameters<typeof MerkleStateManager>[0]
 
+/** Bound on the rows and storage roots a flat view remembers (it forgets them all when full). */
+const FLAT_MEMO_ENTRIES = 1 << 16
+
 class FlatView extends MerkleStateManager {
   private readonly viewRoot: Uint8Array
   private readonly keccak: (b: Uint8Array) => Uint8Array
-
   private readonly bonsai: BonsaiState
+  /**
+   * Storage root of each account as read from the flat tables, by address. The flat slots of an
+   * account answer only while its current storage root is still that one: a cleared, deleted or
+   * re-created account (new root) reads its storage from its own trie.
+   */
+  private readonly flatStorageRoots = new Map<string, Uint8Array>()
+  /**
+   * Flat rows read so far, by address (and slot). They hold this view's state whenever they are
+   * used, so they never go stale; a simulation that reverts its caches after each run (a shared
+   * eth_call session) reads them again without a query.
+   */
+  private readonly flatRows = new Map<string, Uint8Array | undefined>()
 
   constructor(opts: StateOpts, bonsai: BonsaiState) {
     super(opts)
@@ -62,6 +78,7 @@ class FlatView extends MerkleStateManager {
     this.keccak = opts!.common!.customCrypto.keccak256 ?? keccak_256
   }
 
+  /** Whether the flat tables hold this view's state and nothing has been flushed into its trie. */
   private get isFlat(): boolean {
     return this.bonsai.isAt(this.viewRoot) && equalBytes(this._trie.root(), this.viewRoot)
   }
@@ -71,15 +88,40 @@ class FlatView extends MerkleStateManager {
     const cached = this._caches?.account?.get(address)
     if (cached !== undefined)
       return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
-    const rlp = this.bonsai.flat.readAccount(this.keccak(address.bytes))
+    const addressHex = bytesToHex(address.bytes)
+    const rlp = this.readFlat(addressHex, () => this.bonsai.flat.readAccount(this.keccak(address.bytes)))
     const account = rlp ? createAccountFromRLP(rlp) : undefined
+    if (account) {
+      if (this.flatStorageRoots.size >= FLAT_MEMO_ENTRIES) this.flatStorageRoots.clear()
+      this.flatStorageRoots.set(addressHex, account.storageRoot)
+    }
     this._caches?.account?.put(address, account)
     return account
   }
 
   override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
     if (!this.isFlat || key.length !== 32) return super.getStorage(address, key)
-    const value = this.bonsai.flat.readSlot(this.keccak(address.bytes), this.keccak(key))
+    const cached = this._caches?.storage?.get(address, key)
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array
+    const account = await this.getAccount(address)
+    if (!account) return new Uint8Array(0)
+    const addressHex = bytesToHex(address.bytes)
+    const flatRoot = this.flatStorageRoots.get(addressHex)
+    // Checked again after the await: a block committed meanwhile moves the flat tables.
+    if (!this.isFlat || flatRoot === undefined || !equalBytes(flatRoot, account.storageRoot))
+      return super.getStorage(address, key)
+    const value = this.readFlat(addressHex + bytesToHex(key), () =>
+      this.bonsai.flat.readSlot(this.keccak(address.bytes), this.keccak(key)),
+    )
     return value ? (RLP.decode(value) as Uint8Array) : new Uint8Array(0)
+  }
+
+  /** A flat row, from the memo or read now (only while `isFlat`). */
+  private readFlat(key: string, read: () => Uint8Array | undefined): Uint8Array | undefined {
+    if (this.flatRows.has(key)) return this.flatRows.get(key)
+    const value = read()
+    if (this.flatRows.size >= FLAT_MEMO_ENTRIES) this.flatRows.clear()
+    this.flatRows.set(key, value)
+    return value
   }
 }
