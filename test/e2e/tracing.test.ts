@@ -23,6 +23,8 @@ const forwarder = compileContract(source, 'TraceForwarder')
 /** PUSH1 0x2a PUSH1 0 SSTORE PUSH1 0 SLOAD PUSH1 0 MSTORE PUSH1 0x20 PUSH1 0 RETURN, behind a 12-byte deployer. */
 const STORE_INIT = '0x6010600c60003960106000f3602a60005560005460005260206000f3'
 const RECIPIENT = '0x00000000000000000000000000000000000000b0'
+/** JUMPDEST PUSH1 0 JUMP (loops until out of gas), behind a 12-byte deployer. */
+const LOOP_INIT = '0x6004600c60003960046000f35b600056'
 
 let node: StartedNode
 let tokenAddress: `0x${string}`
@@ -31,6 +33,7 @@ let storeAddress: `0x${string}`
 let transferHash: `0x${string}`
 let storeHash: `0x${string}`
 let sender: `0x${string}`
+let loopHash: `0x${string}`
 
 const chain = () =>
   defineChain({
@@ -62,6 +65,9 @@ beforeAll(async () => {
   await client().waitForTransactionReceipt({ hash: transferHash })
   storeHash = await wallet.sendTransaction({ to: storeAddress, gas: 100_000n })
   await client().waitForTransactionReceipt({ hash: storeHash })
+  const loopAddress = await deploy(LOOP_INIT)
+  loopHash = await wallet.sendTransaction({ to: loopAddress, gas: 5_000_000n })
+  await client().waitForTransactionReceipt({ hash: loopHash })
 })
 afterAll(async () => {
   await node?.cleanup()
@@ -155,6 +161,18 @@ describe('debug_traceBlockByNumber and debug_traceBlockByHash', () => {
     const byHash = await node.rpc<any[]>('debug_traceBlockByHash', [receipt.blockHash, { tracer: 'callTracer' }])
     expect(byNumber).toEqual(byHash)
     expect(byNumber.map((e) => e.txHash)).toEqual([transferHash])
+  })
+
+  it('answers {txHash, error} for a transaction whose trace runs past its timeout', async () => {
+    const receipt = await client().getTransactionReceipt({ hash: loopHash })
+    const n = `0x${receipt.blockNumber.toString(16)}`
+    const entries = await node.rpc<any[]>('debug_traceBlockByNumber', [n, { tracer: 'callTracer', timeout: '100ms' }])
+    expect(entries).toEqual([{ txHash: loopHash, error: 'execution timeout' }])
+    const err = (await trace(loopHash, { timeout: '100ms' }).catch((e) => e)) as { code: number; message: string }
+    expect({ code: err.code, message: err.message }).toEqual({
+      code: -32000,
+      message: 'debug_traceTransaction: execution timeout',
+    })
   })
 
   it('refuses the genesis block', async () => {

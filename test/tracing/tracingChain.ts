@@ -30,6 +30,14 @@ export function deployCode(runtime: string): Uint8Array {
   return hexToBytes(`60${len}600c60003960${len}6000f3${runtime}`)
 }
 
+/** What a test sets on a transaction; the rest is the first dev account's defaults. */
+export interface TxFields {
+  to?: string
+  data?: Uint8Array
+  value?: bigint
+  gasLimit?: bigint
+}
+
 export interface TracingChain {
   chain: Chain
   /** The pool, sealer and clock behind `send`, for tests that seal on their own. */
@@ -38,7 +46,9 @@ export interface TracingChain {
   clock: ReturnType<typeof manualClock>
   sender: string
   /** Sends a transaction from the first dev account and seals it; returns its hash. */
-  send(tx: { to?: string; data?: Uint8Array; value?: bigint; gasLimit?: bigint }): Promise<Uint8Array>
+  send(tx: TxFields): Promise<Uint8Array>
+  /** Sends several transactions from the first dev account and seals them in one block; returns their hashes. */
+  sendBlock(txs: TxFields[]): Promise<Uint8Array[]>
   /** Deploys `runtime` and returns the contract address. */
   deploy(runtime: string): Promise<string>
   /** Replays the block of `hash` and returns what `tracer` made of that transaction. */
@@ -54,8 +64,8 @@ export async function tracingChain(): Promise<TracingChain> {
   const account = devAccounts()[0]
   const key = hexToBytes(account.privateKey)
   let nonce = 0n
-  const send: TracingChain['send'] = async ({ to, data, value, gasLimit }) => {
-    const tx = createFeeMarket1559Tx(
+  const sign = ({ to, data, value, gasLimit }: TxFields) =>
+    createFeeMarket1559Tx(
       {
         chainId: chain.common.chainId(),
         nonce: nonce++,
@@ -68,11 +78,14 @@ export async function tracingChain(): Promise<TracingChain> {
       },
       { common: chain.commonForNextBlock() },
     ).sign(key)
-    await pool.add(tx)
+  const sendBlock: TracingChain['sendBlock'] = async (fields) => {
+    const txs = fields.map(sign)
+    for (const tx of txs) await pool.add(tx)
     clock.advance(12_000)
     await sealer.sealBlock(false)
-    return tx.hash()
+    return txs.map((tx) => tx.hash())
   }
+  const send: TracingChain['send'] = async (fields) => (await sendBlock([fields]))[0]
   const deploy = async (runtime: string) => {
     const hash = await send({ data: deployCode(runtime) })
     if (!(await chain.findTransaction(hash))) throw new Error('deployment not mined')
@@ -84,5 +97,5 @@ export async function tracingChain(): Promise<TracingChain> {
     const out = await replayBlock(chain, found.block, (_tx, i) => (i === found.index ? tracer : undefined), found.index)
     return out.get(found.index) as R
   }
-  return { chain, pool, sealer, clock, sender: account.address, send, deploy, trace, close }
+  return { chain, pool, sealer, clock, sender: account.address, send, sendBlock, deploy, trace, close }
 }

@@ -13,7 +13,7 @@ import { openState, type StateManager } from '../../state/worldState.ts'
 import { cacheStorageWrites, memoizeTrieReads } from '../scratchState.ts'
 import { type BlockSource, createVm, type VM } from '../vmFactory.ts'
 import { OverlayTrieDb } from './overlayTrieDb.ts'
-import type { TxContext, TxTracer } from './txTracer.ts'
+import { TraceTimeoutError, type TxContext, type TxTracer } from './txTracer.ts'
 
 const BEACON_ROOTS_ADDRESS = new Address(hexToBytes('0x000f3df6d732807ef1319fb7b8bb8522d0beac02'))
 
@@ -34,6 +34,22 @@ export class ReplayError extends Error {
   constructor(kind: 'genesis' | 'missingParent', message: string) {
     super(message)
     this.kind = kind
+  }
+}
+
+/**
+ * A transaction's trace ran past its timeout during a block replay. Carries the position and the
+ * results of the transactions traced before it; the replay VM is dropped (the aborted run may have
+ * left the EVM's journal mid-transaction).
+ */
+export class ReplayTimeoutError<R> extends TraceTimeoutError {
+  readonly index: number
+  readonly done: Map<number, R>
+
+  constructor(index: number, done: Map<number, R>) {
+    super()
+    this.index = index
+    this.done = done
   }
 }
 
@@ -171,9 +187,46 @@ async function replayTransactions<R>(
       blockGasUsed,
       skipBlockGasLimitValidation: true,
       skipHardForkValidation: true,
+    }).catch((e: unknown) => {
+      throw e instanceof TraceTimeoutError ? new ReplayTimeoutError(i, out) : e
     })
     blockGasUsed += result.totalGasSpent
     if (tracer) out.set(i, await tracer.finish(ctx, result))
   }
   return out
+}
+
+/** What a block trace that outlives some transactions' timeouts yields. */
+export interface TolerantReplay<R> {
+  results: Map<number, R>
+  /** Transactions whose trace ran past its timeout (run again untraced, so the ones after see their state). */
+  timedOut: Set<number>
+}
+
+/**
+ * Like `replayBlock`, but a transaction whose trace runs past its timeout does not fail the replay,
+ * as geth's block tracers answer such a transaction with an error entry: the block is replayed again
+ * on a fresh VM with that transaction (and the ones already traced) run untraced, and the tracing
+ * goes on after it. At most one extra replay per timed-out transaction.
+ */
+export async function replayBlockPastTimeouts<R>(
+  chain: ReplaySource,
+  block: Block,
+  tracerFor: (tx: TypedTransaction, index: number) => TxTracer<R> | undefined,
+): Promise<TolerantReplay<R>> {
+  const results = new Map<number, R>()
+  const timedOut = new Set<number>()
+  const isSettled = (i: number) => results.has(i) || timedOut.has(i)
+  for (let pass = 0; pass <= block.transactions.length; pass++) {
+    try {
+      const out = await replayBlock(chain, block, (tx, i) => (isSettled(i) ? undefined : tracerFor(tx, i)))
+      for (const [i, r] of out) results.set(i, r)
+      return { results, timedOut }
+    } catch (e) {
+      if (!(e instanceof ReplayTimeoutError) || isSettled(e.index)) throw e
+      for (const [i, r] of e.done as Map<number, R>) results.set(i, r)
+      timedOut.add(e.index)
+    }
+  }
+  throw new Error('block trace did not settle')
 }

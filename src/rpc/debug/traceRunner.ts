@@ -3,7 +3,7 @@
  * the one mapping of tracing failures to Besu's errors.
  */
 import type { Block } from '@ethereumjs/block'
-import { ReplayError, replayBlock } from '../../evm/tracers/blockReplayer.ts'
+import { ReplayError, replayBlock, replayBlockPastTimeouts } from '../../evm/tracers/blockReplayer.ts'
 import {
   createTracer,
   InvalidTimeoutError,
@@ -68,13 +68,20 @@ export async function requireTransaction(ctx: RpcContext, hash: Uint8Array): Pro
   return found
 }
 
-/** Traces every transaction of a block as debug_traceBlock* answer: `[{txHash, result}]`. */
+/**
+ * Traces every transaction of a block as debug_traceBlock* answer: `[{txHash, result}]`. A
+ * transaction whose trace runs past the `timeout` gets geth's `{txHash, error: "execution timeout"}`
+ * entry instead, and the others are traced on the state it leaves.
+ */
 export async function traceBlockTransactions(ctx: RpcContext, block: Block, config: TraceConfig = {}) {
-  const results = await mapTracingErrors(async () => {
+  const { results, timedOut } = await mapTracingErrors(async () => {
     createTracer(config)
-    return replayBlock(ctx.chain, block, () => createTracer(config))
+    return replayBlockPastTimeouts(ctx.chain, block, () => createTracer(config))
   })
-  return block.transactions.map((tx, i) => ({ txHash: bytesToHex(tx.hash()), result: results.get(i) }))
+  return block.transactions.map((tx, i) => {
+    const txHash = bytesToHex(tx.hash())
+    return timedOut.has(i) ? { txHash, error: new TraceTimeoutError().message } : { txHash, result: results.get(i) }
+  })
 }
 
 /** A block named by hash, or Besu's -32000 error. */
