@@ -36,9 +36,8 @@ export class CliqueSignerWatch {
     this.isSigner = isSigner
     if (was === isSigner || (was === undefined && isSigner)) return undefined
     if (was === undefined) {
-      log.warn('no block will be produced until the signers vote this node in', {
-        reason: cliqueNotSignerReason(this.address),
-      })
+      // The start-up line of old; the sealer keeps checking at every block.
+      log.warn('no block will be produced', { reason: cliqueNotSignerReason(this.address) })
       return 'not-signer'
     }
     if (isSigner) {

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Hex, keccak256, recoverAddress, toRlp } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
-import { type StartedNode, startNode } from './harness.ts'
+import { type StartedNode, startNode, until, writeCliqueGenesis } from './harness.ts'
 
 const KEY_A = `0x${'a1'.repeat(32)}` as const
 const KEY_B = `0x${'b2'.repeat(32)}` as const
@@ -80,16 +80,6 @@ async function sealerOf(block: RpcBlock): Promise<string> {
   return (await recoverAddress({ hash: keccak256(sealed), signature })).toLowerCase()
 }
 
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (let i = 0; ; i++) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > deadline || i > 1000) throw new Error(`${what}: last ${JSON.stringify(v)}`)
-    await Bun.sleep(100)
-  }
-}
-
 const blockAt = (n: StartedNode, b: number) =>
   n.rpc<RpcBlock | null>('eth_getBlockByNumber', [`0x${b.toString(16)}`, false])
 const height = async (n: StartedNode) => Number(await n.rpc<Hex>('eth_blockNumber'))
@@ -97,16 +87,7 @@ const height = async (n: StartedNode) => Number(await n.rpc<Hex>('eth_blockNumbe
 describe('a clique signer voted in over devp2p', () => {
   it('starts sealing in its turns once the signer proposes it, and both nodes agree on every block', async () => {
     const genesisFile = join(dir, 'clique.json')
-    writeFileSync(
-      genesisFile,
-      JSON.stringify({
-        config: { chainId: 1983, londonBlock: 0, clique: { blockperiodseconds: 1, epochlength: 30000 } },
-        difficulty: '0x1',
-        gasLimit: '0x1c9c380',
-        extraData: `0x${'00'.repeat(32)}${SIGNER_A.slice(2)}${'00'.repeat(65)}`,
-        alloc: {},
-      }),
-    )
+    writeCliqueGenesis(genesisFile, 1983, [SIGNER_A], { blockperiodseconds: 1, epochlength: 30000 })
     const start = async (name: string, key: Hex, extra: string[]) => {
       const keyFile = join(dir, `${name}.key`)
       writeFileSync(keyFile, `${key}\n`)
@@ -129,7 +110,9 @@ describe('a clique signer voted in over devp2p', () => {
       () => height(b),
       (h) => h >= 2,
     )
-    expect(b.output()).toContain('no block will be produced until the signers vote this node in')
+    expect(b.output()).toContain(
+      `no block will be produced reason="the node key's address ${SIGNER_B} is not a clique signer"`,
+    )
 
     expect(await a.rpc('clique_propose', [SIGNER_B, true])).toBe(true)
     const after = await height(a)
