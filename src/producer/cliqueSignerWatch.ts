@@ -30,8 +30,15 @@ export class CliqueSignerWatch {
    * ended at the merge); logs when that differs from the last check.
    */
   check(head: BlockHeader = this.chain.head.header): CliqueSignerChange {
-    const isClique = this.chain.commonForNextBlock().consensusType() === 'poa'
-    const isSigner = !isClique || cliqueSignersFor(this.chain, head).includes(this.address)
+    let isSigner: boolean
+    try {
+      const isClique = this.chain.commonForNextBlock().consensusType() === 'poa'
+      isSigner = !isClique || cliqueSignersFor(this.chain, head).includes(this.address)
+    } catch (e) {
+      // A head whose ancestors are not all stored yet: the sealer finds out at its next block.
+      log.debug('clique signers unknown at the head', { error: e instanceof Error ? e.message : String(e) })
+      return undefined
+    }
     const was = this.isSigner
     this.isSigner = isSigner
     if (was === isSigner || (was === undefined && isSigner)) return undefined
