@@ -2,7 +2,8 @@
  * Two compiled nodes on loopback run a clique chain over devp2p: A is the genesis signer and seals
  * with --miner-enabled; B, started with --miner-enabled too, is no signer and only follows, until A
  * proposes it with `clique_propose`. From then on B seals in its turns (EIP-225: with two signers
- * neither seals two blocks in a row) without a restart, and both nodes hold the same blocks.
+ * neither seals two blocks in a row) without a restart, and both nodes hold the same blocks; when
+ * both vote B out, B stops and A seals alone again.
  */
 import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -85,7 +86,7 @@ const blockAt = (n: StartedNode, b: number) =>
 const height = async (n: StartedNode) => Number(await n.rpc<Hex>('eth_blockNumber'))
 
 describe('a clique signer voted in over devp2p', () => {
-  it('starts sealing in its turns once the signer proposes it, and both nodes agree on every block', async () => {
+  it('starts sealing in its turns once the signer proposes it, stops when voted out, and both nodes agree on every block', async () => {
     const genesisFile = join(dir, 'clique.json')
     writeCliqueGenesis(genesisFile, 1983, [SIGNER_A], { blockperiodseconds: 1, epochlength: 30000 })
     const start = async (name: string, key: Hex, extra: string[]) => {
@@ -158,5 +159,35 @@ describe('a clique signer voted in over devp2p', () => {
     }
     expect(voteAt).toBeGreaterThan(0)
     expect(sealers.slice(voteAt).filter((s) => s === SIGNER_B).length).toBeGreaterThanOrEqual(2)
+
+    // Both signers vote B out (two of two votes); B stops sealing without a restart and A seals alone.
+    expect(await a.rpc('clique_propose', [SIGNER_B, false])).toBe(true)
+    expect(await b.rpc('clique_propose', [SIGNER_B, false])).toBe(true)
+    await until(
+      'B voted out',
+      () => b.rpc<string[]>('clique_getSigners', ['latest']),
+      (s) => s.length === 1,
+      30_000,
+    )
+    expect(await b.rpc<string[]>('clique_getSigners', ['latest'])).toEqual([SIGNER_A])
+    const dropped = await height(b)
+    const end = dropped + 3
+    await until(
+      'B follows A alone',
+      () => height(b),
+      (h) => h >= end,
+      30_000,
+    )
+    expect(b.output()).toContain('the node key is no longer a clique signer')
+    for (let n = target + 1; n <= end; n++) {
+      const [fromA, fromB] = await Promise.all([blockAt(a, n), blockAt(b, n)])
+      expect(fromB?.hash).toBe(fromA?.hash)
+      sealers.push(await sealerOf(fromA!))
+      // After the drop every block is A's and in turn, several in a row (never allowed with two signers).
+      if (n > dropped) {
+        expect(sealers[n - 1]).toBe(SIGNER_A)
+        expect(fromA?.difficulty).toBe('0x2')
+      }
+    }
   }, 150_000)
 })
