@@ -84,6 +84,14 @@ async function sealerOf(block: RpcBlock): Promise<string> {
 const blockAt = (n: StartedNode, b: number) =>
   n.rpc<RpcBlock | null>('eth_getBlockByNumber', [`0x${b.toString(16)}`, false])
 const height = async (n: StartedNode) => Number(await n.rpc<Hex>('eth_blockNumber'))
+/** Waits (bounded) until `node`'s head reaches `number`. */
+const reach = (what: string, node: StartedNode, number: number, ms = 30_000) =>
+  until(
+    what,
+    () => height(node),
+    (h) => h >= number,
+    ms,
+  )
 
 describe('a clique signer voted in over devp2p', () => {
   it('starts sealing in its turns once the signer proposes it, stops when voted out, and both nodes agree on every block', async () => {
@@ -106,11 +114,7 @@ describe('a clique signer voted in over devp2p', () => {
       () => b.rpc<unknown[]>('admin_peers'),
       (p) => p.length === 1,
     )
-    await until(
-      'B follows A',
-      () => height(b),
-      (h) => h >= 2,
-    )
+    await reach('B follows A', b, 2)
     expect(b.output()).toContain(
       `no block will be produced reason="the node key's address ${SIGNER_B} is not a clique signer"`,
     )
@@ -119,18 +123,8 @@ describe('a clique signer voted in over devp2p', () => {
     const after = await height(a)
     // Six blocks past the proposal: B's vote is in, and B has sealed in its turns.
     const target = after + 6
-    await until(
-      'A grows',
-      () => height(a),
-      (h) => h >= target,
-      60_000,
-    )
-    await until(
-      'B follows',
-      () => height(b),
-      (h) => h >= target,
-      30_000,
-    )
+    await reach('A grows', a, target, 60_000)
+    await reach('B follows', b, target, 30_000)
     expect(await a.rpc<string[]>('clique_getSigners', ['latest'])).toEqual([SIGNER_A, SIGNER_B].sort())
     expect(await b.rpc<string[]>('clique_getSigners', ['latest'])).toEqual([SIGNER_A, SIGNER_B].sort())
     expect(b.output()).toContain('the node key is a clique signer now')
@@ -172,12 +166,7 @@ describe('a clique signer voted in over devp2p', () => {
     expect(await b.rpc<string[]>('clique_getSigners', ['latest'])).toEqual([SIGNER_A])
     const dropped = await height(b)
     const end = dropped + 3
-    await until(
-      'B follows A alone',
-      () => height(b),
-      (h) => h >= end,
-      30_000,
-    )
+    await reach('B follows A alone', b, end, 30_000)
     expect(b.output()).toContain('the node key is no longer a clique signer')
     for (let n = target + 1; n <= end; n++) {
       const [fromA, fromB] = await Promise.all([blockAt(a, n), blockAt(b, n)])
