@@ -29,6 +29,12 @@ export const DIFF_NO_TURN = 1n
 /** The node key may not seal the next block yet: another signer's block must come first. */
 export class CliqueWaitError extends Error {}
 
+/**
+ * The node key is none of the signers at the parent (votes counted): the sealer stays idle and
+ * tries again on the next block, since a vote may add it (as Besu's clique miner does).
+ */
+export class CliqueNotSignerError extends CliqueWaitError {}
+
 /** What signer lookups need of the stored chain: headers by hash, so that a block on a side chain is checked against its own ancestors. */
 export interface CheckpointReader {
   getHeaderByHash(hash: Uint8Array): BlockHeader | undefined
@@ -164,6 +170,11 @@ export async function validateCliqueSeal(chain: CheckpointReader, header: BlockH
     throw new Error('invalid checkpoint: its signer list differs from the current signers')
 }
 
+/** Why `signer` (lower-case hex) may not seal: it is none of the signers. */
+export function cliqueNotSignerReason(signer: string): string {
+  return `the node key's address ${signer} is not a clique signer`
+}
+
 /** The header fields clique sets on a block it seals. */
 export interface CliqueHeaderFields {
   timestamp: bigint
@@ -192,7 +203,7 @@ export async function cliqueHeaderFields(
   const signer = signerHex(privateToAddress(key))
   const tally = cliqueTallyAfter(chain, parent)
   const signers = tally.signers()
-  if (!signers.includes(signer)) throw new Error(`the node key's address ${signer} is not a clique signer`)
+  if (!signers.includes(signer)) throw new CliqueNotSignerError(cliqueNotSignerReason(signer))
   if (hasSignedRecently(chain, signers, parent, signer))
     throw new CliqueWaitError(`the signer ${signer} sealed one of the last ${Math.floor(signers.length / 2)} blocks`)
   const period = BigInt((common.consensusConfig() as { period?: number }).period ?? 0)

@@ -7,10 +7,9 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
-import { Address, privateToAddress } from '@ethereumjs/util'
+import { Address } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain, storedStorageFormat } from '../chain/chain.ts'
-import { cliqueSignersFor, signerHex } from '../chain/clique.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { terminalTotalDifficultyOf } from '../chain/forkSchedule.ts'
 import {
@@ -41,6 +40,7 @@ import { loadKeccak256 } from '../primitives/keccak.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { genesisEcCurve, loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { clientVersion } from '../primitives/version.ts'
+import { CliqueSignerWatch } from '../producer/cliqueSignerWatch.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import { DevTools } from '../producer/devTools.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
@@ -299,9 +299,10 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     engine.startIdleWarnings()
   }
   // As in Besu, a BFT validator seals without --miner-enabled; the dev sealer never runs on a BFT chain.
-  const notSigner = clique && config.isMinerEnabled ? cliqueNonSignerReason(chain, clique.key) : undefined
+  // A clique node seals while its key is a signer at the head, and the votes may change that at any block.
+  const signerWatch =
+    clique && config.isMinerEnabled && !engine && !validator ? watchCliqueSigner(chain, clique.key) : undefined
   if (validator && !engine) validator.start()
-  else if (notSigner) log.warn('no block will be produced', { reason: notSigner })
   else if (config.isMinerEnabled && !engine) sealer.start()
   else if (!engine && !bft) log.warn('no block will be produced', { reason: idleReason(genesis) })
   if (devTools && config.loadStateFile) await loadStateFile(devTools, config.loadStateFile)
@@ -336,6 +337,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   let stopping: Promise<void> | undefined
   const stop = () => {
     stopping ??= (async () => {
+      signerWatch?.()
       await sealer.stop()
       await validator?.stop()
       if (devTools && config.dumpStateFile) writeFileSync(config.dumpStateFile, JSON.stringify(dumpState(devTools)))
@@ -478,15 +480,18 @@ function cliqueSealing(
   return { key, periodMs: period > 0 && !isMergedAtGenesis ? period * 1000 : undefined, isEmptyBlockSealed }
 }
 
-/**
- * Why the node key cannot seal the next block of a clique chain (it is none of the signers at the
- * head, votes counted), or undefined; as in Besu, such a node only follows.
- */
-function cliqueNonSignerReason(chain: Chain, key: Uint8Array): string | undefined {
-  if (chain.commonForNextBlock().consensusType() !== 'poa') return undefined
-  const address = signerHex(privateToAddress(key))
-  const isSigner = cliqueSignersFor(chain, chain.head.header).includes(address)
-  return isSigner ? undefined : `the node key's address ${address} is not a clique signer`
+/** Logs now, and at each new head, whether the node key is a clique signer (once per change); returns the unsubscriber. */
+function watchCliqueSigner(chain: Chain, key: Uint8Array): () => void {
+  const watch = new CliqueSignerWatch(chain, key)
+  watch.check()
+  const offBlock = chain.onNewBlock(() => watch.check())
+  const offReset = chain.onHeadReset(() => {
+    watch.check()
+  })
+  return () => {
+    offBlock()
+    offReset()
+  }
 }
 
 /** Why a node with neither the dev sealer nor the Engine API makes no blocks, for its start-up log. */

@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAddress } from 'viem/accounts'
-import { BASALT_BIN, runProcess, signTransfer, startNode } from './harness.ts'
+import { BASALT_BIN, runProcess, signTransfer, startNode, writeCliqueGenesis } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-clique-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -24,15 +24,12 @@ const RECIPIENT = `0x${'ab'.repeat(20)}` as const
 const keyFile = join(tmp, 'key')
 writeFileSync(keyFile, `${NODE_KEY}\n`)
 const genesisFile = join(tmp, 'clique.json')
-writeFileSync(
+writeCliqueGenesis(
   genesisFile,
-  JSON.stringify({
-    config: { chainId: 1981, londonBlock: 0, clique: { blockperiodseconds: 1, epochlength: 2 } },
-    difficulty: '0x1',
-    gasLimit: '0x1c9c380',
-    extraData: `0x${'00'.repeat(32)}${SIGNER.slice(2)}${'00'.repeat(65)}`,
-    alloc: { [SENDER]: { balance: '0x3635c9adc5dea00000' } },
-  }),
+  1981,
+  [SIGNER],
+  { blockperiodseconds: 1, epochlength: 2 },
+  { [SENDER]: { balance: '0x3635c9adc5dea00000' } },
 )
 
 interface RpcBlock {

@@ -200,6 +200,43 @@ export function writeCancunGenesis(file: string): void {
   )
 }
 
+/**
+ * Polls `read` every 100 ms until `ok` holds (bounded by `ms` and 1000 polls); throws with the
+ * last value otherwise.
+ */
+export async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
+  const deadline = Date.now() + ms
+  for (let i = 0; ; i++) {
+    const v = await read()
+    if (ok(v)) return v
+    if (Date.now() > deadline || i > 1000) throw new Error(`${what}: last ${JSON.stringify(v)}`)
+    await Bun.sleep(100)
+  }
+}
+
+/**
+ * Writes a London clique genesis to `file`: `signers` in the extraData (32-byte vanity, 20 bytes
+ * each, 65-byte empty seal), `clique` as its clique section, `alloc` funded.
+ */
+export function writeCliqueGenesis(
+  file: string,
+  chainId: number,
+  signers: string[],
+  clique: Record<string, unknown>,
+  alloc: Record<string, { balance: string }> = {},
+): void {
+  writeFileSync(
+    file,
+    JSON.stringify({
+      config: { chainId, londonBlock: 0, clique },
+      difficulty: '0x1',
+      gasLimit: '0x1c9c380',
+      extraData: `0x${'00'.repeat(32)}${signers.map((s) => s.slice(2)).join('')}${'00'.repeat(65)}`,
+      alloc,
+    }),
+  )
+}
+
 /** The mixHash every IBFT 2.0 / QBFT header carries ("ctical byzantine fault tolerance"). */
 export const BFT_MIX_HASH = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365'
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { type StartedNode, startNode } from './harness.ts'
+import { type StartedNode, startNode, until } from './harness.ts'
 
 const KEY = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const GENESIS = {
@@ -47,16 +47,6 @@ interface Peer {
   network: { localAddress: string; remoteAddress: string; inbound: boolean }
   port: string
   protocols: { eth?: { difficulty: string; head: string; version: number } }
-}
-
-async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => boolean, ms = 20_000): Promise<T> {
-  const deadline = Date.now() + ms
-  for (let i = 0; ; i++) {
-    const v = await read()
-    if (ok(v)) return v
-    if (Date.now() > deadline || i > 1000) throw new Error(`${what}: last ${JSON.stringify(v)}`)
-    await Bun.sleep(100)
-  }
 }
 
 const num = async (n: StartedNode) => BigInt(await n.rpc<string>('eth_blockNumber'))
