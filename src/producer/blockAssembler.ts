@@ -17,7 +17,6 @@ import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm, type VM } from '../evm/vmFactory.ts'
-import { nextTurn } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
@@ -39,6 +38,14 @@ const REQUEST_CONTRACT_CODE_HASHES: ReadonlySet<string> = new Set(
  * first poll after `eth_sendRawTransaction` answered (clients written against Hardhat expect it).
  */
 const YIELD_EVERY_MS = 2
+
+/**
+ * Resolves after the event loop has handled the I/O that is already waiting. Deliberately
+ * `setImmediate` on every runtime, not the runtime layer's turn: under Deno that turn is a timer,
+ * which lets a receipt poll in before the block holding the transaction is sealed (the sealer's
+ * turns order requests, they are not there to serve them).
+ */
+export const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
 
 /**
  * The header fields the producer chooses; the rest follow from the parent and the body. The gas

@@ -9,11 +9,10 @@ import type { Block } from '@ethereumjs/block'
 import type { Chain } from '../chain/chain.ts'
 import { CliqueWaitError } from '../chain/clique.ts'
 import type { Clock } from '../primitives/clock.ts'
-import { nextTurn } from '../primitives/clock.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
-import { BlockAssembler, type ProducerHeaderFields } from './blockAssembler.ts'
+import { BlockAssembler, nextTurn, type ProducerHeaderFields } from './blockAssembler.ts'
 import { BlockTime, type BlockTimeSettings } from './blockTime.ts'
 
 const log = createLogger('sealer')
