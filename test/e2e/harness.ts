@@ -84,11 +84,17 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
   void drain(proc.stderr as ReadableStream<Uint8Array>)
   const deadline = Date.now() + (opts.timeoutMs ?? 20_000)
   let config: NodeConfigOut | undefined
+  // A node that never came up leaves nothing behind: its temporary directory goes with the error.
+  const fail = (message: string): never => {
+    rmSync(dir, { recursive: true, force: true })
+    throw new Error(message)
+  }
   while (!config) {
-    if (proc.exitCode !== null) throw new Error(`basalt exited with ${proc.exitCode}:\n${out}`)
+    if (proc.exitCode !== null) fail(`basalt exited with ${proc.exitCode}:\n${out}`)
     if (Date.now() > deadline) {
       proc.kill('SIGKILL')
-      throw new Error(`basalt did not start in time:\n${out}`)
+      await proc.exited
+      fail(`basalt did not start in time:\n${out}`)
     }
     try {
       config = JSON.parse(readFileSync(configOut, 'utf8')) as NodeConfigOut
