@@ -7,11 +7,10 @@
  */
 import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Hex } from 'viem'
-import { BFT_MIX_HASH, generateBftNetwork, type StartedNode, startNode } from './harness.ts'
+import { BFT_MIX_HASH, generateBftNetwork, reservedPort, type StartedNode, startNode } from './harness.ts'
 
 setDefaultTimeout(180_000)
 
@@ -21,17 +20,6 @@ afterAll(async () => {
   await Promise.all([...running].map((n) => n.cleanup()))
   rmSync(dir, { recursive: true, force: true })
 })
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer()
-    s.once('error', reject)
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as { port: number }
-      s.close(() => resolve(port))
-    })
-  })
-}
 
 interface Member {
   /** The validator's key file; none for the non-validator (it makes its own node key). */
@@ -66,7 +54,7 @@ async function generate(
     members.push({
       keyFile: keyDir && join(keyDir, 'key.priv'),
       dataPath: join(dir, `${kind}-data-${i}`),
-      p2pPort: await freePort(),
+      p2pPort: await reservedPort(),
     })
   const enodes = keyDirs.map((k, i) => {
     const id = readFileSync(join(k, 'key.pub'), 'utf8').trim().replace(/^0x/, '')

@@ -7,11 +7,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
-import { type AddressInfo, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
-import { type StartedNode, startNode } from './harness.ts'
+import { reservedPort, type StartedNode, startNode } from './harness.ts'
 
 const ANVIL_BIN =
   process.env.ANVIL_BIN ??
@@ -233,7 +232,7 @@ describe.skipIf(!HAS_HARDHAT)("a chain forked from Hardhat's node", () => {
   })
 
   it('reads its state and answers its receipts, logs and traces as it does; what it does not serve is named', async () => {
-    const port = String(await freePort())
+    const port = String(await reservedPort())
     const cmd = [NODE22, HARDHAT, 'node', '--hostname', '127.0.0.1', '--port', port]
     const project = new URL('../hardhat', import.meta.url).pathname
     hardhat = await startRemote('hardhat', cmd, /JSON-RPC server at http:\/\/127\.0\.0\.1:(\d+)/, project)
@@ -257,12 +256,3 @@ describe.skipIf(!HAS_HARDHAT)("a chain forked from Hardhat's node", () => {
     expect(trace.json.error.message).toContain(`fork remote ${hardhat.url} refused trace_transaction`)
   }, 60_000)
 })
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as AddressInfo
-      server.close(() => resolve(port))
-    })
-  })
-}

@@ -3,6 +3,7 @@
  * data path removed afterwards, and a small JSON-RPC client. BASALT_BIN overrides the binary.
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Subprocess } from 'bun'
@@ -145,6 +146,26 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
     },
   }
   return node
+}
+
+/**
+ * A port for a node to listen on that the test must know before the node starts (static peers, a
+ * remote's URL). It is taken below the kernel's ephemeral range (32768 and up on Linux), where
+ * `--rpc-http-port 0` and every outgoing connection get theirs: a port found free by binding 0 and
+ * closing it can be handed to another process's port-0 bind before its node starts, and that node
+ * then exits with EADDRINUSE. Random within 20000-32767 and checked free by binding it.
+ */
+export async function reservedPort(): Promise<number> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_768)
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer()
+      server.once('error', () => resolve(false))
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)))
+    })
+    if (free) return port
+  }
+  throw new Error('no free port in 20000-32767 after 200 tries')
 }
 
 /** Signs a 1 wei EIP-1559 transfer on the dev chain (nonce 0, 3 gwei max fee, 1 gwei tip unless `tx` says otherwise). */
