@@ -3,6 +3,7 @@
  * DAO fork block Besu checks the whole order (blocks, then timestamps) and refuses with its own
  * message; without one it runs, per block, the milestone with the highest number reached.
  */
+import { Common } from '@ethereumjs/common'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
@@ -28,16 +29,76 @@ describe('fork order', () => {
     )
   })
 
-  it('refuses, naming both keys, a schedule that Besu would run backwards (shanghaiTime 0 with berlinBlock 5)', () => {
-    // Besu takes it and runs Shanghai on blocks 0-4, then Berlin (5 is the higher number) from block 5 on.
-    expect(() => parseGenesisText(genesisText({ berlinBlock: 5, shanghaiTime: 0 }), 'g.json')).toThrow(
-      'config.shanghaiTime is scheduled for milestone 0 but it must be on or after milestone 5 (config.berlinBlock): ' +
-        'Besu would run Berlin from 5 in place of Shanghai, a fork schedule that goes back',
-    )
-    // londonBlock 10 with shanghaiTime 5: blocks after time 5 are Shanghai until block 10 turns them London.
-    expect(() => parseGenesisText(genesisText({ londonBlock: 10, shanghaiTime: 5 }), 'g.json')).toThrow(
-      'config.shanghaiTime is scheduled for milestone 5 but it must be on or after milestone 10 (config.londonBlock)',
-    )
+  it('runs a schedule that goes back as Besu does: the highest milestone number reached wins', () => {
+    // Shanghai (time 0) on blocks 0-4, then Berlin (5 is the higher number) from block 5 on.
+    const config = { berlinBlock: 5, shanghaiTime: 0 }
+    expect(forkAt(config, 4n, 100n)).toBe('shanghai')
+    expect(forkAt(config, 5n, 100n)).toBe('berlin')
+    // londonBlock 10 with shanghaiTime 5: blocks from time 5 are Shanghai until block 10 turns them London.
+    const later = { londonBlock: 10, shanghaiTime: 5 }
+    expect([forkAt(later, 3n, 4n), forkAt(later, 3n, 5n), forkAt(later, 10n, 20n)]).toEqual([
+      'chainstart',
+      'shanghai',
+      'london',
+    ])
+    // A block and a timestamp milestone at the same number: the later one replaces the earlier (Besu's map).
+    const same = { londonBlock: 7, shanghaiTime: 7 }
+    expect([forkAt(same, 7n, 6n), forkAt(same, 1n, 7n)]).toEqual(['chainstart', 'shanghai'])
+  })
+
+  it('runs a timestamp fork reached before the last block fork (londonBlock 100, shanghaiTime 0), with every earlier rule', () => {
+    const common = createChainCommon(parseGenesisText(genesisText({ londonBlock: 100, shanghaiTime: 0 }), 'g.json'), {})
+    common.setHardforkBy({ blockNumber: 50n, timestamp: 500n })
+    expect([common.hardfork(), common.isActivatedEIP(1559), common.isActivatedEIP(4895)]).toEqual([
+      'shanghai',
+      true,
+      true,
+    ])
+    common.setHardforkBy({ blockNumber: 100n, timestamp: 1000n })
+    expect([common.hardfork(), common.isActivatedEIP(1559), common.isActivatedEIP(4895)]).toEqual([
+      'london',
+      true,
+      false,
+    ])
+    // mergeNetsplitBlock is Besu's Paris milestone: after the block forks, a number like the others.
+    const netsplit = { londonBlock: 0, mergeNetsplitBlock: 20, shanghaiTime: 10 }
+    expect([forkAt(netsplit, 5n, 10n), forkAt(netsplit, 20n, 40n)]).toEqual(['shanghai', 'mergeNetsplitBlock'])
+  })
+
+  it('picks the same fork as the library on every schedule that never goes back (random schedules)', () => {
+    const keys: [string, 'block' | 'time'][] = [
+      ['homesteadBlock', 'block'],
+      ['byzantiumBlock', 'block'],
+      ['berlinBlock', 'block'],
+      ['londonBlock', 'block'],
+      ['shanghaiTime', 'time'],
+      ['cancunTime', 'time'],
+      ['pragueTime', 'time'],
+    ]
+    let seed = 11
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed % n
+    }
+    for (let round = 0; round < 200; round++) {
+      const config: Record<string, number> = {}
+      let at = 0
+      for (const [key, kind] of keys) {
+        if (random(3) === 0) continue
+        at += random(kind === 'time' ? 40 : 4)
+        // Timestamps above every block number (Besu then runs the usual rule).
+        config[key] = kind === 'time' ? at + 100 : at
+      }
+      const common = createChainCommon(parseGenesisText(genesisText(config), 'g.json'), {})
+      for (let i = 0; i < 20; i++) {
+        const blockNumber = BigInt(random(30))
+        const timestamp = 100n + blockNumber * 12n + BigInt(random(12))
+        const library = Common.prototype.getHardforkBy.call(common, { blockNumber, timestamp })
+        expect(
+          `${JSON.stringify(config)} ${blockNumber}/${timestamp}: ${common.getHardforkBy({ blockNumber, timestamp })}`,
+        ).toBe(`${JSON.stringify(config)} ${blockNumber}/${timestamp}: ${library}`)
+      }
+    }
   })
 
   it('runs block forks by number and timestamp forks by time when the times are the higher numbers', () => {

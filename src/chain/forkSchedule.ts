@@ -8,6 +8,7 @@
  * total difficulty (see mergeSchedule.ts).
  */
 import { Common, type HardforkTransitionConfig, Mainnet } from '@ethereumjs/common'
+import { type BigIntLike, TypeOutput, toType } from '@ethereumjs/util'
 
 type ConsensusConfig = Record<string, unknown>
 
@@ -81,11 +82,22 @@ interface Scheduled {
   timestamp?: number
 }
 
+/** A milestone as Besu schedules it: the fork it runs, from a block number or a timestamp, at the configured value. */
+export interface BesuMilestone {
+  fork: string
+  kind: ForkKind
+  at: number
+}
+
 /**
  * Reads each milestone, checks their order as Besu does, and gives every fork before a scheduled
- * one that fork's activation (Besu's specs build on all earlier ones).
+ * one that fork's activation (Besu's specs build on all earlier ones). Also gives the milestones
+ * as configured, in Besu's order, for `besuForkAt`.
  */
-function scheduleMilestones(config: Record<string, unknown>, genesisTimestamp: number): Scheduled[] {
+function scheduleMilestones(
+  config: Record<string, unknown>,
+  genesisTimestamp: number,
+): { scheduled: Scheduled[]; milestones: BesuMilestone[] } {
   const milestones = milestonesOf(config)
   const set = milestones.map(([key, fork, kind]) => {
     const at = config[key] === undefined ? undefined : toMilestone(config[key], `config.${key}`)
@@ -103,10 +115,78 @@ function scheduleMilestones(config: Record<string, unknown>, genesisTimestamp: n
       out.push({ fork: m.fork, block: null, timestamp: next.at <= genesisTimestamp ? 0 : next.at })
     else out.push({ fork: m.fork, block: next.at })
   }
-  // A timestamp fork active at genesis outranks every block fork (its number is the highest reached,
-  // see checkMilestoneOrder): all of them are active from genesis too.
-  if (out.some((s) => s.timestamp === 0)) for (const s of out) if (s.block !== null) s.block = 0
-  return out.reverse()
+  out.reverse()
+  const configured: BesuMilestone[] = [{ fork: 'chainstart', kind: 'block', at: 0 }]
+  for (const m of set) {
+    if (m.at === undefined) continue
+    configured.push({ fork: m.fork, kind: m.kind, at: m.at })
+  }
+  addNetsplit(config, configured)
+  // A timestamp fork active at genesis outranks every block fork of a schedule that never goes back
+  // (its number is the highest reached): all of them are active from genesis too.
+  if (!goesBack(configured) && out.some((s) => s.timestamp === 0))
+    for (const s of out) if (s.block !== null) s.block = 0
+  return { scheduled: out, milestones: configured }
+}
+
+/** Adds Besu's Paris milestone (`mergeNetsplitBlock`, a fork-id marker in Basalt) after the block forks. */
+function addNetsplit(config: Record<string, unknown>, configured: BesuMilestone[]): void {
+  if (config.mergeNetsplitBlock === undefined) return
+  const at = toMilestone(config.mergeNetsplitBlock, 'config.mergeNetsplitBlock')
+  const firstTime = configured.findIndex((c) => c.kind === 'time')
+  const m: BesuMilestone = { fork: 'mergeNetsplitBlock', kind: 'block', at }
+  if (firstTime === -1) configured.push(m)
+  else configured.splice(firstTime, 0, m)
+}
+
+/** True when a milestone is scheduled at a lower number than one before it (Besu then goes back). */
+function goesBack(milestones: BesuMilestone[]): boolean {
+  return milestones.some((m, i) => i > 0 && m.at < milestones[i - 1].at)
+}
+
+/**
+ * The fork Besu runs for a header (`DefaultProtocolSchedule.getByBlockHeader`): the milestones are
+ * one list ordered by their configured number, block numbers and timestamps alike, where a later
+ * milestone replaces an earlier one at the same number; the header runs the highest one it has
+ * reached (a block milestone by its number, a timestamp milestone by its time). On a schedule that
+ * never goes back this is the usual rule; on one that does, a later fork can hand over to an earlier.
+ */
+export function besuForkRule(milestones: BesuMilestone[]): (blockNumber?: bigint, timestamp?: bigint) => string {
+  const byValue = new Map<number, BesuMilestone>()
+  for (const m of milestones) byValue.set(m.at, m)
+  const highestFirst = [...byValue.values()]
+    .sort((a, b) => b.at - a.at)
+    .map((m) => ({ fork: m.fork, isBlock: m.kind === 'block', at: BigInt(m.at) }))
+  // Frontier at 0 (or the milestone that replaced it) is reached by every block.
+  const lowest = highestFirst[highestFirst.length - 1].fork
+  return (blockNumber, timestamp) => {
+    for (const m of highestFirst) {
+      const value = m.isBlock ? blockNumber : timestamp
+      if (value !== undefined && value >= m.at) return m.fork
+    }
+    return lowest
+  }
+}
+
+/**
+ * Makes `common` and its copies (own properties survive `copy()`) choose each header's fork with
+ * Besu's rule (`besuForkRule`). After the merge (Paris has a block and the header reached it) a fork
+ * listed before Paris gives way to Paris, which brings its rules and the merge's.
+ */
+export function useBesuForkRule(common: Common, milestones: BesuMilestone[]): void {
+  const forkAt = besuForkRule(milestones)
+  const getHardforkBy = function (this: Common, opts: { blockNumber?: BigIntLike; timestamp?: BigIntLike }): string {
+    const n = opts.blockNumber === undefined ? undefined : toType(opts.blockNumber, TypeOutput.BigInt)
+    const t = opts.timestamp === undefined ? undefined : toType(opts.timestamp, TypeOutput.BigInt)
+    const fork = forkAt(n, t)
+    if (n === undefined) return fork
+    const hfs = this.hardforks()
+    const paris = hfs.findIndex((h) => h.name === 'paris')
+    if (paris === -1 || hfs[paris].block === null || hfs[paris].block === undefined) return fork
+    if (n < BigInt(hfs[paris].block) || hfs.findIndex((h) => h.name === fork) > paris) return fork
+    return 'paris'
+  }
+  Object.assign(common, { getHardforkBy })
 }
 
 /** Besu's name of a milestone in its ordering error, from its config key (`londonBlock` → `London`). */
@@ -122,35 +202,20 @@ function besuForkName(key: string): string {
 /**
  * Besu checks the order of the milestones only on a chain with a DAO fork block: then each one,
  * block forks first and timestamp forks after them, must be on or after the one before it, with
- * Besu's message. Without one it checks nothing and runs, for each block, the milestone with the
- * highest number the block has reached (block numbers and timestamps compared as plain numbers), so
- * a later fork scheduled at a lower number than an earlier one is replaced by that earlier fork when
- * it comes (`shanghaiTime: 0` with `berlinBlock: 5` goes back from Shanghai to Berlin at block 5).
- * Basalt runs those schedules only when they never go back, and refuses the others naming both keys.
+ * Besu's message. Without one it checks nothing and runs any order (see `besuForkAt`).
  */
 function checkMilestoneOrder(config: Record<string, unknown>, set: { key: string; at?: number }[]): void {
   const dao = config.daoForkBlock === undefined ? 0 : toMilestone(config.daoForkBlock, 'config.daoForkBlock')
-  if (dao > 0) {
-    let last = 0
-    for (const m of [set[0], { key: 'daoForkBlock', at: dao }, ...set.slice(1)]) {
-      if (m.at === undefined) continue
-      if (m.at < last) {
-        throw new GenesisError(
-          `Genesis Config Error: '${besuForkName(m.key)}' is scheduled for milestone ${m.at} but it must be on or after milestone ${last}.`,
-        )
-      }
-      last = m.at
+  if (dao <= 0) return
+  let last = 0
+  for (const m of [set[0], { key: 'daoForkBlock', at: dao }, ...set.slice(1)]) {
+    if (m.at === undefined) continue
+    if (m.at < last) {
+      throw new GenesisError(
+        `Genesis Config Error: '${besuForkName(m.key)}' is scheduled for milestone ${m.at} but it must be on or after milestone ${last}.`,
+      )
     }
-  }
-  const scheduled = set.filter((m): m is { key: string; at: number } => m.at !== undefined)
-  for (const [i, later] of scheduled.entries()) {
-    const earlier = scheduled.slice(0, i).find((e) => e.at > later.at)
-    if (!earlier) continue
-    throw new GenesisError(
-      `config.${later.key} is scheduled for milestone ${later.at} but it must be on or after milestone ${earlier.at}` +
-        ` (config.${earlier.key}): Besu would run ${besuForkName(earlier.key)} from ${earlier.at} in place of` +
-        ` ${besuForkName(later.key)}, a fork schedule that goes back`,
-    )
+    last = m.at
   }
 }
 
@@ -261,21 +326,29 @@ export function terminalTotalDifficultyOf(config: Record<string, unknown>): bigi
   return v === undefined ? undefined : toGenesisQuantity(v, 'config.terminalTotalDifficulty')
 }
 
-/** Library chain parameters for a genesis: fork list, per-fork parameters, consensus, genesis header. */
-export function buildChainParams(input: ChainParamsInput): Record<string, unknown> {
+/**
+ * Library chain parameters for a genesis: fork list, per-fork parameters, consensus, genesis header,
+ * and Besu's milestones (`besuForkAt`). The fork list is in Besu's milestone order (block forks, the
+ * DAO fork at its block, `mergeNetsplitBlock`, Paris, then the timestamp forks), so each fork brings
+ * the rules of every one before it even when the schedule goes back.
+ */
+export function buildChainParams(input: ChainParamsInput): Record<string, unknown> & { milestones: BesuMilestone[] } {
   const { config } = input
-  const scheduled = scheduleMilestones(config, input.genesisTimestamp)
+  const { scheduled, milestones } = scheduleMilestones(config, input.genesisTimestamp)
   const blockForks: HardforkTransitionConfig[] = [{ name: 'chainstart', block: 0 }]
   for (const s of scheduled) if (s.block !== null) blockForks.push({ name: s.fork, block: s.block })
   const daoBlock = config.daoForkBlock === undefined ? 0 : toMilestone(config.daoForkBlock, 'config.daoForkBlock')
-  if (daoBlock > 0) blockForks.push({ name: 'dao', block: daoBlock })
+  if (daoBlock > 0) {
+    // Besu checks the order of a chain with a DAO fork: the DAO fork goes before the first later block fork.
+    const after = blockForks.findIndex((h) => (h.block ?? 0) > daoBlock)
+    blockForks.splice(after === -1 ? blockForks.length : after, 0, { name: 'dao', block: daoBlock })
+  }
   if (config.mergeNetsplitBlock !== undefined) {
     blockForks.push({
       name: 'mergeNetsplitBlock',
       block: toMilestone(config.mergeNetsplitBlock, 'config.mergeNetsplitBlock'),
     })
   }
-  blockForks.sort((a, b) => (a.block ?? 0) - (b.block ?? 0))
   const ttd = terminalTotalDifficultyOf(config)
   if (ttd !== undefined) {
     const block = ttd <= input.genesisDifficulty ? 0 : null
@@ -284,7 +357,6 @@ export function buildChainParams(input: ChainParamsInput): Record<string, unknow
   const timeForks = scheduled
     .filter((s) => s.block === null)
     .map((s) => ({ name: s.fork, block: null, timestamp: s.timestamp }))
-    .sort((a, b) => a.timestamp! - b.timestamp!)
   const hardforks = [...blockForks, ...timeForks]
   const names = hardforks.map((h) => h.name)
   const active = hardforks.filter((h) => h.block !== null || h.timestamp !== undefined)
@@ -301,6 +373,7 @@ export function buildChainParams(input: ChainParamsInput): Record<string, unknow
         ? undefined
         : toAddressHex(config.depositContractAddress, 'config.depositContractAddress'),
     hardfork: active[active.length - 1].name,
+    milestones,
   }
 }
 

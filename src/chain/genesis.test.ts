@@ -159,9 +159,20 @@ describe('parseGenesisText', () => {
     expect(() => parseGenesisText(text, 'g.json')).toThrow('config.cancunEOFTime: the CancunEOF fork is not supported')
   })
 
-  it('refuses forks out of order as Besu does', () => {
-    const text = JSON.stringify({ config: { chainId: 1, berlinBlock: 10, londonBlock: 5 } })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.londonBlock is scheduled for milestone 5')
+  it('takes forks out of order as Besu does: London from block 5, Berlin (the higher number) from 10', () => {
+    const common = createChainCommon(
+      parseGenesisText(JSON.stringify({ config: { chainId: 1, berlinBlock: 10, londonBlock: 5 } }), 'g.json'),
+      {},
+    )
+    expect([4n, 5n, 10n].map((n) => common.getHardforkBy({ blockNumber: n, timestamp: 0n }))).toEqual([
+      'chainstart',
+      'london',
+      'berlin',
+    ])
+    const withDao = JSON.stringify({ config: { chainId: 1, daoForkBlock: 1, berlinBlock: 10, londonBlock: 5 } })
+    expect(() => parseGenesisText(withDao, 'g.json')).toThrow(
+      "Genesis Config Error: 'London' is scheduled for milestone 5 but it must be on or after milestone 10.",
+    )
   })
 
   it('takes short hex for hashes and addresses, left-padded as Besu does', async () => {

@@ -10,7 +10,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
-import { buildChainParams } from './forkSchedule.ts'
+import { buildChainParams, useBesuForkRule } from './forkSchedule.ts'
 import { canonicalKeys, checkConfigKeys } from './genesisKeys.ts'
 import { GenesisError, toAddressHex, toBytes, toGenesisQuantity, toObject, toWord } from './genesisValues.ts'
 import { SYSTEM_CONTRACTS } from './systemContracts.ts'
@@ -183,7 +183,7 @@ function genesisHeader(g: GenesisJson): Record<string, string | undefined> {
 /** The fork schedule of a genesis, with Besu's rules (see forkSchedule.ts). */
 export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHolder): Common {
   const header = genesisHeader(genesis)
-  const { hardfork, ...chain } = buildChainParams({
+  const { hardfork, milestones, ...chain } = buildChainParams({
     config: genesis.config,
     genesis: header,
     genesisTimestamp: Number(BigInt(header.timestamp ?? 0)),
@@ -194,6 +194,7 @@ export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHold
     hardfork: hardfork as string,
     customCrypto: customCrypto as never,
   })
+  useBesuForkRule(common, milestones)
   const bft = bftConsensusOf(genesis)
   // The library knows ethash, clique and casper only: its PoS rules (difficulty 0, extraData of at
   // most 32 bytes) would refuse every BFT header, its PoW rules would pay a block reward and its PoA

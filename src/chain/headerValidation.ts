@@ -7,6 +7,7 @@ import { KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { nextBaseFee } from './baseFee.ts'
 import { fixedDifficulty } from './forkSchedule.ts'
+import { isLondonForkBlock } from './gasLimit.ts'
 
 export class HeaderRuleError extends Error {}
 
@@ -74,8 +75,9 @@ export function validateHeader(
     if (header.nonce.some((b) => b !== 0)) fail('invalid nonce: must be 0 after the merge')
   }
   if (c.isActivatedEIP(1559)) {
-    // The first London block (by number or, on a chain that starts London with a later fork, by time).
-    const isForkBlock = parent.baseFeePerGas === undefined
+    // The first London block (by number or, on a chain that starts London with a later fork, by time),
+    // and London's fork block after a milestone that already ran its fee market (Besu's `isForkBlock`).
+    const isForkBlock = parent.baseFeePerGas === undefined || isLondonForkBlock(c, header.number)
     const expected = isForkBlock ? c.param('initialBaseFee') : nextBaseFee(parent, baseFeeFloor)
     if (header.baseFeePerGas !== expected) fail(`invalid base fee: ${header.baseFeePerGas}, expected ${expected}`)
   }

@@ -27,7 +27,7 @@ describe('findStoredMergeBlock', () => {
 })
 
 describe('scheduleMerge', () => {
-  it('puts Paris among the block forks, before a later fork-id marker, for every copy of the Common', () => {
+  it('runs Paris from the merge block on, past a later fork-id marker, for every copy of the Common', () => {
     const g = normalizeGenesis({
       config: { chainId: 7, londonBlock: 0, mergeNetsplitBlock: 9, terminalTotalDifficulty: 100, ethash: {} },
       difficulty: '0x1',
@@ -39,7 +39,8 @@ describe('scheduleMerge', () => {
     scheduleMerge(common, 5n)
     expect(isMergePending(copy)).toBe(false)
     expect(copy.getHardforkBy({ blockNumber: 5n })).toBe('paris')
-    expect(copy.getHardforkBy({ blockNumber: 9n })).toBe('mergeNetsplitBlock')
+    // Paris is listed after the marker: reaching the marker keeps Paris's rules (Besu: the merge is the TTD alone).
+    expect(copy.getHardforkBy({ blockNumber: 9n })).toBe('paris')
     copy.setHardforkBy({ blockNumber: 9n })
     expect(copy.consensusType()).toBe('pos')
   })

@@ -15,7 +15,6 @@ interface ForkEntry {
 }
 interface CommonInternals {
   _chainParams: { hardforks: ForkEntry[] }
-  HARDFORK_CHANGES: [string, unknown][]
 }
 
 function parisOf(common: Common): ForkEntry | undefined {
@@ -35,25 +34,17 @@ export function isMergePending(common: Common): boolean {
 }
 
 /**
- * Makes `blockNumber` the first proof-of-stake block: Paris moves to its place among the
- * block-number forks (a fork-id marker such as `mergeNetsplitBlock` may come before or after it).
+ * Makes `blockNumber` the first proof-of-stake block: Paris keeps its place in the fork list (after
+ * the block forks and `mergeNetsplitBlock`), and a block at or after it runs at least Paris's rules
+ * (see `useBesuForkRule`).
  */
 export function scheduleMerge(common: Common, blockNumber: bigint): void {
   const c = common as unknown as CommonInternals
   const paris = parisOf(common)
   if (!paris || paris.block !== null) return
   paris.block = Number(blockNumber)
-  const byBlock = c._chainParams.hardforks.filter((h) => h.block !== null)
-  const byTime = c._chainParams.hardforks.filter((h) => h.block === null)
-  const sorted = [...byBlock.sort((a, b) => (a.block as number) - (b.block as number)), ...byTime]
-  // A new array: the fork-list memo is keyed by the array, so it cannot serve the old order.
-  c._chainParams.hardforks = sorted
-  const changes = new Map(c.HARDFORK_CHANGES)
-  c.HARDFORK_CHANGES.splice(
-    0,
-    c.HARDFORK_CHANGES.length,
-    ...sorted.map((h): [string, unknown] => [h.name, changes.get(h.name)]),
-  )
+  // A new array: the fork-list memo is keyed by the array, so it cannot serve the old entries.
+  c._chainParams.hardforks = [...c._chainParams.hardforks]
 }
 
 /** What finding the merge among stored blocks needs. */

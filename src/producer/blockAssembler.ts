@@ -12,7 +12,7 @@ import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
 import { cliqueHeaderFields } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
-import { nextGasLimit } from '../chain/gasLimit.ts'
+import { baseGasLimit, isLondonForkBlock, nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
@@ -112,7 +112,8 @@ export class BlockAssembler {
 
   private async build(parent: Block, candidates: PoolTx[], fields: ProducerHeaderFields): Promise<AssembledBlock> {
     const vm = await this.vmAt(parent)
-    vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp: fields.timestamp })
+    const number = parent.header.number + 1n
+    vm.common.setHardforkBy({ blockNumber: number, timestamp: fields.timestamp })
     // A proof-of-work genesis (Besu's dev.json) gets its fixed difficulty, or the ethash one.
     const isPow = vm.common.consensusType() === 'pow'
     const powDifficulty = isPow ? fixedDifficulty(vm.common) : undefined
@@ -122,10 +123,12 @@ export class BlockAssembler {
       {
         parentBlock: parent,
         headerData: {
-          gasLimit: nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
+          gasLimit: nextGasLimit(baseGasLimit(vm.common, parent.header.gasLimit, number), this.opts.targetGasLimit),
           // Left to the builder for the first London block (its initial base fee).
           baseFeePerGas:
-            vm.common.isActivatedEIP(1559) && parent.header.baseFeePerGas !== undefined
+            vm.common.isActivatedEIP(1559) &&
+            parent.header.baseFeePerGas !== undefined &&
+            !isLondonForkBlock(vm.common, number)
               ? this.chain.nextBaseFee(parent.header)
               : undefined,
           difficulty: isPow ? powDifficulty : 0n,

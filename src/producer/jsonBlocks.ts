@@ -14,6 +14,7 @@ import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { type CliqueHeaderFields, cliqueHeaderFields } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
+import { baseGasLimit } from '../chain/gasLimit.ts'
 import { toBytes, toGenesisQuantity, toObject } from '../chain/genesisValues.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm } from '../evm/vmFactory.ts'
@@ -129,7 +130,7 @@ async function buildJsonBlock(
     headerData: {
       number,
       timestamp,
-      gasLimit: parent.header.gasLimit,
+      gasLimit: baseGasLimit(common, parent.header.gasLimit, number),
       coinbase: spec.coinbase,
       extraData: spec.extraData,
       difficulty: isPow ? fixed : 0n,

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
-import { BASALT_BIN, generateBftNetwork, startNode } from './harness.ts'
+import { BASALT_BIN, generateBftNetwork, startNode, until } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-genesis-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -212,5 +212,100 @@ describe('Besu genesis and block files', () => {
     const r = await importJson(blocks, genesisFile, join(tmp, 'qbft-data'))
     expect(r.code).toBe(1)
     expect(r.out).toBe('basalt: Unable to create block using current consensus engine: qbft\n')
+  })
+
+  describe('a timestamp fork reached before the last block fork (shanghaiTime 0, londonBlock 4)', () => {
+    // Besu runs the highest milestone number a block reached: Shanghai (time 0) on blocks 0-3, then
+    // London (block 4 is the higher number) from block 4 on, with London's first base fee again.
+    const goesBack = writeJson('goes-back.json', {
+      config: { chainId: 2019, berlinBlock: 0, londonBlock: 4, shanghaiTime: 0, ethash: { fixeddifficulty: 100 } },
+      timestamp: '0x0',
+      gasLimit: '0x1c9c380',
+      difficulty: '0x10000',
+      baseFeePerGas: '0x3b9aca00',
+      alloc: { [SENDER.slice(2)]: { balance: '90000000000000000000000' } },
+    })
+    type Head = { number: string; withdrawalsRoot?: string; baseFeePerGas?: string }
+    const shapes = async (node: Awaited<ReturnType<typeof startNode>>, last: number) => {
+      const out: [number, boolean][] = []
+      for (let n = 0; n <= last; n++) {
+        const b = await node.rpc<Head>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
+        out.push([n, b.withdrawalsRoot !== undefined])
+      }
+      return out
+    }
+    const expected = (last: number) => Array.from({ length: last + 1 }, (_, n): [number, boolean] => [n, n < 4])
+
+    it('imports a block file through the change, serves each block with its fork, and eth_call follows it', async () => {
+      const tx = (value: number) => ({
+        gasLimit: '0x5208',
+        gasPrice: '0x77359400',
+        to: RECIPIENT,
+        value: `0x${value.toString(16)}`,
+        secretKey: KEY,
+      })
+      const blocks = writeJson('goes-back-blocks.json', {
+        blocks: [1, 2, 3, 4, 5, 6].map((v) => ({ transactions: [tx(v)] })),
+      })
+      const dataPath = join(tmp, 'goes-back-data')
+      const imported = await importJson(blocks, goesBack, dataPath)
+      expect(imported.out).toContain('imported 6 blocks (1..6)')
+      // Besu's RLP export of the same chain imports again with every header checked.
+      const rlp = join(tmp, 'goes-back.rlp')
+      const dataArgs = (path: string) => ['--genesis-file', goesBack, '--data-path', path]
+      expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
+      const skipPow = '--skip-pow-validation-enabled'
+      const again = await basalt(['blocks', 'import', '--from', rlp, skipPow, ...dataArgs(join(tmp, 'goes-back-rlp'))])
+      expect(again.out).toContain('imported 6 blocks (1..6)')
+      const apis = ['--rpc-http-api', 'ETH,NET,WEB3,DEBUG']
+      const node = await startNode({ dataPath, args: ['--genesis-file', goesBack, '--miner-enabled=false', ...apis] })
+      try {
+        expect(await shapes(node, 6)).toEqual(expected(6))
+        const fork = await node.rpc<Head>('eth_getBlockByNumber', ['0x4', false])
+        expect(fork.baseFeePerGas).toBe('0x3b9aca00')
+        expect(await node.rpc('eth_getBalance', [RECIPIENT, 'latest'])).toBe('0x15')
+        // PUSH0 PUSH0 RETURN as init code: Shanghai has PUSH0, London (from block 4) does not.
+        const push0 = { from: SENDER, data: '0x5f5ff3' }
+        expect(await node.rpc('eth_call', [push0, '0x3'])).toBe('0x')
+        const refused = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [push0, '0x5'] })
+        expect(refused.json.error).toEqual({
+          code: -32000,
+          message: 'Transaction processing could not be completed due to an exception: Invalid opcode',
+        })
+        const traced = await node.rpc<unknown[]>('debug_traceBlockByNumber', ['0x4', { tracer: 'callTracer' }])
+        expect(traced.length).toBe(1)
+      } finally {
+        await node.cleanup()
+      }
+    })
+
+    it('seals through the change with --miner-enabled', async () => {
+      const node = await startNode({ args: ['--genesis-file', goesBack, '--miner-enabled'] })
+      try {
+        for (let nonce = 0; nonce < 6; nonce++) {
+          const raw = await privateKeyToAccount(KEY).signTransaction({
+            type: 'eip1559',
+            chainId: 2019,
+            nonce,
+            to: RECIPIENT as `0x${string}`,
+            value: 1n,
+            gas: 21_000n,
+            maxFeePerGas: 4_000_000_000n,
+            maxPriorityFeePerGas: 1n,
+          })
+          // One at a time: the miner seals when transactions wait, each in a block of its own.
+          const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+          await until(
+            `receipt ${nonce}`,
+            () => node.rpc<{ status: string } | null>('eth_getTransactionReceipt', [hash]),
+            (r) => r?.status === '0x1',
+          )
+        }
+        expect(Number(await node.rpc<string>('eth_blockNumber'))).toBeGreaterThanOrEqual(6)
+        expect(await shapes(node, 6)).toEqual(expected(6))
+      } finally {
+        await node.cleanup()
+      }
+    })
   })
 })
