@@ -121,6 +121,25 @@ export function isInTurn(signers: string[], number: bigint, signer: string): boo
   return signers.length > 0 && signers[Number(number % BigInt(signers.length))] === signer
 }
 
+/** Besu's step of the out-of-turn delay (`CliqueBlockScheduler`), in milliseconds per half signer. */
+const OUT_OF_TURN_DELAY_STEP_MS = 500
+
+/**
+ * How long `signer` waits before sealing block `number` (Besu's `CliqueBlockScheduler`): nothing in
+ * turn; out of turn a random 1 to ⌊(signers / 2 + 1) × 500⌋ ms, so the in-turn block usually comes
+ * first. `random` gives a number in [0, 1).
+ */
+export function cliqueOutOfTurnDelayMs(
+  signers: string[],
+  number: bigint,
+  signer: string,
+  random: () => number = Math.random,
+): number {
+  if (isInTurn(signers, number, signer)) return 0
+  const maxDelay = Math.floor((signers.length / 2 + 1) * OUT_OF_TURN_DELAY_STEP_MS)
+  return Math.min(maxDelay, Math.floor(random() * maxDelay) + 1)
+}
+
 /** The difficulty `signer` seals block `number` with. */
 export function cliqueDifficulty(signers: string[], number: bigint, signer: string): bigint {
   return isInTurn(signers, number, signer) ? DIFF_IN_TURN : DIFF_NO_TURN

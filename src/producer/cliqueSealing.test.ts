@@ -9,13 +9,13 @@ import { createLegacyTx } from '@ethereumjs/tx'
 import { Address, privateToAddress } from '@ethereumjs/util'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
-import { cliqueExtraData, cliqueSignersFor, cliqueTallyAfter } from '../chain/clique.ts'
+import { cliqueExtraData, cliqueOutOfTurnDelayMs, cliqueSignersFor, cliqueTallyAfter } from '../chain/clique.ts'
 import { normalizeGenesis } from '../chain/genesis.ts'
 import { openMemoryChain } from '../chain/memoryChain.ts'
 import { poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
-import { describe, expect, it } from '../runtime/testing.ts'
+import { describe, expect, it, sleep } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
 
@@ -263,5 +263,63 @@ describe('clique sealing with the node key', () => {
     // Total difficulty 1, 3, 5: block 3's parent reached the TTD.
     expect(blocks.map((b) => b.header.difficulty)).toEqual([2n, 2n, 0n, 0n])
     expect(blocks[2].header.extraData.length).toBe(0)
+  })
+})
+
+describe('the out-of-turn delay (Besu: CliqueBlockScheduler)', () => {
+  it('is 0 in turn and a random 1..⌊(signers/2 + 1) × 500⌋ ms out of turn', () => {
+    const three = ['0x01', '0x02', '0x03']
+    expect(cliqueOutOfTurnDelayMs(three, 1n, '0x02', () => 0.5)).toBe(0)
+    expect([0, 0.5, 0.999999].map((r) => cliqueOutOfTurnDelayMs(three, 1n, '0x01', () => r))).toEqual([1, 626, 1250])
+    expect(cliqueOutOfTurnDelayMs(['0x01', '0x02'], 0n, '0x02', () => 0.999999)).toBe(1000)
+    expect(cliqueOutOfTurnDelayMs(['0x01', '0x02', '0x03', '0x04'], 0n, '0x02', () => 0.999999)).toBe(1500)
+  })
+
+  // Signers sorted: the node (0x17c5…) first, 0xae72… (key 77, in turn at block 1), 0xdb24… (key 66).
+  const THIRD_KEY = hexToBytes(`0x${'77'.repeat(32)}`)
+  const THREE = [NODE_ADDRESS, OTHER_ADDRESS, bytesToHex(privateToAddress(THIRD_KEY))]
+
+  async function automineSealer(chain: Chain, wait: (ms: number) => Promise<void>) {
+    const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
+    const opts = { coinbase: new Uint8Array(20), cliqueKey: NODE_KEY, clock: manualClock(1_700_000_000_000) }
+    const sealer = new DevSealer(chain, pool, { ...opts, random: () => 0.5, wait })
+    const tx = createLegacyTx(
+      { nonce: 0n, to: `0x${'be'.repeat(20)}`, value: 5n, gasLimit: 21_000n, gasPrice: 2n * 10n ** 9n },
+      { common: chain.commonForNextBlock() },
+    ).sign(SENDER_KEY)
+    await pool.add(tx)
+    return sealer
+  }
+
+  it('makes an out-of-turn signer wait before sealing, then seal with difficulty 1', async () => {
+    const chain = await openMemoryChain(cliqueGenesis(THREE))
+    const waits: number[] = []
+    const sealer = await automineSealer(chain, async (ms) => {
+      waits.push(ms)
+    })
+    sealer.start()
+    for (let i = 0; i < 100 && chain.head.header.number === 0n; i++) await sleep(10)
+    await sealer.stop()
+    expect(waits).toEqual([626])
+    expect([chain.head.header.number, chain.head.header.difficulty]).toEqual([1n, 1n])
+  })
+
+  it('does not seal on the old head when the in-turn block arrives during the wait', async () => {
+    const chain = await openMemoryChain(cliqueGenesis(THREE))
+    let inTurn: Awaited<ReturnType<typeof sealedEmpty>> | undefined
+    const sealer = await automineSealer(chain, async () => {
+      if (inTurn === undefined) {
+        inTurn = await sealedEmpty(chain, THIRD_KEY, 2n)
+        await importBlock(chain, inTurn, { setHead: true })
+      }
+    })
+    sealer.start()
+    for (let i = 0; i < 100 && chain.head.header.number < 2n; i++) await sleep(10)
+    await sealer.stop()
+    // Block 1 is the in-turn signer's; the node then seals block 2 (its own turn is block 3, so it waited again).
+    const one = await chain.getBlockByNumber(1n)
+    expect(one && bytesToHex(one.hash())).toBe(inTurn && bytesToHex(inTurn.hash()))
+    expect(chain.head.header.number).toBe(2n)
+    expect(cliqueSigner(chain.head.header).toString()).toBe(NODE_ADDRESS)
   })
 })

@@ -6,9 +6,11 @@
  * are committed through `Chain.commitBlock`, so a block is durable before any client sees its receipt.
  */
 import type { Block } from '@ethereumjs/block'
+import { privateToAddress } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'
-import { CliqueWaitError } from '../chain/clique.ts'
+import { CliqueWaitError, cliqueOutOfTurnDelayMs, cliqueSignersFor, signerHex } from '../chain/clique.ts'
 import type { Clock } from '../primitives/clock.ts'
+import { equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
@@ -30,6 +32,10 @@ export interface DevSealerOptions {
   /** Whether interval mining seals a block when no transaction waits (clique's `createemptyblocks`); default on. */
   isEmptyBlockSealed?: boolean
   clock: Clock
+  /** Randomness of the clique out-of-turn delay, in [0, 1) (Math.random by default). */
+  random?: () => number
+  /** Waits `ms` milliseconds (a timer by default). */
+  wait?: (ms: number) => Promise<void>
 }
 
 /** The mining settings the dev tools change and a snapshot restores. */
@@ -63,10 +69,19 @@ export class DevSealer {
 
   private readonly chain: Chain
   private readonly pool: TxPool
+  private readonly cliqueSigner?: string
+  private readonly random: () => number
+  private readonly wait: (ms: number) => Promise<void>
+  private readonly clock: Clock
+  private unsubscribeHeads?: () => void
 
   constructor(chain: Chain, pool: TxPool, opts: DevSealerOptions) {
     this.chain = chain
     this.pool = pool
+    this.cliqueSigner = opts.cliqueKey ? signerHex(privateToAddress(opts.cliqueKey)) : undefined
+    this.random = opts.random ?? Math.random
+    this.clock = opts.clock
+    this.wait = opts.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
     this.time = new BlockTime(opts.clock)
     this.coinbase = opts.coinbase
     this.assembler = new BlockAssembler(chain, pool, {
@@ -149,9 +164,16 @@ export class DevSealer {
     this.timer = undefined
     this.unsubscribe?.()
     this.unsubscribe = undefined
+    this.unsubscribeHeads?.()
+    this.unsubscribeHeads = undefined
     if (!this.isStarted) return
     const ms = this.intervalMs
     if (ms) this.timer = setInterval(() => this.schedule(this.isEmptyBlockSealed), ms)
+    // A clique signer, as Besu's miner, starts its next block on every new head: the pass waits for
+    // the parent's time plus the period (and out of turn, the random delay), so turns do not hang
+    // on when each node's interval happens to tick.
+    if (ms && this.cliqueSigner)
+      this.unsubscribeHeads = this.chain.onNewBlock(() => this.schedule(this.isEmptyBlockSealed))
     if (this.isAutomineOn) {
       this.unsubscribe = this.pool.onAdded(() => this.schedule(false))
       if (this.pool.size > 0) this.schedule(false)
@@ -177,6 +199,11 @@ export class DevSealer {
       this.isScheduled = false
       try {
         do {
+          if (!(await this.waitForTurn())) {
+            // Another signer's block came: automine goes on from it, interval mining at its next tick.
+            if (this.isAutomineOn) this.schedule(false)
+            break
+          }
           await this.sealBlock(isEmptyAllowed)
           if (!this.isAutomineOn) break
           await nextTurn()
@@ -187,6 +214,32 @@ export class DevSealer {
         else log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
       }
     })
+  }
+
+  /**
+   * A clique signer waits until the parent's time plus the block period, and out of turn Besu's
+   * random delay on top (`cliqueOutOfTurnDelayMs`), so that the in-turn signer's block usually
+   * arrives first; false when a block came meanwhile (the next pass seals on it).
+   */
+  private async waitForTurn(): Promise<boolean> {
+    if (!this.cliqueSigner) return true
+    const parent = this.chain.head.header
+    let delayMs = 0
+    try {
+      const common = this.chain.commonForNextBlock()
+      if (common.consensusType() !== 'poa') return true
+      const signers = cliqueSignersFor(this.chain, parent)
+      delayMs = cliqueOutOfTurnDelayMs(signers, parent.number + 1n, this.cliqueSigner, this.random)
+      const period = BigInt((common.consensusConfig() as { period?: number }).period ?? 0)
+      delayMs += Math.max(0, Number(parent.timestamp + period) * 1000 - this.clock.nowMs())
+    } catch {
+      // Signers unknown at the head: sealing finds out and says why.
+      return true
+    }
+    if (delayMs === 0) return true
+    log.debug('waiting before sealing', { number: parent.number + 1n, delayMs })
+    await this.wait(delayMs)
+    return equalBytes(this.chain.head.hash(), parent.hash())
   }
 
   /** Builds, executes and commits one block on the head; returns it (undefined when nothing to do). */

@@ -186,6 +186,31 @@ describe('clique', () => {
     }
   }, 60_000)
 
+  it('forgets its clique_propose proposals on a restart, as Besu (its VoteProposer is in memory only)', async () => {
+    const quiet = join(tmp, 'quiet.json')
+    const genesis = JSON.parse(readFileSync(genesisFile, 'utf8'))
+    genesis.config.clique = { blockperiodseconds: 1, epochlength: 1000, createemptyblocks: false }
+    writeFileSync(quiet, JSON.stringify(genesis))
+    const dataPath = join(tmp, 'proposals-data')
+    const args = ['--genesis-file', quiet, '--node-private-key-file', keyFile, '--miner-enabled']
+    args.push('--rpc-http-api', 'ETH,NET,CLIQUE')
+    const proposed = `0x${'5f'.repeat(20)}`
+    const first = await startNode({ dataPath, args })
+    try {
+      expect(await first.rpc('clique_propose', [proposed, true])).toBe(true)
+      expect(await first.rpc('clique_proposals')).toEqual({ [proposed]: true })
+    } finally {
+      await first.cleanup()
+    }
+    const again = await startNode({ dataPath, args })
+    try {
+      expect(await again.rpc('clique_proposals')).toEqual({})
+      expect(await again.rpc('clique_getSigners')).toEqual([SIGNER])
+    } finally {
+      await again.cleanup()
+    }
+  }, 60_000)
+
   it('imports a JSON block file on a clique chain, sealing each block with the node key', async () => {
     const dataPath = join(tmp, 'import-data')
     const blocks = join(tmp, 'blocks.json')

@@ -3,7 +3,8 @@
  * with --miner-enabled; B, started with --miner-enabled too, is no signer and only follows, until A
  * proposes it with `clique_propose`. From then on B seals in its turns (EIP-225: with two signers
  * neither seals two blocks in a row) without a restart, and both nodes hold the same blocks; when
- * both vote B out, B stops and A seals alone again.
+ * both vote B out, B stops and A seals alone again. Three signers seal mostly in turn: out of turn
+ * a signer waits a random delay first.
  */
 import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -93,19 +94,22 @@ const reach = (what: string, node: StartedNode, number: number, ms = 30_000) =>
     ms,
   )
 
+/** A node sealing with `key` on `genesisFile` (--miner-enabled, CLIQUE and ADMIN groups, no discovery). */
+async function startSigner(genesisFile: string, name: string, key: Hex, extra: string[] = []): Promise<StartedNode> {
+  const keyFile = join(dir, `${name}.key`)
+  writeFileSync(keyFile, `${key}\n`)
+  const args = ['--genesis-file', genesisFile, '--node-private-key-file', keyFile, '--miner-enabled']
+  args.push('--rpc-http-api', 'ETH,NET,ADMIN,CLIQUE', '--discovery-enabled=false', ...extra)
+  const n = await startNode({ args, timeoutMs: 30_000 })
+  nodes.push(n)
+  return n
+}
+
 describe('a clique signer voted in over devp2p', () => {
   it('starts sealing in its turns once the signer proposes it, stops when voted out, and both nodes agree on every block', async () => {
     const genesisFile = join(dir, 'clique.json')
     writeCliqueGenesis(genesisFile, 1983, [SIGNER_A], { blockperiodseconds: 1, epochlength: 30000 })
-    const start = async (name: string, key: Hex, extra: string[]) => {
-      const keyFile = join(dir, `${name}.key`)
-      writeFileSync(keyFile, `${key}\n`)
-      const args = ['--genesis-file', genesisFile, '--node-private-key-file', keyFile, '--miner-enabled']
-      args.push('--rpc-http-api', 'ETH,NET,ADMIN,CLIQUE', '--discovery-enabled=false', ...extra)
-      const n = await startNode({ args, timeoutMs: 30_000 })
-      nodes.push(n)
-      return n
-    }
+    const start = (name: string, key: Hex, extra: string[]) => startSigner(genesisFile, name, key, extra)
     const a = await start('a', KEY_A, [])
     const enodeA = (await a.rpc<{ enode: string }>('admin_nodeInfo')).enode
     const b = await start('b', KEY_B, ['--bootnodes', enodeA])
@@ -178,5 +182,41 @@ describe('a clique signer voted in over devp2p', () => {
         expect(fromA?.difficulty).toBe('0x2')
       }
     }
+  }, 150_000)
+})
+
+describe('three clique signers over devp2p', () => {
+  it('seal mostly in turn: an out-of-turn signer waits a random delay first (Besu: up to (3/2 + 1) x 500 ms)', async () => {
+    const keyC = `0x${'c3'.repeat(32)}` as const
+    const signers = [SIGNER_A, SIGNER_B, privateKeyToAddress(keyC).toLowerCase()].sort()
+    const genesisFile = join(dir, 'clique3.json')
+    writeCliqueGenesis(genesisFile, 1984, signers, { blockperiodseconds: 1, epochlength: 30000 })
+    const start = (name: string, key: Hex, extra: string[]) => startSigner(genesisFile, `${name}3`, key, extra)
+    const a = await start('a', KEY_A, [])
+    const enodeA = (await a.rpc<{ enode: string }>('admin_nodeInfo')).enode
+    const b = await start('b', KEY_B, ['--bootnodes', enodeA])
+    const c = await start('c', keyC, ['--bootnodes', enodeA])
+    await until(
+      'A peers with B and C',
+      () => a.rpc<unknown[]>('admin_peers'),
+      (p) => p.length === 2,
+    )
+    const from = (await height(a)) + 1
+    const to = from + 11
+    await reach('A grows', a, to + 1, 60_000)
+    await reach('B follows', b, to, 30_000)
+    await reach('C follows', c, to, 30_000)
+    let inTurn = 0
+    for (let n = from; n <= to; n++) {
+      const blocks = await Promise.all([blockAt(a, n), blockAt(b, n), blockAt(c, n)])
+      expect(blocks[1]?.hash).toBe(blocks[0]?.hash)
+      expect(blocks[2]?.hash).toBe(blocks[0]?.hash)
+      const sealer = await sealerOf(blocks[0]!)
+      const isInTurn = signers[n % 3] === sealer
+      expect(blocks[0]!.difficulty).toBe(isInTurn ? '0x2' : '0x1')
+      if (isInTurn) inTurn++
+    }
+    // Without the delay every signer seals at each period and out-of-turn blocks race the in-turn one.
+    expect(inTurn).toBeGreaterThanOrEqual(9)
   }, 150_000)
 })
