@@ -175,6 +175,13 @@ describe('parseGenesisText', () => {
     )
   })
 
+  it('refuses a baseFeePerGas on a genesis block before London, naming the key', () => {
+    const text = JSON.stringify({ config: { chainId: 1, londonBlock: 10 }, baseFeePerGas: '0xa' })
+    expect(() => parseGenesisText(text, 'g.json')).toThrow(
+      'invalid genesis file g.json: baseFeePerGas: the genesis block runs chainstart, before London (EIP-1559), and cannot carry a base fee',
+    )
+  })
+
   it('takes short hex for hashes and addresses, left-padded as Besu does', async () => {
     const g = parseGenesisText(
       JSON.stringify({ config: { chainId: 1 }, mixHash: '0x1', coinbase: '0x0', extraData: '0x0' }),

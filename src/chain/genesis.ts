@@ -75,11 +75,31 @@ export function normalizeGenesis(json: unknown): GenesisJson {
 export function parseGenesisText(text: string, file: string): GenesisJson {
   try {
     const g = normalizeGenesis(plainJson(parseJsonText(text)))
-    createChainCommon(g, {})
+    checkGenesisHeader(g, createChainCommon(g, {}))
     genesisState(g)
     return g
   } catch (e) {
     throw new GenesisError(`invalid genesis file ${file}: ${(e as Error).message}`)
+  }
+}
+
+/**
+ * Refuses a genesis header the chain cannot hold. Besu writes `baseFeePerGas` into the genesis
+ * header even when London comes later; a header before London has no base fee field (EIP-1559), so
+ * Basalt cannot build that block and refuses the key rather than drop it (the hash would differ).
+ */
+function checkGenesisHeader(g: GenesisJson, common: Common): void {
+  const c = common.copy()
+  c.setHardforkBy({ blockNumber: 0, timestamp: c.genesis().timestamp })
+  if (g.baseFeePerGas !== undefined && !c.isActivatedEIP(1559)) {
+    throw new GenesisError(
+      `baseFeePerGas: the genesis block runs ${c.hardfork()}, before London (EIP-1559), and cannot carry a base fee; remove the key or schedule London at block 0`,
+    )
+  }
+  try {
+    createGenesisBlock(common, KECCAK256_RLP)
+  } catch (e) {
+    throw new GenesisError(`the genesis header: ${(e as Error).message.split('\n')[0]}`)
   }
 }
 
