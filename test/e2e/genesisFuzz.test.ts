@@ -10,20 +10,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseGenesisText } from '../../src/chain/genesis.ts'
 import { randomGenesis, seededRandom } from '../fixtures/randomGenesis.ts'
-import { BASALT_BIN, startNode } from './harness.ts'
+import { runToExit, startNode } from './harness.ts'
 
 const SEED = Number(process.env.GENESIS_FUZZ_SEED ?? 0xb35)
 const FILES = 10
 const dir = mkdtempSync(join(tmpdir(), 'basalt-genesis-fuzz-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-async function runToExit(args: string[]): Promise<{ code: number; stderr: string }> {
-  const proc = Bun.spawn([BASALT_BIN, 'run', '--data-path', ':memory:', ...args], { stdout: 'pipe', stderr: 'pipe' })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 15_000)
-  const code = await proc.exited
-  clearTimeout(timer)
-  return { code, stderr: (await new Response(proc.stderr as ReadableStream).text()).trim() }
-}
 
 describe('random Besu genesis files on the binary', () => {
   it(`start and answer, or are refused in one line (${FILES} files, seed ${SEED})`, async () => {
@@ -43,7 +35,7 @@ describe('random Besu genesis files on the binary', () => {
       }
       const args = ['--genesis-file', file, '--p2p-enabled=false', '--rpc-ws-enabled=false']
       if (!isValid) {
-        const { code, stderr } = await runToExit([...args, '--rpc-http-port', '0'])
+        const { code, stderr } = await runToExit([...args, '--rpc-http-port', '0'], 15_000)
         expect(`${text} → ${code}`).toBe(`${text} → 1`)
         expect(stderr.split('\n')).toEqual([
           expect.stringMatching(new RegExp(`^basalt: invalid genesis file ${file}: `)),

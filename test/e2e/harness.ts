@@ -197,6 +197,15 @@ export function viemClients(node: StartedNode, index: number) {
   return { chain, wallet, client }
 }
 
+/** `basalt run` on an in-memory data path until it exits (killed after `timeoutMs`): its exit code and stderr. */
+export async function runToExit(args: string[], timeoutMs = 10_000): Promise<{ code: number; stderr: string }> {
+  const proc = Bun.spawn([BASALT_BIN, 'run', '--data-path', ':memory:', ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const timer = setTimeout(() => proc.kill('SIGKILL'), timeoutMs)
+  const code = await proc.exited
+  clearTimeout(timer)
+  return { code, stderr: (await new Response(proc.stderr as ReadableStream).text()).trim() }
+}
+
 /** Runs a command to completion (killed after `timeoutMs`); resolves to its output and exit code. */
 export async function runProcess(
   argv: string[],

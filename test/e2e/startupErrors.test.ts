@@ -8,18 +8,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { genesisExtraData } from '../../src/consensus/bftExtraData.ts'
 import { bytesToHex } from '../../src/primitives/hex.ts'
-import { BASALT_BIN, startNode } from './harness.ts'
+import { runToExit, startNode } from './harness.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'basalt-start-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
-
-async function runToExit(args: string[]) {
-  const proc = Bun.spawn([BASALT_BIN, 'run', '--data-path', ':memory:', ...args], { stdout: 'pipe', stderr: 'pipe' })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 10_000)
-  const code = await proc.exited
-  clearTimeout(timer)
-  return { code, stderr: (await new Response(proc.stderr as ReadableStream).text()).trim() }
-}
 
 describe('basalt run refuses at once', () => {
   it('one port for the HTTP and WebSocket listeners, naming both options', async () => {
