@@ -12,7 +12,15 @@ import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonTex
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
 import { buildChainParams } from './forkSchedule.ts'
 import { canonicalKeys, checkConfigKeys } from './genesisKeys.ts'
-import { GenesisError, toAddressHex, toBytes, toGenesisQuantity, toObject, toWord } from './genesisValues.ts'
+import {
+  GenesisError,
+  toAddressHex,
+  toBytes,
+  toGenesisQuantity,
+  toMilestone,
+  toObject,
+  toWord,
+} from './genesisValues.ts'
 import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
 export type GenesisJson = Record<string, unknown> & {
@@ -200,7 +208,21 @@ export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHold
   // rules expect a clique signer. A consensus type it does not know switches all three off; the BFT
   // header rules live in consensus/. Own properties survive `common.copy()`.
   if (bft) Object.assign(common, { consensusType: () => 'bft', consensusAlgorithm: () => bft.kind })
+  checkFeeMarketSchedule(genesis.config, common)
   return common
+}
+
+/**
+ * Besu's fixed and zero base fee markets give the first London block their fee; the EVM library
+ * refuses a first London block after the genesis whose base fee is not its 1 gwei initial one.
+ */
+function checkFeeMarketSchedule(config: Record<string, unknown>, common: Common): void {
+  const key = ['zeroBaseFee', 'fixedBaseFee'].find((k) => config[k] === true)
+  const london = common.hardforkBlock('london')
+  if (key && london !== null && london > 0n)
+    throw new GenesisError(
+      `config.${key} with London at block ${london} is not supported by Basalt (London must be at block 0): the EVM library requires the first London block after the genesis to carry the 1 gwei initial base fee`,
+    )
 }
 
 /** The BFT options of a genesis `config.qbft` / `config.ibft2`, with Besu's defaults. */

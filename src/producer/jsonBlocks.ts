@@ -10,6 +10,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Address, privateToAddress } from '@ethereumjs/util'
+import { producedBaseFee } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { type CliqueHeaderFields, cliqueHeaderFields } from '../chain/clique.ts'
@@ -130,6 +131,7 @@ async function buildJsonBlock(
       number,
       timestamp,
       gasLimit: parent.header.gasLimit,
+      baseFeePerGas: producedBaseFee(parent.header, chain.baseFeeMarket, common.isActivatedEIP(1559)),
       coinbase: spec.coinbase,
       extraData: spec.extraData,
       difficulty: isPow ? fixed : 0n,
