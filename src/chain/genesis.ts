@@ -7,6 +7,7 @@ import { type Block, createBlock } from '@ethereumjs/block'
 import { Common, type GenesisState } from '@ethereumjs/common'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
+import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
@@ -209,7 +210,15 @@ export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHold
   // header rules live in consensus/. Own properties survive `common.copy()`.
   if (bft) Object.assign(common, { consensusType: () => 'bft', consensusAlgorithm: () => bft.kind })
   checkFeeMarketSchedule(genesis.config, common)
+  if (genesis.config.evmStackSize !== undefined) setChainStackSize(common, evmStackSizeOf(genesis.config.evmStackSize))
   return common
+}
+
+/** Besu reads `evmStackSize` as a Java int. */
+function evmStackSizeOf(v: unknown): number {
+  const size = toMilestone(v, 'config.evmStackSize')
+  if (size > 2 ** 31 - 1) throw new GenesisError(`config.evmStackSize is too large: ${size}`)
+  return size
 }
 
 /**
