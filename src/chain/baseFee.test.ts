@@ -95,10 +95,28 @@ describe('zero and fixed base fee chains', () => {
     await expect(importBlock(london, blocks[0], { setHead: true })).rejects.toThrow('invalid base fee: 5')
   })
 
-  it('refuses a free-gas genesis whose London comes after block 0, in one line', () => {
-    const text = '{"config":{"chainId":1,"berlinBlock":0,"londonBlock":5,"zeroBaseFee":true},"gasLimit":"0x1000000"}'
-    expect(() => parseGenesisText(text, 'g.json')).toThrow(
-      'invalid genesis file g.json: config.zeroBaseFee with London at block 5 is not supported by Basalt (London must be at block 0)',
-    )
+  it("gives the first London block after the genesis the market's fee and twice the gas limit, as Besu does", async () => {
+    // The EIP-1559 chain for comparison: its fork block has the initial 1 gwei, then 7/8 of it.
+    for (const [extra, market, fees] of [
+      [{ zeroBaseFee: true }, undefined, [0n, 0n]],
+      [{ fixedBaseFee: true }, { kind: 'fixed', fee: 5n }, [5n, 5n]],
+      [{}, undefined, [1_000_000_000n, 875_000_000n]],
+    ] as const) {
+      const genesis = normalizeGenesis({
+        config: { chainId: 1337, berlinBlock: 0, londonBlock: 2, ethash: { fixeddifficulty: 1 }, ...extra },
+        difficulty: '0x1',
+        gasLimit: '0x1c9c380',
+      })
+      const chain = await openMemoryChain(genesis, {}, market)
+      const { sealer } = sealerOf(chain)
+      const blocks = []
+      for (let i = 0; i < 3; i++) blocks.push((await sealer.sealBlock(true))!)
+      expect(blocks.map((b) => b.header.baseFeePerGas)).toEqual([undefined, ...fees])
+      // EIP-1559 doubles the gas limit at the fork, as Besu's producers do.
+      expect(blocks[1].header.gasLimit).toBe(blocks[0].header.gasLimit * 2n)
+      const replica = await openMemoryChain(genesis, {}, market)
+      for (const b of blocks) await importBlock(replica, b, { setHead: true, skipPowValidation: true })
+      expect(replica.head.hash()).toEqual(chain.head.hash())
+    }
   })
 })

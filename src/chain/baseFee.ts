@@ -11,7 +11,6 @@
  * In the fixed and zero markets Besu does not check an imported block's base fee (its validation
  * mode NONE): a block is accepted whatever base fee its header carries, and its transactions pay that.
  * The genesis block keeps the base fee its file gives (1 gwei when absent, as in every market).
- * Basalt runs the fixed and zero markets with London at genesis only (see genesis.ts).
  */
 import type { BlockHeader } from '@ethereumjs/block'
 
@@ -57,9 +56,10 @@ export function nextBaseFee(parent: BlockHeader, market: BaseFeeMarket): bigint 
 
 /**
  * The base fee a producer writes in the block after `parent` when `isLondon` holds for that block;
- * undefined before London and on the first London block after the genesis, whose initial base fee
- * the block builder sets (a fixed or zero market needs London at genesis: genesis.ts).
+ * undefined before London and on the first London block of an EIP-1559 chain, whose initial base
+ * fee the block builder sets.
  */
 export function producedBaseFee(parent: BlockHeader, market: BaseFeeMarket, isLondon: boolean): bigint | undefined {
-  return isLondon && parent.baseFeePerGas !== undefined ? nextBaseFee(parent, market) : undefined
+  if (!isLondon || (parent.baseFeePerGas === undefined && market.kind === 'eip1559')) return undefined
+  return nextBaseFee(parent, market)
 }

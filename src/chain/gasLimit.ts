@@ -3,6 +3,7 @@
  * toward the target by at most parent / 1024 − 1 per block, the largest step the header rule
  * (|gasLimit − parent| < parent / 1024) allows. Without a target it stays the parent's.
  */
+import type { Common } from '@ethereumjs/common'
 
 /** Besu's floor for a block gas limit. */
 const MIN_GAS_LIMIT = 5000n
@@ -18,4 +19,15 @@ export function nextGasLimit(parentGasLimit: bigint, targetGasLimit?: bigint): b
   const down = parentGasLimit - step
   const floor = targetGasLimit > MIN_GAS_LIMIT ? targetGasLimit : MIN_GAS_LIMIT
   return down > floor ? down : floor
+}
+
+/**
+ * EIP-1559 doubles the gas limit on the first London block after the genesis (the gas target,
+ * half the limit, keeps the old limit's value), as Besu's London gas limit calculator and the
+ * header rule expect: the limit a producer computed from the parent's, times the elasticity.
+ */
+export function forkAdjustedGasLimit(gasLimit: bigint, number: bigint, common: Common): bigint {
+  const london = common.hardforkBlock('london')
+  if (london === null || london === 0n || number !== london) return gasLimit
+  return gasLimit * common.param('elasticityMultiplier')
 }

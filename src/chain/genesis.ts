@@ -10,6 +10,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
+import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE } from './baseFee.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
 import { buildChainParams } from './forkSchedule.ts'
 import { canonicalKeys, checkConfigKeys } from './genesisKeys.ts'
@@ -189,8 +190,15 @@ function genesisHeader(g: GenesisJson): Record<string, string | undefined> {
   }
 }
 
-/** The fork schedule of a genesis, with Besu's rules (see forkSchedule.ts). */
-export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHolder): Common {
+/**
+ * The fork schedule of a genesis, with Besu's rules (see forkSchedule.ts); `baseFeeMarket` is the
+ * chain's fee market (baseFee.ts), by default the genesis's with Besu's default minimum gas price.
+ */
+export function createChainCommon(
+  genesis: GenesisJson,
+  customCrypto: CryptoHolder,
+  baseFeeMarket: BaseFeeMarket = baseFeeMarketOf(genesis.config, DEFAULT_MIN_GAS_PRICE),
+): Common {
   const header = genesisHeader(genesis)
   const { hardfork, ...chain } = buildChainParams({
     config: genesis.config,
@@ -198,6 +206,7 @@ export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHold
     genesisTimestamp: Number(BigInt(header.timestamp ?? 0)),
     genesisDifficulty: BigInt(header.difficulty ?? 0),
   })
+  if (baseFeeMarket.kind === 'fixed') setForkBaseFee(chain, baseFeeMarket.fee)
   const common = new Common({
     chain: chain as never,
     hardfork: hardfork as string,
@@ -209,7 +218,6 @@ export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHold
   // rules expect a clique signer. A consensus type it does not know switches all three off; the BFT
   // header rules live in consensus/. Own properties survive `common.copy()`.
   if (bft) Object.assign(common, { consensusType: () => 'bft', consensusAlgorithm: () => bft.kind })
-  checkFeeMarketSchedule(genesis.config, common)
   if (genesis.config.evmStackSize !== undefined) setChainStackSize(common, evmStackSizeOf(genesis.config.evmStackSize))
   return common
 }
@@ -222,16 +230,18 @@ function evmStackSizeOf(v: unknown): number {
 }
 
 /**
- * Besu's fixed and zero base fee markets give the first London block their fee; the EVM library
- * refuses a first London block after the genesis whose base fee is not its 1 gwei initial one.
+ * Besu's fixed and zero base fee markets give the first London block after the genesis their fee.
+ * The EVM library refuses a first London block whose base fee is not its `initialBaseFee` (1 gwei),
+ * which the library's own params tables would reset on every header; a fork's own params override
+ * them, so the London fork carries the market's fee as its initial base fee. London at genesis keeps
+ * the library's value: the genesis header's base fee defaults to 1 gwei, as in Besu.
  */
-function checkFeeMarketSchedule(config: Record<string, unknown>, common: Common): void {
-  const key = ['zeroBaseFee', 'fixedBaseFee'].find((k) => config[k] === true)
-  const london = common.hardforkBlock('london')
-  if (key && london !== null && london > 0n)
-    throw new GenesisError(
-      `config.${key} with London at block ${london} is not supported by Basalt (London must be at block 0): the EVM library requires the first London block after the genesis to carry the 1 gwei initial base fee`,
-    )
+function setForkBaseFee(chain: Record<string, unknown>, fee: bigint): void {
+  const hardforks = chain.hardforks as { name: string; block: number | null }[]
+  const forks = chain.customHardforks as Record<string, { params?: Record<string, unknown> }>
+  const london = hardforks.find((h) => h.name === 'london')
+  if (!london || london.block === 0 || !forks.london) return
+  forks.london = { ...forks.london, params: { ...forks.london.params, initialBaseFee: toQuantity(fee) } }
 }
 
 /** The BFT options of a genesis `config.qbft` / `config.ibft2`, with Besu's defaults. */

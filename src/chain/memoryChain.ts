@@ -17,7 +17,7 @@ export async function openMemoryChain(
 ): Promise<Chain> {
   const db = await openSqlite(':memory:')
   migrate(db, true)
-  const common = createChainCommon(genesis, crypto)
+  const common = createChainCommon(genesis, crypto, baseFeeMarket)
   const store = new ChainStore(db)
   const trieDb = new TrieDb(store)
   const state = openState(trieDb, common, KECCAK256_RLP, true)

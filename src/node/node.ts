@@ -106,7 +106,10 @@ export async function openChain(
   const forkCache = config.fork ? await openForkCache(config.fork, db) : undefined
   const forkPoint = config.fork && forkCache ? await resolveForkPoint(config.fork, store, forkCache.cache) : undefined
   if (forkPoint) genesis.config.chainId = Number(forkPoint.chainId)
-  const common = createChainCommon(genesis, crypto)
+  const baseFeeMarket = config.genesisFile
+    ? baseFeeMarketOf(genesis.config, config.minGasPrice ?? DEFAULT_MIN_GAS_PRICE)
+    : { kind: 'eip1559' as const, floor: DEV_BASE_FEE_FLOOR }
+  const common = createChainCommon(genesis, crypto, baseFeeMarket)
   const bftOptions = bftConsensusOf(genesis)
   // An unknown ecCurve is refused before anything else of the genesis, as Besu refuses it.
   genesisEcCurve(genesis.config)
@@ -123,9 +126,6 @@ export async function openChain(
   } else {
     genesisBlock = createGenesisBlock(common, await writeGenesisState(trieDb, common, genesis))
   }
-  const baseFeeMarket = config.genesisFile
-    ? baseFeeMarketOf(genesis.config, config.minGasPrice ?? DEFAULT_MIN_GAS_PRICE)
-    : { kind: 'eip1559' as const, floor: DEV_BASE_FEE_FLOOR }
   const chain = new Chain(common, store, trieDb, baseFeeMarket)
   if (trieDb.storageFormat === 'BONSAI') {
     chain.bonsai = new BonsaiState(store, trieDb, config.bonsaiHistoricalBlockLimit)

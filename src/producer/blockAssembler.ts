@@ -13,7 +13,7 @@ import { producedBaseFee } from '../chain/baseFee.ts'
 import type { Chain } from '../chain/chain.ts'
 import { cliqueHeaderFields } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
-import { nextGasLimit } from '../chain/gasLimit.ts'
+import { forkAdjustedGasLimit, nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
@@ -123,7 +123,11 @@ export class BlockAssembler {
       {
         parentBlock: parent,
         headerData: {
-          gasLimit: nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
+          gasLimit: forkAdjustedGasLimit(
+            nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
+            parent.header.number + 1n,
+            vm.common,
+          ),
           baseFeePerGas: producedBaseFee(parent.header, this.chain.baseFeeMarket, vm.common.isActivatedEIP(1559)),
           difficulty: isPow ? powDifficulty : 0n,
           ...fields,

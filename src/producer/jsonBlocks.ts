@@ -15,6 +15,7 @@ import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { type CliqueHeaderFields, cliqueHeaderFields } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
+import { forkAdjustedGasLimit } from '../chain/gasLimit.ts'
 import { toBytes, toGenesisQuantity, toObject } from '../chain/genesisValues.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm } from '../evm/vmFactory.ts'
@@ -130,7 +131,7 @@ async function buildJsonBlock(
     headerData: {
       number,
       timestamp,
-      gasLimit: parent.header.gasLimit,
+      gasLimit: forkAdjustedGasLimit(parent.header.gasLimit, number, common),
       baseFeePerGas: producedBaseFee(parent.header, chain.baseFeeMarket, common.isActivatedEIP(1559)),
       coinbase: spec.coinbase,
       extraData: spec.extraData,

@@ -3,7 +3,8 @@
  * with `--min-gas-price 0` transactions that pay nothing are mined) and a post-merge dev genesis
  * with `fixedBaseFee: true` (every block's base fee is `--min-gas-price`). Each answers blocks,
  * receipts and the fee methods with Besu's values, continues after a restart, and its exported
- * blocks import into another data path.
+ * blocks import into another data path. A QBFT network that reaches London after its genesis gives
+ * the fork block the zero base fee and, as EIP-1559 wants, twice its parent's gas limit.
  */
 import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
@@ -71,30 +72,32 @@ function exportAndImport(genesisFile: string, dataPath: string, name: string): n
   return Number(/head (\d+)/.exec(imported.stdout.toString())?.[1])
 }
 
-describe('a QBFT network with zeroBaseFee', () => {
-  const out = join(dir, 'qbft')
-  const { genesisFile, keyDirs } = generateBftNetwork(
-    out,
-    {
-      config: {
-        chainId: 1337,
-        berlinBlock: 0,
-        londonBlock: 0,
-        zeroBaseFee: true,
-        qbft: { blockperiodseconds: 1, requesttimeoutseconds: 4 },
-      },
-      gasLimit: '0x1fffffffffffff',
-      difficulty: '0x1',
-      mixHash: BFT_MIX_HASH,
-      alloc: ALLOC,
+/** A one-validator QBFT network with zeroBaseFee whose London comes at `londonBlock`. */
+function zeroBaseFeeQbft(name: string, londonBlock: number, gasLimit: Hex) {
+  const genesis = {
+    config: {
+      chainId: 1337,
+      berlinBlock: 0,
+      londonBlock,
+      zeroBaseFee: true,
+      qbft: { blockperiodseconds: 1, requesttimeoutseconds: 4 },
     },
-    1,
-  )
+    gasLimit,
+    difficulty: '0x1',
+    mixHash: BFT_MIX_HASH,
+    alloc: ALLOC,
+  }
+  const { genesisFile, keyDirs } = generateBftNetwork(join(dir, name), genesis, 1)
+  return { genesisFile, keyFile: join(keyDirs[0], 'key.priv') }
+}
+
+describe('a QBFT network with zeroBaseFee', () => {
+  const { genesisFile, keyFile } = zeroBaseFeeQbft('qbft', 0, '0x1fffffffffffff')
   const args = (minGasPrice: string) => [
     '--genesis-file',
     genesisFile,
     '--node-private-key-file',
-    join(keyDirs[0], 'key.priv'),
+    keyFile,
     '--min-gas-price',
     minGasPrice,
   ]
@@ -159,6 +162,29 @@ describe('a QBFT network with zeroBaseFee', () => {
     })
     expect(refused.json.error).toEqual({ code: -32009, message: 'Gas price below configured minimum gas price' })
     await node.stop()
+  })
+})
+
+describe('a QBFT network that moves to London with zeroBaseFee at block 3', () => {
+  it('seals the fork block with base fee 0 and twice the gas limit, and its blocks import elsewhere', async () => {
+    const { genesisFile, keyFile } = zeroBaseFeeQbft('qbft-later', 3, '0x1c9c380')
+    const dataPath = join(dir, 'qbft-later-data')
+    const node = await start(['--genesis-file', genesisFile, '--node-private-key-file', keyFile], dataPath)
+    await until(
+      'block 4',
+      () => blockNumber(node),
+      (n) => n >= 4,
+      30_000,
+    )
+    const block = (n: number) =>
+      node.rpc<{ baseFeePerGas?: Hex; gasLimit: Hex }>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
+    const [second, fork, after] = [await block(2), await block(3), await block(4)]
+    expect(second.baseFeePerGas).toBeUndefined()
+    expect([fork.baseFeePerGas, after.baseFeePerGas]).toEqual(['0x0', '0x0'])
+    expect(BigInt(fork.gasLimit)).toBe(2n * BigInt(second.gasLimit))
+    const last = await blockNumber(node)
+    await node.stop()
+    expect(exportAndImport(genesisFile, dataPath, 'qbft-later')).toBeGreaterThanOrEqual(last)
   })
 })
 
