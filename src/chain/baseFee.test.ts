@@ -119,4 +119,14 @@ describe('zero and fixed base fee chains', () => {
       expect(replica.head.hash()).toEqual(chain.head.hash())
     }
   })
+
+  it('price blob gas at 0 after Cancun, as Besu does in both markets', async () => {
+    const chain = await openMemoryChain(freeGasGenesis({ zeroBaseFee: true, cancunTime: 0 }))
+    const { sealer } = sealerOf(chain)
+    const block = (await sealer.sealBlock(true))!
+    expect(block.header.getBlobGasPrice()).toBe(0n)
+    expect(block.header.calcNextBlobGasPrice(block.header.common)).toBe(0n)
+    const london = await openMemoryChain(freeGasGenesis({ cancunTime: 0 }))
+    expect(london.head.header.getBlobGasPrice()).toBe(1n)
+  })
 })

@@ -206,7 +206,7 @@ export function createChainCommon(
     genesisTimestamp: Number(BigInt(header.timestamp ?? 0)),
     genesisDifficulty: BigInt(header.difficulty ?? 0),
   })
-  if (baseFeeMarket.kind === 'fixed') setForkBaseFee(chain, baseFeeMarket.fee)
+  if (baseFeeMarket.kind === 'fixed') setFixedMarketParams(chain, baseFeeMarket.fee)
   const common = new Common({
     chain: chain as never,
     hardfork: hardfork as string,
@@ -230,18 +230,23 @@ function evmStackSizeOf(v: unknown): number {
 }
 
 /**
- * Besu's fixed and zero base fee markets give the first London block after the genesis their fee.
- * The EVM library refuses a first London block whose base fee is not its `initialBaseFee` (1 gwei),
- * which the library's own params tables would reset on every header; a fork's own params override
- * them, so the London fork carries the market's fee as its initial base fee. London at genesis keeps
- * the library's value: the genesis header's base fee defaults to 1 gwei, as in Besu.
+ * Besu's fixed and zero base fee markets give the first London block after the genesis their fee,
+ * and price blob gas at 0 (their blob gas price per gas is Besu's default, zero). The EVM library
+ * refuses a first London block whose base fee is not its `initialBaseFee` (1 gwei), and prices blob
+ * gas from `minBlobGas` (1 wei); its own params tables would reset both on every header, but a
+ * fork's own params override them, so every fork carries the market's values. London at genesis
+ * keeps the library's initial base fee: the genesis header's base fee defaults to 1 gwei, as in Besu.
  */
-function setForkBaseFee(chain: Record<string, unknown>, fee: bigint): void {
+function setFixedMarketParams(chain: Record<string, unknown>, fee: bigint): void {
   const hardforks = chain.hardforks as { name: string; block: number | null }[]
   const forks = chain.customHardforks as Record<string, { params?: Record<string, unknown> }>
   const london = hardforks.find((h) => h.name === 'london')
-  if (!london || london.block === 0 || !forks.london) return
-  forks.london = { ...forks.london, params: { ...forks.london.params, initialBaseFee: toQuantity(fee) } }
+  const isLondonLater = london !== undefined && london.block !== 0
+  for (const [name, fork] of Object.entries(forks)) {
+    const params: Record<string, unknown> = { ...fork.params, minBlobGas: 0 }
+    if (name === 'london' && isLondonLater) params.initialBaseFee = toQuantity(fee)
+    forks[name] = { ...fork, params }
+  }
 }
 
 /** The BFT options of a genesis `config.qbft` / `config.ibft2`, with Besu's defaults. */
