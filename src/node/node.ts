@@ -171,7 +171,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const chainId = chain.common.chainId()
   // Besu: a replacement on a zero base fee network needs no higher price, whatever --tx-pool-price-bump says.
   const isZeroBaseFee = genesis.config.zeroBaseFee === true
-  if (isZeroBaseFee && config.txPoolPriceBumpPercent !== 0)
+  if (isZeroBaseFee)
     log.warn('Forcing price bump for transaction replacement to 0, since we are on a zero basefee network')
   const pool = new TxPool(poolChainView(chain), {
     minGasPrice: config.minGasPrice,
