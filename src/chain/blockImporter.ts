@@ -117,7 +117,7 @@ function withCurrentForkRules(chain: Chain, block: Block): Block {
 
 async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
   await chain.sealRules?.prepare?.(parent.header)
-  validateHeader(block.header, parent.header, chain.baseFeeFloor, chain.sealRules)
+  validateHeader(block.header, parent.header, chain.baseFeeMarket, chain.sealRules)
   if (block.header.common.consensusType() === 'poa') await validateCliqueSeal(chain, block.header)
   await validateOmmers(block, chain)
   block.validateBlobTransactions(parent.header)

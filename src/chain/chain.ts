@@ -30,7 +30,7 @@ import type { StorageFormat } from '../state/storageFormat.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openFlatView, openState, type StateManager } from '../state/worldState.ts'
 import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
-import { nextBaseFee } from './baseFee.ts'
+import { type BaseFeeMarket, EIP1559_MARKET, nextBaseFee } from './baseFee.ts'
 import type { SealRules } from './headerValidation.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
@@ -103,19 +103,19 @@ export class Chain {
   readonly common: Common
   readonly store: ChainStore
   readonly trieDb: TrieDb
-  /** The lowest base fee a block may have (0: EIP-1559's rule alone); see DEV_BASE_FEE_FLOOR. */
-  readonly baseFeeFloor: bigint
+  /** How blocks' base fees are set and checked (EIP-1559, the dev floor, Besu's fixed and zero markets). */
+  readonly baseFeeMarket: BaseFeeMarket
 
-  constructor(common: Common, store: ChainStore, trieDb: TrieDb, baseFeeFloor = 0n) {
+  constructor(common: Common, store: ChainStore, trieDb: TrieDb, baseFeeMarket: BaseFeeMarket = EIP1559_MARKET) {
     this.common = common
     this.store = store
     this.trieDb = trieDb
-    this.baseFeeFloor = baseFeeFloor
+    this.baseFeeMarket = baseFeeMarket
   }
 
-  /** The base fee of the block after `parent` (the head by default): EIP-1559's, at least the floor. */
+  /** The base fee of the block after `parent` (the head by default), by the chain's fee market. */
   nextBaseFee(parent: BlockHeader = this.head.header): bigint {
-    return nextBaseFee(parent, this.baseFeeFloor)
+    return nextBaseFee(parent, this.baseFeeMarket)
   }
 
   /**

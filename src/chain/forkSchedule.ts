@@ -267,14 +267,11 @@ function blobParams(config: Record<string, unknown>, fork: string): Record<strin
   return params
 }
 
-/** Parameters that apply from genesis on (Besu's `contractSizeLimit`; `evmStackSize` only at its default). */
+/** Parameters that apply from genesis on (Besu's `contractSizeLimit`; `evmStackSize`: genesis.ts). */
 function chainWideParams(config: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {}
   if (config.contractSizeLimit !== undefined)
     out.maxCodeSize = toMilestone(config.contractSizeLimit, 'config.contractSizeLimit')
-  // The library's stack is fixed at 1,024 items (its `stackLimit` is the call depth, another thing).
-  if (config.evmStackSize !== undefined && toMilestone(config.evmStackSize, 'config.evmStackSize') !== 1024)
-    throw new GenesisError('config.evmStackSize: a stack size other than 1024 is not supported by Basalt')
   return out
 }
 

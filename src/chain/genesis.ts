@@ -7,12 +7,22 @@ import { type Block, createBlock } from '@ethereumjs/block'
 import { Common, type GenesisState } from '@ethereumjs/common'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
+import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
+import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE } from './baseFee.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
 import { buildChainParams, useBesuForkRule } from './forkSchedule.ts'
 import { canonicalKeys, checkConfigKeys } from './genesisKeys.ts'
-import { GenesisError, toAddressHex, toBytes, toGenesisQuantity, toObject, toWord } from './genesisValues.ts'
+import {
+  GenesisError,
+  toAddressHex,
+  toBytes,
+  toGenesisQuantity,
+  toMilestone,
+  toObject,
+  toWord,
+} from './genesisValues.ts'
 import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
 export type GenesisJson = Record<string, unknown> & {
@@ -200,8 +210,15 @@ function genesisHeader(g: GenesisJson): Record<string, string | undefined> {
   }
 }
 
-/** The fork schedule of a genesis, with Besu's rules (see forkSchedule.ts). */
-export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHolder): Common {
+/**
+ * The fork schedule of a genesis, with Besu's rules (see forkSchedule.ts); `baseFeeMarket` is the
+ * chain's fee market (baseFee.ts), by default the genesis's with Besu's default minimum gas price.
+ */
+export function createChainCommon(
+  genesis: GenesisJson,
+  customCrypto: CryptoHolder,
+  baseFeeMarket: BaseFeeMarket = baseFeeMarketOf(genesis.config, DEFAULT_MIN_GAS_PRICE),
+): Common {
   const header = genesisHeader(genesis)
   const { hardfork, milestones, ...chain } = buildChainParams({
     config: genesis.config,
@@ -209,6 +226,7 @@ export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHold
     genesisTimestamp: Number(BigInt(header.timestamp ?? 0)),
     genesisDifficulty: BigInt(header.difficulty ?? 0),
   })
+  if (baseFeeMarket.kind === 'fixed') setFixedMarketParams(chain, baseFeeMarket.fee)
   const common = new Common({
     chain: chain as never,
     hardfork: hardfork as string,
@@ -221,7 +239,35 @@ export function createChainCommon(genesis: GenesisJson, customCrypto: CryptoHold
   // rules expect a clique signer. A consensus type it does not know switches all three off; the BFT
   // header rules live in consensus/. Own properties survive `common.copy()`.
   if (bft) Object.assign(common, { consensusType: () => 'bft', consensusAlgorithm: () => bft.kind })
+  if (genesis.config.evmStackSize !== undefined) setChainStackSize(common, evmStackSizeOf(genesis.config.evmStackSize))
   return common
+}
+
+/** Besu reads `evmStackSize` as a Java int. */
+function evmStackSizeOf(v: unknown): number {
+  const size = toMilestone(v, 'config.evmStackSize')
+  if (size > 2 ** 31 - 1) throw new GenesisError(`config.evmStackSize is too large: ${size}`)
+  return size
+}
+
+/**
+ * Besu's fixed and zero base fee markets give the first London block after the genesis their fee,
+ * and price blob gas at 0 (their blob gas price per gas is Besu's default, zero). The EVM library
+ * refuses a first London block whose base fee is not its `initialBaseFee` (1 gwei), and prices blob
+ * gas from `minBlobGas` (1 wei); its own params tables would reset both on every header, but a
+ * fork's own params override them, so every fork carries the market's values. London at genesis
+ * keeps the library's initial base fee: the genesis header's base fee defaults to 1 gwei, as in Besu.
+ */
+function setFixedMarketParams(chain: Record<string, unknown>, fee: bigint): void {
+  const hardforks = chain.hardforks as { name: string; block: number | null }[]
+  const forks = chain.customHardforks as Record<string, { params?: Record<string, unknown> }>
+  const london = hardforks.find((h) => h.name === 'london')
+  const isLondonLater = london !== undefined && london.block !== 0
+  for (const [name, fork] of Object.entries(forks)) {
+    const params: Record<string, unknown> = { ...fork.params, minBlobGas: 0 }
+    if (name === 'london' && isLondonLater) params.initialBaseFee = toQuantity(fee)
+    forks[name] = { ...fork, params }
+  }
 }
 
 /** The BFT options of a genesis `config.qbft` / `config.ibft2`, with Besu's defaults. */

@@ -113,11 +113,8 @@ const UNSUPPORTED_CONFIG: Record<string, string> = {
   classicforkblock: 'Ethereum Classic forks',
   ecip1017erarounds: 'Ethereum Classic forks',
 }
-/** Boolean `config` switches Besu knows that Basalt runs only when false. */
-const UNSUPPORTED_SWITCHES: Record<string, string> = {
-  zeroBaseFee: 'a zero base fee (zeroBaseFee)',
-  fixedBaseFee: 'a fixed base fee (fixedBaseFee)',
-}
+/** Boolean `config` switches (Besu's fee markets, see baseFee.ts). */
+const SWITCHES = ['zeroBaseFee', 'fixedBaseFee']
 
 /** Rewrites keys to their canonical spelling, recursively; data-keyed maps keep their keys (lower-cased). */
 export function canonicalKeys(json: unknown): unknown {
@@ -146,11 +143,10 @@ export function checkConfigKeys(config: Record<string, unknown>): void {
     const what = UNSUPPORTED_CONFIG[key.toLowerCase()]
     if (what) throw new GenesisError(`config.${key}: ${what} is not supported by Basalt`)
   }
-  for (const [key, what] of Object.entries(UNSUPPORTED_SWITCHES)) {
+  for (const key of SWITCHES) {
     const v = config[key]
-    if (v === undefined || v === false) continue
-    if (v === true) throw new GenesisError(`config.${key}: ${what} is not supported by Basalt`)
-    throw new GenesisError(`config.${key} must be true or false, got ${JSON.stringify(v)}`)
+    if (v !== undefined && typeof v !== 'boolean')
+      throw new GenesisError(`config.${key} must be true or false, got ${JSON.stringify(v)}`)
   }
   if (config.constantinopleFixBlock !== undefined) {
     if (config.petersburgBlock !== undefined) {

@@ -5,7 +5,7 @@
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import { KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
-import { nextBaseFee } from './baseFee.ts'
+import { type BaseFeeMarket, EIP1559_MARKET, nextBaseFee } from './baseFee.ts'
 import { fixedDifficulty } from './forkSchedule.ts'
 import { isLondonForkBlock } from './gasLimit.ts'
 
@@ -43,7 +43,7 @@ function fail(reason: string): never {
 export function validateHeader(
   header: BlockHeader,
   parent: BlockHeader,
-  baseFeeFloor = 0n,
+  baseFeeMarket: BaseFeeMarket = EIP1559_MARKET,
   sealRules?: SealRules,
 ): void {
   if (!equalBytes(header.parentHash, parent.hash())) fail('parent hash mismatch')
@@ -74,11 +74,12 @@ export function validateHeader(
     if (header.difficulty !== 0n) fail(`invalid difficulty: ${header.difficulty}, must be 0 after the merge`)
     if (header.nonce.some((b) => b !== 0)) fail('invalid nonce: must be 0 after the merge')
   }
-  if (c.isActivatedEIP(1559)) {
+  // Besu's fixed and zero fee markets do not check the base fee (validation mode NONE).
+  if (c.isActivatedEIP(1559) && baseFeeMarket.kind === 'eip1559') {
     // The first London block (by number or, on a chain that starts London with a later fork, by time),
     // and London's fork block after a milestone that already ran its fee market (Besu's `isForkBlock`).
     const isForkBlock = parent.baseFeePerGas === undefined || isLondonForkBlock(c, header.number)
-    const expected = isForkBlock ? c.param('initialBaseFee') : nextBaseFee(parent, baseFeeFloor)
+    const expected = isForkBlock ? c.param('initialBaseFee') : nextBaseFee(parent, baseFeeMarket)
     if (header.baseFeePerGas !== expected) fail(`invalid base fee: ${header.baseFeePerGas}, expected ${expected}`)
   }
   if (c.isActivatedEIP(4844)) {

@@ -5,6 +5,7 @@ import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite } from '../storage/sqlite.ts'
+import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE } from './baseFee.ts'
 import { Chain } from './chain.ts'
 import { type CryptoHolder, createChainCommon, createGenesisBlock, type GenesisJson, genesisState } from './genesis.ts'
 
@@ -12,16 +13,16 @@ import { type CryptoHolder, createChainCommon, createGenesisBlock, type GenesisJ
 export async function openMemoryChain(
   genesis: GenesisJson,
   crypto: CryptoHolder = {},
-  baseFeeFloor = 0n,
+  baseFeeMarket: BaseFeeMarket = baseFeeMarketOf(genesis.config, DEFAULT_MIN_GAS_PRICE),
 ): Promise<Chain> {
   const db = await openSqlite(':memory:')
   migrate(db, true)
-  const common = createChainCommon(genesis, crypto)
+  const common = createChainCommon(genesis, crypto, baseFeeMarket)
   const store = new ChainStore(db)
   const trieDb = new TrieDb(store)
   const state = openState(trieDb, common, KECCAK256_RLP, true)
   await state.generateCanonicalGenesis(genesisState(genesis))
-  const chain = new Chain(common, store, trieDb, baseFeeFloor)
+  const chain = new Chain(common, store, trieDb, baseFeeMarket)
   await chain.open(createGenesisBlock(common, await state.getStateRoot()))
   return chain
 }

@@ -35,6 +35,8 @@ export interface BlocksOptions {
   isPowValidationSkipped: boolean
   format: 'RLP' | 'JSON'
   startBlock: bigint
+  /** The fixed base fee of a `fixedBaseFee` chain's JSON blocks (Besu's --min-gas-price); 1000 wei when unset. */
+  minGasPrice?: bigint
   /** Exclusive; undefined: to the end of the file (import) or the head (export). */
   endBlock?: bigint
 }
@@ -54,13 +56,18 @@ export function registerBlocksCommand(cli: CAC): void {
     .option('--data-path <dir>', 'Directory of the SQLite database', { default: 'basalt-data' })
     .option('--skip-pow-validation-enabled', 'import: accept proof-of-work blocks without checking the ethash seal')
     .option('--node-private-key-file <file>', 'import: the signer key that seals JSON blocks of a clique chain')
+    .option('--min-gas-price <wei>', 'import: the base fee of JSON blocks on a fixedBaseFee chain (default 1000)')
     .option('--start-block <n>', 'First block number (inclusive)')
     .option('--end-block <n>', 'Last block number (exclusive)')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'WARN' })
     .action(async (subcommand: string, options: Record<string, unknown>) => {
       const opts = parseBlocksOptions(subcommand, options)
       const { openChain } = await import('../node/node.ts')
-      const { chain, genesis, close } = await openChain({ genesisFile: opts.genesisFile, dataPath: opts.dataPath })
+      const { chain, genesis, close } = await openChain({
+        genesisFile: opts.genesisFile,
+        dataPath: opts.dataPath,
+        minGasPrice: opts.minGasPrice,
+      })
       try {
         // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there.
         const bft = ['qbft', 'ibft2'].find((engine) => genesis.config[engine] !== undefined)
@@ -81,6 +88,7 @@ export function registerBlocksCommand(cli: CAC): void {
         'data-path',
         'skip-pow-validation-enabled',
         'node-private-key-file',
+        'min-gas-price',
         'start-block',
         'end-block',
         'logging',
@@ -108,6 +116,9 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
     throw new CliError(`Invalid value for option --format: '${format}' (expected RLP or JSON)`)
   const start = blockOpt(o, 'startBlock', 'start-block')
   const end = blockOpt(o, 'endBlock', 'end-block')
+  const minGasPrice = optString(o, 'minGasPrice')
+  if (minGasPrice !== undefined && !/^(\d+|0x[0-9a-fA-F]+)$/.test(minGasPrice))
+    throw new CliError(`Invalid value for option --min-gas-price: '${minGasPrice}' (expected a non-negative integer)`)
   if (start !== undefined && end !== undefined && end <= start) {
     throw new CliError(`Invalid value for option --end-block: '${end}' (must be above --start-block ${start})`)
   }
@@ -121,6 +132,7 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
     isPowValidationSkipped: optBool(o, 'skipPowValidationEnabled', 'skip-pow-validation-enabled', false),
     startBlock: start ?? (isImport ? 0n : 1n),
     endBlock: end,
+    minGasPrice: minGasPrice === undefined ? undefined : BigInt(minGasPrice),
   }
 }
 

@@ -24,3 +24,13 @@ describe('--rpc-max-active-filters', () => {
     expect(() => runConfig(['--rpc-max-active-filters', '0'])).toThrow('--rpc-max-active-filters')
   })
 })
+
+describe('--tx-pool-price-bump', () => {
+  it('is 10% by default, 0 when --min-gas-price is 0 and it is not given, as in Besu', () => {
+    expect(runConfig([]).txPoolPriceBumpPercent).toBe(10)
+    expect(runConfig(['--min-gas-price', '0']).txPoolPriceBumpPercent).toBe(0)
+    expect(runConfig(['--min-gas-price', '0', '--tx-pool-price-bump', '25']).txPoolPriceBumpPercent).toBe(25)
+    expect(runConfig(['--tx-pool-price-bump', '50']).txPoolPriceBumpPercent).toBe(50)
+    expect(() => runConfig(['--tx-pool-price-bump', '-1'])).toThrow('--tx-pool-price-bump')
+  })
+})

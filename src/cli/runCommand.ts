@@ -68,7 +68,10 @@ export function registerRunCommand(cli: CAC): void {
     })
     .option('--rpc-max-active-filters <n>', 'Most filters (eth_newFilter, …) alive at once', { default: '1000' })
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })
-    .option('--tx-pool-price-bump <percent>', 'Price bump a replacement needs', { default: '10' })
+    .option(
+      '--tx-pool-price-bump <percent>',
+      'Price bump a replacement needs (default: 10; 0 with --min-gas-price 0 or on a zeroBaseFee chain)',
+    )
     .option('--miner-coinbase <address>', 'Fee recipient of sealed blocks')
     .option(
       '--miner-enabled',
@@ -159,7 +162,11 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     rpcEvmTimeoutMs: secondsOpt('rpc-evm-timeout', s('rpcEvmTimeout')),
     maxActiveFilters: intOpt('rpc-max-active-filters', s('rpcMaxActiveFilters'), 1),
     txPoolMaxSize: intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1),
-    txPoolPriceBumpPercent: intOpt('tx-pool-price-bump', s('txPoolPriceBump'), 0, 1000),
+    // Besu: without the option, a node that takes free transactions needs no bump to replace one.
+    txPoolPriceBumpPercent:
+      s('txPoolPriceBump') === undefined && bigintOpt('min-gas-price', s('minGasPrice')) === 0n
+        ? 0
+        : intOpt('tx-pool-price-bump', s('txPoolPriceBump') ?? '10', 0, 1000),
     minerCoinbase: s('minerCoinbase') === undefined ? undefined : addressOpt('miner-coinbase', s('minerCoinbase')),
     blockPeriodMs: blockPeriod === undefined ? undefined : periodOpt(blockPeriod),
     targetGasLimit: s('targetGasLimit') === undefined ? undefined : bigintOpt('target-gas-limit', s('targetGasLimit')),

@@ -6,7 +6,7 @@
  * and the sender's balance is checked only when the call names a price (or `strict` asks for it).
  * Talks to the state layer (scratch state) and the VM factory; knows nothing of JSON-RPC.
  */
-import type { Block } from '@ethereumjs/block'
+import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { Log } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
@@ -33,6 +33,8 @@ export type { AccessListEntry, CallRequest }
 export interface CallChain extends StateSource, BlockSource {
   /** The state root after a block (its header's, unless the dev tools edited that state). */
   postStateRoot(block: Block): Uint8Array
+  /** The base fee of the block after `parent`, by the chain's fee market. */
+  nextBaseFee(parent: BlockHeader): bigint
 }
 
 export interface CallOptions {

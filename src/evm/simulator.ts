@@ -166,7 +166,7 @@ export async function simulate(chain: CallChain, base: Block, req: SimulateReque
   })
   if (req.isTraceTransfers) enableTransferLogs(vm.common)
   const precompiles = new Map(vm.evm.precompiles as Map<string, unknown>)
-  const run: SimulationRun = { vm, state, req, precompiles, budget: req.gasCap > 0n ? req.gasCap : undefined }
+  const run: SimulationRun = { chain, vm, state, req, precompiles, budget: req.gasCap > 0n ? req.gasCap : undefined }
   const out: SimulatedBlock[] = []
   let parent = base
   for (const step of plan(base, req)) {
@@ -179,6 +179,7 @@ export async function simulate(chain: CallChain, base: Block, req: SimulateReque
 }
 
 interface SimulationRun {
+  chain: CallChain
   vm: VM
   state: StateManager
   req: SimulateRequest
@@ -248,7 +249,7 @@ async function simulateBlock(
     coinbase: o.feeRecipient ?? parent.header.coinbase,
     mixHash: o.prevRandao ?? ZERO_32,
     difficulty: parent.header.difficulty,
-    baseFeePerGas: london ? (o.baseFeePerGas ?? (isValidated ? parent.header.calcNextBaseFee() : 0n)) : undefined,
+    baseFeePerGas: london ? (o.baseFeePerGas ?? (isValidated ? run.chain.nextBaseFee(parent.header) : 0n)) : undefined,
     parentBeaconBlockRoot: vm.common.isActivatedEIP(4788) ? ZERO_32 : undefined,
   }
   const builder = await startBlock(vm, {

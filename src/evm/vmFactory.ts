@@ -9,6 +9,7 @@ import { ForkStateManager } from '../state/forkState.ts'
 import type { StateManager } from '../state/worldState.ts'
 import { checkExecutionDeadline, makeInterruptible } from './executionDeadline.ts'
 import { allowSendersWithCode } from './senderCode.ts'
+import { applyStackSize, chainStackSize } from './stackSize.ts'
 
 /** Where BLOCKHASH (before EIP-2935) finds ancestor blocks. */
 export interface BlockSource {
@@ -52,6 +53,7 @@ export async function createVm(
     blockchain: blockchain as never,
     setHardfork: true,
   })
+  applyStackSize(vm, chainStackSize(common))
   if (opts.isInterruptible) makeInterruptible(vm)
   if (opts.isSenderCodeAllowed) allowSendersWithCode(vm)
   return vm

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
 import { Address } from '@ethereumjs/util'
-import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
+import { baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE, DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain, storedStorageFormat } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { terminalTotalDifficultyOf } from '../chain/forkSchedule.ts'
@@ -91,7 +91,8 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 
 /** Opens the chain described by `config` (creating its database on first use). */
 export async function openChain(
-  config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork' | 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'>,
+  config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork' | 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> &
+    Partial<Pick<NodeConfig, 'minGasPrice'>>,
 ): Promise<{ chain: Chain; genesis: GenesisJson; bft?: BftChain; forkCache?: ForkCacheStore; close(): void }> {
   installCommonParamsMemo()
   installDecodedNodeCache()
@@ -105,7 +106,10 @@ export async function openChain(
   const forkCache = config.fork ? await openForkCache(config.fork, db) : undefined
   const forkPoint = config.fork && forkCache ? await resolveForkPoint(config.fork, store, forkCache.cache) : undefined
   if (forkPoint) genesis.config.chainId = Number(forkPoint.chainId)
-  const common = createChainCommon(genesis, crypto)
+  const baseFeeMarket = config.genesisFile
+    ? baseFeeMarketOf(genesis.config, config.minGasPrice ?? DEFAULT_MIN_GAS_PRICE)
+    : { kind: 'eip1559' as const, floor: DEV_BASE_FEE_FLOOR }
+  const common = createChainCommon(genesis, crypto, baseFeeMarket)
   const bftOptions = bftConsensusOf(genesis)
   // An unknown ecCurve is refused before anything else of the genesis, as Besu refuses it.
   genesisEcCurve(genesis.config)
@@ -122,7 +126,7 @@ export async function openChain(
   } else {
     genesisBlock = createGenesisBlock(common, await writeGenesisState(trieDb, common, genesis))
   }
-  const chain = new Chain(common, store, trieDb, config.genesisFile ? 0n : DEV_BASE_FEE_FLOOR)
+  const chain = new Chain(common, store, trieDb, baseFeeMarket)
   if (trieDb.storageFormat === 'BONSAI') {
     chain.bonsai = new BonsaiState(store, trieDb, config.bonsaiHistoricalBlockLimit)
     // debug_resyncWorldstate writes the genesis state again once the window has pruned it.
@@ -165,10 +169,14 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const startedMs = Date.now()
   const { chain, genesis, bft, forkCache, close } = await openChain(config)
   const chainId = chain.common.chainId()
+  // Besu: a replacement on a zero base fee network needs no higher price, whatever --tx-pool-price-bump says.
+  const isZeroBaseFee = genesis.config.zeroBaseFee === true
+  if (isZeroBaseFee)
+    log.warn('Forcing price bump for transaction replacement to 0, since we are on a zero basefee network')
   const pool = new TxPool(poolChainView(chain), {
     minGasPrice: config.minGasPrice,
     maxSize: config.txPoolMaxSize,
-    priceBumpPercent: config.txPoolPriceBumpPercent,
+    priceBumpPercent: isZeroBaseFee ? 0 : config.txPoolPriceBumpPercent,
   })
   registerNodeGauges(chain, pool)
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)

@@ -235,7 +235,7 @@ export class BftValidator {
       vote: isContract ? undefined : this.voteFor(validators),
     })
     const isLondon = parent.header.common.isActivatedEIP(1559)
-    const candidates = this.pool.executable(isLondon ? parent.header.calcNextBaseFee() : 0n)
+    const candidates = this.pool.executable(isLondon ? this.chain.nextBaseFee(parent.header) : 0n)
     const assembled = await this.assembler.assemble(parent, candidates, { ...consensus, timestamp })
     this.built.set(bytesToHex(assembled.block.hash()), assembled)
     await this.apply(this.machine.blockCreated(round, assembled.block))

@@ -9,6 +9,7 @@ import type { Block, HeaderData } from '@ethereumjs/block'
 import { toBytes } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { producedBaseFee } from '../chain/baseFee.ts'
 import type { Chain } from '../chain/chain.ts'
 import { cliqueHeaderFields } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
@@ -124,13 +125,13 @@ export class BlockAssembler {
         parentBlock: parent,
         headerData: {
           gasLimit: nextGasLimit(baseGasLimit(vm.common, parent.header.gasLimit, number), this.opts.targetGasLimit),
-          // Left to the builder for the first London block (its initial base fee).
-          baseFeePerGas:
-            vm.common.isActivatedEIP(1559) &&
-            parent.header.baseFeePerGas !== undefined &&
-            !isLondonForkBlock(vm.common, number)
-              ? this.chain.nextBaseFee(parent.header)
-              : undefined,
+          // Left to the builder for the first London block of the EIP-1559 market (its initial base fee).
+          baseFeePerGas: producedBaseFee(
+            parent.header,
+            this.chain.baseFeeMarket,
+            vm.common.isActivatedEIP(1559),
+            isLondonForkBlock(vm.common, number),
+          ),
           difficulty: isPow ? powDifficulty : 0n,
           ...fields,
           ...clique,

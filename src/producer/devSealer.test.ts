@@ -16,7 +16,7 @@ import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
 
 function openDevChain(baseFeeFloor = 0n): Promise<Chain> {
-  return openMemoryChain(devGenesis(), {}, baseFeeFloor)
+  return openMemoryChain(devGenesis(), {}, { kind: 'eip1559', floor: baseFeeFloor })
 }
 
 function openPool(chain: Chain): TxPool {

@@ -10,11 +10,12 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createLegacyTx, type LegacyTx } from '@ethereumjs/tx'
 import { Address, privateToAddress } from '@ethereumjs/util'
+import { producedBaseFee } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { type CliqueHeaderFields, cliqueHeaderFields } from '../chain/clique.ts'
 import { fixedDifficulty } from '../chain/forkSchedule.ts'
-import { baseGasLimit } from '../chain/gasLimit.ts'
+import { baseGasLimit, isLondonForkBlock } from '../chain/gasLimit.ts'
 import { toBytes, toGenesisQuantity, toObject } from '../chain/genesisValues.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm } from '../evm/vmFactory.ts'
@@ -131,6 +132,12 @@ async function buildJsonBlock(
       number,
       timestamp,
       gasLimit: baseGasLimit(common, parent.header.gasLimit, number),
+      baseFeePerGas: producedBaseFee(
+        parent.header,
+        chain.baseFeeMarket,
+        common.isActivatedEIP(1559),
+        isLondonForkBlock(common, number),
+      ),
       coinbase: spec.coinbase,
       extraData: spec.extraData,
       difficulty: isPow ? fixed : 0n,

@@ -83,6 +83,7 @@ async function startBuilder(ctx: RpcContext, parent: Block, a: Attributes, extra
       gasLimit: nextGasLimit(parent.header.gasLimit),
       mixHash: a.prevRandao,
       difficulty: 0n,
+      baseFeePerGas: ctx.chain.nextBaseFee(parent.header),
       extraData,
       parentBeaconBlockRoot: a.parentBeaconBlockRoot,
     },
@@ -105,7 +106,7 @@ async function addGiven(builder: Builder, txs: TypedTransaction[]): Promise<void
 /** Adds what fits of the pool's executable transactions; the rest are left out, not dropped. */
 async function addFromPool(ctx: RpcContext, builder: Builder, parent: Block): Promise<TypedTransaction[]> {
   const added: TypedTransaction[] = []
-  for (const t of ctx.pool.executable(parent.header.calcNextBaseFee())) {
+  for (const t of ctx.pool.executable(ctx.chain.nextBaseFee(parent.header))) {
     try {
       await builder.addTransaction(t.tx, { skipHardForkValidation: true })
       added.push(t.tx)
