@@ -150,7 +150,9 @@ export async function openChain(
 /** The pool's view of the chain: the head's gas limit, base fee and account state. */
 export function poolChainView(chain: Chain): PoolChainView {
   return {
-    chainId: chain.common.chainId(),
+    get chainId() {
+      return chain.common.chainId()
+    },
     headGasLimit: () => chain.head.header.gasLimit,
     headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
     account: async (address) => {

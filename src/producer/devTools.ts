@@ -116,6 +116,23 @@ export class DevTools {
     return balance
   }
 
+  /**
+   * Makes `chainId` the chain id from the block after the head on (see `chain/chainIds.ts`); pooled
+   * transactions signed for the old id (all but pre-EIP-155 ones) leave the pool, since a block of
+   * the new id cannot hold them.
+   */
+  setChainId(chainId: bigint): Promise<void> {
+    return this.sealer.exclusive(() =>
+      this.chain.exclusive(async () => {
+        this.chain.setChainId(chainId)
+        for (const t of this.pool.all()) {
+          const isReplayProtected = t.tx.type !== 0 || (t.tx as { v?: bigint }).v! > 28n
+          if (isReplayProtected && t.tx.common.chainId() !== chainId) this.pool.drop(t.hash)
+        }
+      }),
+    )
+  }
+
   /** Takes a snapshot; resolves to its id (1, 2, … as Hardhat numbers them). */
   async snapshot(): Promise<bigint> {
     await this.sealer.idle()

@@ -12,7 +12,7 @@ import { decodeDump, dumpState, encodeDump, loadState } from '../../producer/sta
 import { httpRemote } from '../../state/forkSource.ts'
 import type { RpcContext } from '../context.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
-import { devMethod } from './devMethod.ts'
+import { amount, devMethod } from './devMethod.ts'
 
 export const infoMethods: RpcMethod<RpcContext>[] = []
 
@@ -51,6 +51,20 @@ devMethod(infoMethods, { anvil: 'anvil_setRpcUrl' }, [p.named('url', p.string)],
   if (!ctx.settings.fork || !ctx.forkHistory) return
   ctx.forkHistory.useRemote(httpRemote(url))
   ctx.settings.fork.url = url
+})
+
+/**
+ * Anvil's chain id change: the new id is in force from the next block on, earlier blocks keep the
+ * id they were sealed with (their transactions decode and replay under it; see chain/chainIds.ts).
+ * `eth_chainId` follows; `net_version` follows where the network id is the chain id (not on the dev
+ * network, whose network id is Besu's 2018).
+ */
+devMethod(infoMethods, { anvil: 'anvil_setChainId' }, [amount('chainId')], async ({ ctx, tools }, [chainId]) => {
+  if (chainId === 0n || chainId > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new InvalidParamsError(`invalid argument 0 (chainId): expected 1 to 2^53-1, got ${chainId}`)
+  await tools.setChainId(chainId)
+  if (ctx.settings.networkId === ctx.settings.chainId) ctx.settings.networkId = chainId
+  ctx.settings.chainId = chainId
 })
 
 devMethod(infoMethods, { hardhat: 'hardhat_metadata', anvil: 'anvil_metadata' }, [], ({ ctx }) => {
