@@ -10,6 +10,7 @@ import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { decodeDump, dumpState, encodeDump, loadState } from '../../producer/stateDump.ts'
 import { httpRemote } from '../../state/forkSource.ts'
+import { writeForkRemote } from '../../storage/forkCache.ts'
 import type { RpcContext } from '../context.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
 import { amount, devMethod } from './devMethod.ts'
@@ -43,7 +44,8 @@ devMethod(infoMethods, { anvil: 'anvil_nodeInfo' }, [], ({ ctx, tools }) => {
 
 /**
  * Anvil's switch of a forked chain to another endpoint of the remote chain (the same fork block);
- * a chain that is not forked ignores it, as Anvil does. A restart takes the URL from `--fork-url`.
+ * a chain that is not forked ignores it, as Anvil does. The URL is kept in the database: a restart
+ * without `--fork-url` reads from it (`--fork-url` given at the restart wins).
  */
 devMethod(infoMethods, { anvil: 'anvil_setRpcUrl' }, [p.named('url', p.string)], ({ ctx }, [url]) => {
   if (!/^https?:\/\/[^\s/]+/.test(url))
@@ -51,6 +53,7 @@ devMethod(infoMethods, { anvil: 'anvil_setRpcUrl' }, [p.named('url', p.string)],
   if (!ctx.settings.fork || !ctx.forkHistory) return
   ctx.forkHistory.useRemote(httpRemote(url))
   ctx.settings.fork.url = url
+  writeForkRemote(ctx.chain.store, url)
 })
 
 /**
