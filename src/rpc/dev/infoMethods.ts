@@ -70,6 +70,8 @@ devMethod(infoMethods, { anvil: 'anvil_setChainId' }, [amount('chainId')], async
   ctx.settings.chainId = chainId
 })
 
+devMethod(infoMethods, { anvil: 'anvil_getGenesisTime' }, [], ({ ctx }) => Number(ctx.chain.genesis.header.timestamp))
+
 devMethod(infoMethods, { hardhat: 'hardhat_metadata', anvil: 'anvil_metadata' }, [], ({ ctx }) => {
   const head = ctx.chain.head
   return {
