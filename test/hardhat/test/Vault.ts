@@ -232,7 +232,7 @@ describe('Vault on Basalt', () => {
     await time.increaseTo(await vault.unlockTime())
     await assert.rejects(vault.connect(other).getFunction('withdraw')(), reverts('not owner'))
     const receipt = await (await vault.connect(other).getFunction('deposit')({ value: 7n })).wait()
-    const [event] = (receipt?.logs ?? []).map((l) => vault.interface.parseLog(l))
+    const [event] = (receipt?.logs ?? []).map((l: { topics: string[]; data: string }) => vault.interface.parseLog(l))
     assert.equal(event?.name, 'Deposited')
     assert.equal(event?.args.from, other.address)
     assert.equal(event?.args.amount, 7n)
