@@ -112,7 +112,7 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
 function withCurrentForkRules(chain: Chain, block: Block): Block {
   const { number, timestamp } = block.header
   if (chain.common.getHardforkBy({ blockNumber: number, timestamp }) === block.header.common.hardfork()) return block
-  return createBlockFromBytesArray(block.raw() as never, { common: chain.common, setHardfork: true })
+  return createBlockFromBytesArray(block.raw() as never, { common: chain.rulesAt(number), setHardfork: true })
 }
 
 async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
@@ -139,7 +139,8 @@ export async function executeBlock(
   // State nodes written here stay pending in the trie store until flushed; a failed block leaves
   // only unreferenced, content-addressed nodes behind, which are harmless.
   const state = openState(chain.trieDb, chain.common, chain.postStateRoot(parent), true)
-  const vm = await createVm(chain.common, state, ancestorSource(chain, parent), { isSenderCodeAllowed: isOwnBlock })
+  // The block's own rules: its chain id may be an earlier one (anvil_setChainId).
+  const vm = await createVm(block.common, state, ancestorSource(chain, parent), { isSenderCodeAllowed: isOwnBlock })
   const opts = { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true }
   const result = await runBlockWithReward(vm, opts, rewardOf(chain, block))
   return result.receipts

@@ -23,7 +23,7 @@ import { KECCAK256_RLP } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import type { BlockRewardRule } from '../evm/blockReward.ts'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
-import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import { bytesToBigint, bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { type BonsaiState, type LogBlock, StateUnavailableError } from '../state/bonsaiState.ts'
 import type { StorageFormat } from '../state/storageFormat.ts'
@@ -31,6 +31,7 @@ import type { TrieDb } from '../state/trieDb.ts'
 import { openFlatView, openState, type StateManager } from '../state/worldState.ts'
 import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
 import { type BaseFeeMarket, EIP1559_MARKET, nextBaseFee } from './baseFee.ts'
+import { ChainIdSchedule } from './chainIds.ts'
 import type { SealRules } from './headerValidation.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
@@ -95,6 +96,8 @@ export class Chain {
   private readonly headResetListeners = new Set<(head: Block) => Promise<void> | void>()
   private headLock: Promise<unknown> = Promise.resolve()
   private readonly postStateRoots = new Map<string, Uint8Array | null>()
+  /** The chain id in force at each block (set in `open`). */
+  private chainIds?: ChainIdSchedule
   private blocksSinceFlush = 0
   /** When the oldest unflushed block was committed (performance.now()); undefined when all is flushed. */
   private unflushedSinceMs?: number
@@ -146,6 +149,7 @@ export class Chain {
       })
     }
     this.scheduleStoredMerge()
+    this.chainIds = new ChainIdSchedule(this.store, this.common)
     this.head = (await this.getBlockByHash(this.store.readMeta(META_HEAD)!))!
     const safe = this.store.readMeta(META_SAFE)
     const finalized = this.store.readMeta(META_FINALIZED)
@@ -186,9 +190,11 @@ export class Chain {
     const body = this.store.readBody(hash)
     if (!headerRlp || !body) return undefined
     const bodyValues = RLP.decode(body.rlp) as unknown as Uint8Array[][]
-    const block = decodeWithoutKzg(this.common, () =>
-      createBlockFromBytesArray([RLP.decode(headerRlp) as never, ...bodyValues] as never, {
-        common: this.common,
+    const headerValues = RLP.decode(headerRlp) as Uint8Array[]
+    const common = this.rulesAt(bytesToBigint(headerValues[8]))
+    const block = decodeWithoutKzg(common, () =>
+      createBlockFromBytesArray([headerValues as never, ...bodyValues] as never, {
+        common,
         setHardfork: true,
         // Not frozen, so that the stored senders can be attached to the transactions.
         freeze: false,
@@ -209,9 +215,26 @@ export class Chain {
     const cached = this.blockCache.get(bytesToHex(hash))
     if (cached) return cached.header
     const rlp = this.store.readHeaderRlp(hash)
-    return rlp
-      ? createBlockHeaderFromBytesArray(RLP.decode(rlp) as never, { common: this.common, setHardfork: true })
-      : undefined
+    if (!rlp) return undefined
+    const values = RLP.decode(rlp) as Uint8Array[]
+    return createBlockHeaderFromBytesArray(values as never, {
+      common: this.rulesAt(bytesToBigint(values[8])),
+      setHardfork: true,
+    })
+  }
+
+  /**
+   * The chain's rules under the chain id block `number` was sealed with (`chain.common` carries the
+   * latest id; see `chainIds.ts`): stored blocks are decoded and replayed under these.
+   */
+  rulesAt(number: bigint): Common {
+    return this.chainIds?.rulesAt(number) ?? this.common
+  }
+
+  /** Makes `chainId` the chain id from the block after the head on (kept in the database). */
+  setChainId(chainId: bigint): void {
+    this.chainIds!.set(this.head.header.number + 1n, chainId)
+    this.forkCommons.clear()
   }
 
   /** The block a tag, number or hash names; undefined when there is none (or not canonical as required). */
@@ -408,6 +431,7 @@ export class Chain {
       this.store.deleteCanonicalFrom(isOnChain ? block.header.number + 1n : branch[0].header.number)
       for (const b of branch) this.writeCanonicalRows(b, this.getReceipts(b))
       this.store.writeMeta(META_HEAD, block.hash())
+      this.chainIds?.followHead(block.header.number)
     })
     this.head = block
     for (const fn of this.listeners) fn({ block, receipts: this.getReceipts(block), logs: [] })

@@ -56,7 +56,7 @@ async function replayBlocks(
 ): Promise<void> {
   const state = openState(chain.trieDb, chain.common, chain.postStateRoot(parent), true)
   // Our own blocks may hold transactions from impersonated accounts with code (the dev tools).
-  const vm = await createVm(chain.common, state, chain, { isSenderCodeAllowed: true })
+  let vm = await createVm(chain.common, state, chain, { isSenderCodeAllowed: true })
   let prev = parent
   for await (const block of blocks) {
     // A block the dev tools edited the state after: the next one ran on the edited state.
@@ -67,6 +67,9 @@ async function replayBlocks(
       await vm.stateManager.setStateRoot(root)
     }
     prev = block
+    // Blocks sealed under an earlier chain id (anvil_setChainId) run under it.
+    if (vm.common.chainId() !== block.common.chainId())
+      vm = await createVm(block.common, state, chain, { isSenderCodeAllowed: true })
     try {
       const opts = { block: withStoredSenders(chain, block), skipBlockValidation: true, setHardfork: true }
       await runBlockWithReward(vm, opts, rewardOf(chain, block))
@@ -83,7 +86,7 @@ async function replayBlocks(
 function withStoredSenders(chain: Chain, block: Block): Block {
   const senders = chain.getSenders(block)
   const copy = createBlockFromBytesArray(block.raw() as never, {
-    common: chain.common,
+    common: block.common,
     setHardfork: true,
     freeze: false,
   })

@@ -22,7 +22,7 @@ import {
 import type { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
-import { type ForkCacheStore, MemoryForkCache, SqliteForkCache } from '../storage/forkCache.ts'
+import { type ForkCacheStore, MemoryForkCache, SqliteForkCache, writeForkRemote } from '../storage/forkCache.ts'
 import { openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
 
 /** `basalt run`'s fork options. */
@@ -57,6 +57,7 @@ export async function resolveForkPoint(
   cache: ForkCacheStore,
 ): Promise<ForkPoint> {
   const remote = httpRemote(config.url)
+  writeForkRemote(store, config.url, config.cache)
   const stored = store.readMeta(META_FORK)
   if (stored) {
     const point = decodePoint(stored, remote)
@@ -152,6 +153,7 @@ export async function refork(
   source.moveTo(anchor.hash(), point.number)
   const localRoot = await fundDevAccounts(chain.trieDb, chain.common)
   await chain.restartFrom(anchor, localRoot, [[META_FORK, record]])
+  writeForkRemote(chain.store, url)
   cache.put(cacheKey(url, point.number), record)
   return point.number
 }

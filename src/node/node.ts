@@ -59,14 +59,21 @@ import { CachedForkSource } from '../state/forkSource.ts'
 import { DEFAULT_STORAGE_FORMAT } from '../state/storageFormat.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { ChainStore } from '../storage/chainStore.ts'
-import type { ForkCacheStore } from '../storage/forkCache.ts'
+import { type ForkCacheStore, readForkRemote } from '../storage/forkCache.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftProtocol, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
-import { forkAnchorBlock, fundDevAccounts, openForkCache, refork, resolveForkPoint } from './forkPoint.ts'
+import {
+  type ForkConfig,
+  forkAnchorBlock,
+  fundDevAccounts,
+  openForkCache,
+  refork,
+  resolveForkPoint,
+} from './forkPoint.ts'
 import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
@@ -93,7 +100,15 @@ function loadGenesis(config: NodeConfig): GenesisJson {
 export async function openChain(
   config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork' | 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> &
     Partial<Pick<NodeConfig, 'minGasPrice'>>,
-): Promise<{ chain: Chain; genesis: GenesisJson; bft?: BftChain; forkCache?: ForkCacheStore; close(): void }> {
+): Promise<{
+  chain: Chain
+  genesis: GenesisJson
+  bft?: BftChain
+  forkCache?: ForkCacheStore
+  /** The fork options in force: `config.fork`, else those a forked data path recorded. */
+  fork?: ForkConfig
+  close(): void
+}> {
   installCommonParamsMemo()
   installDecodedNodeCache()
   const genesis = loadGenesis(config as NodeConfig)
@@ -103,8 +118,11 @@ export async function openChain(
   migrate(db, isMemory)
   if (!config.genesisFile) skipCheckpointSyncs(db)
   const store = new ChainStore(db)
-  const forkCache = config.fork ? await openForkCache(config.fork, db) : undefined
-  const forkPoint = config.fork && forkCache ? await resolveForkPoint(config.fork, store, forkCache.cache) : undefined
+  // A forked data path restarted without --fork-url reads from the remote it was last told.
+  const stored = config.genesisFile ? undefined : readForkRemote(store)
+  const fork = config.fork ?? (stored && { url: stored.url, cache: stored.cache })
+  const forkCache = fork ? await openForkCache(fork, db) : undefined
+  const forkPoint = fork && forkCache ? await resolveForkPoint(fork, store, forkCache.cache) : undefined
   if (forkPoint) genesis.config.chainId = Number(forkPoint.chainId)
   const baseFeeMarket = config.genesisFile
     ? baseFeeMarketOf(genesis.config, config.minGasPrice ?? DEFAULT_MIN_GAS_PRICE)
@@ -148,13 +166,15 @@ export async function openChain(
     db.close()
     forkCache?.close()
   }
-  return { chain, genesis, bft, forkCache: forkCache?.cache, close }
+  return { chain, genesis, bft, forkCache: forkCache?.cache, fork, close }
 }
 
 /** The pool's view of the chain: the head's gas limit, base fee and account state. */
 export function poolChainView(chain: Chain): PoolChainView {
   return {
-    chainId: chain.common.chainId(),
+    get chainId() {
+      return chain.common.chainId()
+    },
     headGasLimit: () => chain.head.header.gasLimit,
     headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
     account: async (address) => {
@@ -167,7 +187,7 @@ export function poolChainView(chain: Chain): PoolChainView {
 
 export async function startNode(config: NodeConfig): Promise<RunningNode> {
   const startedMs = Date.now()
-  const { chain, genesis, bft, forkCache, close } = await openChain(config)
+  const { chain, genesis, bft, forkCache, fork, close } = await openChain(config)
   const chainId = chain.common.chainId()
   // Besu: a replacement on a zero base fee network needs no higher price, whatever --tx-pool-price-bump says.
   const isZeroBaseFee = genesis.config.zeroBaseFee === true
@@ -214,7 +234,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     : undefined
   const forkHistory = chain.trieDb.fork instanceof CachedForkSource ? chain.trieDb.fork : undefined
   const settings: RpcSettings = {
-    fork: config.fork && forkHistory ? { url: config.fork.url, blockNumber: forkHistory.number } : undefined,
+    fork: fork && forkHistory ? { url: fork.url, blockNumber: forkHistory.number } : undefined,
     chainId,
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
     clientVersion: clientVersion(config.identity, config.isAnvilClientVersion),

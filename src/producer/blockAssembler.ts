@@ -188,7 +188,8 @@ export class BlockAssembler {
   private async vmAt(parent: Block): Promise<VM> {
     const stateRoot = this.chain.postStateRoot(parent)
     const root = bytesToHex(stateRoot)
-    if (!this.vm) {
+    // A VM built before a chain id change (anvil_setChainId) is built again under the new id.
+    if (!this.vm || this.vm.common.chainId() !== this.chain.common.chainId()) {
       const state = openState(this.chain.trieDb, this.chain.common, stateRoot, true)
       // Our own blocks may carry transactions from impersonated accounts with code (the dev tools).
       this.vm = await createVm(this.chain.common, state, this.chain, { isSenderCodeAllowed: true })

@@ -16,6 +16,7 @@
 import type { Block } from '@ethereumjs/block'
 import { Account, Address } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'
+import { rewindTo } from '../chain/headReset.ts'
 import { equalBytes } from '../primitives/hex.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
@@ -114,6 +115,56 @@ export class DevTools {
       await state.putAccount(a, account)
     })
     return balance
+  }
+
+  /**
+   * Makes `chainId` the chain id from the block after the head on (see `chain/chainIds.ts`); pooled
+   * transactions signed for the old id (all but pre-EIP-155 ones) leave the pool, since a block of
+   * the new id cannot hold them.
+   */
+  setChainId(chainId: bigint): Promise<void> {
+    return this.sealer.exclusive(() =>
+      this.chain.exclusive(async () => {
+        this.chain.setChainId(chainId)
+        for (const t of this.pool.all()) {
+          const isReplayProtected = t.tx.type !== 0 || (t.tx as { v?: bigint }).v! > 28n
+          if (isReplayProtected && t.tx.common.chainId() !== chainId) this.pool.drop(t.hash)
+        }
+      }),
+    )
+  }
+
+  /** Moves the head back `depth` blocks (`anvil_rollback`); the pool keeps what is still valid there. */
+  rollback(depth: bigint): Promise<void> {
+    return this.sealer.exclusive(() => this.rollbackNow(depth))
+  }
+
+  /**
+   * Replaces the last `depth` blocks with as many new ones (`anvil_reorg`): the head moves back, and
+   * block `i` of the new branch is sealed with what `fill(i)` put in the emptied pool (the old
+   * blocks' transactions are gone, as in Anvil). The transactions pooled before come back after.
+   */
+  reorg(depth: bigint, fill: (index: number) => Promise<void>): Promise<void> {
+    return this.sealer.exclusive(async () => {
+      await this.rollbackNow(depth)
+      const pooled = this.pool.all()
+      this.pool.clear()
+      try {
+        for (let i = 0; i < Number(depth); i++) {
+          await fill(i)
+          await this.sealer.sealBlock(true)
+          this.pool.clear()
+        }
+      } finally {
+        for (const t of pooled) await this.pool.add(t.tx).catch(() => undefined)
+      }
+    })
+  }
+
+  private async rollbackNow(depth: bigint): Promise<void> {
+    const target = await this.chain.getBlockByNumber(this.chain.head.header.number - depth)
+    if (!target) throw new Error(`block ${this.chain.head.header.number - depth} is not stored`)
+    await rewindTo(this.chain, target)
   }
 
   /** Takes a snapshot; resolves to its id (1, 2, … as Hardhat numbers them). */

@@ -8,6 +8,7 @@ import type { RpcContext } from './context.ts'
 import { debugMethods } from './debug/debugMethods.ts'
 import { getAccountInfo, infoMethods } from './dev/infoMethods.ts'
 import { miningMethods } from './dev/miningMethods.ts'
+import { reorgMethods } from './dev/reorgMethods.ts'
 import { stateMethods as devStateMethods } from './dev/stateMethods.ts'
 import { blockMethods } from './eth/blockMethods.ts'
 import { callMethods } from './eth/callMethods.ts'
@@ -33,7 +34,9 @@ export const ALWAYS_ENABLED_GROUP = 'RPC'
 
 /** The dev-chain test methods of one spelling (`evm_`, `hardhat_`, `anvil_`). */
 function devGroup(prefix: string): RpcMethod<RpcContext>[] {
-  return [...miningMethods, ...devStateMethods, ...infoMethods].filter((m) => m.name.startsWith(prefix))
+  return [...miningMethods, ...reorgMethods, ...devStateMethods, ...infoMethods].filter((m) =>
+    m.name.startsWith(prefix),
+  )
 }
 
 export function methodGroups(): MethodGroup<RpcContext>[] {

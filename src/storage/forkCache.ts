@@ -4,6 +4,7 @@
  * nothing again. One table, `fork_cache`, in the node's database or in a file of its own
  * (`--fork-cache`); the table is created where it is missing, so one file can serve several chains.
  */
+import type { ChainStore } from './chainStore.ts'
 import type { SqlDatabase } from './sqlite.ts'
 
 /** Raw key → value cache of fetched remote values; keys are built by the state layer. */
@@ -40,4 +41,27 @@ export class MemoryForkCache implements ForkCacheStore {
   put(key: Uint8Array, value: Uint8Array): void {
     this.values.set(Buffer.from(key).toString('hex'), value)
   }
+}
+
+/** Meta row of a forked data path: JSON `{url, cache}`, the remote and cache a restart without `--fork-url` uses. */
+const META_FORK_REMOTE = 'forkRemote'
+
+/** Where a forked data path reads its remote and keeps fetched values (see `writeForkRemote`). */
+export interface ForkRemoteRecord {
+  url: string
+  cache: string
+}
+
+export function readForkRemote(store: ChainStore): ForkRemoteRecord | undefined {
+  const raw = store.readMeta(META_FORK_REMOTE)
+  return raw ? (JSON.parse(new TextDecoder().decode(raw)) as ForkRemoteRecord) : undefined
+}
+
+/**
+ * Records the remote URL a forked data path was last told (`--fork-url`, `anvil_setRpcUrl`, a
+ * re-fork) and, when given, its fork cache setting; a restart without `--fork-url` uses them.
+ */
+export function writeForkRemote(store: ChainStore, url: string, cache?: string): void {
+  const record: ForkRemoteRecord = { url, cache: cache ?? readForkRemote(store)?.cache ?? 'db' }
+  store.writeMeta(META_FORK_REMOTE, new TextEncoder().encode(JSON.stringify(record)))
 }

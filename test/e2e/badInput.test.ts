@@ -258,6 +258,7 @@ const KINDS = {
   word: { valid: '0x1', bad: [...WRONG_TYPES, '', '0xzz', 'abcd', `0x${'1'.repeat(65)}`], names: [] },
   mineOptions: { valid: '0x1', bad: ['x', true, [], DEEP, { timestamp: 'x' }, { blocks: {} }], names: [] },
   resetOptions: { valid: {}, bad: ['x', 123, [], true, DEEP, { forking: {} }], names: [] },
+  reorgPairs: { valid: [], bad: ['x', 123, {}, true, DEEP, [['0x', 0, 1]], [[{}, 'x']], [[5, 0]]], names: [] },
 } satisfies Record<string, Kind>
 
 type KindName = keyof typeof KINDS
@@ -444,6 +445,17 @@ const SPECS: Record<string, Spec> = {
   anvil_metadata: [],
   anvil_dumpState: [],
   anvil_dealERC20: ['address', 'address', 'amount'],
+  anvil_setERC20Allowance: ['address', 'address', 'address', 'amount'],
+  anvil_setChainId: ['amount'],
+  anvil_rollback: ['amount?'],
+  anvil_reorg: ['amount', 'reorgPairs'],
+  evm_mine_detailed: ['mineOptions?'],
+  anvil_mine_detailed: ['mineOptions?'],
+  anvil_removePoolTransactions: ['address'],
+  anvil_setBlockGasLimit: ['amount'],
+  anvil_getIntervalMining: [],
+  anvil_getGenesisTime: [],
+  evm_setAccountNonce: ['address', 'amount'],
   ots_getApiLevel: [],
   ots_hasCode: ['address', 'block?'],
   ots_getBlockDetails: ['blockTag'],

@@ -177,6 +177,25 @@ describe('a chain forked from another node', () => {
     expect(refused.code).toBe(1)
   })
 
+  it("keeps anvil_setRpcUrl's URL across a restart without --fork-url; a --fork-url given at a restart wins", async () => {
+    const forkUrl = async (n: StartedNode) =>
+      (await n.rpc<{ forkConfig: { forkUrl: string } }>('anvil_nodeInfo')).forkConfig.forkUrl
+    const first = await startB()
+    const other = a.url.replace('127.0.0.1', 'localhost')
+    expect(await first.rpc('anvil_setRpcUrl', [other])).toBeNull()
+    await first.stop()
+    const second = await startNode({ args: ['--rpc-http-api', APIS], dataPath: first.dataPath })
+    started.push(second)
+    expect(await forkUrl(second)).toBe(other)
+    // Not read before the restart: it comes from the remote, through the stored URL.
+    expect(await second.rpc('eth_getCode', [contract, 'latest'])).toBe(RUNTIME)
+    await second.stop()
+    const third = await startB(first.dataPath)
+    expect(await forkUrl(third)).toBe(a.url)
+    expect(await third.rpc('eth_getStorageAt', [contract, '0x0', 'latest'])).toBe(word(42))
+    await third.stop()
+  })
+
   it('restarts on its data path without the remote, after a crash, and names the remote when it needs it', async () => {
     const head = await b.rpc<Block>('eth_getBlockByNumber', ['latest', false])
     // A chain forked at the same block with a shared --fork-cache file reads what another read before.

@@ -119,14 +119,15 @@ export async function replayBlock<R>(
     replayVms.set(chain, byKey)
   }
   const root = chain.postStateRoot(parent)
-  const key = `${bytesToHex(root)}|${fork}`
+  const key = `${bytesToHex(root)}|${fork}|${block.common.chainId()}`
   let shared = byKey.get(key)
   if (!shared) {
     const overlay = new OverlayTrieDb(chain.trieDb)
     const state = openState(overlay, chain.common, root, true)
     cacheStorageWrites(state)
     memoizeTrieReads(state)
-    const vm = createVm(chain.common, state, chain, { isInterruptible: true, isSenderCodeAllowed: true }).then((vm) => {
+    // The block's own rules: its chain id may be an earlier one (anvil_setChainId).
+    const vm = createVm(block.common, state, chain, { isInterruptible: true, isSenderCodeAllowed: true }).then((vm) => {
       vm.common.setHardfork(fork)
       return vm
     })

@@ -10,9 +10,10 @@ import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { decodeDump, dumpState, encodeDump, loadState } from '../../producer/stateDump.ts'
 import { httpRemote } from '../../state/forkSource.ts'
+import { writeForkRemote } from '../../storage/forkCache.ts'
 import type { RpcContext } from '../context.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
-import { devMethod } from './devMethod.ts'
+import { amount, devMethod } from './devMethod.ts'
 
 export const infoMethods: RpcMethod<RpcContext>[] = []
 
@@ -43,7 +44,8 @@ devMethod(infoMethods, { anvil: 'anvil_nodeInfo' }, [], ({ ctx, tools }) => {
 
 /**
  * Anvil's switch of a forked chain to another endpoint of the remote chain (the same fork block);
- * a chain that is not forked ignores it, as Anvil does. A restart takes the URL from `--fork-url`.
+ * a chain that is not forked ignores it, as Anvil does. The URL is kept in the database: a restart
+ * without `--fork-url` reads from it (`--fork-url` given at the restart wins).
  */
 devMethod(infoMethods, { anvil: 'anvil_setRpcUrl' }, [p.named('url', p.string)], ({ ctx }, [url]) => {
   if (!/^https?:\/\/[^\s/]+/.test(url))
@@ -51,7 +53,24 @@ devMethod(infoMethods, { anvil: 'anvil_setRpcUrl' }, [p.named('url', p.string)],
   if (!ctx.settings.fork || !ctx.forkHistory) return
   ctx.forkHistory.useRemote(httpRemote(url))
   ctx.settings.fork.url = url
+  writeForkRemote(ctx.chain.store, url)
 })
+
+/**
+ * Anvil's chain id change: the new id is in force from the next block on, earlier blocks keep the
+ * id they were sealed with (their transactions decode and replay under it; see chain/chainIds.ts).
+ * `eth_chainId` follows; `net_version` follows where the network id is the chain id (not on the dev
+ * network, whose network id is Besu's 2018).
+ */
+devMethod(infoMethods, { anvil: 'anvil_setChainId' }, [amount('chainId')], async ({ ctx, tools }, [chainId]) => {
+  if (chainId === 0n || chainId > BigInt(Number.MAX_SAFE_INTEGER))
+    throw new InvalidParamsError(`invalid argument 0 (chainId): expected 1 to 2^53-1, got ${chainId}`)
+  await tools.setChainId(chainId)
+  if (ctx.settings.networkId === ctx.settings.chainId) ctx.settings.networkId = chainId
+  ctx.settings.chainId = chainId
+})
+
+devMethod(infoMethods, { anvil: 'anvil_getGenesisTime' }, [], ({ ctx }) => Number(ctx.chain.genesis.header.timestamp))
 
 devMethod(infoMethods, { hardhat: 'hardhat_metadata', anvil: 'anvil_metadata' }, [], ({ ctx }) => {
   const head = ctx.chain.head

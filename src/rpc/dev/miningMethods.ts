@@ -19,7 +19,7 @@ export const miningMethods: RpcMethod<RpcContext>[] = []
 const MAX_MINE_BLOCKS = 100_000n
 
 /** `evm_mine`'s optional argument: a timestamp, or Anvil's `{timestamp, blocks}`. */
-const mineOptions = codec('options', (v): { timestamp?: bigint; blocks?: bigint } => {
+export const mineOptions = codec('options', (v): { timestamp?: bigint; blocks?: bigint } => {
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     const o = v as Record<string, unknown>
     return {
@@ -39,7 +39,7 @@ function checkTimestamp({ tools }: DevCall, timestamp: bigint): void {
   }
 }
 
-async function mine(call: DevCall, blocks: bigint, intervalSec: bigint, timestamp?: bigint): Promise<void> {
+export async function mine(call: DevCall, blocks: bigint, intervalSec: bigint, timestamp?: bigint): Promise<void> {
   if (blocks > MAX_MINE_BLOCKS)
     throw new InvalidParamsError(`Invalid params: at most ${MAX_MINE_BLOCKS} blocks at once`)
   if (timestamp !== undefined) {
@@ -84,6 +84,12 @@ devMethod(
     tools.sealer.setIntervalMining(Number(seconds) * 1000)
   },
 )
+
+/** The interval mining period in seconds, or null when off. */
+devMethod(miningMethods, { anvil: 'anvil_getIntervalMining' }, [], ({ tools }) => {
+  const ms = tools.sealer.settings().intervalMs
+  return ms ? Math.round(ms / 1000) : null
+})
 
 devMethod(miningMethods, { anvil: 'anvil_setBlockTimestampInterval' }, [amount('seconds')], ({ tools }, [seconds]) => {
   tools.sealer.time.setInterval(seconds)

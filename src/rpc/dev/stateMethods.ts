@@ -11,7 +11,7 @@ import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { setLogLevel } from '../../primitives/logger.ts'
 import type { RpcContext } from '../context.ts'
-import { dealErc20 } from './dealErc20.ts'
+import { dealErc20, setErc20Allowance } from './dealErc20.ts'
 import { amount, devMethod, word } from './devMethod.ts'
 
 /** Every spelling of every method below; `methodGroups` files them under EVM, HARDHAT and ANVIL. */
@@ -46,6 +46,15 @@ devMethod(
 
 devMethod(
   stateMethods,
+  { anvil: 'anvil_setERC20Allowance' },
+  [p.named('token', p.address), p.named('owner', p.address), p.named('spender', p.address), amount('amount')],
+  async (call, [token, owner, spender, value]) => {
+    await setErc20Allowance(call, token, owner, spender, value)
+  },
+)
+
+devMethod(
+  stateMethods,
   { hardhat: 'hardhat_setCode', anvil: 'anvil_setCode' },
   [p.address, p.named('code', p.data)],
   async ({ tools }, [address, code]) => {
@@ -55,7 +64,7 @@ devMethod(
 
 devMethod(
   stateMethods,
-  { hardhat: 'hardhat_setNonce', anvil: 'anvil_setNonce' },
+  { hardhat: 'hardhat_setNonce', anvil: 'anvil_setNonce', evm: 'evm_setAccountNonce' },
   [p.address, amount('nonce')],
   async ({ tools, flavor }, [address, nonce]) => {
     if (flavor === 'hardhat') {
@@ -112,11 +121,17 @@ devMethod(
   },
 )
 
-devMethod(stateMethods, { evm: 'evm_setBlockGasLimit' }, [amount('gasLimit')], ({ tools }, [gasLimit]) => {
-  if (gasLimit < 5000n) throw new InvalidParamsError('Invalid params: the gas limit must be at least 5000')
-  tools.sealer.gasLimit = gasLimit
-  return true
-})
+/** Anvil answers `true` under both names. */
+devMethod(
+  stateMethods,
+  { evm: 'evm_setBlockGasLimit', anvil: 'anvil_setBlockGasLimit' },
+  [amount('gasLimit')],
+  ({ tools }, [gasLimit]) => {
+    if (gasLimit < 5000n) throw new InvalidParamsError('Invalid params: the gas limit must be at least 5000')
+    tools.sealer.gasLimit = gasLimit
+    return true
+  },
+)
 
 devMethod(
   stateMethods,
@@ -165,4 +180,10 @@ devMethod(
 
 devMethod(stateMethods, { anvil: 'anvil_dropAllTransactions' }, [], ({ ctx }) => {
   ctx.pool.clear()
+})
+
+/** Drops every pooled transaction of one sender. */
+devMethod(stateMethods, { anvil: 'anvil_removePoolTransactions' }, [p.address], ({ ctx }, [address]) => {
+  const sender = bytesToHex(address)
+  for (const t of ctx.pool.all()) if (t.senderHex === sender) ctx.pool.drop(t.hash)
 })

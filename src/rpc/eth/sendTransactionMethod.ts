@@ -90,24 +90,30 @@ function impersonate(ctx: RpcContext, req: FilledRequest): TypedTransaction {
 }
 
 /**
+ * The transaction `eth_sendTransaction` sends for a request (`raw`, not yet decoded): filled in,
+ * signed by an unlocked dev account or made for an impersonated one; refused otherwise.
+ */
+export async function transactionFromRequest(ctx: RpcContext, raw: unknown): Promise<TypedTransaction> {
+  const from = (raw as { from?: unknown } | undefined)?.from
+  const fromHex = typeof from === 'string' ? from.toLowerCase() : undefined
+  const key = unlockedKey(ctx, fromHex)
+  const isImpersonated = fromHex !== undefined && ctx.devTools?.isImpersonated(fromHex) === true
+  if (!key && !isImpersonated) throw besuError('sendTxNotAvailable')
+  const req = decodeRequest(raw)
+  if (req.blobVersionedHashes !== undefined)
+    throw new InvalidParamsError('Invalid params: blob transactions need blobs; use eth_sendRawTransaction')
+  const filled = await fill(ctx, req)
+  return key ? sign(ctx, filled, key) : impersonate(ctx, filled)
+}
+
+/**
  * Signs and sends a transaction from an unlocked dev account, or sends one from an impersonated
  * account. Spec: execution-apis src/eth/sign.yaml
  */
 export const sendTransaction = defineMethod({
   name: 'eth_sendTransaction',
   params: [p.any.optional()],
-  handler: async (ctx: RpcContext, [raw]) => {
-    const from = (raw as { from?: unknown } | undefined)?.from
-    const fromHex = typeof from === 'string' ? from.toLowerCase() : undefined
-    const key = unlockedKey(ctx, fromHex)
-    const isImpersonated = fromHex !== undefined && ctx.devTools?.isImpersonated(fromHex) === true
-    if (!key && !isImpersonated) throw besuError('sendTxNotAvailable')
-    const req = decodeRequest(raw)
-    if (req.blobVersionedHashes !== undefined)
-      throw new InvalidParamsError('Invalid params: blob transactions need blobs; use eth_sendRawTransaction')
-    const filled = await fill(ctx, req)
-    return submitTransaction(ctx, key ? sign(ctx, filled, key) : impersonate(ctx, filled))
-  },
+  handler: async (ctx: RpcContext, [raw]) => submitTransaction(ctx, await transactionFromRequest(ctx, raw)),
 })
 
 /**

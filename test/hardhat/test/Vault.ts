@@ -22,11 +22,19 @@ const {
   setCoinbase,
   setNextBlockBaseFeePerGas,
   setPrevRandao,
+  clearSnapshots,
 } = networkHelpers
 
 async function deployVault() {
   const [owner, other] = await ethers.getSigners()
   const vault = await ethers.deployContract('Vault', [3600], { value: ethers.parseEther('1') })
+  await vault.waitForDeployment()
+  return { vault, owner, other }
+}
+
+async function deployLongVault() {
+  const [owner, other] = await ethers.getSigners()
+  const vault = await ethers.deployContract('Vault', [86_400])
   await vault.waitForDeployment()
   return { vault, owner, other }
 }
@@ -153,5 +161,80 @@ describe('Vault on Basalt', () => {
     } finally {
       await ethers.provider.send('evm_setAutomine', [true])
     }
+  })
+
+  it('loadFixture keeps one snapshot per fixture, and clearSnapshots makes the next load run it again', async () => {
+    const first = await loadFixture(deployVault)
+    const second = await loadFixture(deployLongVault)
+    assert.notEqual(await second.vault.getAddress(), await first.vault.getAddress())
+    assert.ok((await second.vault.unlockTime()) > (await first.vault.unlockTime()) + 80_000n)
+    const back = await loadFixture(deployVault)
+    assert.equal(await back.vault.getAddress(), await first.vault.getAddress())
+    // The second fixture's contract is gone with the revert to the first one's snapshot.
+    assert.equal(await ethers.provider.getCode(await second.vault.getAddress()), '0x')
+    clearSnapshots()
+    const fresh = await loadFixture(deployVault)
+    assert.notEqual(await fresh.vault.getAddress(), await first.vault.getAddress())
+  })
+
+  it('a snapshot restores again and again; takeSnapshot keeps pending settings out of it', async () => {
+    const payee = '0x0000000000000000000000000000000000000b0b'
+    const snapshot = await takeSnapshot()
+    const block = await time.latestBlock()
+    for (const amount of [5n, 6n]) {
+      await setBalance(payee, amount)
+      await mine(2)
+      assert.equal(await ethers.provider.getBalance(payee), amount)
+      await snapshot.restore()
+      assert.equal(await time.latestBlock(), block)
+      assert.equal(await ethers.provider.getBalance(payee), 0n)
+    }
+  })
+
+  it('time.increase answers the new time; time.duration converts; Date arguments are taken', async () => {
+    const before = await time.latest()
+    const after = await time.increase(time.duration.hours(2))
+    assert.equal(after, await time.latest())
+    assert.ok(after >= before + 7200)
+    assert.equal(time.duration.days(1), 86_400)
+    assert.equal(time.duration.weeks(1), 604_800)
+    const at = new Date((after + time.duration.minutes(10)) * 1000)
+    await time.setNextBlockTimestamp(at)
+    await mine()
+    assert.equal(await time.latest(), after + 600)
+    await time.increaseTo(new Date((after + 3600) * 1000))
+    assert.equal(await time.latest(), after + 3600)
+  })
+
+  it('getStorageAt reads a slot at an earlier block; mine takes bigint and hex counts', async () => {
+    const { vault } = await loadFixture(deployVault)
+    const address = await vault.getAddress()
+    await (await vault.getFunction('deposit')({ value: 1n })).wait()
+    const once = await time.latestBlock()
+    await (await vault.getFunction('deposit')({ value: 1n })).wait()
+    assert.equal(BigInt(await getStorageAt(address, 2)), 2n)
+    assert.equal(BigInt(await getStorageAt(address, 2, once)), 1n)
+    assert.equal(BigInt(await getStorageAt(address, 2, 'earliest')), 0n)
+    const start = await time.latestBlock()
+    await mine(2n)
+    await mine('0x3')
+    assert.equal(await time.latestBlock(), start + 5)
+  })
+
+  it("a revert carries its reason and revert data, and a deposit's event its fields", async () => {
+    const { vault, other } = await loadFixture(deployVault)
+    // What Hardhat's chai matchers read: the revert data on the provider's error (Error(string)).
+    const reverts = (reason: string) => (e: { message: string; data?: string }) =>
+      e.message.toLowerCase().includes(`execution reverted: ${reason}`) &&
+      e.data !== undefined &&
+      vault.interface.parseError(e.data)?.args[0] === reason
+    await assert.rejects(vault.withdraw(), reverts('locked'))
+    await time.increaseTo(await vault.unlockTime())
+    await assert.rejects(vault.connect(other).getFunction('withdraw')(), reverts('not owner'))
+    const receipt = await (await vault.connect(other).getFunction('deposit')({ value: 7n })).wait()
+    const [event] = (receipt?.logs ?? []).map((l: { topics: string[]; data: string }) => vault.interface.parseLog(l))
+    assert.equal(event?.name, 'Deposited')
+    assert.equal(event?.args.from, other.address)
+    assert.equal(event?.args.amount, 7n)
   })
 })
