@@ -184,7 +184,7 @@ class DiffWalker {
       const bytes = this.read(hex)
       if (bytes === undefined) throw new MissingTrieNodeError(hex)
       seen.push(key)
-      raw = RLP.decode(bytes) as RawNode
+      raw = decodeStored(hex, bytes)
     } else {
       raw = s
     }
@@ -192,6 +192,31 @@ class DiffWalker {
     const { nibbles, isLeaf } = decodePath(raw[0] as Uint8Array)
     return { isLeaf, nibbles, next: raw[1] }
   }
+}
+
+/**
+ * Decoded stored nodes by store key. A block's diff decodes the nodes it created, and the next
+ * block's diff walks the same ones as its old side: each is decoded once. A key names one content
+ * forever (a hash, behind a fixed prefix), and the node is still read from the store first, so a
+ * node the store no longer holds is missing here too. Decoded nodes are never changed.
+ */
+const decoded = new Map<string, RawNode>()
+const DECODED_CAPACITY = 8_192
+
+function decodeStored(hex: string, bytes: Uint8Array): RawNode {
+  let raw = decoded.get(hex)
+  if (raw !== undefined) return raw
+  raw = RLP.decode(bytes) as RawNode
+  if (decoded.size >= DECODED_CAPACITY) {
+    // Drop the oldest tenth; Map iterates in insertion order.
+    let n = DECODED_CAPACITY / 10
+    for (const k of decoded.keys()) {
+      decoded.delete(k)
+      if (--n <= 0) break
+    }
+  }
+  decoded.set(hex, raw)
+  return raw
 }
 
 function expand(n: RawNode | Virtual): Expanded {
