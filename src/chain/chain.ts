@@ -381,7 +381,9 @@ export class Chain {
       if (isFlushDue) this.writePendingState()
       if (bonsai && trieLog) bonsai.recordLog(logBlock(block), trieLog, 0)
       if (!opts.setHead) return
-      bonsai?.move(undo.map(logBlock), [...newCanonical, block].map(logBlock), block.header.number)
+      // The block's own log was computed above; a block with no edit recorded after it has no other.
+      const head = trieLog && !this.hasPostStateEdit(block) ? { ...logBlock(block), logs: [trieLog] } : logBlock(block)
+      bonsai?.move(undo.map(logBlock), [...newCanonical.map(logBlock), head], block.header.number)
       if (!extendsHead) this.store.deleteCanonicalFrom(newCanonical[0]?.header.number ?? block.header.number)
       for (const b of newCanonical) this.writeCanonicalRows(b, this.getReceipts(b))
       logs = this.writeCanonicalRows(block, decoded)
@@ -518,6 +520,12 @@ export class Chain {
       }
     }
     return root ?? block.header.stateRoot
+  }
+
+  /** Whether the dev tools recorded an edited state after `block` (then it has edit trie logs too). */
+  private hasPostStateEdit(block: Block): boolean {
+    this.postStateRoot(block)
+    return this.postStateRoots.get(bytesToHex(block.hash())) != null
   }
 
   /** Records the edited state after `block` (its trie nodes written in the same transaction). */

@@ -35,6 +35,7 @@ import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
 import type { SubProtocol } from '../p2p/peerManager.ts'
 import { systemClock } from '../primitives/clock.ts'
+import { installFastRlp } from '../primitives/fastRlp.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
 import { createLogger } from '../primitives/logger.ts'
@@ -111,6 +112,7 @@ export async function openChain(
 }> {
   installCommonParamsMemo()
   installDecodedNodeCache()
+  installFastRlp()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const isMemory = config.dataPath === ':memory:'

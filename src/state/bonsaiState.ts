@@ -36,6 +36,11 @@ export class StateUnavailableError extends Error {
 export interface LogBlock {
   hash: Uint8Array
   number: bigint
+  /**
+   * All of the block's trie logs, when the caller holds them (a block just executed, its log
+   * recorded in the same transaction, no edit after it): `move` then neither reads nor decodes them.
+   */
+  logs?: TrieLog[]
 }
 
 export class BonsaiState {
@@ -180,6 +185,7 @@ export class BonsaiState {
   }
 
   private logsOf(b: LogBlock): TrieLog[] {
+    if (b.logs) return b.logs.slice()
     const logs = this.flat.readTrieLogs(b.hash)
     if (logs.length === 0) throw new StateUnavailableError(b.number)
     return logs.map(decodeTrieLog)

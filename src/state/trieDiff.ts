@@ -47,6 +47,9 @@ export type NodeReader = (hexKey: string) => Uint8Array | undefined
 
 const EMPTY = new Uint8Array(0)
 
+/** The runtime's native hex encoder where there is one (Bun, Deno). */
+const nativeToHex = (Uint8Array.prototype as unknown as { toHex?: () => string }).toHex
+
 export class MissingTrieNodeError extends Error {
   constructor(key: string) {
     super(`missing trie node ${key}`)
@@ -142,7 +145,10 @@ class DiffWalker {
     if (!equalBytes(ea.value, eb.value)) {
       this.out.leaves.push({ key: nibblesToBytes(path), before: ea.value, after: eb.value })
     }
-    for (let i = 0; i < 16; i++) this.diff(ea.children[i], eb.children[i], [...path, i])
+    for (let i = 0; i < 16; i++) {
+      // Most children of a changed branch are the same on both sides: skip them before building a path.
+      if (!sameRef(ea.children[i], eb.children[i])) this.diff(ea.children[i], eb.children[i], [...path, i])
+    }
   }
 
   /** Every leaf and stored node under `s`, present on one side only. */
@@ -180,11 +186,11 @@ class DiffWalker {
     let raw: RawNode
     if (s instanceof Uint8Array) {
       const key = this.keyPrefix.length > 0 ? concat(this.keyPrefix, s) : s
-      const hex = bytesToHex(key).slice(2)
+      const hex = nativeToHex ? nativeToHex.call(key) : bytesToHex(key).slice(2)
       const bytes = this.read(hex)
       if (bytes === undefined) throw new MissingTrieNodeError(hex)
       seen.push(key)
-      raw = RLP.decode(bytes) as RawNode
+      raw = decodeStored(hex, bytes)
     } else {
       raw = s
     }
@@ -194,12 +200,35 @@ class DiffWalker {
   }
 }
 
-function expand(n: RawNode | Virtual): Expanded {
-  const children: Side[] = new Array(16).fill(EMPTY)
-  if (!isVirtual(n)) {
-    for (let i = 0; i < 16; i++) children[i] = n[i]
-    return { children, value: n[16] as Uint8Array }
+/**
+ * Decoded stored nodes by store key. A block's diff decodes the nodes it created, and the next
+ * block's diff walks the same ones as its old side: each is decoded once. A key names one content
+ * forever (a hash, behind a fixed prefix), and the node is still read from the store first, so a
+ * node the store no longer holds is missing here too. Decoded nodes are never changed.
+ */
+const decoded = new Map<string, RawNode>()
+const DECODED_CAPACITY = 8_192
+
+function decodeStored(hex: string, bytes: Uint8Array): RawNode {
+  let raw = decoded.get(hex)
+  if (raw !== undefined) return raw
+  raw = RLP.decode(bytes) as RawNode
+  if (decoded.size >= DECODED_CAPACITY) {
+    // Drop the oldest tenth; Map iterates in insertion order.
+    let n = DECODED_CAPACITY / 10
+    for (const k of decoded.keys()) {
+      decoded.delete(k)
+      if (--n <= 0) break
+    }
   }
+  decoded.set(hex, raw)
+  return raw
+}
+
+function expand(n: RawNode | Virtual): Expanded {
+  // A branch's first 16 items are its children (read only, never changed).
+  if (!isVirtual(n)) return { children: n, value: n[16] as Uint8Array }
+  const children: Side[] = new Array(16).fill(EMPTY)
   if (n.nibbles.length === 0) {
     // An extension never has an empty path; a leaf with one holds the value at this path.
     return { children, value: n.isLeaf ? (n.next as Uint8Array) : EMPTY }

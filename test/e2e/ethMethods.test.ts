@@ -128,6 +128,10 @@ describe('transactions by block and index', () => {
     expect(await node.rpc('eth_getTransactionByBlockNumberAndIndex', [pairBlock, '0x2'])).toBeNull()
     const receipts = await node.rpc<{ transactionHash: string }[]>('eth_getBlockReceipts', [block.hash])
     expect(receipts.map((r) => r.transactionHash)).toEqual(block.transactions)
+    // One receipt is formatted on its own; it must be the block's entry (cumulative gas, log index).
+    for (const [i, hash] of block.transactions.entries()) {
+      expect(await node.rpc('eth_getTransactionReceipt', [hash])).toEqual(receipts[i])
+    }
   })
 })
 

@@ -112,6 +112,25 @@ export function blockReceipts(ctx: RpcContext, block: Block): Record<string, unk
   })
 }
 
+/**
+ * The receipt of the transaction at `index` in `block`, as `blockReceipts` formats it, without
+ * formatting the others (a client polling for its receipt in a block of many transactions).
+ */
+export function blockReceipt(ctx: RpcContext, block: Block, index: number): Record<string, unknown> {
+  const receipts = ctx.chain.getReceipts(block)
+  let firstLogIndex = 0
+  for (let i = 0; i < index; i++) firstLogIndex += receipts[i].logs.length
+  return formatReceipt({
+    block,
+    index,
+    sender: ctx.chain.getSenders(block)[index],
+    receipt: receipts[index],
+    previousCumulativeGas: index > 0 ? receipts[index - 1].cumulativeGasUsed : 0n,
+    firstLogIndex,
+    blobGasPrice: block.header.excessBlobGas === undefined ? undefined : block.header.getBlobGasPrice(),
+  })
+}
+
 export const getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
   params: [p.block],

@@ -11,7 +11,7 @@ import { TxPoolError } from '../../txpool/txPoolError.ts'
 import type { RpcContext } from '../context.ts'
 import { askAboutRemoteTransaction, remoteTransaction, remoteTransactionAt } from '../forkHistory.ts'
 import { formatTransaction } from '../format.ts'
-import { blockReceipts } from './blockMethods.ts'
+import { blockReceipt } from './blockMethods.ts'
 
 /** Decodes a signed transaction as sent to eth_sendRawTransaction (blob txs in network form). */
 export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Promise<TypedTransaction> {
@@ -125,7 +125,7 @@ export const getTransactionReceipt = defineMethod({
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const found = await ctx.chain.findTransaction(hash)
-    if (found) return blockReceipts(ctx, found.block)[found.index]
+    if (found) return blockReceipt(ctx, found.block, found.index)
     return (await askAboutRemoteTransaction(ctx, hash, 'eth_getTransactionReceipt')) ?? null
   },
 })

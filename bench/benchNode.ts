@@ -1,0 +1,71 @@
+/**
+ * A basalt binary started for a benchmark on a fresh data path: JSON-RPC over keep-alive HTTP, the
+ * CPU time its process has used (utime + stime from /proc/<pid>/stat) and its RSS. Shared by
+ * `rpcCpu.ts` and `writeCpu.ts`.
+ */
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const START_LIMIT_MS = 30_000
+
+export interface BenchNode {
+  rpc(method: string, params: unknown[]): Promise<unknown>
+  /** CPU milliseconds the node has used so far (clock ticks of 10 ms). */
+  cpuMs(): number
+  rssMib(): number
+  /** Milliseconds from the spawn to the first answer. */
+  startMs: number
+  stop(): Promise<void>
+}
+
+/** Starts `binary` on a free-ish port above `portBase` and resolves once it answers. */
+export async function startBenchNode(binary: string, portBase: number): Promise<BenchNode> {
+  const port = portBase + (process.pid % 500)
+  const url = `http://127.0.0.1:${port}`
+  const dir = mkdtempSync(join(tmpdir(), 'basalt-bench-node-'))
+  const startedAt = performance.now()
+  const proc = Bun.spawn(
+    [binary, 'run', '--data-path', join(dir, 'data'), '--rpc-http-port', String(port), '--rpc-ws-enabled=false'],
+    { stdout: 'ignore', stderr: 'ignore' },
+  )
+  const stop = async () => {
+    proc.kill('SIGINT')
+    await proc.exited
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+    })
+    const body = (await res.json()) as { result?: unknown; error?: unknown }
+    if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`)
+    return body.result
+  }
+  const isUp = () =>
+    rpc('eth_chainId', []).then(
+      () => true,
+      () => false,
+    )
+  try {
+    while (!(await isUp())) {
+      if (performance.now() - startedAt > START_LIMIT_MS) throw new Error('the node did not answer')
+      await Bun.sleep(5)
+    }
+  } catch (e) {
+    await stop()
+    throw e
+  }
+  return {
+    rpc,
+    cpuMs: () => {
+      const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ')
+      return (Number(fields[11]) + Number(fields[12])) * 10
+    },
+    rssMib: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+    startMs: performance.now() - startedAt,
+    stop,
+  }
+}
