@@ -4,8 +4,9 @@ import { openChain } from '../node/node.ts'
 import { bytesToBigint, bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../runtime/testing.ts'
 import { CallError } from './callError.ts'
-import { CallSession, call } from './callService.ts'
+import { type CallRequest, type CallResult, CallSession, call } from './callService.ts'
 import { createAccessList, estimateGas } from './gasEstimator.ts'
+import { isLeanCall } from './leanCall.ts'
 import type { StateOverrides } from './stateOverrides.ts'
 
 let chain: Chain
@@ -162,5 +163,133 @@ describe('createAccessList', () => {
     const r = await createAccessList(chain, chain.head, { from: FUNDED, to: EMPTY, value: 1n }, opts)
     expect(r.accessList).toEqual([])
     expect(r.result.gasUsed).toBe(21000n)
+  })
+})
+
+const IDENTITY = hexToBytes('0x0000000000000000000000000000000000000004')
+
+/** Code of the test contract, by what it shows of the run. */
+const CODES: Record<string, string> = {
+  returns42: '0x602a60005260206000f3',
+  reverts42: '0x602a60005260206000fd',
+  invalidOpcode: '0xfe',
+  // SSTORE(0, 1), SLOAD(0), returned.
+  storeAndLoad: '0x600160005560005460005260206000f3',
+  // SSTORE(0, 0) on a slot set to 1 (a refund), then GAS returned.
+  clearsSlot: '0x60006000555a60005260206000f3',
+  // The gas left when the code starts.
+  gasLeft: '0x5a60005260206000f3',
+  // EXTCODEHASH(ORIGIN): whether the sender exists (its nonce was bumped).
+  originCodeHash: '0x323f60005260206000f3',
+  // BALANCE(ORIGIN) and BALANCE(CALLER) / SELFBALANCE seen during the run.
+  originBalance: '0x323160005260206000f3',
+  selfBalance: '0x4760005260206000f3',
+  // BALANCE(COINBASE), then GAS: the coinbase is warm from Shanghai on.
+  coinbaseWarm: '0x4131505a60005260206000f3',
+  // LOG1 with topic 42, then STOP.
+  logs: '0x602a60006000a100',
+  // CALL(gas, 0xdead, value 1) then GAS: a new account's cost.
+  callsWithValue: '0x6000600060006000600161dead5af1505a60005260206000f3',
+}
+
+/** Loops until out of gas. */
+const BURNS_GAS = '0x5b600056'
+
+const overrides = (code: string): StateOverrides => [
+  [
+    CONTRACT,
+    { code: hexToBytes(code), balance: 10n, stateDiff: [[new Uint8Array(32), hexToBytes(`0x${'00'.repeat(31)}01`)]] },
+  ],
+]
+
+function summary(r: CallResult | Error): unknown {
+  if (r instanceof Error) return { error: r.name, message: r.message, kind: (r as { kind?: string }).kind }
+  return {
+    returnData: bytesToHex(r.returnData),
+    gasUsed: r.gasUsed,
+    gasUsedBeforeRefund: r.gasUsedBeforeRefund,
+    isRevert: r.isRevert,
+    exceptionError: r.exceptionError,
+    logs: r.logs.map((l) => [bytesToHex(l[0]), l[1].map(bytesToHex), bytesToHex(l[2])]),
+  }
+}
+
+async function runBoth(code: string, req: CallRequest): Promise<{ lean: unknown[]; full: unknown[]; isLean: boolean }> {
+  const session = await CallSession.open(chain, chain.head, req, { gasCap: 0n, stateOverrides: overrides(code) })
+  const isLean = isLeanCall(session.vm, session.block, req, session.gasLimitFor(req))
+  const lean: unknown[] = []
+  const full: unknown[] = []
+  // Interleaved, twice each: every run must also leave the session's state as it found it.
+  for (let i = 0; i < 2; i++) {
+    lean.push(summary(await session.run(req, { isLeanAllowed: true }).catch((e: Error) => e)))
+    full.push(summary(await session.run(req).catch((e: Error) => e)))
+  }
+  return { lean, full, isLean }
+}
+
+describe('lean call executor', () => {
+  const senders: [string, Uint8Array | undefined][] = [
+    ['no sender', undefined],
+    ['a funded sender', FUNDED],
+    ['an unfunded sender', EMPTY],
+  ]
+  const bodies: [string, Partial<CallRequest>][] = [
+    ['no data', {}],
+    ['zero bytes', { data: new Uint8Array(64) }],
+    ['much calldata (the EIP-7623 floor)', { data: new Uint8Array(3000).fill(7) }],
+    ['value the sender lacks', { value: 5n * 10n ** 30n }],
+    ['a small gas limit', { gas: 30_000n }],
+    ['a legacy gas price of zero', { gasPrice: 0n }],
+  ]
+  for (const [name, code] of Object.entries(CODES)) {
+    it(`gives runTx's result for ${name}`, async () => {
+      for (const [, from] of senders) {
+        for (const [, body] of bodies) {
+          const { lean, full, isLean } = await runBoth(code, { from, to: CONTRACT, ...body })
+          expect(isLean).toBe(true)
+          expect(lean).toEqual(full)
+        }
+      }
+    })
+  }
+
+  it("gives runTx's result for a run out of gas", async () => {
+    for (const [, from] of senders) {
+      const { lean, full } = await runBoth(BURNS_GAS, { from, to: CONTRACT, gas: 100_000n })
+      expect(lean).toEqual(full)
+    }
+  })
+
+  it('refuses too little gas as runTx does', async () => {
+    for (const gas of [20_999n, 21_000n, 21_063n, 21_064n, 30_000n]) {
+      for (const data of [new Uint8Array(0), new Uint8Array(4).fill(1), new Uint8Array(1000).fill(1)]) {
+        const { lean, full } = await runBoth(CODES.returns42, { to: CONTRACT, gas, data })
+        expect(lean).toEqual(full)
+      }
+    }
+  })
+
+  it("gives runTx's result for a precompile and an account without code", async () => {
+    for (const to of [IDENTITY, EMPTY, FUNDED]) {
+      const { lean, full, isLean } = await runBoth(CODES.returns42, {
+        from: FUNDED,
+        to,
+        data: new Uint8Array(40).fill(3),
+      })
+      expect(isLean).toBe(true)
+      expect(lean).toEqual(full)
+    }
+  })
+
+  it('leaves creations, access lists, nonces and priced calls to runTx', async () => {
+    const session = await CallSession.open(chain, chain.head, {}, { gasCap: 0n })
+    const vm = session.vm
+    const gas = 100_000n
+    expect(isLeanCall(vm, session.block, { data: new Uint8Array(1) }, gas)).toBe(false)
+    expect(isLeanCall(vm, session.block, { to: CONTRACT, accessList: [] }, gas)).toBe(false)
+    expect(isLeanCall(vm, session.block, { to: CONTRACT, nonce: 3n }, gas)).toBe(false)
+    expect(isLeanCall(vm, session.block, { to: CONTRACT, type: 1 }, gas)).toBe(false)
+    expect(isLeanCall(vm, session.block, { to: CONTRACT, gas: 1n << 25n }, 1n << 25n)).toBe(false)
+    expect(isLeanCall(vm, chain.head, { to: CONTRACT }, gas)).toBe((chain.head.header.baseFeePerGas ?? 0n) === 0n)
   })
 })

@@ -22,6 +22,7 @@ import {
   type CallRequest,
   ZERO_ADDRESS,
 } from './callTransaction.ts'
+import { isLeanCall, type LeanCallResult, runLeanCall } from './leanCall.ts'
 import { memoizeTrieReads, openScratchState, type StateSource } from './scratchState.ts'
 import { type BlockOverrides, simulationBlock } from './simulationBlock.ts'
 import { applyStateOverrides, type StateOverrides } from './stateOverrides.ts'
@@ -66,6 +67,12 @@ export interface RunOptions {
   isAccessListReported?: boolean
   /** Keep the state changes for the next run (eth_simulateV1); discarded otherwise. */
   isCommitted?: boolean
+  /**
+   * Run a plain message straight on the EVM (`leanCall.ts`) when it qualifies, with the same
+   * result as `runTx`. Only for callers that read the result alone: a tracer watching the run
+   * would miss the transaction's own account updates.
+   */
+  isLeanAllowed?: boolean
 }
 
 /** EIP-7825's cap on a transaction's gas (Osaka). */
@@ -127,7 +134,21 @@ export class CallSession {
 
   /** Runs `req` once; throws CallError when the message is invalid (cannot pay, too little gas…). */
   async run(req: CallRequest, opts: RunOptions = {}): Promise<CallResult> {
-    const tx = await this.transaction(req, opts.gasLimit ?? this.gasLimitFor(req))
+    const gasLimit = opts.gasLimit ?? this.gasLimitFor(req)
+    if (
+      opts.isLeanAllowed &&
+      !opts.isCommitted &&
+      !opts.isAccessListReported &&
+      !this.isBalanceChecked &&
+      isLeanCall(this.vm, this.block, req, gasLimit)
+    ) {
+      try {
+        return callResult(await runLeanCall(this.vm, this.block, req, gasLimit))
+      } catch (e) {
+        throw callFailure(e)
+      }
+    }
+    const tx = await this.transaction(req, gasLimit)
     if (!opts.isCommitted) await this.state.checkpoint()
     try {
       const r = await runTx(this.vm, {
@@ -139,19 +160,11 @@ export class CallSession {
         skipBlockGasLimitValidation: true,
         reportAccessList: opts.isAccessListReported,
       })
-      const isFailed = r.execResult.exceptionError !== undefined
-      return {
-        returnData: r.execResult.returnValue,
-        gasUsed: r.totalGasSpent,
-        gasUsedBeforeRefund: gasBeforeRefund(r.totalGasSpent, r.gasRefund ?? 0n),
-        isRevert: r.execResult.exceptionError?.error === 'revert',
-        exceptionError: r.execResult.exceptionError?.error,
-        logs: isFailed ? [] : (r.execResult.logs ?? []),
-        accessList: opts.isAccessListReported
-          ? this.filterAccessList(r.accessList ?? [], tx, r.createdAddress?.bytes)
-          : undefined,
-        createdAddress: r.createdAddress?.bytes,
-      }
+      const result = callResult(r)
+      if (opts.isAccessListReported)
+        result.accessList = this.filterAccessList(r.accessList ?? [], tx, r.createdAddress?.bytes)
+      result.createdAddress = r.createdAddress?.bytes
+      return result
     } catch (e) {
       throw callFailure(e)
     } finally {
@@ -191,6 +204,19 @@ export class CallSession {
     return list
       .filter((e) => e.storageKeys.length > 0 || !implied.has(e.address))
       .map((e) => ({ address: hexToBytes(e.address), storageKeys: e.storageKeys.map(hexToBytes) }))
+  }
+}
+
+/** The outcome of a run, from `runTx`'s result or the lean path's (the same fields). */
+function callResult(r: LeanCallResult): CallResult {
+  const error = r.execResult.exceptionError?.error
+  return {
+    returnData: r.execResult.returnValue,
+    gasUsed: r.totalGasSpent,
+    gasUsedBeforeRefund: gasBeforeRefund(r.totalGasSpent, r.gasRefund ?? 0n),
+    isRevert: error === 'revert',
+    exceptionError: error,
+    logs: error !== undefined ? [] : (r.execResult.logs ?? []),
   }
 }
 
@@ -235,7 +261,7 @@ export async function call(chain: CallChain, block: Block, req: CallRequest, opt
       : sharedSession(chain, block, req, opts.gasCap, isBalanceChecked)
   if (!shared) {
     const session = await CallSession.open(chain, block, req, opts)
-    return session.run(req)
+    return session.run(req, { isLeanAllowed: true })
   }
   const key = shared.key
   const entry = shared.entry
@@ -243,7 +269,7 @@ export async function call(chain: CallChain, block: Block, req: CallRequest, opt
     entry.runningSinceMs = performance.now()
     try {
       const session = await entry.session
-      const r = await session.run(req)
+      const r = await session.run(req, { isLeanAllowed: true })
       if (entry.isRootReset) await session.state.setStateRoot(chain.postStateRoot(block))
       return r
     } catch (e) {

@@ -26,7 +26,7 @@ const MAX_ACCESS_LIST_ROUNDS = 10
 
 async function isEnough(session: CallSession, req: CallRequest, gasLimit: bigint): Promise<boolean> {
   try {
-    return (await session.run(req, { gasLimit })).exceptionError === undefined
+    return (await session.run(req, { gasLimit, isLeanAllowed: true })).exceptionError === undefined
   } catch (e) {
     if (e instanceof CallError) return false
     throw e
@@ -45,7 +45,7 @@ export async function estimateGas(
     isBalanceChecked: opts.isBalanceChecked ?? false,
   })
   const cap = session.gasLimitFor(req)
-  const first = await session.run(req, { gasLimit: cap })
+  const first = await session.run(req, { gasLimit: cap, isLeanAllowed: true })
   if (first.exceptionError !== undefined) return { failure: first }
   let lo = first.gasUsed
   if (lo >= cap || (await isEnough(session, req, lo))) return { gas: minBigInt(lo, cap) }
