@@ -47,7 +47,7 @@ export class TrieDb implements DB<string, Value> {
   private readonly store: ChainStore
   private readonly readCacheSize: number
 
-  constructor(store: ChainStore, readCacheSize = 32_768) {
+  constructor(store: ChainStore, readCacheSize = 8_192) {
     this.store = store
     this.readCacheSize = readCacheSize
     if (store) this.preimages = new PreimageTable(store.db)
