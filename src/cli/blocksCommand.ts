@@ -16,6 +16,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { importJsonBlocks, parseJsonBlocks } from '../producer/jsonBlocks.ts'
+import { STORAGE_FORMATS, type StorageFormat } from '../state/storageFormat.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { describeSubcommands } from './subcommandHelp.ts'
@@ -37,6 +38,8 @@ export interface BlocksOptions {
   startBlock: bigint
   /** Exclusive; undefined: to the end of the file (import) or the head (export). */
   endBlock?: bigint
+  /** import: the state storage format of a new data path (an existing one keeps its own). */
+  dataStorageFormat?: StorageFormat
 }
 
 export function registerBlocksCommand(cli: CAC): void {
@@ -54,13 +57,21 @@ export function registerBlocksCommand(cli: CAC): void {
     .option('--data-path <dir>', 'Directory of the SQLite database', { default: 'basalt-data' })
     .option('--skip-pow-validation-enabled', 'import: accept proof-of-work blocks without checking the ethash seal')
     .option('--node-private-key-file <file>', 'import: the signer key that seals JSON blocks of a clique chain')
+    .option(
+      '--data-storage-format <format>',
+      'import: FOREST or BONSAI, the state storage of a new data path (an existing one keeps its own)',
+    )
     .option('--start-block <n>', 'First block number (inclusive)')
     .option('--end-block <n>', 'Last block number (exclusive)')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'WARN' })
     .action(async (subcommand: string, options: Record<string, unknown>) => {
       const opts = parseBlocksOptions(subcommand, options)
       const { openChain } = await import('../node/node.ts')
-      const { chain, genesis, close } = await openChain({ genesisFile: opts.genesisFile, dataPath: opts.dataPath })
+      const { chain, genesis, close } = await openChain({
+        genesisFile: opts.genesisFile,
+        dataPath: opts.dataPath,
+        dataStorageFormat: opts.dataStorageFormat,
+      })
       try {
         // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there.
         const bft = ['qbft', 'ibft2'].find((engine) => genesis.config[engine] !== undefined)
@@ -79,6 +90,7 @@ export function registerBlocksCommand(cli: CAC): void {
         'from',
         'genesis-file',
         'data-path',
+        'data-storage-format',
         'skip-pow-validation-enabled',
         'node-private-key-file',
         'start-block',
@@ -106,6 +118,14 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
   const format = (optString(o, 'format') ?? 'RLP').toUpperCase()
   if (format !== 'RLP' && format !== 'JSON')
     throw new CliError(`Invalid value for option --format: '${format}' (expected RLP or JSON)`)
+  const storage = optString(o, 'dataStorageFormat')?.toUpperCase()
+  if (storage !== undefined && (!isImport || !STORAGE_FORMATS.includes(storage as StorageFormat))) {
+    throw new CliError(
+      isImport
+        ? `Invalid value for option --data-storage-format: '${storage}' (expected ${STORAGE_FORMATS.join(' or ')})`
+        : 'Option --data-storage-format is for blocks import',
+    )
+  }
   const start = blockOpt(o, 'startBlock', 'start-block')
   const end = blockOpt(o, 'endBlock', 'end-block')
   if (start !== undefined && end !== undefined && end <= start) {
@@ -121,6 +141,7 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
     isPowValidationSkipped: optBool(o, 'skipPowValidationEnabled', 'skip-pow-validation-enabled', false),
     startBlock: start ?? (isImport ? 0n : 1n),
     endBlock: end,
+    dataStorageFormat: storage as StorageFormat | undefined,
   }
 }
 
