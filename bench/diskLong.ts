@@ -5,6 +5,8 @@
  * `every` blocks it prints the bytes of the SQLite file and its WAL, the pages in use, the rows of
  * the BONSAI tables, the RSS and the JS heap (after a forced collection), and µs per sealed block.
  * Run: node_modules/.bin/bun bench/diskLong.ts [blocks=50000] [every=10000] [FOREST|BONSAI] [window=512]
+ * BENCH_SQLITE_CACHE_MIB sets SQLite's page cache (the node's own setting otherwise), to tell its
+ * share of the RSS from the rest.
  */
 import { mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -43,10 +45,12 @@ try {
     dataStorageFormat: FORMAT,
     bonsaiHistoricalBlockLimit: WINDOW,
   })
+  const cacheMiB = process.env.BENCH_SQLITE_CACHE_MIB
+  if (cacheMiB) chain.store.db.exec(`PRAGMA cache_size = -${Number(cacheMiB) * 1024}`)
   const count = (table: string) => Number(chain.store.db.prepare(`SELECT COUNT(*) AS n FROM ${table}`).get()?.n ?? 0)
   console.log(`${FORMAT}, window ${WINDOW}: ${BLOCKS} one-transfer blocks, a sample every ${EVERY}`)
   console.log(
-    'block\tfile+wal MiB\twal MiB\tused MiB\tKB/block used\ttrie_nodes\tstale\tlogs\tRSS MiB\theap MiB\tseal µs',
+    'block\tfile+wal MiB\twal MiB\tused MiB\tKB/block used\ttrie_nodes\tstale\tlogs\tRSS MiB\theap MiB\tbuffers MiB\tseal µs',
   )
   let lastUsed = 0
   let lastBlock = 0
@@ -72,6 +76,7 @@ try {
         bonsai ? count('trie_logs') : '-',
         (process.memoryUsage().rss / MiB).toFixed(0),
         (process.memoryUsage().heapUsed / MiB).toFixed(0),
+        (process.memoryUsage().arrayBuffers / MiB).toFixed(0),
         ((sealMs * 1000) / (n - lastBlock)).toFixed(0),
       ].join('\t'),
     )
