@@ -9,57 +9,25 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Address, hexToBytes } from '@ethereumjs/util'
-import { openChain, poolChainView } from '../src/node/node.ts'
-import { manualClock } from '../src/primitives/clock.ts'
 import { setLogLevel } from '../src/primitives/logger.ts'
-import { DevSealer } from '../src/producer/devSealer.ts'
 import type { StorageFormat } from '../src/state/storageFormat.ts'
-import { TxPool } from '../src/txpool/txPool.ts'
+import { recipient, transferChain } from './transfers.ts'
 
 const BLOCKS = Number(process.argv[2] ?? 5000)
 const FORMATS = (process.argv.length > 3 ? process.argv.slice(3) : ['FOREST', 'BONSAI']) as StorageFormat[]
-const KEY = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
-const RECIPIENTS = 1000
 const READS = 20_000
 
 setLogLevel('WARN')
 
-function recipient(i: number): Address {
-  const to = new Uint8Array(20)
-  to[0] = 0x42
-  new DataView(to.buffer).setUint32(16, (i % RECIPIENTS) + 1)
-  return new Address(to)
-}
-
 async function run(format: StorageFormat): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'basalt-state-bench-'))
   try {
-    const { chain, close } = await openChain({ dataPath: dir, dataStorageFormat: format })
-    const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 1000, priceBumpPercent: 10 })
-    const clock = manualClock(1_700_000_000_000)
-    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock })
-    const common = chain.commonForNextBlock()
+    const { chain, close, sealNext } = await transferChain({ dataPath: dir, dataStorageFormat: format })
     let sealMs = 0
     let halfwayBytes = 0
     for (let i = 0; i < BLOCKS; i++) {
-      const tx = createFeeMarket1559Tx(
-        {
-          nonce: i,
-          to: recipient(i),
-          value: 1n,
-          gasLimit: 21_000n,
-          maxFeePerGas: 10n ** 10n,
-          maxPriorityFeePerGas: 1n,
-        },
-        { common },
-      ).sign(KEY)
-      await pool.add(tx)
-      clock.advance(1000)
-      const t0 = performance.now()
-      await sealer.sealBlock(false)
-      sealMs += performance.now() - t0
+      sealMs += await sealNext(i)
       if (i === Math.floor(BLOCKS / 2)) {
         chain.flushState()
         halfwayBytes = chain.store.sizeBytes().usedBytes

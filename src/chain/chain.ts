@@ -164,7 +164,8 @@ export class Chain {
     const wanted = this.trieDb.storageFormat
     if (stored !== undefined && stored !== wanted) {
       throw new Error(
-        `the data path holds ${stored} state storage, not ${wanted}; start with --data-storage-format=${stored} or use another --data-path`,
+        `the data path holds ${stored} state storage, not ${wanted}; start with --data-storage-format=${stored}, use another --data-path, ` +
+          `or move the chain to a new ${wanted} data path with \`basalt blocks export\` and \`basalt blocks import --data-storage-format=${wanted}\` (docs/state-storage.md)`,
       )
     }
   }

@@ -26,6 +26,19 @@ describe('parseBlocksOptions', () => {
     expect(o.isPowValidationSkipped).toBe(true)
   })
 
+  it('takes the state storage format of a new data path for an import only', () => {
+    expect(parseBlocksOptions('import', { from: 'c.rlp', dataStorageFormat: 'bonsai' }).dataStorageFormat).toBe(
+      'BONSAI',
+    )
+    expect(parseBlocksOptions('import', { from: 'c.rlp' }).dataStorageFormat).toBeUndefined()
+    expect(() => parseBlocksOptions('import', { from: 'c.rlp', dataStorageFormat: 'ARCHIVE' })).toThrow(
+      "Invalid value for option --data-storage-format: 'ARCHIVE' (expected FOREST or BONSAI)",
+    )
+    expect(() => parseBlocksOptions('export', { to: 'o.rlp', dataStorageFormat: 'FOREST' })).toThrow(
+      'Option --data-storage-format is for blocks import',
+    )
+  })
+
   it('exports from block 1 by default (a file of blocks excludes the genesis)', () => {
     expect(parseBlocksOptions('export', { to: 'out.rlp' }).startBlock).toBe(1n)
   })

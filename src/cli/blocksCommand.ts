@@ -16,6 +16,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { importJsonBlocks, parseJsonBlocks } from '../producer/jsonBlocks.ts'
+import { STORAGE_FORMATS, type StorageFormat } from '../state/storageFormat.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { describeSubcommands } from './subcommandHelp.ts'
@@ -39,6 +40,8 @@ export interface BlocksOptions {
   minGasPrice?: bigint
   /** Exclusive; undefined: to the end of the file (import) or the head (export). */
   endBlock?: bigint
+  /** import: the state storage format of a new data path (an existing one keeps its own). */
+  dataStorageFormat?: StorageFormat
 }
 
 export function registerBlocksCommand(cli: CAC): void {
@@ -57,6 +60,10 @@ export function registerBlocksCommand(cli: CAC): void {
     .option('--skip-pow-validation-enabled', 'import: accept proof-of-work blocks without checking the ethash seal')
     .option('--node-private-key-file <file>', 'import: the signer key that seals JSON blocks of a clique chain')
     .option('--min-gas-price <wei>', 'import: the base fee of JSON blocks on a fixedBaseFee chain (default 1000)')
+    .option(
+      '--data-storage-format <format>',
+      'import: FOREST or BONSAI, the state storage of a new data path (an existing one keeps its own)',
+    )
     .option('--start-block <n>', 'First block number (inclusive)')
     .option('--end-block <n>', 'Last block number (exclusive)')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'WARN' })
@@ -67,6 +74,7 @@ export function registerBlocksCommand(cli: CAC): void {
         genesisFile: opts.genesisFile,
         dataPath: opts.dataPath,
         minGasPrice: opts.minGasPrice,
+        dataStorageFormat: opts.dataStorageFormat,
       })
       try {
         // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there.
@@ -86,6 +94,7 @@ export function registerBlocksCommand(cli: CAC): void {
         'from',
         'genesis-file',
         'data-path',
+        'data-storage-format',
         'skip-pow-validation-enabled',
         'node-private-key-file',
         'min-gas-price',
@@ -114,6 +123,14 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
   const format = (optString(o, 'format') ?? 'RLP').toUpperCase()
   if (format !== 'RLP' && format !== 'JSON')
     throw new CliError(`Invalid value for option --format: '${format}' (expected RLP or JSON)`)
+  const storage = optString(o, 'dataStorageFormat')?.toUpperCase()
+  if (storage !== undefined && (!isImport || !STORAGE_FORMATS.includes(storage as StorageFormat))) {
+    throw new CliError(
+      isImport
+        ? `Invalid value for option --data-storage-format: '${storage}' (expected ${STORAGE_FORMATS.join(' or ')})`
+        : 'Option --data-storage-format is for blocks import',
+    )
+  }
   const start = blockOpt(o, 'startBlock', 'start-block')
   const end = blockOpt(o, 'endBlock', 'end-block')
   const minGasPrice = optString(o, 'minGasPrice')
@@ -133,6 +150,7 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
     startBlock: start ?? (isImport ? 0n : 1n),
     endBlock: end,
     minGasPrice: minGasPrice === undefined ? undefined : BigInt(minGasPrice),
+    dataStorageFormat: storage as StorageFormat | undefined,
   }
 }
 

@@ -5,6 +5,7 @@ import type { Block } from '@ethereumjs/block'
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { type Account, Address, createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
+import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
 import { rebuildHeadState } from '../chain/stateRecovery.ts'
@@ -99,6 +100,39 @@ describe('BONSAI state storage', () => {
     )
     const live = computeTrieLog((hex) => chain.trieDb.getSync(hex), KECCAK256_RLP, chain.head.header.stateRoot)
     expect(nodes).toBe(live.created.length + count('SELECT COUNT(*) AS n FROM stale_nodes'))
+    close()
+  })
+
+  it('prunes the nodes of blocks imported off the canonical chain once they leave the window', async () => {
+    const { chain, sealMore, close } = await sealTransfers(tempDir(), 2, 1, BONSAI)
+    // Another node's chain from the same genesis, moving 7 wei a block: three blocks that this
+    // chain stores and executes without ever making them the head (a payload no forkchoice chose).
+    const other = await sealTransfers(tempDir(), 0, 1, BONSAI)
+    await other.sealMore(3, 7n)
+    for (let n = 1n; n <= 3n; n++) {
+      const block = (await other.chain.getBlockByNumber(n))!
+      await importBlock(chain, block, { setHead: false })
+    }
+    other.close()
+    chain.flushState()
+    const count = (sql: string) => Number(chain.store.db.prepare(sql).get()?.n)
+    const nodes = () =>
+      count("SELECT COUNT(*) AS n FROM trie_nodes WHERE NOT (length(key) = 33 AND substr(key, 1, 1) = x'63')")
+    const live = () =>
+      computeTrieLog((hex) => chain.trieDb.getSync(hex), KECCAK256_RLP, chain.head.header.stateRoot).created.length
+    const staleCount = () => count('SELECT COUNT(*) AS n FROM stale_nodes')
+    // The side blocks' nodes are stored beside the canonical ones…
+    expect(nodes()).toBeGreaterThan(live() + staleCount())
+    // …until the window has moved past them: then only the head's and the window's remain.
+    await sealMore(12)
+    chain.flushState()
+    expect(chain.bonsai!.flat.countTrieLogs()).toBeLessThan(12)
+    expect(nodes()).toBe(live() + staleCount())
+    // The states inside the window still read whole, proofs included.
+    const oldest = (await chain.getBlockByNumber(chain.head.header.number - 4n))!
+    await expectFlatMatchesTrie(chain, chain.head.header.stateRoot)
+    const proof = await getMerkleStateProof(chain.stateAt(oldest), sender)
+    expect(proof.nonce).toBe(`0x${(oldest.header.number).toString(16)}`)
     close()
   })
 

@@ -15,7 +15,7 @@ import type { ChainStore } from '../storage/chainStore.ts'
 import { FlatStore } from '../storage/flatStore.ts'
 import { DEFAULT_HISTORICAL_BLOCK_LIMIT } from './storageFormat.ts'
 import type { TrieDb } from './trieDb.ts'
-import { computeTrieLog, decodeTrieLog, encodeTrieLog, type TrieLog } from './trieLog.ts'
+import { computeTrieLog, decodeTrieLog, encodeTrieLog, nodesOnLogPaths, type TrieLog } from './trieLog.ts'
 
 const META_FLAT_ROOT = 'flatRoot'
 /** What left the window is deleted every this many blocks (or every window, if shorter). */
@@ -150,7 +150,7 @@ export class BonsaiState {
       for (const b of undo) for (const log of this.logsOf(b).reverse()) this.applyBackward(log, b.number)
       for (const b of redo) for (const log of this.logsOf(b)) this.applyForward(log, b.number)
       if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
-      if (this.isPruneDue(headNumber)) this.flat.prune(headNumber - BigInt(this.historicalBlockLimit))
+      if (this.isPruneDue(headNumber)) this.prune(headNumber - BigInt(this.historicalBlockLimit))
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
@@ -182,6 +182,37 @@ export class BonsaiState {
   /** Whether the state of block `n` is inside the window below the head `headNumber`. */
   isRetained(n: bigint, headNumber: bigint): boolean {
     return n + BigInt(this.historicalBlockLimit) >= headNumber
+  }
+
+  /**
+   * Deletes what left the window with block `upTo`: the nodes canonical blocks left behind, the
+   * trie logs, and the nodes created by blocks off the canonical chain (imported without becoming
+   * the head) that no one marked stale. Such a node is kept when a canonical block marked it stale
+   * (it goes with that block), when the head state holds it (it would sit on the path of a key that
+   * side block changed, or beside it: only those paths of the head's trie are read), or when a
+   * block still inside the window created it too.
+   */
+  private prune(upTo: bigint): void {
+    const side = this.flat.readSideTrieLogs(upTo)
+    this.flat.prune(upTo)
+    const head = this.flatRoot
+    if (side.length === 0 || !head) return
+    const read = (hex: string) => this.trieDb.getSync(hex)
+    const orphans = new Map<string, Uint8Array>()
+    for (const bytes of side) {
+      const log = decodeTrieLog(bytes)
+      const live = nodesOnLogPaths(read, head, log)
+      for (const key of log.created) {
+        const hex = bytesToHex(key).slice(2)
+        if (!live.has(hex) && !this.flat.isStale(key) && this.flat.hasTrieNode(key)) orphans.set(hex, key)
+      }
+    }
+    if (orphans.size === 0) return
+    // A block still inside the window (another branch) may have created the same node.
+    for (const bytes of this.flat.readTrieLogsAbove(upTo)) {
+      for (const key of decodeTrieLog(bytes).created) orphans.delete(bytesToHex(key).slice(2))
+    }
+    this.flat.deleteTrieNodes(orphans.values())
   }
 
   private logsOf(b: LogBlock): TrieLog[] {

@@ -250,3 +250,53 @@ function concat(a: Uint8Array<ArrayBufferLike>, b: Uint8Array<ArrayBufferLike>):
   out.set(b, a.length)
   return out
 }
+
+/**
+ * Notes in `seen` the store keys (unprefixed hex) of the stored nodes on the path of `key` in the
+ * trie at `root` and of the children of its branches (node keys prefixed with `keyPrefix`), and returns the value at `key` (empty when
+ * absent). A node missing from the store ends the walk there.
+ */
+export function nodesOnPath(
+  read: NodeReader,
+  root: Uint8Array,
+  key: Uint8Array,
+  seen: Set<string>,
+  keyPrefix: Uint8Array<ArrayBufferLike> = EMPTY,
+): Uint8Array {
+  const nibbles: number[] = []
+  for (const b of key) nibbles.push(b >> 4, b & 0x0f)
+  let ref: Ref = rootRef(root)
+  let at = 0
+  // Every step consumes at least one nibble, or ends the walk.
+  for (let step = 0; step <= nibbles.length; step++) {
+    let raw: RawNode
+    if (ref instanceof Uint8Array) {
+      if (ref.length === 0) return EMPTY
+      const hex = bytesToHex(keyPrefix.length > 0 ? concat(keyPrefix, ref) : ref).slice(2)
+      const bytes = read(hex)
+      if (bytes === undefined) return EMPTY
+      seen.add(hex)
+      raw = RLP.decode(bytes) as RawNode
+    } else {
+      raw = ref
+    }
+    if (raw.length === 17) {
+      // A change beside a child moves it (a leaf or extension gets a longer or shorter path), so
+      // the nodes a change created include the children of the branches on its path.
+      for (let i = 0; i < 16; i++) {
+        const child = raw[i]
+        if (child instanceof Uint8Array && child.length === 32)
+          seen.add(bytesToHex(keyPrefix.length > 0 ? concat(keyPrefix, child) : child).slice(2))
+      }
+      if (at === nibbles.length) return raw[16] as Uint8Array
+      ref = raw[nibbles[at++]]
+      continue
+    }
+    const path = decodePath(raw[0] as Uint8Array)
+    for (let i = 0; i < path.nibbles.length; i++) if (nibbles[at + i] !== path.nibbles[i]) return EMPTY
+    at += path.nibbles.length
+    if (path.isLeaf) return at === nibbles.length ? (raw[1] as Uint8Array) : EMPTY
+    ref = raw[1]
+  }
+  return EMPTY
+}

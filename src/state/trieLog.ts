@@ -8,8 +8,8 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
-import { equalBytes } from '../primitives/hex.ts'
-import { diffTries, type NodeReader } from './trieDiff.ts'
+import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import { diffTries, type NodeReader, nodesOnPath } from './trieDiff.ts'
 
 export interface AccountChange {
   /** keccak(address) */
@@ -67,6 +67,29 @@ export function computeTrieLog(read: NodeReader, rootBefore: Uint8Array, rootAft
     log.staled.push(...slots.staled)
   }
   return log
+}
+
+/**
+ * The store keys (unprefixed hex) of the nodes of the state at `root` that lie on the paths of the
+ * accounts and slots `log` changed: where a node `log` created would sit if that state held it.
+ */
+export function nodesOnLogPaths(read: NodeReader, root: Uint8Array, log: TrieLog): Set<string> {
+  const seen = new Set<string>()
+  const slotsOf = new Map<string, Uint8Array[]>()
+  for (const s of log.slots) {
+    const key = bytesToHex(s.account)
+    const list = slotsOf.get(key)
+    if (list) list.push(s.slot)
+    else slotsOf.set(key, [s.slot])
+  }
+  for (const a of log.accounts) {
+    const account = nodesOnPath(read, root, a.key, seen)
+    const slots = slotsOf.get(bytesToHex(a.key))
+    if (!slots || account.length === 0) continue
+    const prefix = a.key.subarray(0, STORAGE_KEY_PREFIX_BYTES)
+    for (const slot of slots) nodesOnPath(read, storageRootOf(account), slot, seen, prefix)
+  }
+  return seen
 }
 
 export function encodeTrieLog(log: TrieLog): Uint8Array {

@@ -81,6 +81,37 @@ export class FlatStore {
     for (const k of keys) st.run(k)
   }
 
+  /**
+   * The trie logs of blocks up to `upTo` that are not on the canonical chain (blocks imported
+   * without becoming the head, or rolled back): their created nodes no canonical block marks stale.
+   */
+  readSideTrieLogs(upTo: bigint): Uint8Array[] {
+    return this.db
+      .prepare(
+        `SELECT log FROM trie_logs t WHERE t.number <= ?
+         AND NOT EXISTS (SELECT 1 FROM canonical c WHERE c.number = t.number AND c.hash = t.hash)`,
+      )
+      .all(upTo)
+      .map((r) => r.log as Uint8Array)
+  }
+
+  /** The trie logs of the blocks above `n`, every branch. */
+  readTrieLogsAbove(n: bigint): Uint8Array[] {
+    return this.db
+      .prepare('SELECT log FROM trie_logs WHERE number > ?')
+      .all(n)
+      .map((r) => r.log as Uint8Array)
+  }
+
+  hasTrieNode(key: Uint8Array): boolean {
+    return this.db.prepare('SELECT 1 AS x FROM trie_nodes WHERE key = ?').get(key) != null
+  }
+
+  deleteTrieNodes(keys: Iterable<Uint8Array>): void {
+    const st = this.db.prepare('DELETE FROM trie_nodes WHERE key = ?')
+    for (const k of keys) st.run(k)
+  }
+
   /** Deletes the nodes stale at or before block `upTo`, and the trie logs of blocks up to it. */
   prune(upTo: bigint): void {
     this.db.prepare('DELETE FROM trie_nodes WHERE key IN (SELECT key FROM stale_nodes WHERE stale_at <= ?)').run(upTo)

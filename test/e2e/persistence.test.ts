@@ -125,6 +125,46 @@ describe('persistence', () => {
     expect(stderr).toContain('the data path holds FOREST state storage, not BONSAI')
   })
 
+  it('moves a FOREST chain to a new BONSAI data path through blocks export and import', async () => {
+    const forestPath = join(dir, 'to-migrate')
+    const forest = await start(forestPath, ['--data-storage-format=FOREST'])
+    const key = forest.config.accounts[4].privateKey as Hex
+    for (let nonce = 0; nonce < 3; nonce++) {
+      await receiptOf(forest, await forest.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)]))
+    }
+    const head = await forest.rpc<{ hash: string; number: string }>('eth_getBlockByNumber', ['latest', false])
+    await forest.stop()
+    const file = join(dir, 'migrate.rlp')
+    const run = async (args: string[]) => {
+      const proc = Bun.spawn([BASALT_BIN, 'blocks', ...args], { stdout: 'pipe', stderr: 'pipe' })
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
+      const code = await proc.exited
+      clearTimeout(timer)
+      return code
+    }
+    expect(await run(['export', '--data-path', forestPath, '--to', file])).toBe(0)
+    const bonsaiPath = join(dir, 'migrated')
+    expect(await run(['import', '--data-path', bonsaiPath, '--from', file, '--data-storage-format=BONSAI'])).toBe(0)
+    // Opened without the option, the new data path is BONSAI: FOREST is refused, and its chain is the old one.
+    const refused = Bun.spawn(
+      [BASALT_BIN, 'run', '--data-path', bonsaiPath, '--data-storage-format=FOREST', '--rpc-http-port', '0'],
+      { stdout: 'pipe', stderr: 'pipe' },
+    )
+    expect(await refused.exited).not.toBe(0)
+    const stderr = await new Response(refused.stderr as ReadableStream).text()
+    expect(stderr).toContain('the data path holds BONSAI state storage, not FOREST')
+    expect(stderr).toContain('basalt blocks import --data-storage-format=FOREST')
+    const bonsai = await start(bonsaiPath)
+    expect(await bonsai.rpc('eth_getBlockByNumber', ['latest', false])).toMatchObject(head)
+    expect(await bonsai.rpc('eth_getBalance', ['0x000000000000000000000000000000000000d00d', 'latest'])).toBe('0x3')
+    const proof = await bonsai.rpc<{ balance: string }>('eth_getProof', [
+      '0x000000000000000000000000000000000000d00d',
+      [],
+      '0x2',
+    ])
+    expect(proof.balance).toBe('0x2')
+  })
+
   it('refuses a data path created from another genesis, naming the genesis it holds', async () => {
     const dataPath = join(dir, 'other-genesis')
     const dev = await start(dataPath)
