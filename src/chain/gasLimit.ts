@@ -35,14 +35,3 @@ export function nextGasLimit(parentGasLimit: bigint, targetGasLimit?: bigint): b
   const floor = targetGasLimit > MIN_GAS_LIMIT ? targetGasLimit : MIN_GAS_LIMIT
   return down > floor ? down : floor
 }
-
-/**
- * EIP-1559 doubles the gas limit on the first London block after the genesis (the gas target,
- * half the limit, keeps the old limit's value), as Besu's London gas limit calculator and the
- * header rule expect: the limit a producer computed from the parent's, times the elasticity.
- */
-export function forkAdjustedGasLimit(gasLimit: bigint, number: bigint, common: Common): bigint {
-  const london = common.hardforkBlock('london')
-  if (london === null || london === 0n || number !== london) return gasLimit
-  return gasLimit * common.param('elasticityMultiplier')
-}
