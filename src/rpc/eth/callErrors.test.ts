@@ -8,6 +8,7 @@ import { type TracingChain, tracingChain } from '../../../test/tracing/tracingCh
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
 import { ethCall, ethEstimateGas } from './callMethods.ts'
+import { simulateV1 } from './simulateMethods.ts'
 
 const PREFIX = 'Transaction processing could not be completed due to an exception: '
 
@@ -68,5 +69,17 @@ describe("halt reasons as Besu's", () => {
 
   it('a revert stays code 3 with its data', async () => {
     expect(await failure('0x60006000fd')).toEqual({ code: 3, message: 'Execution reverted', data: '0x' })
+  })
+
+  it("eth_simulateV1 reports a halted call in geth's words, as the execution-apis cases do", async () => {
+    const calls = [
+      { from: t.sender, data: '0x600356', gas: '0x20000' },
+      { from: t.sender, data: '0x0c', gas: '0x20000' },
+    ]
+    const [block] = await call(ctx, simulateV1, [{ blockStateCalls: [{ calls }] }, 'latest'])
+    expect(block.calls.map((c: { error: unknown }) => c.error)).toEqual([
+      { code: -32015, message: 'invalid jump destination' },
+      { code: -32015, message: 'invalid opcode: opcode 0xc not defined' },
+    ])
   })
 })
