@@ -7,7 +7,7 @@
  * Talks to the state layer (scratch state) and the VM factory; knows nothing of JSON-RPC.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
-import type { Log } from '@ethereumjs/evm'
+import type { ExecResult, Log } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
@@ -56,6 +56,10 @@ export interface CallResult {
   isRevert: boolean
   /** The EVM's error for a failed call (`revert`, `out of gas`, …). */
   exceptionError?: string
+  /** The opcode the top frame halted on, for an `invalid opcode` failure (Besu's message names it). */
+  haltedOpcode?: number
+  /** RETURNDATACOPY read past the return data: the library says `out of gas`, Besu `Out of bounds`. */
+  isReturnDataOverrun?: boolean
   logs: Log[]
   /** Addresses and slots touched, when asked for (sender, recipient and precompiles left out unless slots were read). */
   accessList?: AccessListEntry[]
@@ -216,8 +220,19 @@ function callResult(r: LeanCallResult): CallResult {
     gasUsedBeforeRefund: gasBeforeRefund(r.totalGasSpent, r.gasRefund ?? 0n),
     isRevert: error === 'revert',
     exceptionError: error,
+    haltedOpcode: error === 'invalid opcode' ? r.execResult.runState?.opCode : undefined,
+    isReturnDataOverrun: error === 'out of gas' && isReturnDataOverrun(r.execResult.runState),
     logs: error !== undefined ? [] : (r.execResult.logs ?? []),
   }
+}
+
+const RETURNDATACOPY = 0x3e
+
+/** Whether a run halted on a RETURNDATACOPY whose source range ends past the return data (EIP-211). */
+function isReturnDataOverrun(rs: ExecResult['runState']): boolean {
+  if (rs?.opCode !== RETURNDATACOPY || rs.stack.length < 3) return false
+  const [, offset, length] = rs.stack.peek(3)
+  return offset + length > BigInt(rs.interpreter.getReturnDataSize())
 }
 
 /** Undoes the refund (capped at a fifth of the gas spent, EIP-3529) that `runTx` subtracted. */

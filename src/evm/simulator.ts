@@ -19,6 +19,7 @@ import { buildBlock, isMaxNonce, wrapSenderNonce } from './nonceOverflow.ts'
 import { openScratchState } from './scratchState.ts'
 import type { BlockOverrides } from './simulationBlock.ts'
 import { applyStateOverrides, type StateOverrides } from './stateOverrides.ts'
+import { frameErrorText } from './tracers/gethErrors.ts'
 import { enableTransferLogs, takeTransferLogs } from './transferLogs.ts'
 import { type BlockSource, createVm, type VM } from './vmFactory.ts'
 
@@ -351,6 +352,7 @@ async function simulateCall(
     maxUsedGas: gasBeforeRefund(r.totalGasSpent, r.gasRefund ?? 0n),
     isSuccess: err === undefined,
     isRevert: err === 'revert',
-    exceptionError: err,
+    // geth's words, as the execution-apis cases expect (`out of gas`, `invalid jump destination`).
+    exceptionError: frameErrorText(r.execResult),
   }
 }

@@ -270,7 +270,7 @@ describe('Besu genesis and block files', () => {
         const refused = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_call', params: [push0, '0x5'] })
         expect(refused.json.error).toEqual({
           code: -32000,
-          message: 'Transaction processing could not be completed due to an exception: Invalid opcode',
+          message: 'Transaction processing could not be completed due to an exception: Invalid opcode: 0x5f',
         })
         const traced = await node.rpc<unknown[]>('debug_traceBlockByNumber', ['0x4', { tracer: 'callTracer' }])
         expect(traced.length).toBe(1)

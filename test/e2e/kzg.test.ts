@@ -80,7 +80,11 @@ describe('KZG off the request path', () => {
       method: 'eth_call',
       params: [{ to: PRECOMPILE, data: '0x' }],
     })
-    expect(bad.json.error).toMatchObject({ code: -32000, message: expect.stringContaining('invalid input length') })
+    // Besu's point-evaluation precompile halts on a bad input with PRECOMPILE_ERROR.
+    expect(bad.json.error).toEqual({
+      code: -32000,
+      message: 'Transaction processing could not be completed due to an exception: Precompile error',
+    })
   }, 150_000)
 
   it('restores KZG from the data path after a restart instead of loading it again', async () => {

@@ -37,19 +37,48 @@ export function decodeRevertReason(data: Uint8Array): string | undefined {
   return new TextDecoder().decode(body.subarray(start + 32, start + 32 + Number(length)))
 }
 
-/** Besu's names for the EVM's halt reasons. */
+/**
+ * The EVM library's halt reasons in Besu's words (the descriptions of Besu's `ExceptionalHaltReason`,
+ * which Besu puts after the colon): a deployment onto an existing account is an illegal state
+ * change, a deployed code starting with 0xEF is invalid code, a failed precompile a precompile error.
+ */
 const HALT_REASONS: Record<string, string> = {
   'out of gas': 'Out of gas',
   'code store out of gas': 'Out of gas',
-  'invalid opcode': 'Invalid opcode',
-  'invalid JUMP': 'Invalid jump destination',
+  'invalid JUMP': 'Bad jump destination',
+  'invalid opcode': 'Bad instruction',
   'stack underflow': 'Stack underflow',
-  'stack overflow': 'Stack overflow',
+  'stack overflow': 'Out of stack',
   'static state change': 'Illegal state change',
+  'create collision': 'Illegal state change',
   'code size to deposit exceeds maximum code size': 'Code is too large',
+  'invalid bytecode deployed': 'Code is invalid',
+  'invalid EOF format': 'Code is invalid',
   'value out of range': 'Out of bounds',
-  'create collision': 'Contract address collision',
   'insufficient balance': 'Insufficient balance',
+  'invalid input length': 'Precompile error',
+  'point not on curve': 'Precompile error',
+  'input is empty': 'Precompile error',
+  'fp point not in field': 'Precompile error',
+  'kzg commitment does not match versioned hash': 'Precompile error',
+  'kzg inputs invalid': 'Precompile error',
+  'kzg proof invalid': 'Precompile error',
+}
+
+/**
+ * Besu's description of why a run halted. An invalid or undefined opcode names the opcode
+ * (`Invalid opcode: 0xfe`); the library's bad-jump text carries the place it happened, which
+ * Besu's does not; a RETURNDATACOPY past the return data is out of gas to the library and out of
+ * bounds to Besu.
+ */
+function haltReason(r: CallResult): string {
+  const error = r.exceptionError ?? ''
+  if (r.isReturnDataOverrun) return HALT_REASONS['value out of range']
+  if (error === 'invalid opcode' && r.haltedOpcode !== undefined) {
+    return `Invalid opcode: 0x${r.haltedOpcode.toString(16).padStart(2, '0')}`
+  }
+  if (error.startsWith('invalid JUMP')) return HALT_REASONS['invalid JUMP']
+  return HALT_REASONS[error] ?? error
 }
 
 /** The RPC error for a run that did not succeed. */
@@ -61,8 +90,7 @@ export function failedCallError(r: CallResult): RpcError {
       bytesToHex(r.returnData),
     )
   }
-  const reason = HALT_REASONS[r.exceptionError ?? ''] ?? r.exceptionError
-  return besuError('executionHalted', `${BESU_ERRORS.executionHalted[1]}: ${reason}`)
+  return besuError('executionHalted', `${BESU_ERRORS.executionHalted[1]}: ${haltReason(r)}`)
 }
 
 /** The short text geth puts in eth_createAccessList's and eth_simulateV1's `error` fields. */

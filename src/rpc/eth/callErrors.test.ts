@@ -1,0 +1,85 @@
+/**
+ * The halt reasons of eth_call and eth_estimateGas in Besu's words: -32000 "Transaction processing
+ * could not be completed due to an exception: <reason>", the reason being the description of Besu's
+ * ExceptionalHaltReason (an invalid opcode names the opcode). Each case is init code run as a call.
+ */
+import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
+import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
+import type { RpcContext } from '../context.ts'
+import { ethCall, ethEstimateGas } from './callMethods.ts'
+import { simulateV1 } from './simulateMethods.ts'
+
+const PREFIX = 'Transaction processing could not be completed due to an exception: '
+
+let t: TracingChain
+let ctx: RpcContext
+
+beforeAll(async () => {
+  t = await tracingChain()
+  ctx = rpcContext(t)
+})
+afterAll(() => {
+  ctx.filters.stop()
+  t.close()
+})
+
+/** The error eth_call (or another method) ends in for `data` run as init code. */
+async function failure(data: string, method = ethCall): Promise<{ code: number; message: string; data?: unknown }> {
+  // A small gas limit keeps the endless loop short.
+  const req = { from: t.sender, data, gas: '0x20000' }
+  const params = method === ethCall ? [req, 'latest'] : [req]
+  try {
+    await call(ctx, method, params)
+  } catch (e) {
+    const err = e as { code: number; message: string; data?: unknown }
+    return { code: err.code, message: err.message, data: err.data }
+  }
+  throw new Error(`${data} did not fail`)
+}
+
+describe("halt reasons as Besu's", () => {
+  const cases: [string, string, string][] = [
+    ['a jump to a byte that is no JUMPDEST', '0x600356', 'Bad jump destination'],
+    ['a JUMPI into push data', '0x6001600657605b', 'Bad jump destination'],
+    ['the designated INVALID opcode', '0xfe', 'Invalid opcode: 0xfe'],
+    ['an undefined opcode', '0x0c', 'Invalid opcode: 0x0c'],
+    ['an opcode without enough stack items', '0x01', 'Stack underflow'],
+    ['RETURNDATACOPY past the return data', '0x6001600060003e', 'Out of bounds'],
+    ['an endless loop', '0x5b600056', 'Out of gas'],
+  ]
+  for (const [what, data, reason] of cases) {
+    it(`eth_call: ${what} is "${reason}"`, async () => {
+      expect(await failure(data)).toEqual({ code: -32000, message: PREFIX + reason, data: undefined })
+    })
+  }
+
+  it('stack overflow is "Out of stack"', async () => {
+    // 1025 pushes: PUSH0 needs Shanghai, which the dev chain has.
+    expect((await failure(`0x${'5f'.repeat(1025)}`)).message).toBe(`${PREFIX}Out of stack`)
+  })
+
+  it('eth_estimateGas halts with the same reason', async () => {
+    expect(await failure('0x600356', ethEstimateGas)).toMatchObject({
+      code: -32000,
+      message: `${PREFIX}Bad jump destination`,
+    })
+    expect((await failure('0xfe', ethEstimateGas)).message).toBe(`${PREFIX}Invalid opcode: 0xfe`)
+  })
+
+  it('a revert stays code 3 with its data', async () => {
+    expect(await failure('0x60006000fd')).toEqual({ code: 3, message: 'Execution reverted', data: '0x' })
+  })
+
+  it("eth_simulateV1 reports a halted call in geth's words, as the execution-apis cases do", async () => {
+    const calls = [
+      { from: t.sender, data: '0x600356', gas: '0x20000' },
+      { from: t.sender, data: '0x0c', gas: '0x20000' },
+    ]
+    const [block] = await call(ctx, simulateV1, [{ blockStateCalls: [{ calls }] }, 'latest'])
+    expect(block.calls.map((c: { error: unknown }) => c.error)).toEqual([
+      { code: -32015, message: 'invalid jump destination' },
+      { code: -32015, message: 'invalid opcode: opcode 0xc not defined' },
+    ])
+  })
+})
