@@ -126,6 +126,16 @@ describe('BftSchedule', () => {
         'config.transitions.qbft[0].miningbeneficiary must be a 20-byte',
       ],
       ['qbft', { transitions: { qbft: [{ block: 2 }, { block: 2 }] } }, 'two transitions at block 2'],
+      [
+        'qbft',
+        { transitions: { qbft: [{ block: 2, epochlength: 10 }] } },
+        'config.transitions.qbft[0].epochlength is not supported in a transition',
+      ],
+      [
+        'ibft2',
+        { transitions: { ibft2: [{ block: 2, xblockperiodmilliseconds: 500 }] } },
+        'config.transitions.ibft2[0].xblockperiodmilliseconds is not supported',
+      ],
     ]
     for (const [kind, config, message] of bad) {
       expect(() => new BftSchedule(kind as 'qbft', config)).toThrow(BftScheduleError)

@@ -10,7 +10,7 @@
  *   validators read by calling `getValidators()` on the contract at the parent's state;
  * - `blockreward` (wei, a `0x` hex or decimal string; default 0) and `miningbeneficiary` (an address;
  *   absent or blank in a transition: the block's coinbase, its proposer): see `rewardOf`.
- * Bad values throw `BftScheduleError` naming the field, at start.
+ * Bad values, and transition fields it does not read, throw `BftScheduleError` naming the field, at start.
  */
 import type { BlockReward } from '../evm/blockReward.ts'
 import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
@@ -35,6 +35,23 @@ interface Fork {
   block: bigint
   params: BftParams
 }
+
+/**
+ * The fields a transition may name: Besu's `BftFork` / `QbftFork` ones, plus `requesttimeoutseconds`.
+ * Any other (`epochlength`, Besu's experimental `xblockperiodmilliseconds`, a misspelling) is refused
+ * by name rather than ignored, so a transition never silently fails to apply.
+ */
+const TRANSITION_FIELDS = [
+  'block',
+  'blockperiodseconds',
+  'emptyblockperiodseconds',
+  'requesttimeoutseconds',
+  'validators',
+  'blockreward',
+  'miningbeneficiary',
+  'validatorselectionmode',
+  'validatorcontractaddress',
+]
 
 export class BftScheduleError extends Error {
   override name = 'BftScheduleError'
@@ -128,6 +145,9 @@ export class BftSchedule {
     const entries = ((transitions ?? []) as Record<string, unknown>[]).map((t, i) => {
       const where = `config.transitions.${kind}[${i}]`
       if (typeof t !== 'object' || t === null) fail(`${where} must be an object`)
+      const unknown = Object.keys(t).find((k) => !TRANSITION_FIELDS.includes(k))
+      if (unknown !== undefined)
+        fail(`${where}.${unknown} is not supported in a transition (fields read: ${TRANSITION_FIELDS.join(', ')})`)
       const block = seconds(t.block, `${where}.block`, 1) ?? fail(`${where}.block is required`)
       return { block: BigInt(block), t, where }
     })

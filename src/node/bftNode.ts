@@ -9,7 +9,7 @@ import type { Common } from '@ethereumjs/common'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions, GenesisJson } from '../chain/genesis.ts'
 import { decodeBftExtraData } from '../consensus/bftExtraData.ts'
-import { installBftBlockHash } from '../consensus/bftHashing.ts'
+import { addressOf, installBftBlockHash } from '../consensus/bftHashing.ts'
 import { bftSealRules } from '../consensus/bftHeaderRules.ts'
 import { BftSchedule } from '../consensus/bftSchedule.ts'
 import { type BftTransport, soloTransport } from '../consensus/qbft/transport.ts'
@@ -67,12 +67,15 @@ export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis
 }
 
 /** The consensus subprotocol of the chain, routing to the validators of the height above the head. */
-export function createBftProtocol(chain: Chain, bft: BftChain): BftProtocol {
-  return new BftProtocol({
+export function createBftProtocol(chain: Chain, bft: BftChain, privateKey: Uint8Array): BftProtocol {
+  const protocol = new BftProtocol({
     kind: bft.options.kind,
     validators: () => bft.tracker.validatorsAfter(chain.head.header),
     height: () => chain.head.header.number + 1n,
+    address: addressOf(privateKey),
   })
+  chain.onNewBlock(() => protocol.heightStarted())
+  return protocol
 }
 
 export interface BftValidatorNetwork {

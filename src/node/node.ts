@@ -222,7 +222,8 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     log.warn('BFT validators sign with secp256k1 only: this node seals no blocks', { curve })
   const isBftValidating = bft !== undefined && curve === 'secp256k1'
   // Every node of a BFT chain offers the consensus subprotocol; only validators are sent messages.
-  const bftProtocol = isBftValidating && config.p2p.isEnabled ? createBftProtocol(chain, bft) : undefined
+  const bftProtocol =
+    isBftValidating && config.p2p.isEnabled ? createBftProtocol(chain, bft, nodeKey.privateKey) : undefined
   let network: P2pNetwork | undefined
   const validator = isBftValidating
     ? createBftValidator(

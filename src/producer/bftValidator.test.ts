@@ -6,6 +6,8 @@ import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { decodeBftExtraData, genesisExtraData } from '../consensus/bftExtraData.ts'
 import { addressOf, commitSealHash, recoverAddress } from '../consensus/bftHashing.ts'
+import { codecFor } from '../consensus/qbft/messageCodec.ts'
+import { PREPARE } from '../consensus/qbft/messages.ts'
 import type { BftTransport } from '../consensus/qbft/transport.ts'
 import { openChain, poolChainView } from '../node/node.ts'
 import { systemClock } from '../primitives/clock.ts'
@@ -52,7 +54,7 @@ interface Node {
   validator: BftValidator
 }
 
-async function network(kind: 'qbft' | 'ibft2'): Promise<{ nodes: Node[]; hub: Hub }> {
+function writeGenesis(kind: 'qbft' | 'ibft2'): string {
   const genesisFile = join(dir, `${kind}.json`)
   const genesis = {
     config: {
@@ -67,6 +69,11 @@ async function network(kind: 'qbft' | 'ibft2'): Promise<{ nodes: Node[]; hub: Hu
     alloc: { fe3b557e8fb62b89f4916b721be55ceb828dbd73: { balance: '0xad78ebc5ac6200000' } },
   }
   writeFileSync(genesisFile, JSON.stringify(genesis))
+  return genesisFile
+}
+
+async function network(kind: 'qbft' | 'ibft2'): Promise<{ nodes: Node[]; hub: Hub }> {
+  const genesisFile = writeGenesis(kind)
   const hub = new Hub()
   const nodes: Node[] = []
   for (const [i, key] of KEYS.entries()) {
@@ -128,6 +135,49 @@ describe.each(['qbft', 'ibft2'] as const)('BftValidator, 4 %s validators in one 
     await expectSameChain(live, from + 5n)
     for (const n of nodes) await n.validator.stop()
   }, 60_000)
+})
+
+describe.each(['qbft', 'ibft2'] as const)('BftValidator behind the %s network', (kind) => {
+  it('cues a sync from its peers when a validator speaks for a later height: once per height, never for a stranger', async () => {
+    const { chain, bft, close } = await openChain({ genesisFile: writeGenesis(kind), dataPath: ':memory:' })
+    const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
+    let deliver: (code: number, data: Uint8Array) => void = () => {}
+    const cues: bigint[] = []
+    const validator = new BftValidator(chain, pool, bft!.tracker, {
+      bft: bft!.options,
+      privateKey: KEYS[0],
+      clock: systemClock,
+      transport: {
+        broadcast: () => {},
+        onMessage: (h) => {
+          deliver = h
+          return () => {}
+        },
+      },
+      hasPeers: true,
+      onBehind: (height) => cues.push(height),
+    })
+    validator.start()
+    const codec = codecFor(kind)
+    const prepare = (key: Uint8Array, height: bigint) => {
+      const signed = codec.signPrepare({ height, round: 0, digest: new Uint8Array(32).fill(7) }, key)
+      return codec.encode({ code: PREPARE, signed })
+    }
+    // This node is at height 1; validators at heights 3 and 5, a stranger at 4.
+    deliver(PREPARE, prepare(KEYS[1], 3n))
+    deliver(PREPARE, prepare(KEYS[2], 3n))
+    deliver(PREPARE, prepare(new Uint8Array(32).fill(9), 4n))
+    deliver(PREPARE, prepare(KEYS[3], 5n))
+    await waitFor(() => cues.length >= 2, 5_000)
+    await sleep(100)
+    expect(cues).toEqual([3n, 5n])
+    // A message of the height being decided is no cue.
+    deliver(PREPARE, prepare(KEYS[1], 1n))
+    await sleep(100)
+    expect(cues).toEqual([3n, 5n])
+    await validator.stop()
+    await close()
+  })
 })
 
 const word = (hex: string) => hex.replace(/^0x/, '').padStart(64, '0')

@@ -187,7 +187,9 @@ describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind
     expect(blocks(['export', '--data-path', dataPath, '--to', file]).exitCode).toBe(0)
     const imported = blocks(['import', '--data-path', join(dir, `${kind}-imported`), '--from', file])
     expect(imported.exitCode).toBe(0)
-    expect(imported.stdout.toString()).toContain(`head ${head + 2}`)
+    // The node may seal more blocks between reaching head + 2 and its stop: at least, not exactly.
+    const importedHead = Number(/head (\d+) /.exec(imported.stdout.toString())?.[1])
+    expect(importedHead).toBeGreaterThanOrEqual(head + 2)
     const block1 = RLP.decode(readFileSync(file), true).data as unknown as Uint8Array[][]
     const extra = RLP.decode(block1[0][12]) as unknown as Uint8Array[][]
     extra[4][0][10] ^= 1

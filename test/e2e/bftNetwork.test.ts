@@ -39,7 +39,9 @@ async function generate(
       berlinBlock: 0,
       londonBlock: 0,
       shanghaiTime: 0,
-      [kind]: { blockperiodseconds: 1, epochlength: 30000, requesttimeoutseconds: 2 },
+      // IBFT 2.0's round 0 runs from the height's start (Besu's), so its timeout covers the block
+      // period too: 3 s leaves round 0 the 2 s after the block is due that QBFT's has.
+      [kind]: { blockperiodseconds: 1, epochlength: 30000, requesttimeoutseconds: kind === 'ibft2' ? 3 : 2 },
     },
     gasLimit: '0x1fffffffffffff',
     difficulty: '0x1',

@@ -95,6 +95,74 @@ describe('QbftStateMachine', () => {
   })
 })
 
+describe('IBFT 2.0 round 0', () => {
+  const ibftCommon = createChainCommon(normalizeGenesis({ config: { chainId: 1337, ibft2: {} } }), {})
+  installBftBlockHash(ibftCommon, 'ibft2')
+  const ibftGenesis = createBlockHeader(
+    { number: 0n, timestamp: GENESIS_SEC, extraData: genesisExtraData('ibft2', VALIDATORS) },
+    { common: ibftCommon },
+  )
+  function ibft(key: Uint8Array, startMs: number, extra: Partial<QbftOptions> = {}) {
+    const clock = manualClock(startMs)
+    const m = new QbftStateMachine({
+      kind: 'ibft2',
+      privateKey: key,
+      blockPeriodSeconds: 2,
+      requestTimeoutSeconds: 4,
+      clock,
+      ...extra,
+    })
+    m.startHeight(ibftGenesis, VALIDATORS)
+    return { m, clock }
+  }
+  const proposer = keyOf(proposerFor(ibftGenesis.coinbase.bytes, VALIDATORS, 0))
+  const other = KEYS.find((k) => k !== proposer)!
+
+  it("runs round 0's timer from the start of the height, as Besu's IBFT 2.0, not from when the block is due", () => {
+    // The height starts 500 ms after the parent: round 0 ends request timeout later, whoever proposes.
+    const startMs = Number(GENESIS_SEC) * 1000 + 500
+    for (const key of [other, proposer]) {
+      const { m, clock } = ibft(key, startMs)
+      clock.advance(1500)
+      const due = m.tick()
+      expect(due).toEqual(
+        key === proposer ? [{ type: 'createBlock', height: 1n, round: 0, timestampSec: GENESIS_SEC + 2n }] : [],
+      )
+      expect(m.nextDeadlineMs()).toBe(startMs + 4000)
+      clock.advance(2500)
+      expect(m.tick().map((a) => a.type === 'broadcast' && a.message.code)).toEqual([ROUND_CHANGE])
+      expect(m.round).toBe(1)
+    }
+  })
+
+  it('expires round 0 before the block is due when the request timeout is shorter than the block period', () => {
+    const { m, clock } = ibft(proposer, Number(GENESIS_SEC) * 1000, { requestTimeoutSeconds: 1 })
+    clock.advance(1000)
+    expect(m.tick().map((a) => a.type === 'broadcast' && a.message.code)).toEqual([ROUND_CHANGE])
+    clock.advance(1000)
+    expect(m.tick()).toEqual([])
+  })
+
+  it('ignores emptyblockperiodseconds (QBFT only in Besu): an empty block goes out at once', () => {
+    const { m, clock } = ibft(proposer, Number(GENESIS_SEC) * 1000, { emptyBlockPeriodSeconds: 10 })
+    clock.advance(2000)
+    m.tick()
+    const empty = createBlock(
+      {
+        header: {
+          number: 1n,
+          parentHash: ibftGenesis.hash(),
+          timestamp: GENESIS_SEC + 2n,
+          extraData: ibftGenesis.extraData,
+        },
+      },
+      { common: ibftCommon },
+    )
+    // IBFT 2.0's proposer sends no PREPARE: the proposal alone.
+    expect(m.blockCreated(0, empty).map((a) => a.type === 'broadcast' && a.message.code)).toEqual([PROPOSAL])
+  })
+})
+
 describe('QbftStateMachine empty-block period', () => {
   const proposerKey = keyOf(proposerFor(genesis.coinbase.bytes, VALIDATORS, 0))
   const emptyBlock = (timestamp: bigint) =>

@@ -122,23 +122,32 @@ export class QbftStateMachine {
       requestTimeoutSeconds: this.opts.requestTimeoutSeconds,
     }
     const dueMs = Number(parent.timestamp + BigInt(this.timing.blockPeriodSeconds)) * 1000
-    this.blockDueMs = this.isValidator() ? Math.max(dueMs, this.opts.clock.nowMs()) : undefined
+    const now = this.opts.clock.nowMs()
+    this.blockDueMs = this.isValidator() ? Math.max(dueMs, now) : undefined
+    // Besu's IBFT 2.0 creates round 0, and starts its timer, when the height starts; QBFT does when
+    // the block is due (`tick`).
+    if (this.opts.kind === 'ibft2' && this.isValidator())
+      this.roundDeadlineMs = now + roundTimeoutMs(this.timing.requestTimeoutSeconds, 0)
     const held = this.future.filter((m) => m.signed.payload.height === this.height)
     this.future = this.future.filter((m) => m.signed.payload.height > this.height)
     for (const m of held) if (this.isValidator(m.signed.author)) this.handle(m)
     return this.flush()
   }
 
-  /** Runs what is due: the round-0 proposal once the block period passed, and round expiry. */
+  /**
+   * Runs what is due: the round-0 proposal once the block period passed, and round expiry. Round 0's
+   * timer runs from when the block is due (QBFT; IBFT 2.0: from the height's start).
+   */
   tick(): QbftAction[] {
     const now = this.opts.clock.nowMs()
     if (this.blockDueMs !== undefined && now >= this.blockDueMs) {
       this.blockDueMs = undefined
       const timeout = roundTimeoutMs(this.timing.requestTimeoutSeconds, 0)
+      const isQbft = this.opts.kind === 'qbft'
       if (this.round === 0 && equalBytes(this.proposerOf(0), this.address)) {
-        this.roundDeadlineMs = now + timeout
+        if (isQbft) this.roundDeadlineMs = now + timeout
         this.out.push({ type: 'createBlock', height: this.height, round: 0, timestampSec: this.timestampAt(now) })
-      } else {
+      } else if (isQbft) {
         // The proposer may rightly wait for the empty-block period: round 0 runs from its end.
         this.roundDeadlineMs = Math.max(now, this.emptyBlockDueMs()) + timeout
       }
@@ -274,9 +283,12 @@ export class QbftStateMachine {
     this.roundDeadlineMs = this.opts.clock.nowMs() + roundTimeoutMs(this.timing.requestTimeoutSeconds, round)
   }
 
-  /** When an empty block may be proposed: the parent's time plus the empty-block period (0: any time). */
+  /**
+   * When an empty block may be proposed: the parent's time plus the empty-block period (0: any
+   * time). QBFT's only: Besu's IBFT 2.0 proposes empty blocks at once.
+   */
   private emptyBlockDueMs(): number {
-    const period = this.timing.emptyBlockPeriodSeconds
+    const period = this.opts.kind === 'qbft' ? this.timing.emptyBlockPeriodSeconds : 0
     return period > 0 ? Number(this.parent!.timestamp + BigInt(period)) * 1000 : 0
   }
 

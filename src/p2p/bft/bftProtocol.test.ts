@@ -21,8 +21,14 @@ interface FakePeer {
   handler: SubProtocolHandler
 }
 
-function setUp(kind: 'qbft' | 'ibft2' = 'qbft', height = 5n) {
-  const protocol = new BftProtocol({ kind, validators: () => validators, height: () => height })
+function setUp(kind: 'qbft' | 'ibft2' = 'qbft', height = 5n, self = keys[0]) {
+  const chain = { height }
+  const protocol = new BftProtocol({
+    kind,
+    validators: () => validators,
+    height: () => chain.height,
+    address: addressOf(self),
+  })
   const received: { code: number; data: Uint8Array }[] = []
   protocol.onMessage((code, data) => received.push({ code, data }))
   // This node is key 0; its peers are keys 1..3.
@@ -36,7 +42,7 @@ function setUp(kind: 'qbft' | 'ibft2' = 'qbft', height = 5n) {
     }
     return { handle, sent, handler: protocol.attach(handle) }
   })
-  return { protocol, received, peers }
+  return { protocol, received, peers, chain }
 }
 
 const prepare = (key: Uint8Array, height = 5n) =>
@@ -108,6 +114,45 @@ describe('BFT subprotocol', () => {
     expect(peers.map((p) => p.sent.length)).toEqual([0, 0, 0])
   })
 
+  it('hands on a message for a later height but holds it from gossip until that height starts, as Besu', () => {
+    const { protocol, peers, received, chain } = setUp('qbft', 5n)
+    // Authored by key 2, relayed by key 1: for height 6, while this node decides height 5.
+    const ahead = prepare(keys[2], 6n)
+    peers[0].handler.onMessage(PREPARE, ahead)
+    expect(received).toHaveLength(1)
+    expect(peers.map((p) => p.sent.length)).toEqual([0, 0, 0])
+    protocol.heightStarted()
+    expect(peers.map((p) => p.sent.length)).toEqual([0, 0, 0])
+    // Height 6 starts: it goes on to the validators other than its sender and author (none here);
+    // one authored by key 1 for height 7, held meanwhile, goes on to key 2 once height 7 starts.
+    peers[2].handler.onMessage(PREPARE, prepare(keys[1], 7n))
+    chain.height = 6n
+    protocol.heightStarted()
+    expect(peers.map((p) => p.sent.length)).toEqual([0, 0, 0])
+    chain.height = 7n
+    protocol.heightStarted()
+    expect(peers.map((p) => p.sent.length)).toEqual([0, 1, 0])
+    expect(peers[1].sent[0].data).toEqual(prepare(keys[1], 7n))
+    protocol.heightStarted()
+    expect(peers[1].sent).toHaveLength(1)
+  })
+
+  it('drops held messages of a height the chain went past, and sends nothing held back when another frame arrives', () => {
+    const { peers, chain } = setUp('qbft', 5n)
+    peers[2].handler.onMessage(PREPARE, prepare(keys[1], 6n))
+    chain.height = 7n
+    // The next frame received releases what is due (nothing: height 6 was passed by sync).
+    peers[2].handler.onMessage(PREPARE, prepare(keys[1], 7n))
+    expect(peers[1].sent.map((f) => f.data)).toEqual([prepare(keys[1], 7n)])
+  })
+
+  it('gossips nothing when this node is not a validator, though it hands messages on', () => {
+    const { peers, received } = setUp('qbft', 5n, keys[3])
+    peers[2].handler.onMessage(PREPARE, prepare(keys[1]))
+    expect(received).toHaveLength(1)
+    expect(peers.map((p) => p.sent.length)).toEqual([0, 0, 0])
+  })
+
   it('throws (so the peer is disconnected) on an unknown code or a message that is not signed', () => {
     const { peers } = setUp()
     expect(() => peers[0].handler.onMessage(0x01, prepare(keys[1]))).toThrow('unknown message code')
@@ -128,7 +173,12 @@ describe('BFT subprotocol over peer sessions', () => {
   it('carries a message to a validator not connected to its author, by gossip through another', async () => {
     const net = new MemoryNetwork()
     const nodes = keys.slice(0, 3).map((key) => {
-      const protocol = new BftProtocol({ kind: 'qbft', validators: () => validators, height: () => 5n })
+      const protocol = new BftProtocol({
+        kind: 'qbft',
+        validators: () => validators,
+        height: () => 5n,
+        address: addressOf(key),
+      })
       const received: Uint8Array[] = []
       protocol.onMessage((_code, data) => received.push(data))
       let manager: PeerManager | undefined

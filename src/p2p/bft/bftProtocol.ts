@@ -5,9 +5,12 @@
  * - `broadcast` sends a message to every connected peer whose node key is a current validator's
  *   (the node key is the validator key, so a peer's address is the keccak of its node id);
  * - a received message is checked for its signer (recovered from the message's own signature, not
- *   taken from the connection) and its height, dropped when seen before, handed to the validator,
- *   and gossiped on to the other connected validators — never back to the peer it came from nor to
- *   its author — when its author is a validator and its height is not behind ours.
+ *   taken from the connection) and its height, dropped when seen before or behind ours, and handed
+ *   to the validator;
+ * - gossip, as Besu's controller: a message of the height being decided goes on to the other
+ *   connected validators — never back to the peer it came from nor to its author — when its author
+ *   and this node are validators. One for a later height is not passed on yet: it is held (bounded)
+ *   and goes on once that height starts (`heightStarted`), if still from a validator then.
  * Every node of a BFT chain offers the capability; a non-validator is simply never sent anything.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js'
@@ -23,6 +26,9 @@ import type { PeerHandle, SubProtocol, SubProtocolHandler } from '../peerManager
 const log = createLogger('bft')
 /** Messages remembered for duplicate suppression. */
 const SEEN_MESSAGES = 10_000
+/** Frames of later heights held for gossip, and how far ahead a height may be (the validator's bounds). */
+const MAX_HELD = 1000
+const MAX_HEIGHT_LEAD = 10n
 
 interface WireShape {
   name: string
@@ -49,6 +55,17 @@ export interface BftProtocolDeps {
   validators(): Uint8Array[]
   /** The height being decided: messages below it are neither handed on nor gossiped. */
   height(): bigint
+  /** This node's address (its node key's): a node outside the validators gossips nothing. */
+  address: Uint8Array
+}
+
+interface HeldFrame {
+  code: number
+  data: Uint8Array
+  height: bigint
+  author: Uint8Array
+  /** The peer it came from, which is not sent it again. */
+  from: Uint8Array
 }
 
 interface BftPeer {
@@ -70,6 +87,7 @@ export class BftProtocol implements SubProtocol, BftTransport {
   private readonly peers = new Map<string, BftPeer>()
   private readonly seen = new BoundedSet(SEEN_MESSAGES)
   private readonly handlers = new Set<(code: number, data: Uint8Array) => void>()
+  private held: HeldFrame[] = []
 
   private readonly deps: BftProtocolDeps
 
@@ -104,6 +122,7 @@ export class BftProtocol implements SubProtocol, BftTransport {
   }
 
   broadcast(code: number, data: Uint8Array): void {
+    this.heightStarted()
     this.seen.add(messageKey(code, data))
     this.send(code, data, [])
   }
@@ -120,6 +139,18 @@ export class BftProtocol implements SubProtocol, BftTransport {
     }
   }
 
+  /**
+   * The chain reached a new height: held frames of that height go on as if just received, older ones
+   * are dropped. Also run on every frame sent or received, so a missed call only delays them.
+   */
+  heightStarted(): void {
+    if (this.held.length === 0) return
+    const current = this.deps.height()
+    const due = this.held.filter((f) => f.height === current)
+    this.held = this.held.filter((f) => f.height > current)
+    for (const f of due) this.gossip(f.code, f.data, f.author, f.from)
+  }
+
   /** A frame from `peer`; a message that does not decode or is not signed disconnects the peer. */
   private receive(peer: BftPeer, code: number, data: Uint8Array): void {
     if (code < PROPOSAL || code > ROUND_CHANGE) throw new Error(`unknown message code ${code - this.codeOffset}`)
@@ -127,9 +158,20 @@ export class BftProtocol implements SubProtocol, BftTransport {
     if (this.seen.has(key)) return
     this.seen.add(key)
     const { author, height } = codecFor(this.deps.kind).origin(code, data)
-    if (height < this.deps.height()) return
+    this.heightStarted()
+    const current = this.deps.height()
+    if (height < current) return
     for (const h of this.handlers) h(code, data)
-    if (this.deps.validators().some((v) => equalBytes(v, author))) this.send(code, data, [peer.address, author])
+    if (height === current) this.gossip(code, data, author, peer.address)
+    else if (height <= current + MAX_HEIGHT_LEAD && this.held.length < MAX_HELD)
+      this.held.push({ code, data, height, author, from: peer.address })
+  }
+
+  /** Passes a message of the current height on, as Besu: only between validators. */
+  private gossip(code: number, data: Uint8Array, author: Uint8Array, from: Uint8Array): void {
+    const validators = this.deps.validators()
+    if (!validators.some((v) => equalBytes(v, this.deps.address))) return
+    if (validators.some((v) => equalBytes(v, author))) this.send(code, data, [from, author])
     else log.debug('message from a non-validator not gossiped', { author: bytesToHex(author), code })
   }
 }
