@@ -13,7 +13,7 @@ import type { Clock } from '../primitives/clock.ts'
 import { equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
-import type { PoolTx, TxPool } from '../txpool/txPool.ts'
+import type { TxPool } from '../txpool/txPool.ts'
 import { BlockAssembler, nextTurn, type ProducerHeaderFields } from './blockAssembler.ts'
 import { BlockTime, type BlockTimeSettings } from './blockTime.ts'
 
