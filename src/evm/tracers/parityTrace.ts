@@ -98,21 +98,20 @@ export function precompileAddresses(ctx: TxContext): Set<string> {
 }
 
 /**
- * The tree as parity traces show it: a nested call into a precompile appears only when it carries
- * value (transferred, or for DELEGATECALL the value of the frame it runs in), as OpenEthereum's
- * executive tracer and Besu's FlatTraceGenerator do; the top call always appears.
+ * The tree as Besu's parity traces show it: no nested call into a precompile, whatever its type and
+ * value (Besu's FlatTraceGenerator lists a call only when the callee ran opcodes of its own, which a
+ * precompile never does); the top call always appears.
  */
-export function withoutValuelessPrecompileCalls(f: CallFrame, precompiles: ReadonlySet<string>): CallFrame {
-  const isSilent = (c: CallFrame) =>
+export function withoutNestedPrecompileCalls(f: CallFrame, precompiles: ReadonlySet<string>): CallFrame {
+  const isPrecompileCall = (c: CallFrame) =>
     c.type !== 'CREATE' &&
     c.type !== 'CREATE2' &&
     c.type !== 'SELFDESTRUCT' &&
     c.to !== undefined &&
-    precompiles.has(bytesToHex(c.to)) &&
-    (c.value ?? 0n) === 0n
+    precompiles.has(bytesToHex(c.to))
   return {
     ...f,
-    calls: f.calls.filter((c) => !isSilent(c)).map((c) => withoutValuelessPrecompileCalls(c, precompiles)),
+    calls: f.calls.filter((c) => !isPrecompileCall(c)).map((c) => withoutNestedPrecompileCalls(c, precompiles)),
   }
 }
 

@@ -5,7 +5,7 @@
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex } from '../../primitives/hex.ts'
 import { CallTracer } from './callTracer.ts'
-import { flattenCallFrames, precompileAddresses, withoutValuelessPrecompileCalls } from './parityTrace.ts'
+import { flattenCallFrames, precompileAddresses, withoutNestedPrecompileCalls } from './parityTrace.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 import { type VmTraceJson, VmTracer } from './vmTracer.ts'
@@ -17,6 +17,8 @@ type Diff = '=' | { '+': Hex } | { '-': Hex } | { '*': { from: Hex; to: Hex } }
 
 export interface ReplayResult {
   output: Hex
+  /** The bytes a top-level REVERT returned (Besu); absent when the transaction did not revert. */
+  revertReason?: Hex
   stateDiff: Record<string, unknown> | null
   trace: Record<string, unknown>[]
   vmTrace: VmTraceJson | null
@@ -83,6 +85,16 @@ export function toStateDiff(
   return out
 }
 
+/**
+ * Besu's `output` and `revertReason`: a failed transaction has no output, and one that ended in a
+ * REVERT gives what it reverted with (possibly `0x`) as `revertReason`.
+ */
+function outputOf(r: RunTxResult): { output: Hex; revertReason?: Hex } {
+  const err = r.execResult.exceptionError?.error
+  if (err === undefined) return { output: bytesToHex(r.execResult.returnValue) }
+  return err === 'revert' ? { output: '0x', revertReason: bytesToHex(r.execResult.returnValue) } : { output: '0x' }
+}
+
 /** A tracer for trace_replay*: `types` says which parts to fill. */
 export function createReplayTracer(types: TraceType[]): TxTracer<ReplayResult> {
   const calls = types.includes('trace') ? new CallTracer({ withSelfdestructs: true }) : undefined
@@ -100,9 +112,9 @@ export function createReplayTracer(types: TraceType[]): TxTracer<ReplayResult> {
         ? ((await diff.finish(ctx, r)) as { pre: Record<string, AccountJson>; post: Record<string, AccountJson> })
         : undefined
       return {
-        output: bytesToHex(r.execResult.returnValue),
+        ...outputOf(r),
         stateDiff: prestate ? toStateDiff(prestate.pre, prestate.post) : null,
-        trace: root ? flattenCallFrames(withoutValuelessPrecompileCalls(root, precompileAddresses(ctx))) : [],
+        trace: root ? flattenCallFrames(withoutNestedPrecompileCalls(root, precompileAddresses(ctx))) : [],
         vmTrace: vm ? vm.finish(ctx, r) : null,
       }
     },

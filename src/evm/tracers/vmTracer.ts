@@ -11,7 +11,8 @@
  *   `ex.store` the slot an SSTORE wrote;
  * - an opcode that ran out of gas is listed without `ex`; one that failed on a bad jump destination
  *   or a write in a static context is listed with it; other failing opcodes are left out;
- * - a transaction whose whole execution is a single STOP has no ops.
+ * - a transaction whose whole execution is a single STOP has no ops, and code that runs off its end
+ *   gets no op for the STOP the EVM adds there (Besu's virtual operation, not listed).
  */
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
@@ -54,7 +55,6 @@ const DEPOSIT_ERRORS = new Set([
   'code size to deposit exceeds maximum code size',
   'invalid bytecode deployed',
 ])
-const CALL_STIPEND = 2300n
 
 function producedItems(op: number): number {
   if (op >= 0x80 && op <= 0x8f) return op - 0x80 + 2 // DUPn: the n items it read and the copy
@@ -62,11 +62,12 @@ function producedItems(op: number): number {
   return PRODUCE_NONE.has(op) ? 0 : 1
 }
 
-/** Where an opcode writes memory, read from the stack before it runs (top last). */
+/** Which memory an opcode's `ex.mem` shows, read from the stack before it runs (top last). */
 function memoryWrite(op: number, st: bigint[]): { off: bigint; size: bigint } | undefined {
   const n = st.length
   const at = (i: number) => st[n - 1 - i] ?? 0n
   switch (op) {
+    case 0x51: // MLOAD: Besu shows the word it read
     case 0x52: // MSTORE
       return { off: at(0), size: 32n }
     case 0x53: // MSTORE8
@@ -92,7 +93,7 @@ function callOutput(op: number, st: bigint[]): { off: bigint; size: bigint } {
 
 /** What the callee of a call or create did, learnt when its frame ends. */
 interface CalleeResult {
-  ranCode: boolean
+  hasCode: boolean
   isPrecompile: boolean
   gasGiven: bigint
   gasUsed: bigint
@@ -132,6 +133,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
   private isFirstOpStop = false
   private evm?: EVM
   private precompiles = new Set<string>()
+  private readonly rootCallSubs: VmTraceJson[] = []
 
   start({ vm }: TxContext): void {
     this.evm = vm.evm as EVM
@@ -148,17 +150,15 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     this.evm?.events.off('step', this.onStep)
     const root = this.root ?? { code: tx.to ? '0x' : bytesToHex(tx.data), ops: [] }
     if (this.stepCount === 1 && this.isFirstOpStop) root.ops = []
+    for (const sub of this.rootCallSubs) sub.code = root.code
     return root
   }
 
   private readonly onEnter = (m: Message): void => {
     const parent = this.open[this.open.length - 1]
     const trace: VmTraceJson = { code: m.to === undefined ? bytesToHex(m.data) : '0x', ops: [] }
-    const hasStipend =
-      m.value > 0n &&
-      parent?.pending !== undefined &&
-      (parent.pending.opcode === 0xf1 || parent.pending.opcode === 0xf2)
-    const gasGiven = m.gasLimit - (hasStipend ? CALL_STIPEND : 0n)
+    // Besu counts the gas the callee starts with, a value call's 2,300 stipend included.
+    const gasGiven = m.gasLimit
     const precompile = m.to !== undefined && this.precompiles.has(bytesToHex(m.codeAddress.bytes).slice(2))
     if (parent?.pending) parent.pending.json.sub = trace
     else if (!parent) this.root = trace
@@ -177,22 +177,20 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       if (isLastOpFailure) this.closeFailed(frame, frame.pending, err)
       else if (run) {
         const stack = run.stack.getStack()
-        this.close(frame.pending, {
+        this.close(frame.pending, this.open.length === 0, {
           gasLeft: HALTS.has(frame.pending.opcode) ? frame.pending.gasLeft - frame.pending.cost : run.gasLeft,
           stack,
           memory: (off, size) => run.memory.read(off, size),
         })
-        if (!HALTS.has(frame.pending.opcode) && err === undefined)
-          this.addImplicitStop(frame, run.programCounter, run.gasLeft)
       }
       frame.pending = undefined
     }
     const parent = this.open[this.open.length - 1]
     if (parent?.pending) {
-      const ranCode = run !== undefined && frame.trace.ops.length > 0
-      if (!ranCode) parent.pending.json.sub = null
+      const hasCode = run !== undefined && run.code.length > 0
+      if (!hasCode) parent.pending.json.sub = { code: '0x', ops: [] }
       parent.pending.callee = {
-        ranCode,
+        hasCode,
         isPrecompile: frame.precompile,
         gasGiven: frame.gasGiven,
         gasUsed: exec.executionGasUsed,
@@ -206,7 +204,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     if (!frame) return
     this.stepCount++
     if (frame.pending) {
-      this.close(frame.pending, {
+      this.close(frame.pending, frame === this.open[0], {
         gasLeft: s.gasLeft,
         stack: s.stack,
         memory: (off, size) => s.memory.subarray(off, off + size),
@@ -230,7 +228,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
   }
 
   /** Fills the pending opcode's `ex` from the frame as it stands after it. */
-  private close(p: PendingOp, after: After): void {
+  private close(p: PendingOp, isRoot: boolean, after: After): void {
     const n = producedItems(p.opcode)
     const push: Hex[] = []
     for (let i = Math.max(0, after.stack.length - n); i < after.stack.length; i++) push.push(toQuantity(after.stack[i]))
@@ -243,11 +241,31 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       mem = { data: bytesToHex(written), off: Number(p.out.off) }
     }
     p.json.ex = { mem, push, store: p.store ?? null, used: Number(after.gasLeft) }
+    if (CALLS.has(p.opcode) || CREATES.has(p.opcode)) this.closeCall(p, isRoot, after.gasLeft)
+  }
+
+  /**
+   * A call's or create's `cost` and `sub` as Besu's VmTraceGenerator sets them: into code, the gas
+   * the callee started with is added and `sub` is its trace; into an account without code, `sub` is
+   * an empty trace and the cost adds a precompile's own gas, or for CALL and STATICCALL the gas
+   * handed over; a call that never entered (too little balance, depth limit) at the top level costs
+   * the gas it took in the end (a value call's stipend comes back) and has an empty trace of the
+   * caller's code as `sub`, deeper it keeps the opcode's cost and no `sub`.
+   */
+  private closeCall(p: PendingOp, isRoot: boolean, gasLeftAfter: bigint): void {
     const c = p.callee
-    if (c && (CALLS.has(p.opcode) || CREATES.has(p.opcode))) {
-      if (c.isPrecompile) p.json.cost = Number(p.cost + c.gasUsed)
-      else if (c.ranCode) p.json.cost = Number(p.cost + c.gasGiven)
+    if (!c) {
+      if (isRoot) {
+        p.json.cost = Number(p.gasLeft - gasLeftAfter)
+        // The root's code is known once it exits: filled in by finish().
+        p.json.sub = { code: '0x', ops: [] }
+        this.rootCallSubs.push(p.json.sub)
+      }
+      return
     }
+    if (c.hasCode) p.json.cost = Number(p.cost + c.gasGiven)
+    else if (c.isPrecompile) p.json.cost = Number(p.cost + c.gasUsed)
+    else if (p.opcode === 0xf1 || p.opcode === 0xfa) p.json.cost = Number(p.cost + c.gasGiven)
   }
 
   /** The frame's last opcode failed: listed without `ex` when out of gas, with it on a bad jump or static write, else dropped. */
@@ -257,10 +275,5 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       return
     }
     p.json.ex = err === OUT_OF_GAS ? null : { mem: null, push: [], store: null, used: Number(p.gasLeft - p.cost) }
-  }
-
-  /** Code that runs off its end stops there: the STOP the EVM emits no step for. */
-  private addImplicitStop(frame: OpenTrace, pc: number, gasLeft: bigint): void {
-    frame.trace.ops.push({ cost: 0, ex: { mem: null, push: [], store: null, used: Number(gasLeft) }, pc, sub: null })
   }
 }

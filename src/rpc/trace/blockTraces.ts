@@ -2,11 +2,7 @@
 import type { Block } from '@ethereumjs/block'
 import { replayBlock } from '../../evm/tracers/blockReplayer.ts'
 import { CallTracer } from '../../evm/tracers/callTracer.ts'
-import {
-  flattenCallFrames,
-  precompileAddresses,
-  withoutValuelessPrecompileCalls,
-} from '../../evm/tracers/parityTrace.ts'
+import { flattenCallFrames, precompileAddresses, withoutNestedPrecompileCalls } from '../../evm/tracers/parityTrace.ts'
 import type { TxTracer } from '../../evm/tracers/txTracer.ts'
 import type { RpcContext } from '../context.ts'
 import { mapTracingErrors } from '../debug/traceRunner.ts'
@@ -19,7 +15,7 @@ export function flatTracer(block: Block): TxTracer<Json[]> {
   return {
     start: tracer.start.bind(tracer),
     finish: (ctx, r) =>
-      flattenCallFrames(withoutValuelessPrecompileCalls(tracer.finish(ctx, r), precompileAddresses(ctx)), {
+      flattenCallFrames(withoutNestedPrecompileCalls(tracer.finish(ctx, r), precompileAddresses(ctx)), {
         blockHash: block.hash(),
         blockNumber: block.header.number,
         transactionHash: ctx.tx.hash(),
