@@ -234,6 +234,25 @@ describe('vmTrace', () => {
     expect('revertReason' in ok).toBe(false)
   })
 
+  it('puts revertReason on the top flat trace of a replay, and keeps it out of the trace_call shape', async () => {
+    const reverter = await t.deploy(twoStores('60086008fd'))
+    const hash = await t.send({ to: reverter })
+    const reason = `0x${X.slice(16, 32)}`
+    const replay = (await t.trace(hash, createReplayTracer(['trace']))) as any
+    expect(replay.trace[0]).toMatchObject({ error: 'Reverted', revertReason: reason, traceAddress: [] })
+    const call = (await t.trace(hash, createReplayTracer(['trace'], 'call'))) as any
+    expect(call.output).toBe(reason)
+    expect('revertReason' in call).toBe(false)
+    expect('revertReason' in call.trace[0]).toBe(false)
+    // A creation: creationMethod in a replay's action, not in trace_call's.
+    const created = await t.send({ data: deployCode(STORE_RUNTIME) })
+    expect(((await t.trace(created, createReplayTracer(['trace']))) as any).trace[0].action.creationMethod).toBe(
+      'create',
+    )
+    const asCall = (await t.trace(created, createReplayTracer(['trace'], 'call'))) as any
+    expect('creationMethod' in asCall.trace[0].action).toBe(false)
+  })
+
   it("counts a value call's stipend in the gas handed to code", async () => {
     const store = await t.deploy(STORE_RUNTIME)
     // CALL store with 1 wei, out 32 bytes at 0, in 4 bytes at 0; then STOP
