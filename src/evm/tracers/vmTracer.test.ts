@@ -131,6 +131,13 @@ describe('vmTrace', () => {
     // 100 gas: JUMPDEST 1, PUSH1 3, JUMP 8 per round of 12; the 9th round has 4 left, its JUMP fails.
     expect(ops).toHaveLength(8 * 3 + 3)
     expect(last).toMatchObject({ pc: 3, cost: 8 })
+    // SSTORE under a STATICCALL fails; Besu leaves the failed opcode out of the callee's ops.
+    const writer = await t.deploy('6001600055') // PUSH1 1, PUSH1 0, SSTORE
+    const staticOps = (
+      await vmTrace(await t.deploy(`6000600060006000 73${writer.slice(2)} 5afa00`.replaceAll(' ', '')))
+    ).ops
+    expect(staticOps[6].sub.ops.map((o: VmOpJson) => o.pc)).toEqual([0, 2])
+    expect(staticOps[6].ex.push).toEqual(['0x0'])
     const bad = await t.deploy('6001600201fe') // PUSH1 1, PUSH1 2, ADD, INVALID
     const badOps = (await vmTrace(bad)).ops
     expect(badOps.map((o: VmOpJson) => o.pc)).toEqual([0, 2, 4])

@@ -10,7 +10,7 @@
  *   EXTCODECOPY, RETURNDATACOPY; after a call the callee's output as written at the out offset);
  *   `ex.store` the slot an SSTORE wrote;
  * - an opcode that ran out of gas is listed without `ex`; one that failed on a bad jump destination
- *   or a write in a static context is listed with it; other failing opcodes are left out;
+ *   is listed with it; other failing opcodes (a write in a static context among them) are left out;
  * - a transaction whose whole execution is a single STOP has no ops, and code that runs off its end
  *   gets no op for the STOP the EVM adds there (Besu's virtual operation, not listed).
  */
@@ -46,8 +46,8 @@ const PRODUCE_NONE = new Set([
   0x00, 0x37, 0x39, 0x3c, 0x3e, 0x50, 0x52, 0x53, 0x55, 0x56, 0x57, 0x5b, 0x5d, 0x5e, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4,
   0xf3, 0xfd, 0xfe, 0xff,
 ])
-/** EVM errors after which the failing opcode stays listed (Besu: bad jump, out of gas, static write). */
-const LISTED_ERRORS = new Set(['invalid JUMP', 'out of gas', 'static state change'])
+/** EVM errors after which the failing opcode stays listed (Besu keeps only these two halt reasons). */
+const LISTED_ERRORS = new Set(['invalid JUMP', 'out of gas'])
 const OUT_OF_GAS = 'out of gas'
 /** Failures of a create's code deposit: the frame's last opcode (RETURN) itself succeeded. */
 const DEPOSIT_ERRORS = new Set([
@@ -268,7 +268,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     else if (p.opcode === 0xf1 || p.opcode === 0xfa) p.json.cost = Number(p.cost + c.gasGiven)
   }
 
-  /** The frame's last opcode failed: listed without `ex` when out of gas, with it on a bad jump or static write, else dropped. */
+  /** The frame's last opcode failed: listed without `ex` when out of gas, with it on a bad jump, else dropped. */
   private closeFailed(frame: OpenTrace, p: PendingOp, err: string): void {
     if (!LISTED_ERRORS.has(err)) {
       frame.trace.ops = frame.trace.ops.filter((o) => o !== p.json)
