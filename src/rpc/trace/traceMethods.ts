@@ -75,7 +75,11 @@ export const replayBlockTransactions = defineMethod({
     if (!block) throw besuError('blockNotFound')
     if (block.header.number === 0n) return []
     const out = await mapTracingErrors(() => replayBlock(ctx.chain, block, () => createReplayTracer(types)))
-    return block.transactions.map((tx, i) => ({ ...out.get(i), transactionHash: bytesToHex(tx.hash()) }))
+    // Besu's key order: transactionHash sits between trace and vmTrace.
+    return block.transactions.map((tx, i) => {
+      const { vmTrace, ...rest } = out.get(i) ?? { vmTrace: null }
+      return { ...rest, transactionHash: bytesToHex(tx.hash()), vmTrace }
+    })
   },
 })
 
