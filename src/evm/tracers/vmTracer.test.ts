@@ -8,7 +8,7 @@ import {
 } from '../../../test/tracing/tracingChain.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
-import { createReplayTracer } from './replayTracer.ts'
+import { createReplayTracer, type ReplayShape, type TraceType } from './replayTracer.ts'
 import { type VmOpJson, VmTracer } from './vmTracer.ts'
 
 /*
@@ -48,6 +48,12 @@ beforeAll(async () => {
   t = await tracingChain()
 })
 afterAll(() => t.close())
+
+/** What the replay tracer makes of a transaction, as loosely typed as vmTrace's result. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON result
+async function replay(hash: Uint8Array, types: TraceType[], shape?: ReplayShape): Promise<any> {
+  return t.trace(hash, createReplayTracer(types, shape))
+}
 
 async function vmTrace(to: string | undefined, opts: { gasLimit?: bigint; data?: Uint8Array; value?: bigint } = {}) {
   const hash = await t.send({ to, ...opts })
@@ -202,7 +208,7 @@ describe('vmTrace', () => {
   const X = '3940be4289e4c3587d88c1856cc95352461992db0a584c281226faefe560b301'
   const Y = '14c4d2c102bdeb2354bfc3dc96a95e4512cf3a8461e0560e2272dbf884ef3905'
   /** MSTORE X at 0, MSTORE Y at 16, then `tail`. */
-  const twoStores = (tail: string) => `7f${X}600052` + `7f${Y}601052` + tail
+  const twoStores = (tail: string) => `7f${X}6000527f${Y}601052${tail}`
   /** The ops of twoStores up to its tail: [pc, cost, push, mem]. */
   const storeRows: [number, number, string[], unknown][] = [
     [0, 3, [`0x${X}`], null],
@@ -230,13 +236,13 @@ describe('vmTrace', () => {
 
   it('gives a reverted transaction no output and its revert bytes as revertReason', async () => {
     const reverter = await t.deploy(twoStores('60086008fd')) // REVERT 8 bytes at 8
-    const r = (await t.trace(await t.send({ to: reverter }), createReplayTracer(['vmTrace']))) as any
+    const r = await replay(await t.send({ to: reverter }), ['vmTrace'])
     expect(r.output).toBe('0x')
     expect(r.revertReason).toBe(`0x${X.slice(16, 32)}`)
     expect(r.vmTrace.ops).toEqual(
       rowsToOps([...storeRows, [72, 3, ['0x8'], null], [74, 3, ['0x8'], null], [76, 0, [], null]]),
     )
-    const ok = (await t.trace(await t.send({ to: await t.deploy(STORE_RUNTIME) }), createReplayTracer([]))) as any
+    const ok = await replay(await t.send({ to: await t.deploy(STORE_RUNTIME) }), [])
     expect(ok.output).toBe(word(0x2a))
     expect('revertReason' in ok).toBe(false)
   })
@@ -245,18 +251,16 @@ describe('vmTrace', () => {
     const reverter = await t.deploy(twoStores('60086008fd'))
     const hash = await t.send({ to: reverter })
     const reason = `0x${X.slice(16, 32)}`
-    const replay = (await t.trace(hash, createReplayTracer(['trace']))) as any
-    expect(replay.trace[0]).toMatchObject({ error: 'Reverted', revertReason: reason, traceAddress: [] })
-    const call = (await t.trace(hash, createReplayTracer(['trace'], 'call'))) as any
+    const replayed = await replay(hash, ['trace'])
+    expect(replayed.trace[0]).toMatchObject({ error: 'Reverted', revertReason: reason, traceAddress: [] })
+    const call = await replay(hash, ['trace'], 'call')
     expect(call.output).toBe(reason)
     expect('revertReason' in call).toBe(false)
     expect('revertReason' in call.trace[0]).toBe(false)
     // A creation: creationMethod in a replay's action, not in trace_call's.
     const created = await t.send({ data: deployCode(STORE_RUNTIME) })
-    expect(((await t.trace(created, createReplayTracer(['trace']))) as any).trace[0].action.creationMethod).toBe(
-      'create',
-    )
-    const asCall = (await t.trace(created, createReplayTracer(['trace'], 'call'))) as any
+    expect((await replay(created, ['trace'])).trace[0].action.creationMethod).toBe('create')
+    const asCall = await replay(created, ['trace'], 'call')
     expect('creationMethod' in asCall.trace[0].action).toBe(false)
   })
 
