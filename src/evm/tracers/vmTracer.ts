@@ -1,12 +1,13 @@
 /**
  * Parity's `vmTrace` (trace_call, trace_replay*): per frame its code and one entry per executed
  * opcode, `{cost, ex: {mem, push, store, used}, pc, sub}`, with a nested trace under each call or
- * create that ran code. The rules are OpenEthereum's as Besu documents them (docs/trace_rpc_apis.md):
- * - `cost` is the opcode's gas cost; for a call or create whose callee ran code it includes the gas
- *   handed to the callee, for a call into a precompile the precompile's cost instead;
+ * create into code. The rules are Besu's VmTraceGenerator's, checked against its test fixtures:
+ * - `cost` is the opcode's gas cost; for a call or create into code it adds the gas the callee
+ *   started with (a value call's stipend included), into a precompile the precompile's own cost,
+ *   and for CALL/STATICCALL into an account without code the gas handed over (see closeCall);
  * - `ex.used` is the gas left after the opcode (after a call: once the callee has returned);
  *   `ex.push` the stack items the opcode produced, deepest first (DUPn and SWAPn produce n+1);
- *   `ex.mem` the bytes an opcode wrote to memory (MSTORE, MSTORE8, CALLDATACOPY, CODECOPY,
+ *   `ex.mem` the memory an opcode wrote or read (MSTORE, MSTORE8, MLOAD, CALLDATACOPY, CODECOPY,
  *   EXTCODECOPY, RETURNDATACOPY; after a call the callee's output as written at the out offset);
  *   `ex.store` the slot an SSTORE wrote;
  * - an opcode that ran out of gas is listed without `ex`; one that failed on a bad jump destination
