@@ -63,6 +63,11 @@ class Deadline {
     })
   }
 
+  /** Milliseconds left before the deadline (Infinity without a limit). */
+  remainingMs(): number {
+    return this.endMs - this.now()
+  }
+
   /** Throws once the deadline has passed (before work that would only be thrown away). */
   check(): void {
     if (this.now() >= this.endMs) throw new ExecutionTimeoutError(this.timeoutMs)
@@ -140,6 +145,11 @@ function wrapOpcodes(tables: OpcodeTables): void {
 export function excludedFromDeadline<T>(fn: () => Promise<T>): Promise<T> {
   const deadline = scope.getStore()
   return deadline ? deadline.excluding(fn) : fn()
+}
+
+/** Milliseconds the request in scope has left (Infinity without a request or a limit). */
+export function remainingExecutionMs(): number {
+  return scope.getStore()?.remainingMs() ?? Number.POSITIVE_INFINITY
 }
 
 /** Throws ExecutionTimeoutError when the request in scope is out of time. */

@@ -97,6 +97,8 @@ describe('debug_traceTransaction', () => {
     expect(r.structLogs[2].storage).toEqual({ [`0x${'0'.repeat(64)}`]: `0x${'2a'.padStart(64, '0')}` })
     const receipt = await client().getTransactionReceipt({ hash: storeHash })
     expect(r.gas).toBe(Number(receipt.gasUsed))
+    // An empty config object (how benchmark harnesses ask) is the default struct logger too.
+    expect(await trace(storeHash, {})).toEqual(r)
   })
 
   it('traces a token transfer with SSTOREs and a LOG3', async () => {

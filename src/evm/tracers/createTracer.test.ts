@@ -1,5 +1,6 @@
 import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
+import { withExecutionDeadline } from '../executionDeadline.ts'
 import { createTracer, InvalidTimeoutError, parseDurationMs } from './createTracer.ts'
 import { TraceTimeoutError } from './txTracer.ts'
 
@@ -60,6 +61,27 @@ describe('createTracer', () => {
     )
     const longer = await t.trace(loopTx, createTracer({ tracer: 'noopTracer', timeout: '1h' }, clock(100)))
     expect(longer).toEqual({})
+  })
+
+  it("stops a default-timeout trace by the request's own time limit, with geth's text", async () => {
+    let reads = 0
+    const clock = { now: () => 100 * ++reads } // 100 ms a read
+    await expect(t.trace(loopTx, createTracer({ tracer: 'noopTracer' }, clock))).rejects.toBeInstanceOf(
+      TraceTimeoutError,
+    )
+    expect(reads).toBe(52) // the start, then 5 s past it at the 51st check
+    reads = 0
+    // A request with 1 s left: the trace stops after about 1 s (less a 10 ms margin) of its clock.
+    await expect(
+      withExecutionDeadline(1_000, () => t.trace(loopTx, createTracer({ tracer: 'noopTracer' }, clock))),
+    ).rejects.toBeInstanceOf(TraceTimeoutError)
+    expect(reads).toBeLessThanOrEqual(11)
+    // An explicit timeout is the caller's: the request's limit does not shorten it.
+    reads = 0
+    await expect(
+      withExecutionDeadline(1_000, () => t.trace(loopTx, createTracer({ tracer: 'noopTracer', timeout: '5s' }, clock))),
+    ).rejects.toBeInstanceOf(TraceTimeoutError)
+    expect(reads).toBe(52)
   })
 
   it('stops a trace that runs past its timeout with "execution timeout"', async () => {

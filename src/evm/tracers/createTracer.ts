@@ -1,6 +1,7 @@
 /** Picks the tracer a TraceConfig names and wraps it so its result is ready for JSON. */
 import type { EVM } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
+import { remainingExecutionMs } from '../executionDeadline.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 import { FourByteTracer } from './fourByteTracer.ts'
 import { flattenCallFrames, precompileAddresses, withoutPrecompileCalls } from './parityTrace.ts'
@@ -53,7 +54,15 @@ export interface TraceClock {
 }
 
 /** Stops the traced execution once `ms` have passed since it started. */
-function withTimeout<R>(inner: TxTracer<R>, ms: number, clock: TraceClock): TxTracer<R> {
+/** How long before the request's limit a default-timeout trace stops, so its own check comes first. */
+const LIMIT_MARGIN_MS = 10
+
+/**
+ * Stops `inner` with geth's `execution timeout` after `ms`. With geth's default (`isDefault`: no
+ * `timeout` asked for) the trace stops no later than the request's own time limit either, so a trace
+ * that outlasts both answers geth's text rather than the node-wide limit's.
+ */
+function withTimeout<R>(inner: TxTracer<R>, ms: number, isDefault: boolean, clock: TraceClock): TxTracer<R> {
   let deadline = 0
   let steps = 0
   let evm: EVM | undefined
@@ -62,7 +71,7 @@ function withTimeout<R>(inner: TxTracer<R>, ms: number, clock: TraceClock): TxTr
   }
   return {
     start: (ctx) => {
-      deadline = clock.now() + ms
+      deadline = clock.now() + (isDefault ? Math.min(ms, remainingExecutionMs() - LIMIT_MARGIN_MS) : ms)
       evm = ctx.vm.evm as EVM
       evm.events.on('step', check)
       return inner.start(ctx)
@@ -99,7 +108,7 @@ function flag(cfg: Record<string, unknown>, name: string): boolean {
 export function createTracer(config: TraceConfig = {}, clock: TraceClock = performance): TxTracer<unknown> {
   const tracer = namedTracer(config.tracer, config.tracerConfig ?? {}, config)
   const ms = config.timeout === undefined ? DEFAULT_TRACE_TIMEOUT_MS : parseDurationMs(config.timeout)
-  return withTimeout(tracer, ms, clock)
+  return withTimeout(tracer, ms, config.timeout === undefined, clock)
 }
 
 /**

@@ -2,7 +2,8 @@
  * Parity-style ("flat") traces, as Besu's trace_* methods return them: the call tree in depth-first
  * order, each entry with its `traceAddress` path and number of `subtraces`.
  */
-import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
+import type { RunTxResult } from '@ethereumjs/vm'
+import { bytesToHex, type Hex, toQuantity } from '../../primitives/hex.ts'
 import type { CallFrame } from './callTracer.ts'
 import type { TxContext } from './txTracer.ts'
 
@@ -79,6 +80,15 @@ function actionAndResult(f: CallFrame, isTop: boolean): { action: Json; result: 
 export interface FlattenOptions {
   /** Parity's error words (`Reverted`, `Out of gas`, …) instead of geth's texts; default true. */
   isParityErrors?: boolean
+  /** Besu's `revertReason` on the top entry: the bytes the transaction reverted with. */
+  revertReason?: Hex
+  /** `creationMethod` on create actions; default true (Besu's trace_call* leave it out). */
+  hasCreationMethod?: boolean
+}
+
+/** The bytes a transaction's top-level REVERT returned, or undefined when it did not revert. */
+export function revertReasonOf(r: RunTxResult): Hex | undefined {
+  return r.execResult.exceptionError?.error === 'revert' ? bytesToHex(r.execResult.returnValue) : undefined
 }
 
 /**
@@ -98,21 +108,20 @@ export function precompileAddresses(ctx: TxContext): Set<string> {
 }
 
 /**
- * The tree as parity traces show it: a nested call into a precompile appears only when it carries
- * value (transferred, or for DELEGATECALL the value of the frame it runs in), as OpenEthereum's
- * executive tracer and Besu's FlatTraceGenerator do; the top call always appears.
+ * The tree as Besu's parity traces show it: no nested call into a precompile, whatever its type and
+ * value (Besu's FlatTraceGenerator lists a call only when the callee ran opcodes of its own, which a
+ * precompile never does); the top call always appears.
  */
-export function withoutValuelessPrecompileCalls(f: CallFrame, precompiles: ReadonlySet<string>): CallFrame {
-  const isSilent = (c: CallFrame) =>
+export function withoutNestedPrecompileCalls(f: CallFrame, precompiles: ReadonlySet<string>): CallFrame {
+  const isPrecompileCall = (c: CallFrame) =>
     c.type !== 'CREATE' &&
     c.type !== 'CREATE2' &&
     c.type !== 'SELFDESTRUCT' &&
     c.to !== undefined &&
-    precompiles.has(bytesToHex(c.to)) &&
-    (c.value ?? 0n) === 0n
+    precompiles.has(bytesToHex(c.to))
   return {
     ...f,
-    calls: f.calls.filter((c) => !isSilent(c)).map((c) => withoutValuelessPrecompileCalls(c, precompiles)),
+    calls: f.calls.filter((c) => !isPrecompileCall(c)).map((c) => withoutNestedPrecompileCalls(c, precompiles)),
   }
 }
 
@@ -122,6 +131,7 @@ export function flattenCallFrames(root: CallFrame, at?: TraceLocation, opts: Fla
   const out: Json[] = []
   const walk = (f: CallFrame, path: number[]) => {
     const { action, result, type } = actionAndResult(f, path.length === 0)
+    if (opts.hasCreationMethod === false) delete action.creationMethod
     const entry: Json = { action }
     if (at) {
       entry.blockHash = bytesToHex(at.blockHash)
@@ -129,6 +139,7 @@ export function flattenCallFrames(root: CallFrame, at?: TraceLocation, opts: Fla
     }
     if (f.error !== undefined) entry.error = isParityErrors ? parityError(f.error) : f.error
     else entry.result = result
+    if (path.length === 0 && opts.revertReason !== undefined) entry.revertReason = opts.revertReason
     entry.subtraces = f.calls.length
     entry.traceAddress = path
     if (at) {

@@ -5,7 +5,7 @@
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex } from '../../primitives/hex.ts'
 import { CallTracer } from './callTracer.ts'
-import { flattenCallFrames, precompileAddresses, withoutValuelessPrecompileCalls } from './parityTrace.ts'
+import { flattenCallFrames, precompileAddresses, revertReasonOf, withoutNestedPrecompileCalls } from './parityTrace.ts'
 import { PrestateTracer } from './prestateTracer.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 import { type VmTraceJson, VmTracer } from './vmTracer.ts'
@@ -17,6 +17,8 @@ type Diff = '=' | { '+': Hex } | { '-': Hex } | { '*': { from: Hex; to: Hex } }
 
 export interface ReplayResult {
   output: Hex
+  /** The bytes a top-level REVERT returned (Besu); absent when the transaction did not revert. */
+  revertReason?: Hex
   stateDiff: Record<string, unknown> | null
   trace: Record<string, unknown>[]
   vmTrace: VmTraceJson | null
@@ -83,8 +85,22 @@ export function toStateDiff(
   return out
 }
 
-/** A tracer for trace_replay*: `types` says which parts to fill. */
-export function createReplayTracer(types: TraceType[]): TxTracer<ReplayResult> {
+/**
+ * Which of Besu's two shapes: `replay` (trace_replay*: a failed transaction's `output` is `0x`, a
+ * REVERT's bytes go to `revertReason`, on the result and on the top flat trace) or `call`
+ * (trace_call*: `output` holds a REVERT's bytes, no `revertReason`, no `creationMethod`).
+ */
+export type ReplayShape = 'replay' | 'call'
+
+function outputOf(r: RunTxResult, shape: ReplayShape): { output: Hex; revertReason?: Hex } {
+  const reverted = revertReasonOf(r)
+  if (shape === 'call') return { output: reverted ?? bytesToHex(r.execResult.returnValue) }
+  if (r.execResult.exceptionError === undefined) return { output: bytesToHex(r.execResult.returnValue) }
+  return reverted === undefined ? { output: '0x' } : { output: '0x', revertReason: reverted }
+}
+
+/** A tracer for trace_replay* and trace_call*: `types` says which parts to fill. */
+export function createReplayTracer(types: TraceType[], shape: ReplayShape = 'replay'): TxTracer<ReplayResult> {
   const calls = types.includes('trace') ? new CallTracer({ withSelfdestructs: true }) : undefined
   const diff = types.includes('stateDiff') ? new PrestateTracer({ diffMode: true }) : undefined
   const vm = types.includes('vmTrace') ? new VmTracer() : undefined
@@ -100,9 +116,14 @@ export function createReplayTracer(types: TraceType[]): TxTracer<ReplayResult> {
         ? ((await diff.finish(ctx, r)) as { pre: Record<string, AccountJson>; post: Record<string, AccountJson> })
         : undefined
       return {
-        output: bytesToHex(r.execResult.returnValue),
+        ...outputOf(r, shape),
         stateDiff: prestate ? toStateDiff(prestate.pre, prestate.post) : null,
-        trace: root ? flattenCallFrames(withoutValuelessPrecompileCalls(root, precompileAddresses(ctx))) : [],
+        trace: root
+          ? flattenCallFrames(withoutNestedPrecompileCalls(root, precompileAddresses(ctx)), undefined, {
+              revertReason: shape === 'replay' ? revertReasonOf(r) : undefined,
+              hasCreationMethod: shape === 'replay',
+            })
+          : [],
         vmTrace: vm ? vm.finish(ctx, r) : null,
       }
     },

@@ -8,6 +8,7 @@ import {
 } from '../../../test/tracing/tracingChain.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
+import { createReplayTracer, type ReplayShape, type TraceType } from './replayTracer.ts'
 import { type VmOpJson, VmTracer } from './vmTracer.ts'
 
 /*
@@ -48,7 +49,13 @@ beforeAll(async () => {
 })
 afterAll(() => t.close())
 
-async function vmTrace(to: string | undefined, opts: { gasLimit?: bigint; data?: Uint8Array } = {}) {
+/** What the replay tracer makes of a transaction, as loosely typed as vmTrace's result. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON result
+async function replay(hash: Uint8Array, types: TraceType[], shape?: ReplayShape): Promise<any> {
+  return t.trace(hash, createReplayTracer(types, shape))
+}
+
+async function vmTrace(to: string | undefined, opts: { gasLimit?: bigint; data?: Uint8Array; value?: bigint } = {}) {
   const hash = await t.send({ to, ...opts })
   // Loosely typed: the expected values are plain strings, not the tracer's 0x-template types.
   return (await t.trace(hash, new VmTracer())) as any
@@ -107,7 +114,7 @@ describe('vmTrace', () => {
     })
   })
 
-  it('gives a precompile call its own cost on top of the opcode and no sub trace', async () => {
+  it('gives a precompile call its own cost on top of the opcode and an empty sub trace', async () => {
     // PUSH1 32, PUSH1 0, PUSH1 32, PUSH1 0, PUSH1 4, GAS, STATICCALL, STOP: identity over one word.
     const caller = await t.deploy('60206000602060006004' + '5afa00')
     const ops = (await vmTrace(caller)).ops
@@ -117,7 +124,7 @@ describe('vmTrace', () => {
       cost: 103 + 18,
       ex: { mem: { data: word(0), off: 0 }, push: ['0x1'], store: null, used: beforeCall - 103 - 18 },
       pc: 11,
-      sub: null,
+      sub: { code: '0x', ops: [] },
     })
   })
 
@@ -130,6 +137,13 @@ describe('vmTrace', () => {
     // 100 gas: JUMPDEST 1, PUSH1 3, JUMP 8 per round of 12; the 9th round has 4 left, its JUMP fails.
     expect(ops).toHaveLength(8 * 3 + 3)
     expect(last).toMatchObject({ pc: 3, cost: 8 })
+    // SSTORE under a STATICCALL fails; Besu leaves the failed opcode out of the callee's ops.
+    const writer = await t.deploy('6001600055') // PUSH1 1, PUSH1 0, SSTORE
+    const staticOps = (
+      await vmTrace(await t.deploy(`6000600060006000 73${writer.slice(2)} 5afa00`.replaceAll(' ', '')))
+    ).ops
+    expect(staticOps[6].sub.ops.map((o: VmOpJson) => o.pc)).toEqual([0, 2])
+    expect(staticOps[6].ex.push).toEqual(['0x0'])
     const bad = await t.deploy('6001600201fe') // PUSH1 1, PUSH1 2, ADD, INVALID
     const badOps = (await vmTrace(bad)).ops
     expect(badOps.map((o: VmOpJson) => o.pc)).toEqual([0, 2, 4])
@@ -172,5 +186,123 @@ describe('vmTrace', () => {
     const ops = (await vmTrace(await t.deploy('600160028190' + '00'))).ops
     expect(ops[2].ex!.push).toEqual(['0x1', '0x2', '0x1'])
     expect(ops[3].ex!.push).toEqual(['0x1', '0x2'])
+  })
+
+  // Besu's own fixtures (trace_replayBlockTransactions 0x11 and 0x12) run these two codes; the gas
+  // figures here are this chain's, worked out by hand.
+  it('lists no STOP for code that runs off its end, and SWAPn pushes the n+1 items deepest first', async () => {
+    const code = '6001600260039190' // PUSH1 1, PUSH1 2, PUSH1 3, SWAP2, SWAP1, end of code
+    const trace = await vmTrace(await t.deploy(code))
+    const pushes = [['0x1'], ['0x2'], ['0x3'], ['0x3', '0x2', '0x1'], ['0x1', '0x2']]
+    expect(trace).toEqual({
+      code: `0x${code}`,
+      ops: [0, 2, 4, 6, 7].map((pc, i) => ({
+        cost: 3,
+        ex: { mem: null, push: pushes[i], store: null, used: START_GAS - 3 * (i + 1) },
+        pc,
+        sub: null,
+      })),
+    })
+  })
+
+  const X = '3940be4289e4c3587d88c1856cc95352461992db0a584c281226faefe560b301'
+  const Y = '14c4d2c102bdeb2354bfc3dc96a95e4512cf3a8461e0560e2272dbf884ef3905'
+  /** MSTORE X at 0, MSTORE Y at 16, then `tail`. */
+  const twoStores = (tail: string) => `7f${X}6000527f${Y}601052${tail}`
+  /** The ops of twoStores up to its tail: [pc, cost, push, mem]. */
+  const storeRows: [number, number, string[], unknown][] = [
+    [0, 3, [`0x${X}`], null],
+    [33, 3, ['0x0'], null],
+    [35, 6, [], { data: `0x${X}`, off: 0 }], // 3 + one word of memory
+    [36, 3, [`0x${Y}`], null],
+    [69, 3, ['0x10'], null],
+    [71, 6, [], { data: `0x${Y}`, off: 16 }], // 3 + a second word
+  ]
+  const rowsToOps = (rows: [number, number, string[], unknown][]) => {
+    let left = START_GAS
+    return rows.map(([pc, cost, push, mem]) => {
+      left -= cost
+      return { cost, ex: { mem, push, store: null, used: left }, pc, sub: null }
+    })
+  }
+
+  it('shows the word MLOAD read as its memory entry', async () => {
+    const trace = await vmTrace(await t.deploy(twoStores('600851'))) // PUSH1 8, MLOAD
+    const read = `0x${X.slice(16, 32)}${Y.slice(0, 48)}` // bytes 8..39: X's last 24 bytes cut at 16, then Y
+    expect(trace.ops).toEqual(
+      rowsToOps([...storeRows, [72, 3, ['0x8'], null], [74, 3, [read], { data: read, off: 8 }]]),
+    )
+  })
+
+  it('gives a reverted transaction no output and its revert bytes as revertReason', async () => {
+    const reverter = await t.deploy(twoStores('60086008fd')) // REVERT 8 bytes at 8
+    const r = await replay(await t.send({ to: reverter }), ['vmTrace'])
+    expect(r.output).toBe('0x')
+    expect(r.revertReason).toBe(`0x${X.slice(16, 32)}`)
+    expect(r.vmTrace.ops).toEqual(
+      rowsToOps([...storeRows, [72, 3, ['0x8'], null], [74, 3, ['0x8'], null], [76, 0, [], null]]),
+    )
+    const ok = await replay(await t.send({ to: await t.deploy(STORE_RUNTIME) }), [])
+    expect(ok.output).toBe(word(0x2a))
+    expect('revertReason' in ok).toBe(false)
+  })
+
+  it('puts revertReason on the top flat trace of a replay, and keeps it out of the trace_call shape', async () => {
+    const reverter = await t.deploy(twoStores('60086008fd'))
+    const hash = await t.send({ to: reverter })
+    const reason = `0x${X.slice(16, 32)}`
+    const replayed = await replay(hash, ['trace'])
+    expect(replayed.trace[0]).toMatchObject({ error: 'Reverted', revertReason: reason, traceAddress: [] })
+    const call = await replay(hash, ['trace'], 'call')
+    expect(call.output).toBe(reason)
+    expect('revertReason' in call).toBe(false)
+    expect('revertReason' in call.trace[0]).toBe(false)
+    // A creation: creationMethod in a replay's action, not in trace_call's.
+    const created = await t.send({ data: deployCode(STORE_RUNTIME) })
+    expect((await replay(created, ['trace'])).trace[0].action.creationMethod).toBe('create')
+    const asCall = await replay(created, ['trace'], 'call')
+    expect('creationMethod' in asCall.trace[0].action).toBe(false)
+  })
+
+  it("counts a value call's stipend in the gas handed to code", async () => {
+    const store = await t.deploy(STORE_RUNTIME)
+    // CALL store with 1 wei, out 32 bytes at 0, in 4 bytes at 0; then STOP
+    const caller = await t.deploy(`6020600060046000600173${store.slice(2)}5af100`)
+    const ops = (await vmTrace(caller, { value: 1n })).ops
+    const beforeCall = ops[6].ex!.used
+    const base = 2_600 + 9_000 + 3 // cold account, value transfer, one word of memory
+    const given = beforeCall - base - Math.floor((beforeCall - base) / 64) + 2_300
+    expect(ops[7].cost).toBe(base + given)
+    expect(ops[7].ex!.used).toBe(beforeCall - base + 2_300 - STORE_GAS_USED)
+    expect(ops[7].sub).toEqual({ code: `0x${STORE_RUNTIME}`, ops: storeOps(given) })
+  })
+
+  it('adds the gas handed over for a CALL into an account without code, not for a DELEGATECALL', async () => {
+    const dead = '000000000000000000000000000000000000dead'
+    // CALL 0xdead with no value and no data, then STOP
+    const ops = (await vmTrace(await t.deploy(`6000600060006000600073${dead}5af100`))).ops as VmOpJson[]
+    const beforeCall = ops[6].ex!.used
+    const given = beforeCall - 2_600 - Math.floor((beforeCall - 2_600) / 64)
+    expect(ops[7]).toEqual({
+      cost: 2_600 + given,
+      ex: { mem: null, push: ['0x1'], store: null, used: beforeCall - 2_600 },
+      pc: 32,
+      sub: { code: '0x', ops: [] },
+    })
+    // DELEGATECALL 0xdead with no data, then STOP
+    const dOps = (await vmTrace(await t.deploy(`600060006000600073${dead}5af400`))).ops as VmOpJson[]
+    expect(dOps[6]).toMatchObject({ cost: 2_600, pc: 30, sub: { code: '0x', ops: [] } })
+  })
+
+  it("shows a top-level call that never entered with the caller's code as an empty sub trace", async () => {
+    // CALL 0xdead with 1 wei the contract does not have, then STOP
+    const code = `6000600060006000600173${'0'.repeat(36)}dead5af100`
+    const ops = (await vmTrace(await t.deploy(code))).ops as VmOpJson[]
+    expect(ops[7]).toMatchObject({ ex: { push: ['0x0'] }, pc: 32, sub: { code: `0x${code}`, ops: [] } })
+    // Besu: the gas the opcode took in the end: cold account, value, new account, less the stipend
+    // (the allotted gas, stipend included, came back)
+    expect(ops[7].cost).toBe(ops[6].ex!.used - ops[7].ex!.used)
+    expect(ops[7].cost).toBe(2_600 + 9_000 + 25_000 - 2_300)
+    expect(ops).toHaveLength(9)
   })
 })

@@ -1,17 +1,19 @@
 /**
  * Parity's `vmTrace` (trace_call, trace_replay*): per frame its code and one entry per executed
  * opcode, `{cost, ex: {mem, push, store, used}, pc, sub}`, with a nested trace under each call or
- * create that ran code. The rules are OpenEthereum's as Besu documents them (docs/trace_rpc_apis.md):
- * - `cost` is the opcode's gas cost; for a call or create whose callee ran code it includes the gas
- *   handed to the callee, for a call into a precompile the precompile's cost instead;
+ * create into code. The rules are Besu's VmTraceGenerator's, checked against its test fixtures:
+ * - `cost` is the opcode's gas cost; for a call or create into code it adds the gas the callee
+ *   started with (a value call's stipend included), into a precompile the precompile's own cost,
+ *   and for CALL/STATICCALL into an account without code the gas handed over (see closeCall);
  * - `ex.used` is the gas left after the opcode (after a call: once the callee has returned);
  *   `ex.push` the stack items the opcode produced, deepest first (DUPn and SWAPn produce n+1);
- *   `ex.mem` the bytes an opcode wrote to memory (MSTORE, MSTORE8, CALLDATACOPY, CODECOPY,
+ *   `ex.mem` the memory an opcode wrote or read (MSTORE, MSTORE8, MLOAD, CALLDATACOPY, CODECOPY,
  *   EXTCODECOPY, RETURNDATACOPY; after a call the callee's output as written at the out offset);
  *   `ex.store` the slot an SSTORE wrote;
  * - an opcode that ran out of gas is listed without `ex`; one that failed on a bad jump destination
- *   or a write in a static context is listed with it; other failing opcodes are left out;
- * - a transaction whose whole execution is a single STOP has no ops.
+ *   is listed with it; other failing opcodes (a write in a static context among them) are left out;
+ * - a transaction whose whole execution is a single STOP has no ops, and code that runs off its end
+ *   gets no op for the STOP the EVM adds there (Besu's virtual operation, not listed).
  */
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
@@ -45,8 +47,8 @@ const PRODUCE_NONE = new Set([
   0x00, 0x37, 0x39, 0x3c, 0x3e, 0x50, 0x52, 0x53, 0x55, 0x56, 0x57, 0x5b, 0x5d, 0x5e, 0xa0, 0xa1, 0xa2, 0xa3, 0xa4,
   0xf3, 0xfd, 0xfe, 0xff,
 ])
-/** EVM errors after which the failing opcode stays listed (Besu: bad jump, out of gas, static write). */
-const LISTED_ERRORS = new Set(['invalid JUMP', 'out of gas', 'static state change'])
+/** EVM errors after which the failing opcode stays listed (Besu keeps only these two halt reasons). */
+const LISTED_ERRORS = new Set(['invalid JUMP', 'out of gas'])
 const OUT_OF_GAS = 'out of gas'
 /** Failures of a create's code deposit: the frame's last opcode (RETURN) itself succeeded. */
 const DEPOSIT_ERRORS = new Set([
@@ -54,7 +56,6 @@ const DEPOSIT_ERRORS = new Set([
   'code size to deposit exceeds maximum code size',
   'invalid bytecode deployed',
 ])
-const CALL_STIPEND = 2300n
 
 function producedItems(op: number): number {
   if (op >= 0x80 && op <= 0x8f) return op - 0x80 + 2 // DUPn: the n items it read and the copy
@@ -62,11 +63,12 @@ function producedItems(op: number): number {
   return PRODUCE_NONE.has(op) ? 0 : 1
 }
 
-/** Where an opcode writes memory, read from the stack before it runs (top last). */
+/** Which memory an opcode's `ex.mem` shows, read from the stack before it runs (top last). */
 function memoryWrite(op: number, st: bigint[]): { off: bigint; size: bigint } | undefined {
   const n = st.length
   const at = (i: number) => st[n - 1 - i] ?? 0n
   switch (op) {
+    case 0x51: // MLOAD: Besu shows the word it read
     case 0x52: // MSTORE
       return { off: at(0), size: 32n }
     case 0x53: // MSTORE8
@@ -92,7 +94,7 @@ function callOutput(op: number, st: bigint[]): { off: bigint; size: bigint } {
 
 /** What the callee of a call or create did, learnt when its frame ends. */
 interface CalleeResult {
-  ranCode: boolean
+  hasCode: boolean
   isPrecompile: boolean
   gasGiven: bigint
   gasUsed: bigint
@@ -132,6 +134,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
   private isFirstOpStop = false
   private evm?: EVM
   private precompiles = new Set<string>()
+  private readonly rootCallSubs: VmTraceJson[] = []
 
   start({ vm }: TxContext): void {
     this.evm = vm.evm as EVM
@@ -148,17 +151,15 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     this.evm?.events.off('step', this.onStep)
     const root = this.root ?? { code: tx.to ? '0x' : bytesToHex(tx.data), ops: [] }
     if (this.stepCount === 1 && this.isFirstOpStop) root.ops = []
+    for (const sub of this.rootCallSubs) sub.code = root.code
     return root
   }
 
   private readonly onEnter = (m: Message): void => {
     const parent = this.open[this.open.length - 1]
     const trace: VmTraceJson = { code: m.to === undefined ? bytesToHex(m.data) : '0x', ops: [] }
-    const hasStipend =
-      m.value > 0n &&
-      parent?.pending !== undefined &&
-      (parent.pending.opcode === 0xf1 || parent.pending.opcode === 0xf2)
-    const gasGiven = m.gasLimit - (hasStipend ? CALL_STIPEND : 0n)
+    // Besu counts the gas the callee starts with, a value call's 2,300 stipend included.
+    const gasGiven = m.gasLimit
     const precompile = m.to !== undefined && this.precompiles.has(bytesToHex(m.codeAddress.bytes).slice(2))
     if (parent?.pending) parent.pending.json.sub = trace
     else if (!parent) this.root = trace
@@ -177,22 +178,20 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       if (isLastOpFailure) this.closeFailed(frame, frame.pending, err)
       else if (run) {
         const stack = run.stack.getStack()
-        this.close(frame.pending, {
+        this.close(frame.pending, this.open.length === 0, {
           gasLeft: HALTS.has(frame.pending.opcode) ? frame.pending.gasLeft - frame.pending.cost : run.gasLeft,
           stack,
           memory: (off, size) => run.memory.read(off, size),
         })
-        if (!HALTS.has(frame.pending.opcode) && err === undefined)
-          this.addImplicitStop(frame, run.programCounter, run.gasLeft)
       }
       frame.pending = undefined
     }
     const parent = this.open[this.open.length - 1]
     if (parent?.pending) {
-      const ranCode = run !== undefined && frame.trace.ops.length > 0
-      if (!ranCode) parent.pending.json.sub = null
+      const hasCode = run !== undefined && run.code.length > 0
+      if (!hasCode) parent.pending.json.sub = { code: '0x', ops: [] }
       parent.pending.callee = {
-        ranCode,
+        hasCode,
         isPrecompile: frame.precompile,
         gasGiven: frame.gasGiven,
         gasUsed: exec.executionGasUsed,
@@ -206,7 +205,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     if (!frame) return
     this.stepCount++
     if (frame.pending) {
-      this.close(frame.pending, {
+      this.close(frame.pending, frame === this.open[0], {
         gasLeft: s.gasLeft,
         stack: s.stack,
         memory: (off, size) => s.memory.subarray(off, off + size),
@@ -230,7 +229,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
   }
 
   /** Fills the pending opcode's `ex` from the frame as it stands after it. */
-  private close(p: PendingOp, after: After): void {
+  private close(p: PendingOp, isRoot: boolean, after: After): void {
     const n = producedItems(p.opcode)
     const push: Hex[] = []
     for (let i = Math.max(0, after.stack.length - n); i < after.stack.length; i++) push.push(toQuantity(after.stack[i]))
@@ -243,24 +242,39 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       mem = { data: bytesToHex(written), off: Number(p.out.off) }
     }
     p.json.ex = { mem, push, store: p.store ?? null, used: Number(after.gasLeft) }
-    const c = p.callee
-    if (c && (CALLS.has(p.opcode) || CREATES.has(p.opcode))) {
-      if (c.isPrecompile) p.json.cost = Number(p.cost + c.gasUsed)
-      else if (c.ranCode) p.json.cost = Number(p.cost + c.gasGiven)
-    }
+    if (CALLS.has(p.opcode) || CREATES.has(p.opcode)) this.closeCall(p, isRoot, after.gasLeft)
   }
 
-  /** The frame's last opcode failed: listed without `ex` when out of gas, with it on a bad jump or static write, else dropped. */
+  /**
+   * A call's or create's `cost` and `sub` as Besu's VmTraceGenerator sets them: into code, the gas
+   * the callee started with is added and `sub` is its trace; into an account without code, `sub` is
+   * an empty trace and the cost adds a precompile's own gas, or for CALL and STATICCALL the gas
+   * handed over; a call that never entered (too little balance, depth limit) at the top level costs
+   * the gas it took in the end (a value call's stipend comes back) and has an empty trace of the
+   * caller's code as `sub`, deeper it keeps the opcode's cost and no `sub`.
+   */
+  private closeCall(p: PendingOp, isRoot: boolean, gasLeftAfter: bigint): void {
+    const c = p.callee
+    if (!c) {
+      if (isRoot) {
+        p.json.cost = Number(p.gasLeft - gasLeftAfter)
+        // The root's code is known once it exits: filled in by finish().
+        p.json.sub = { code: '0x', ops: [] }
+        this.rootCallSubs.push(p.json.sub)
+      }
+      return
+    }
+    if (c.hasCode) p.json.cost = Number(p.cost + c.gasGiven)
+    else if (c.isPrecompile) p.json.cost = Number(p.cost + c.gasUsed)
+    else if (p.opcode === 0xf1 || p.opcode === 0xfa) p.json.cost = Number(p.cost + c.gasGiven)
+  }
+
+  /** The frame's last opcode failed: listed without `ex` when out of gas, with it on a bad jump, else dropped. */
   private closeFailed(frame: OpenTrace, p: PendingOp, err: string): void {
     if (!LISTED_ERRORS.has(err)) {
       frame.trace.ops = frame.trace.ops.filter((o) => o !== p.json)
       return
     }
     p.json.ex = err === OUT_OF_GAS ? null : { mem: null, push: [], store: null, used: Number(p.gasLeft - p.cost) }
-  }
-
-  /** Code that runs off its end stops there: the STOP the EVM emits no step for. */
-  private addImplicitStop(frame: OpenTrace, pc: number, gasLeft: bigint): void {
-    frame.trace.ops.push({ cost: 0, ex: { mem: null, push: [], store: null, used: Number(gasLeft) }, pc, sub: null })
   }
 }

@@ -72,6 +72,28 @@ describe('debug_accountRange', () => {
     expect([...keys, ...rest]).toContain(hashed)
   })
 
+  it('walks every account exactly once in pages, each nextKey the first key of the next page', async () => {
+    const all = await call(ctx, accountRange, ['latest', '0x0', '0x00', 1000])
+    expect(all.nextKey).toBe(`0x${'0'.repeat(64)}`)
+    const everyKey = Object.keys(all.addressMap)
+    expect(everyKey.length).toBeGreaterThan(6)
+    const walked: string[] = []
+    let start = '0x00'
+    for (let page = 0; page < everyKey.length; page++) {
+      const out = await call(ctx, accountRange, ['latest', '0x0', start, 3])
+      const keys = Object.keys(out.addressMap)
+      walked.push(...keys)
+      if (out.nextKey === `0x${'0'.repeat(64)}`) break
+      expect(keys).toHaveLength(3)
+      expect(out.nextKey > keys[2]).toBe(true)
+      start = out.nextKey
+    }
+    expect(walked).toEqual(everyKey)
+    // Real addresses from the preimages: the recipient and the first dev account are listed as such.
+    expect(Object.values(all.addressMap)).toContain(RECIPIENT)
+    expect(Object.values(all.addressMap)).toContain(devAccounts()[0].address.toLowerCase())
+  })
+
   it('leaves out an account created by a later transaction when read before it', async () => {
     const hashed = bytesToHex(keccak_256(hexToBytes(RECIPIENT)))
     const before = await call(ctx, accountRange, ['0x2', '0x0', hashed, 1])

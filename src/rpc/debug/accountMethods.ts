@@ -80,14 +80,18 @@ export const accountRange = defineMethod({
     const read = async (state: StateManager) => {
       const trie = (state as unknown as { _trie: { getValueMap(start: bigint, limit: number): Promise<ValueMap> } })
         ._trie
-      const page = await trie.getValueMap(bytesToBigint(startKey), Number(limit))
+      // One key past the page: it is the next page's first (the library's own nextKey is the trie's
+      // last key, not the one after the page).
+      const page = await trie.getValueMap(bytesToBigint(startKey), Number(limit) + 1)
+      const keys = Object.keys(page.values)
+      const nextKey = keys.length > Number(limit) ? padHex(keys[Number(limit)], 32) : ZERO_HASH
       const addressMap: Record<string, string> = {}
-      for (const key of Object.keys(page.values)) {
+      for (const key of keys.slice(0, Number(limit))) {
         const hashed = padHex(key, 32)
         const address = ctx.chain.trieDb.preimages?.lookup(hexToBytes(hashed))
         addressMap[hashed] = address ? bytesToHex(address) : ZERO_ADDRESS
       }
-      return { addressMap, nextKey: page.nextKey ? padHex(page.nextKey, 32) : ZERO_HASH }
+      return { addressMap, nextKey }
     }
     if (txIndex < BigInt(block.transactions.length))
       return traceTransactionAt(ctx, block, Number(txIndex), stateReader(read))
@@ -97,7 +101,6 @@ export const accountRange = defineMethod({
 
 interface ValueMap {
   values: Record<string, string>
-  nextKey: string | null
 }
 
 export const accountMethods = [accountAt, accountRange]

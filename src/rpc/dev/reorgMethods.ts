@@ -95,7 +95,7 @@ devMethod(
         transactions: Record<string, unknown>[]
       }
       if (block.transactions.length > 0) {
-        const replays = await replayBlock(tools.chain, block, () => createReplayTracer([]))
+        const replays = await replayBlock(tools.chain, block, () => createReplayTracer([], 'call'))
         json.transactions.forEach((t, i) => {
           t.output = replays.get(i)?.output ?? '0x'
         })

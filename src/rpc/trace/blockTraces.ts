@@ -5,7 +5,8 @@ import { CallTracer } from '../../evm/tracers/callTracer.ts'
 import {
   flattenCallFrames,
   precompileAddresses,
-  withoutValuelessPrecompileCalls,
+  revertReasonOf,
+  withoutNestedPrecompileCalls,
 } from '../../evm/tracers/parityTrace.ts'
 import type { TxTracer } from '../../evm/tracers/txTracer.ts'
 import type { RpcContext } from '../context.ts'
@@ -19,12 +20,16 @@ export function flatTracer(block: Block): TxTracer<Json[]> {
   return {
     start: tracer.start.bind(tracer),
     finish: (ctx, r) =>
-      flattenCallFrames(withoutValuelessPrecompileCalls(tracer.finish(ctx, r), precompileAddresses(ctx)), {
-        blockHash: block.hash(),
-        blockNumber: block.header.number,
-        transactionHash: ctx.tx.hash(),
-        transactionPosition: ctx.index ?? 0,
-      }),
+      flattenCallFrames(
+        withoutNestedPrecompileCalls(tracer.finish(ctx, r), precompileAddresses(ctx)),
+        {
+          blockHash: block.hash(),
+          blockNumber: block.header.number,
+          transactionHash: ctx.tx.hash(),
+          transactionPosition: ctx.index ?? 0,
+        },
+        { revertReason: revertReasonOf(r) },
+      ),
   }
 }
 

@@ -5,7 +5,7 @@ import { devAccounts } from '../../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
-import { traceCallMany, traceRawTransaction } from './traceMethods.ts'
+import { replayBlockTransactions, traceCallMany, traceRawTransaction } from './traceMethods.ts'
 
 /** Counter: slot 0 += 1, returns the new value. PUSH1 0 SLOAD PUSH1 1 ADD DUP1 PUSH1 0 SSTORE, MSTORE, RETURN 32. */
 const COUNTER_RUNTIME = '6000546001018060005560005260206000f3'
@@ -77,5 +77,15 @@ describe('trace_rawTransaction', () => {
 
   it('refuses bytes that are no transaction', async () => {
     await expect(call(ctx, traceRawTransaction, ['0x1234', ['trace']])).rejects.toMatchObject({ code: -32602 })
+  })
+})
+
+describe('trace_replayBlockTransactions', () => {
+  it("answers each transaction's result in Besu's key order, transactionHash before vmTrace", async () => {
+    const hash = await t.send({ to: counter })
+    const out = await call(ctx, replayBlockTransactions, ['latest', ['trace', 'vmTrace']])
+    expect(out).toHaveLength(1)
+    expect(Object.keys(out[0])).toEqual(['output', 'stateDiff', 'trace', 'transactionHash', 'vmTrace'])
+    expect(out[0].transactionHash).toBe(bytesToHex(hash))
   })
 })

@@ -75,7 +75,11 @@ export const replayBlockTransactions = defineMethod({
     if (!block) throw besuError('blockNotFound')
     if (block.header.number === 0n) return []
     const out = await mapTracingErrors(() => replayBlock(ctx.chain, block, () => createReplayTracer(types)))
-    return block.transactions.map((tx, i) => ({ ...out.get(i), transactionHash: bytesToHex(tx.hash()) }))
+    // Besu's key order: transactionHash sits between trace and vmTrace.
+    return block.transactions.map((tx, i) => {
+      const { vmTrace, ...rest } = out.get(i) ?? { vmTrace: null }
+      return { ...rest, transactionHash: bytesToHex(tx.hash()), vmTrace }
+    })
   },
 })
 
@@ -87,7 +91,7 @@ export const traceCall = defineMethod({
     const block = await requireBlock(ctx, ref)
     const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: req.strict }
     return mapCallErrors(ctx.chain.common, () =>
-      traceCallRequest(ctx.chain, block, req, opts, createReplayTracer(types)),
+      traceCallRequest(ctx.chain, block, req, opts, createReplayTracer(types, 'call')),
     )
   },
 })
@@ -105,7 +109,7 @@ export const traceCallMany = defineMethod({
   handler: async (ctx: RpcContext, [calls, ref]) => {
     const block = await requireBlock(ctx, ref)
     const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: calls[0]?.req.strict }
-    const traced = calls.map(({ req, types }) => ({ req, tracer: createReplayTracer(types) }))
+    const traced = calls.map(({ req, types }) => ({ req, tracer: createReplayTracer(types, 'call') }))
     return mapCallErrors(ctx.chain.common, () => traceCallRequests(ctx.chain, block, traced, opts))
   },
 })
@@ -118,7 +122,7 @@ export const traceRawTransaction = defineMethod({
     const req = callRequestOf(await decodeRawTransaction(ctx, raw))
     const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: true }
     return mapCallErrors(ctx.chain.common, () =>
-      traceCallRequest(ctx.chain, ctx.chain.head, req, opts, createReplayTracer(types)),
+      traceCallRequest(ctx.chain, ctx.chain.head, req, opts, createReplayTracer(types, 'call')),
     )
   },
 })
