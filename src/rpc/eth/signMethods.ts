@@ -50,13 +50,14 @@ const signTypedDataV4 = defineMethod({
   name: 'eth_signTypedData_v4',
   params: [p.address, p.named('typedData', p.any)],
   handler: (ctx: RpcContext, [address, raw]) => {
-    const key = signerKey(ctx, address)
+    let digest: Uint8Array
     try {
-      return signDigest(typedDataHash(parseTypedData(raw)), key)
+      digest = typedDataHash(parseTypedData(raw))
     } catch (e) {
       if (e instanceof TypedDataError) throw new InvalidParamsError(`invalid argument 1 (typedData): ${e.message}`)
       throw e
     }
+    return signDigest(digest, signerKey(ctx, address))
   },
 })
 
@@ -91,7 +92,9 @@ const fillTransaction = defineMethod({
     const encoded = tx.serialize()
     // An unsigned transaction has no hash of its own; wallets show the one of its zero-signature encoding.
     tx.hash = () => keccak_256(encoded)
-    return { raw: bytesToHex(encoded), tx: formatTransaction(tx, from) }
+    tx.getSenderPublicKey = () => new Uint8Array(64)
+    const { publicKey: _, raw: __, ...shown } = formatTransaction(tx, from) as Record<string, unknown>
+    return { raw: bytesToHex(encoded), tx: shown }
   },
 })
 
