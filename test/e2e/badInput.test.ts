@@ -482,6 +482,8 @@ const SPECS: Record<string, Spec> = {
   eth_sendRawTransactionSync: ['rawTx', 'index?'],
   eth_sendTransactionSync: ['call', 'index?'],
   eth_getTransactionBySenderAndNonce: ['address', 'index'],
+  eth_getRawTransactionByHash: ['hash'],
+  txpool_inspect: [],
   hardhat_setPrevRandao: ['word'],
   hardhat_setLoggingEnabled: ['bool'],
   anvil_setLoggingEnabled: ['bool'],

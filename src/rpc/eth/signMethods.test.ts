@@ -1,4 +1,5 @@
 import { createTxFromRLP } from '@ethereumjs/tx'
+import { toChecksumAddress } from '@ethereumjs/util'
 import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
 import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { devAccounts } from '../../chain/devAccounts.ts'
@@ -7,9 +8,11 @@ import type { RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
+import { inspect } from '../txpool/txpoolMethods.ts'
 import { personalMessageHash } from './messageHashing.ts'
 import { sendSyncMethods } from './sendSyncMethods.ts'
 import { signMethods } from './signMethods.ts'
+import { getRawTransactionByHash } from './txMethods.ts'
 
 let t: TracingChain
 let ctx: RpcContext
@@ -112,7 +115,7 @@ describe('eth_signTransaction and eth_fillTransaction', () => {
   })
 })
 
-describe('eth_sendRawTransactionSync, eth_sendTransactionSync, eth_getTransactionBySenderAndNonce', () => {
+describe('eth_sendRawTransactionSync, eth_sendTransactionSync and the lookups of sent transactions', () => {
   it('answers the receipt once a block holds the transaction', async () => {
     const raw = await call<string>(ctx, method('eth_signTransaction'), [{ from: SIGNER, to: OTHER, value: '0x2' }])
     const pending = call(ctx, method('eth_sendRawTransactionSync'), [raw, 5000])
@@ -125,11 +128,18 @@ describe('eth_sendRawTransactionSync, eth_sendTransactionSync, eth_getTransactio
     expect(await call(ctx, method('eth_getTransactionBySenderAndNonce'), [SIGNER, 7])).toBeNull()
   })
 
-  it('answers code 4 with the hash when no block comes in time; the pooled transaction is found by nonce', async () => {
+  it('answers code 4 when no block comes in time; the pooled transaction is found by nonce, in txpool_inspect and raw', async () => {
     const err = await rpcError('eth_sendTransactionSync', [{ from: SIGNER, to: OTHER }, '0x32'])
     expect(err).toEqual({ code: 4, message: "The transaction was added to the mempool but wasn't processed in 50ms." })
     const pooled = await call(ctx, method('eth_getTransactionBySenderAndNonce'), [SIGNER, '0x1'])
     expect(pooled).toMatchObject({ from: SIGNER, nonce: '0x1', blockHash: null })
+    const summary = await call(ctx, inspect)
+    expect(summary.pending[toChecksumAddress(SIGNER)]).toEqual({
+      '1': `${toChecksumAddress(OTHER)}: 0 wei + 21000 gas × ${BigInt(pooled.maxFeePerGas)} wei`,
+    })
+    expect(await call(ctx, getRawTransactionByHash, [pooled.hash])).toBe(pooled.raw)
     await t.sealer.sealBlock(false)
+    expect(await call(ctx, getRawTransactionByHash, [pooled.hash])).toBe(pooled.raw)
+    expect(await call(ctx, getRawTransactionByHash, [`0x${'00'.repeat(32)}`])).toBeNull()
   })
 })
