@@ -84,7 +84,7 @@ export function registerRunCommand(cli: CAC): void {
     .option('--block-period <seconds>', 'Seal a block every period (fractions allowed); automine without it')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
-    .option('--dev-accounts-unlocked', 'Let eth_sendTransaction sign with the dev accounts')
+    .option('--dev-accounts-unlocked', 'Let eth_sendTransaction and eth_sign* sign with the dev accounts')
     .option(
       '--auto-log-bloom-caching-enabled',
       'Index log bloom cache files of every 100,000 blocks as they fill (default: true)',
