@@ -18,9 +18,12 @@ const RPC_APIS = [
   ...['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV'],
   ...['EVM', 'HARDHAT', 'ANVIL', 'OTS', 'QBFT', 'IBFT', 'CLIQUE'],
 ]
-/** The dev network's default groups add the test controls Hardhat and Foundry drive, and Otterscan's. */
+/**
+ * The dev network's default groups add the test controls Hardhat and Foundry drive, Otterscan's, and
+ * the tracing and pool methods Anvil answers by default (debug_traceTransaction, trace_*, txpool_*).
+ */
 const DEFAULT_APIS = 'ETH,NET,WEB3'
-const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL,OTS`
+const DEFAULT_DEV_APIS = `${DEFAULT_APIS},DEBUG,TRACE,TXPOOL,EVM,HARDHAT,ANVIL,OTS`
 
 export function registerRunCommand(cli: CAC): void {
   const cmd = cli.command('run', 'Start the node: a dev chain by default, JSON-RPC on 127.0.0.1:8545')
@@ -81,7 +84,7 @@ export function registerRunCommand(cli: CAC): void {
     .option('--block-period <seconds>', 'Seal a block every period (fractions allowed); automine without it')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
-    .option('--dev-accounts-unlocked', 'Let eth_sendTransaction sign with the dev accounts')
+    .option('--dev-accounts-unlocked', 'Let eth_sendTransaction and eth_sign* sign with the dev accounts')
     .option(
       '--auto-log-bloom-caching-enabled',
       'Index log bloom cache files of every 100,000 blocks as they fill (default: true)',

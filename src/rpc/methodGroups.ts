@@ -18,7 +18,9 @@ import { feeMethods } from './eth/feeMethods.ts'
 import { filterMethods } from './eth/filterMethods.ts'
 import { logMethods } from './eth/logMethods.ts'
 import { proofMethods } from './eth/proofMethods.ts'
+import { sendSyncMethods } from './eth/sendSyncMethods.ts'
 import { sendTransaction, sendUnsignedTransaction } from './eth/sendTransactionMethod.ts'
+import { signMethods } from './eth/signMethods.ts'
 import { simulateMethods } from './eth/simulateMethods.ts'
 import { stateMethods } from './eth/stateMethods.ts'
 import { subscriptionMethods } from './eth/subscriptionMethods.ts'
@@ -50,6 +52,8 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
         ...txMethods,
         ...feeMethods,
         sendTransaction,
+        ...signMethods,
+        ...sendSyncMethods,
         ...logMethods,
         ...filterMethods,
         ...subscriptionMethods,

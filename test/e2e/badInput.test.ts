@@ -250,6 +250,11 @@ const KINDS = {
   },
   rawTxs: { valid: [], bad: ['x', {}, 12, ['0x1'], ['zz'], [123], [DEEP]], names: ['transactions'] },
   txObject: { valid: undefined, bad: ['x', 123], names: [] },
+  typedData: {
+    valid: {},
+    bad: ['x', '{', 123, [], true, DEEP, { types: 'x' }, { types: {}, primaryType: 'Mail', domain: {}, message: {} }],
+    names: ['typedData'],
+  },
   subscriptionType: { valid: 'newHeads', bad: ['nope', '', 123, {}, [], DEEP], names: [] },
   subscriptionArg: { valid: undefined, bad: [], names: [] },
   subscriptionId: { valid: '0x1', bad: [123, {}, [], true, DEEP], names: [] },
@@ -469,6 +474,16 @@ const SPECS: Record<string, Spec> = {
   ots_searchTransactionsBefore: ['address', 'index', 'index'],
   ots_searchTransactionsAfter: ['address', 'index', 'index'],
   eth_sendUnsignedTransaction: ['call'],
+  eth_sign: ['address', 'data'],
+  personal_sign: ['data', 'address'],
+  eth_signTypedData_v4: ['address', 'typedData'],
+  eth_signTransaction: ['call'],
+  eth_fillTransaction: ['call'],
+  eth_sendRawTransactionSync: ['rawTx', 'index?'],
+  eth_sendTransactionSync: ['call', 'index?'],
+  eth_getTransactionBySenderAndNonce: ['address', 'index'],
+  eth_getRawTransactionByHash: ['hash'],
+  txpool_inspect: [],
   hardhat_setPrevRandao: ['word'],
   hardhat_setLoggingEnabled: ['bool'],
   anvil_setLoggingEnabled: ['bool'],
@@ -520,7 +535,7 @@ const PER_ARGUMENT = new Set(['debug_batchSendRawTransaction'])
 const KNOWN_ISSUES: Record<string, string> = {}
 
 /** Besu answers these with its own code whatever the parameters. */
-const OTHER_CODES: Record<string, number[]> = { eth_sendTransaction: [-32604] }
+const OTHER_CODES: Record<string, number[]> = { eth_sendTransaction: [-32604], eth_sendTransactionSync: [-32604] }
 
 interface Case {
   method: string

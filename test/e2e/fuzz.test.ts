@@ -23,6 +23,7 @@ const METHOD_CODES: Record<string, { http: number[]; ws: number[] }> = {
   eth_subscribe: { http: [-32601], ws: [-32600] },
   eth_unsubscribe: { http: [-32601], ws: [-32600, -32602] },
   eth_sendTransaction: { http: [-32604], ws: [-32604] },
+  eth_sendTransactionSync: { http: [-32604], ws: [-32604] },
 }
 
 let node: StartedNode

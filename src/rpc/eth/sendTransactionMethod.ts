@@ -18,13 +18,14 @@ import { decodeCallRequest } from './callRequest.ts'
 import { suggestGasPrice, suggestPriorityFee } from './gasOracle.ts'
 import { submitTransaction } from './txMethods.ts'
 
-function unlockedKey(ctx: RpcContext, from: string | undefined): Uint8Array | undefined {
+/** The key of `from` (lower-case hex) when it is a dev account and the dev accounts are unlocked. */
+export function unlockedKey(ctx: RpcContext, from: string | undefined): Uint8Array | undefined {
   if (!ctx.settings.isDevAccountsUnlocked || from === undefined) return undefined
   const account = ctx.settings.devAccounts.find((a) => a.address.toLowerCase() === from)
   return account ? hexToBytes(account.privateKey) : undefined
 }
 
-function decodeRequest(v: unknown): CallRequest {
+export function decodeRequest(v: unknown): CallRequest {
   try {
     return decodeCallRequest(v)
   } catch (e) {
@@ -33,10 +34,10 @@ function decodeRequest(v: unknown): CallRequest {
   }
 }
 
-type FilledRequest = CallRequest & { nonce: bigint; gas: bigint }
+export type FilledRequest = CallRequest & { nonce: bigint; gas: bigint }
 
 /** The request with nonce, fees and gas filled in as a wallet would. */
-async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledRequest> {
+export async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledRequest> {
   const head = ctx.chain.head
   const fromHex = bytesToHex(req.from!)
   const stateNonce = (await ctx.chain.stateAt(head).getAccount(new Address(req.from!)))?.nonce ?? 0n
@@ -61,7 +62,8 @@ async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledRequest> {
   return { ...filled, nonce, gas: estimate.gas }
 }
 
-function sign(ctx: RpcContext, req: FilledRequest, key: Uint8Array): TypedTransaction {
+/** The filled request as an unsigned transaction of the next block's rules. */
+export function unsignedTransaction(ctx: RpcContext, req: FilledRequest): TypedTransaction {
   const fees = {
     gasPrice: req.gasPrice ?? 0n,
     maxFeePerGas: req.maxFeePerGas ?? 0n,
@@ -69,10 +71,14 @@ function sign(ctx: RpcContext, req: FilledRequest, key: Uint8Array): TypedTransa
     maxFeePerBlobGas: req.maxFeePerBlobGas ?? 0n,
   }
   try {
-    return buildCallTransaction(ctx.chain.commonForNextBlock(), req, req.gas, req.nonce, fees).sign(key)
+    return buildCallTransaction(ctx.chain.commonForNextBlock(), req, req.gas, req.nonce, fees)
   } catch (e) {
     throw new InvalidParamsError(`Invalid params: ${(e as Error).message}`)
   }
+}
+
+export function sign(ctx: RpcContext, req: FilledRequest, key: Uint8Array): TypedTransaction {
+  return unsignedTransaction(ctx, req).sign(key)
 }
 
 /**

@@ -130,9 +130,21 @@ export const getTransactionReceipt = defineMethod({
   },
 })
 
+/** The signed bytes of a mined or pooled transaction (geth's and Anvil's); `null` when unknown. */
+export const getRawTransactionByHash = defineMethod({
+  name: 'eth_getRawTransactionByHash',
+  params: [p.hash],
+  handler: async (ctx: RpcContext, [hash]) => {
+    const found = await ctx.chain.findTransaction(hash)
+    const tx = found ? found.block.transactions[found.index] : ctx.pool.get(bytesToHex(hash))?.tx
+    return tx ? bytesToHex(tx.serialize()) : null
+  },
+})
+
 export const txMethods = [
   sendRawTransaction,
   getTransactionByHash,
+  getRawTransactionByHash,
   getTransactionByBlockHashAndIndex,
   getTransactionByBlockNumberAndIndex,
   getTransactionReceipt,

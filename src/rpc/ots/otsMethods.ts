@@ -107,6 +107,23 @@ async function firstBlockWhere(ctx: RpcContext, isReached: (b: Block) => Promise
   return blockAt(ctx, lo)
 }
 
+/**
+ * The canonical transaction of `sender` with `nonce`: found by a binary search for the block where
+ * the sender's nonce passes it (no index by sender needed).
+ */
+export async function findBySenderAndNonce(
+  ctx: RpcContext,
+  sender: Uint8Array,
+  nonce: bigint,
+): Promise<{ block: Block; index: number } | undefined> {
+  const address = new Address(sender)
+  if ((await nonceAt(ctx, ctx.chain.head, address)) <= nonce) return undefined
+  const block = await firstBlockWhere(ctx, async (b) => (await nonceAt(ctx, b, address)) > nonce)
+  const senders = ctx.chain.getSenders(block)
+  const index = block.transactions.findIndex((tx, k) => tx.nonce === nonce && equalBytes(senders[k], sender))
+  return index < 0 ? undefined : { block, index }
+}
+
 export const otsMethods = [
   defineMethod({ name: 'ots_getApiLevel', params: [], handler: () => API_LEVEL }),
   defineMethod({
@@ -170,12 +187,8 @@ export const otsMethods = [
     name: 'ots_getTransactionBySenderAndNonce',
     params: [p.address, p.named('nonce', p.index)],
     handler: async (ctx: RpcContext, [sender, nonce]) => {
-      const address = new Address(sender)
-      if ((await nonceAt(ctx, ctx.chain.head, address)) <= nonce) return null
-      const block = await firstBlockWhere(ctx, async (b) => (await nonceAt(ctx, b, address)) > nonce)
-      const senders = ctx.chain.getSenders(block)
-      const i = block.transactions.findIndex((tx, k) => tx.nonce === nonce && equalBytes(senders[k], sender))
-      return i < 0 ? null : bytesToHex(block.transactions[i].hash())
+      const found = await findBySenderAndNonce(ctx, sender, nonce)
+      return found ? bytesToHex(found.block.transactions[found.index].hash()) : null
     },
   }),
   defineMethod({

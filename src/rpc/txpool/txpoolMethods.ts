@@ -1,6 +1,6 @@
 /**
- * The TXPOOL group: the pool's content and counts in geth's shapes (txpool_content, _contentFrom,
- * _status) and Besu's (txpool_besuTransactions, txpool_besuStatistics). Reads the pool only.
+ * The TXPOOL group: the pool's content and counts in geth's shapes (txpool_content, _inspect,
+ * _contentFrom, _status) and Besu's (txpool_besuTransactions, txpool_besuStatistics). Reads the pool only.
  * Spec: execution-apis src/txpool/txpool.yaml
  */
 import { toChecksumAddress } from '@ethereumjs/util'
@@ -12,15 +12,26 @@ import type { RpcContext } from '../context.ts'
 import { formatTransaction } from '../format.ts'
 import { pendingTransactionsMethods } from './pendingTransactions.ts'
 
-function byNonce(txs: PoolTx[] = []): Record<string, unknown> {
+type Show = (t: PoolTx) => unknown
+
+const full: Show = (t) => formatTransaction(t.tx, t.sender)
+
+/** geth's one-line summary: `to: value wei + gas gas × price wei`, the price a 1559 fee cap. */
+const summary: Show = ({ tx }) => {
+  const to = tx.to ? toChecksumAddress(bytesToHex(tx.to.bytes)) : 'contract creation'
+  const price = 'maxFeePerGas' in tx ? (tx.maxFeePerGas as bigint) : (tx as { gasPrice: bigint }).gasPrice
+  return `${to}: ${tx.value} wei + ${tx.gasLimit} gas × ${price} wei`
+}
+
+function byNonce(txs: PoolTx[] = [], show: Show = full): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const t of txs) out[t.nonce.toString()] = formatTransaction(t.tx, t.sender)
+  for (const t of txs) out[t.nonce.toString()] = show(t)
   return out
 }
 
-function bySender(groups: Map<string, PoolTx[]>): Record<string, unknown> {
+function bySender(groups: Map<string, PoolTx[]>, show: Show = full): Record<string, unknown> {
   const out: Record<string, unknown> = {}
-  for (const [sender, txs] of groups) out[toChecksumAddress(sender)] = byNonce(txs)
+  for (const [sender, txs] of groups) out[toChecksumAddress(sender)] = byNonce(txs, show)
   return out
 }
 
@@ -37,6 +48,16 @@ export const content = defineMethod({
   handler: (ctx: RpcContext) => {
     const { pending, queued } = ctx.pool.content()
     return { pending: bySender(pending), queued: bySender(queued) }
+  },
+})
+
+/** Pending and queued transactions, by sender and nonce, each as one line of text (geth's and Anvil's). */
+export const inspect = defineMethod({
+  name: 'txpool_inspect',
+  params: [],
+  handler: (ctx: RpcContext) => {
+    const { pending, queued } = ctx.pool.content()
+    return { pending: bySender(pending, summary), queued: bySender(queued, summary) }
   },
 })
 
@@ -90,6 +111,7 @@ export const clientStatistics = defineMethod({ name: 'txpool_clientStatistics', 
 
 export const txpoolMethods = [
   content,
+  inspect,
   contentFrom,
   status,
   besuTransactions,
