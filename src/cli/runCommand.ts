@@ -19,11 +19,11 @@ const RPC_APIS = [
   ...['EVM', 'HARDHAT', 'ANVIL', 'OTS', 'QBFT', 'IBFT', 'CLIQUE'],
 ]
 /**
- * The dev network's default groups add the test controls Hardhat and Foundry drive, Otterscan's, and
- * the tracing and pool methods Anvil answers by default (debug_traceTransaction, trace_*, txpool_*).
+ * The dev network's default groups add the test controls Hardhat and Foundry drive, and Otterscan's.
+ * DEBUG, TRACE and TXPOOL stay off by default, as in Besu: they are asked for with --rpc-http-api.
  */
 const DEFAULT_APIS = 'ETH,NET,WEB3'
-const DEFAULT_DEV_APIS = `${DEFAULT_APIS},DEBUG,TRACE,TXPOOL,EVM,HARDHAT,ANVIL,OTS`
+const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL,OTS`
 
 export function registerRunCommand(cli: CAC): void {
   const cmd = cli.command('run', 'Start the node: a dev chain by default, JSON-RPC on 127.0.0.1:8545')

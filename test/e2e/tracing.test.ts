@@ -296,8 +296,8 @@ describe('trace_*', () => {
 })
 
 describe('group enabling', () => {
-  it('answers -32604 for DEBUG methods on a node without the group', async () => {
-    const plain = await startNode({ args: ['--rpc-http-api', 'ETH,NET,WEB3'] })
+  it('answers -32604 for DEBUG methods on a node without the group (the dev default)', async () => {
+    const plain = await startNode()
     try {
       const err = (await plain.rpc('debug_traceTransaction', [transferHash]).catch((e) => e)) as { code: number }
       expect(err.code).toBe(-32604)
