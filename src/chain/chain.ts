@@ -310,15 +310,20 @@ export class Chain {
     return block ? { block, index: loc.index } : undefined
   }
 
+  /** Throws StateUnavailableError when the state after `block` has left the BONSAI history window. */
+  assertStateRetained(block: Block): void {
+    if (this.bonsai && !this.bonsai.isRetained(block.header.number, this.head.header.number)) {
+      throw new StateUnavailableError(block.header.number)
+    }
+  }
+
   /**
    * A read-only view of the state after `block`, shared between callers: never write to it. The
    * views of the last few state roots are kept, the head's with an account cache, so that repeated
    * reads at the head (balances, nonces for the pool) skip both the trie set-up and the trie walk.
    */
   stateAt(block: Block): StateManager {
-    if (this.bonsai && !this.bonsai.isRetained(block.header.number, this.head.header.number)) {
-      throw new StateUnavailableError(block.header.number)
-    }
+    this.assertStateRetained(block)
     const root = this.postStateRoot(block)
     const key = bytesToHex(root)
     let state = this.stateCache.get(key)

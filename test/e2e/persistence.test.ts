@@ -205,8 +205,10 @@ describe('BONSAI history window', () => {
       '--rpc-http-api=ETH,DEBUG',
     ])
     const key = node.config.accounts[5].privateKey as Hex
+    const hashes: string[] = []
     for (let nonce = 0; nonce < 6; nonce++) {
-      await receiptOf(node, await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)]))
+      hashes.push(await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, nonce)]))
+      await receiptOf(node, hashes[nonce])
     }
     expect(await node.rpc('eth_blockNumber')).toBe('0x6')
     const to = '0x000000000000000000000000000000000000d00d'
@@ -215,6 +217,17 @@ describe('BONSAI history window', () => {
     expect(proof.balance).toBe('0x3')
     const old = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [to, '0x2'] })
     expect(old.json.error).toEqual({ code: -32000, message: 'World state unavailable' })
+    // A trace replays on its parent's state: block 4's (parent 3) runs, block 3's (parent 2) is refused
+    // as Besu refuses it, never replayed on a partly pruned state.
+    const traced = await node.rpc<{ failed: boolean }>('debug_traceTransaction', [hashes[3], {}])
+    expect(traced.failed).toBe(false)
+    const tooOld = await node.rpcRaw({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'debug_traceTransaction',
+      params: [hashes[2], {}],
+    })
+    expect(tooOld.json.error).toEqual({ code: -32000, message: 'World state unavailable' })
     // The node keeps serving; the head rolls back inside the window and builds on from there.
     expect(await node.rpc('debug_setHead', ['0x4'])).toBe('Success')
     expect(await node.rpc('eth_getBalance', [to, 'latest'])).toBe('0x4')

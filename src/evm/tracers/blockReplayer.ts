@@ -25,6 +25,8 @@ export interface ReplaySource extends BlockSource {
   getSenders(block: Block): Uint8Array[]
   /** The state root after a block (its header's, unless the dev tools edited that state). */
   postStateRoot(block: Block): Uint8Array
+  /** Throws when the state after `block` is no longer kept (outside a history window). */
+  assertStateRetained(block: Block): void
 }
 
 /** Thrown when a block cannot be replayed (no parent: genesis, or a pruned/missing ancestor). */
@@ -112,6 +114,8 @@ export async function replayBlock<R>(
   if (block.header.number === 0n) throw new ReplayError('genesis', 'genesis is not traceable')
   const parent = await chain.getBlockByHash(block.header.parentHash)
   if (!parent) throw new ReplayError('missingParent', `parent of block ${block.header.number} not found`)
+  // A parent state outside the history window may be partly pruned: never run on it.
+  chain.assertStateRetained(parent)
   const fork = chain.common.getHardforkBy({ blockNumber: block.header.number, timestamp: block.header.timestamp })
   let byKey = replayVms.get(chain)
   if (!byKey) {

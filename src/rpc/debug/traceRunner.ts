@@ -14,6 +14,7 @@ import { TraceTimeoutError, type TxTracer } from '../../evm/tracers/txTracer.ts'
 import { codec, decoders } from '../../jsonrpc/codecs.ts'
 import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { StateUnavailableError } from '../../state/bonsaiState.ts'
 import type { RpcContext } from '../context.ts'
 
 /** Turns tracing failures into RPC errors; anything else passes through. */
@@ -22,6 +23,7 @@ export function tracingError(e: unknown): unknown {
   if (e instanceof UnknownTracerError || e instanceof InvalidTimeoutError)
     return new InvalidParamsError(`Invalid params: ${e.message}`)
   if (e instanceof TraceTimeoutError) return new RpcError(-32000, e.message)
+  if (e instanceof StateUnavailableError) return besuError('worldStateUnavailable')
   return e
 }
 
