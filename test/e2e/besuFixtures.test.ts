@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import { SYSTEM_CONTRACTS } from '../../src/chain/systemContracts.ts'
-import { BASALT_BIN, startNode, until } from './harness.ts'
+import { runBasalt, startNode, until, writeJsonFile } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-fixtures-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -36,23 +36,9 @@ interface Head {
   transactions: unknown[]
 }
 
-function writeJson(name: string, value: unknown): string {
-  const file = join(tmp, name)
-  writeFileSync(file, JSON.stringify(value, null, 2))
-  return file
-}
+const writeJson = (name: string, value: unknown) => writeJsonFile(tmp, name, value)
 
-async function basalt(args: string[]): Promise<{ code: number; out: string }> {
-  const proc = Bun.spawn([BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout as ReadableStream).text(),
-    new Response(proc.stderr as ReadableStream).text(),
-    proc.exited,
-  ])
-  clearTimeout(timer)
-  return { code, out: stdout + stderr }
-}
+const basalt = (args: string[]) => runBasalt(args)
 
 /** A legacy transfer in Besu's JSON block format, signed by `secretKey`. */
 const transfer = (value: number, gasPrice = '0x3b9aca00') => ({

@@ -4,11 +4,11 @@
  * served over JSON-RPC; a clique genesis merged at genesis; malformed files refused in one line.
  */
 import { afterAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
-import { BASALT_BIN, generateBftNetwork, startNode, until } from './harness.ts'
+import { generateBftNetwork, runBasalt, startNode, until, writeJsonFile } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-genesis-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -19,23 +19,9 @@ const RECIPIENT = `0x${'ab'.repeat(20)}`
 // Besu fills every fork before London from it: London alone means all of them at block 0.
 const FORKS = { londonBlock: 0 }
 
-function writeJson(name: string, value: unknown): string {
-  const file = join(tmp, name)
-  writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2))
-  return file
-}
+const writeJson = (name: string, value: unknown) => writeJsonFile(tmp, name, value)
 
-async function basalt(args: string[]): Promise<{ code: number; out: string }> {
-  const proc = Bun.spawn([BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
-  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
-  const [stdout, stderr, code] = await Promise.all([
-    new Response(proc.stdout as ReadableStream).text(),
-    new Response(proc.stderr as ReadableStream).text(),
-    proc.exited,
-  ])
-  clearTimeout(timer)
-  return { code, out: stdout + stderr }
-}
+const basalt = (args: string[]) => runBasalt(args)
 
 /** `basalt blocks import --format=JSON` of `blocks` on `genesis` into `dataPath`. */
 function importJson(blocks: string, genesis: string, dataPath: string): Promise<{ code: number; out: string }> {

@@ -206,6 +206,19 @@ export async function runToExit(args: string[], timeoutMs = 10_000): Promise<{ c
   return { code, stderr: (await new Response(proc.stderr as ReadableStream).text()).trim() }
 }
 
+/** Runs `basalt <args>` to completion (killed after `timeoutMs`): its exit code and stdout + stderr. */
+export async function runBasalt(args: string[], timeoutMs = 30_000): Promise<{ code: number; out: string }> {
+  const r = await runProcess([BASALT_BIN, ...args], { cwd: process.cwd(), env: process.env, timeoutMs })
+  return { code: r.code, out: r.out + r.err }
+}
+
+/** Writes `value` (JSON, or text as it is) to `dir/name`; returns the path. */
+export function writeJsonFile(dir: string, name: string, value: unknown): string {
+  const file = join(dir, name)
+  writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2))
+  return file
+}
+
 /** Runs a command to completion (killed after `timeoutMs`); resolves to its output and exit code. */
 export async function runProcess(
   argv: string[],
