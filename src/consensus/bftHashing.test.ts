@@ -4,9 +4,10 @@ import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createChainCommon, normalizeGenesis } from '../chain/genesis.ts'
 import { bytesToHex, type Hex } from '../primitives/hex.ts'
+import { signHash } from '../primitives/nodeKey.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { type BftKind, encodeBftExtraData } from './bftExtraData.ts'
-import { addressOf, bftBlockHash, commitSealHash, installBftBlockHash, recoverAddress, signHash } from './bftHashing.ts'
+import { addressOf, bftBlockHash, commitSealHash, installBftBlockHash, recoverAddress } from './bftHashing.ts'
 
 const VALIDATOR = new Uint8Array(20).fill(0xaa)
 const VANITY = new Uint8Array(32)

@@ -52,19 +52,6 @@ export function commitSealHash(kind: BftKind, header: BlockHeader, extra?: BftEx
   return hashWithExtraData(kind, header, 'excludeCommitSeals', extra)
 }
 
-/** A 65-byte secp256k1 signature r‖s‖v (v the recovery id 0/1), as Besu writes seals and messages. */
-export function signHash(hash: Uint8Array, privateKey: Uint8Array): Uint8Array {
-  return reorderRecovered(secp256k1.sign(hash, privateKey, { prehash: false, format: 'recovered' }))
-}
-
-/** noble's recovered format puts the recovery id first; the wire puts it last. */
-function reorderRecovered(sig: Uint8Array): Uint8Array {
-  const out = new Uint8Array(65)
-  out.set(sig.subarray(1), 0)
-  out[64] = sig[0]
-  return out
-}
-
 /** The address that produced `signature` over `hash`, or undefined for a malformed signature. */
 export function recoverAddress(hash: Uint8Array, signature: Uint8Array): Uint8Array | undefined {
   if (signature.length !== 65 || signature[64] > 1) return undefined

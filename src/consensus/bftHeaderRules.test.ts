@@ -1,8 +1,9 @@
 import { type BlockHeader, createBlockHeader, type HeaderData } from '@ethereumjs/block'
 import { createChainCommon, normalizeGenesis } from '../chain/genesis.ts'
+import { signHash } from '../primitives/nodeKey.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { decodeBftExtraData, encodeBftExtraData } from './bftExtraData.ts'
-import { addressOf, commitSealHash, installBftBlockHash, signHash } from './bftHashing.ts'
+import { addressOf, commitSealHash, installBftBlockHash } from './bftHashing.ts'
 import { proposalHeaderFields, validateBftHeader } from './bftHeaderRules.ts'
 
 const KEYS = [1, 2, 3, 4].map((i) => new Uint8Array(32).fill(i))

@@ -119,3 +119,16 @@ export function writePrivateKeyFile(file: string, privateKey: Uint8Array): void 
   fs.mkdirSync(path.dirname(file), { recursive: true })
   fs.writeFileSync(file, bytesToHex(privateKey), { mode: 0o600, flag: 'wx' })
 }
+
+/** A 65-byte secp256k1 signature r‖s‖v (v the recovery id 0/1), as Besu writes seals and messages. */
+export function signHash(hash: Uint8Array, privateKey: Uint8Array): Uint8Array {
+  return reorderRecovered(secp256k1.sign(hash, privateKey, { prehash: false, format: 'recovered' }))
+}
+
+/** noble's recovered format puts the recovery id first; the wire puts it last. */
+function reorderRecovered(sig: Uint8Array): Uint8Array {
+  const out = new Uint8Array(65)
+  out.set(sig.subarray(1), 0)
+  out[64] = sig[0]
+  return out
+}

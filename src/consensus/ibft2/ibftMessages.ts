@@ -18,7 +18,8 @@
 import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { concatBytes, equalBytes } from '../../primitives/hex.ts'
-import { commitSealHash, recoverAddress, signHash } from '../bftHashing.ts'
+import { signHash } from '../../primitives/nodeKey.ts'
+import { commitSealHash, recoverAddress } from '../bftHashing.ts'
 import {
   type BlockDecoder,
   blockReader,

@@ -17,7 +17,8 @@ import type { Block } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bigintToBytes } from '../../primitives/hex.ts'
-import { recoverAddress, signHash } from '../bftHashing.ts'
+import { signHash } from '../../primitives/nodeKey.ts'
+import { recoverAddress } from '../bftHashing.ts'
 import { bytes, fail, int, list, parseRlp, QbftMessageError, type RlpItem, readSignedItem } from './rlpFields.ts'
 
 export { QbftMessageError }

@@ -1,6 +1,7 @@
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import { recoverAddress, signHash } from '../../consensus/bftHashing.ts'
+import { recoverAddress } from '../../consensus/bftHashing.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { signHash } from '../../primitives/nodeKey.ts'
 import { describe, expect, it } from '../../runtime/testing.ts'
 import { encodeType, hashStruct, parseTypedData, personalMessageHash, typedDataHash } from './messageHashing.ts'
 

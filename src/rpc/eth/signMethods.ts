@@ -7,11 +7,11 @@
  * Anvil: -32602 `No Signer available`). Signatures are r ‖ s ‖ v with v 27 or 28.
  */
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import { signHash } from '../../consensus/bftHashing.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
+import { signHash } from '../../primitives/nodeKey.ts'
 import type { RpcContext } from '../context.ts'
 import { formatTransaction } from '../format.ts'
 import { parseTypedData, personalMessageHash, TypedDataError, typedDataHash } from './messageHashing.ts'
