@@ -463,11 +463,39 @@ export class Chain {
    */
   async resetHead(block: Block): Promise<void> {
     await this.setHead(block)
+    await this.afterHeadReset(block)
+  }
+
+  private async afterHeadReset(block: Block): Promise<void> {
     const n = block.header.number
     const safe = this.safe && this.safe.header.number > n ? block : undefined
     const finalized = this.finalized && this.finalized.header.number > n ? block : undefined
     if (safe || finalized) this.setSafeAndFinalized(safe, finalized)
     for (const fn of this.headResetListeners) await fn(block)
+  }
+
+  /**
+   * Makes the canonical `block`, below the head and outside the history window, the head once its
+   * state has been written again (pending trie nodes, see `rebuildStateAt`): the flat tables are
+   * rebuilt from that state, since the trie logs that would move them back are gone, and the states
+   * below it are no longer kept. The blocks above stay stored, off the canonical chain. Listeners
+   * run as after `resetHead`. Call inside `exclusive`.
+   */
+  async resetHeadRebuilt(block: Block): Promise<void> {
+    const bonsai = this.bonsai
+    if (!bonsai) throw new Error('only BONSAI state storage rebuilds a state below its window')
+    this.store.db.transaction(() => {
+      this.store.deleteCanonicalFrom(block.header.number + 1n)
+      bonsai.rebuildFlat(this.postStateRoot(block), KECCAK256_RLP, this.trieDb.pendingKeys())
+      bonsai.retainFrom(block.header.number)
+      this.writePendingState()
+      this.store.writeMeta(META_HEAD, block.hash())
+      this.chainIds?.followHead(block.header.number)
+    })
+    this.dropStateViews()
+    this.head = block
+    for (const fn of this.listeners) fn({ block, receipts: this.getReceipts(block), logs: [] })
+    await this.afterHeadReset(block)
   }
 
   /**

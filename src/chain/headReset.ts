@@ -7,10 +7,24 @@
 import type { Block } from '@ethereumjs/block'
 import { executeBlock } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
+import { rebuildStateAt } from './stateRecovery.ts'
 
 /** Makes the stored `block` the head; blocks above it stay stored and can be imported again. */
 export function rewindTo(chain: Chain, block: Block): Promise<void> {
-  return chain.exclusive(() => chain.resetHead(block))
+  return chain.exclusive(() => moveHead(chain, block))
+}
+
+/**
+ * The head-reset primitive (call inside `Chain.exclusive`): moves the head to the stored `block`.
+ * A canonical block whose state has left the BONSAI history window gets it rebuilt from the genesis
+ * (`rebuildStateAt`) instead of failing, so a dev chain can always go back to any of its blocks.
+ */
+export function moveHead(chain: Chain, block: Block): Promise<void> {
+  const isPruned = chain.bonsai && !chain.bonsai.isRetained(block.header.number, chain.head.header.number)
+  if (isPruned && chain.isCanonical(block) && block.header.number < chain.head.header.number) {
+    return rebuildStateAt(chain, block)
+  }
+  return chain.resetHead(block)
 }
 
 /**
@@ -22,7 +36,7 @@ export function reexecuteBlock(chain: Chain, block: Block): Promise<void> {
   return chain.exclusive(async () => {
     const parent = await chain.getBlockByHash(block.header.parentHash)
     if (!parent) throw new Error(`parent of block ${block.header.number} not found`)
-    await chain.resetHead(parent)
+    await moveHead(chain, parent)
     await executeBlock(chain, block, parent)
     await chain.resetHead(block)
   })

@@ -116,14 +116,7 @@ export async function rebuildHeadState(chain: Chain): Promise<number> {
   const head = chain.head
   const bonsai = chain.bonsai
   if (bonsai) await rewriteGenesisState(chain, bonsai)
-  async function* canonical(): AsyncGenerator<Block> {
-    for (let n = chain.genesis.header.number + 1n; n <= head.header.number; n++) {
-      const block = await chain.getBlockByNumber(n)
-      if (!block) throw new Error(`canonical block ${n} is missing`)
-      yield block
-    }
-  }
-  await replayBlocks(chain, chain.genesis, canonical())
+  await replayBlocks(chain, chain.genesis, canonicalBlocks(chain, head.header.number))
   if (bonsai) {
     chain.store.db.transaction(() => {
       bonsai.rebuildFlat(chain.postStateRoot(head), KECCAK256_RLP, chain.trieDb.pendingKeys())
@@ -136,6 +129,30 @@ export async function rebuildHeadState(chain: Chain): Promise<number> {
   const count = head.header.number - chain.genesis.header.number
   log.info('rebuilt head state', { blocks: count })
   return Number(count)
+}
+
+/**
+ * Makes the canonical `target`, below the head, the head when its state has left the BONSAI history
+ * window (the trie logs that would move the flat state back are pruned): the genesis state is written
+ * again, the canonical blocks up to `target` are replayed on it (every root checked against its
+ * header), and the chain takes `target` with the state so rebuilt. The blocks above stay stored.
+ * Call inside `Chain.exclusive`.
+ */
+export async function rebuildStateAt(chain: Chain, target: Block): Promise<void> {
+  const bonsai = chain.bonsai
+  if (!bonsai) throw new Error('only BONSAI state storage prunes states')
+  await rewriteGenesisState(chain, bonsai)
+  await replayBlocks(chain, chain.genesis, canonicalBlocks(chain, target.header.number))
+  await chain.resetHeadRebuilt(target)
+  log.info('rebuilt the state of a block below the history window', { block: target.header.number })
+}
+
+async function* canonicalBlocks(chain: Chain, upTo: bigint): AsyncGenerator<Block> {
+  for (let n = chain.genesis.header.number + 1n; n <= upTo; n++) {
+    const block = await chain.getBlockByNumber(n)
+    if (!block) throw new Error(`canonical block ${n} is missing`)
+    yield block
+  }
 }
 
 /**

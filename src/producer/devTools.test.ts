@@ -6,6 +6,7 @@ import { openChain, poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
+import { StateUnavailableError } from '../state/bonsaiState.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
 import { DevTools } from './devTools.ts'
@@ -15,8 +16,11 @@ const TARGET = new Address(hexToBytes('0x000000000000000000000000000000000000c0d
 /** Runtime code: SSTORE(0, CALLVALUE + 1). */
 const STORE_CODE = hexToBytes('0x600134016000550000')
 
-async function openTools() {
-  const { chain } = await openChain({ dataPath: ':memory:' })
+/** BONSAI with a history window of 4 blocks: a few mined blocks push a state out of it. */
+const SMALL_WINDOW = { dataStorageFormat: 'BONSAI' as const, bonsaiHistoricalBlockLimit: 4 }
+
+async function openTools(storage: Partial<typeof SMALL_WINDOW> = {}) {
+  const { chain } = await openChain({ dataPath: ':memory:', ...storage })
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
   const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
   return { chain, pool, sealer, tools: new DevTools(chain, pool, sealer) }
@@ -89,5 +93,59 @@ describe('DevTools', () => {
     await loadState(b.tools, decodeDump(encodeDump(dumpState(a.tools))))
     expect(bytesToHex(b.chain.postStateRoot(b.chain.head))).toBe(bytesToHex(a.chain.postStateRoot(a.chain.head)))
     expect(bytesToHex(await b.chain.stateAt(b.chain.head).getCode(TARGET))).toBe(bytesToHex(STORE_CODE))
+  })
+  it('reverts to a snapshot whatever the number of blocks mined since: the snapshot keeps its state', async () => {
+    const { chain, pool, sealer, tools } = await openTools(SMALL_WINDOW)
+    await sealer.mine(2n)
+    await tools.setAccounts([[TARGET.bytes, { balance: 5n }]])
+    const start = chain.head
+    const id = await tools.snapshot()
+    await pool.add(transfer(0, 7n, chain.commonForNextBlock()))
+    await sealer.mine(40n)
+    expect((await chain.stateAt(chain.head).getAccount(TARGET))?.balance).toBe(12n)
+    // Inside the window of a snapshot, older states stay readable too.
+    expect((await chain.stateAt(start).getAccount(TARGET))?.balance).toBe(5n)
+    expect(await tools.revert(id)).toBe(true)
+    expect(bytesToHex(chain.head.hash())).toBe(bytesToHex(start.hash()))
+    expect((await chain.stateAt(chain.head).getAccount(TARGET))?.balance).toBe(5n)
+    // The chain builds on it, and what it builds re-executes to its roots.
+    await pool.add(transfer(0, 1n, chain.commonForNextBlock()))
+    const block = (await sealer.sealBlock(false))!
+    await executeBlock(chain, block, start)
+    expect((await chain.stateAt(block).getAccount(TARGET))?.balance).toBe(6n)
+    // The consumed snapshot no longer holds the state: the window prunes it again.
+    await sealer.mine(40n)
+    expect(() => chain.stateAt(start)).toThrow(StateUnavailableError)
+  })
+
+  it('goes back to a block whose state left the history window by rebuilding it from the genesis', async () => {
+    const { chain, pool, sealer, tools } = await openTools(SMALL_WINDOW)
+    tools.markInitial()
+    const genesis = chain.head
+    for (let nonce = 0; nonce < 12; nonce++) {
+      await pool.add(transfer(nonce, 1n, chain.commonForNextBlock()))
+      await sealer.sealBlock(false)
+    }
+    const third = (await chain.getBlockByNumber(3n))!
+    expect(() => chain.stateAt(third)).toThrow(StateUnavailableError)
+    // anvil_rollback / debug_setHead to block 3: its state comes back, the older ones stay gone.
+    await tools.rollback(chain.head.header.number - 3n)
+    expect(chain.head.header.number).toBe(3n)
+    expect((await chain.stateAt(chain.head).getAccount(TARGET))?.balance).toBe(3n)
+    const second = (await chain.getBlockByNumber(2n))!
+    expect(() => chain.stateAt(second)).toThrow(StateUnavailableError)
+    await pool.add(transfer(3, 10n, chain.commonForNextBlock()))
+    const next = (await sealer.sealBlock(false))!
+    await executeBlock(chain, next, third)
+    expect((await chain.stateAt(next).getAccount(TARGET))?.balance).toBe(13n)
+    // hardhat_reset / anvil_reset: back to the state at start, the genesis.
+    await sealer.mine(10n)
+    await tools.reset()
+    expect(bytesToHex(chain.head.hash())).toBe(bytesToHex(genesis.hash()))
+    expect((await chain.stateAt(chain.head).getAccount(TARGET))?.balance ?? 0n).toBe(0n)
+    await pool.add(transfer(0, 2n, chain.commonForNextBlock()))
+    const first = (await sealer.sealBlock(false))!
+    await executeBlock(chain, first, genesis)
+    expect((await chain.stateAt(first).getAccount(TARGET))?.balance).toBe(2n)
   })
 })

@@ -16,7 +16,7 @@
 import type { Block } from '@ethereumjs/block'
 import { Account, Address } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'
-import { rewindTo } from '../chain/headReset.ts'
+import { moveHead, rewindTo } from '../chain/headReset.ts'
 import { equalBytes } from '../primitives/hex.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
@@ -28,6 +28,8 @@ interface Snapshot {
   postStateRoot: Uint8Array
   pool: PoolTx[]
   sealer: SealerSettings
+  /** Lets the history window prune the snapshot's state again (BONSAI keeps it while the snapshot lives). */
+  release?: () => void
 }
 
 /** An account as `anvil_loadState` gives it (and `eth_getAccountInfo` answers it). */
@@ -171,7 +173,9 @@ export class DevTools {
   async snapshot(): Promise<bigint> {
     await this.sealer.idle()
     const id = this.nextSnapshotId++
-    this.snapshots.set(id, this.capture())
+    const snap = this.capture()
+    snap.release = this.chain.bonsai?.pin(snap.head.header.number)
+    this.snapshots.set(id, snap)
     return id
   }
 
@@ -182,20 +186,25 @@ export class DevTools {
   async revert(id: bigint): Promise<boolean> {
     const snap = this.snapshots.get(id)
     if (!snap) return false
-    for (const key of [...this.snapshots.keys()]) if (key >= id) this.snapshots.delete(key)
-    await this.restore(snap)
+    const consumed = [...this.snapshots].filter(([key]) => key >= id)
+    for (const [key] of consumed) this.snapshots.delete(key)
+    try {
+      await this.restore(snap)
+    } finally {
+      for (const [, s] of consumed) s.release?.()
+    }
     return true
   }
 
   /** Back to the chain as it was at start: the start's head, state, pool and mining settings. */
   async reset(): Promise<void> {
-    this.snapshots.clear()
+    this.dropSnapshots()
     if (this.initial) await this.restore(this.initial)
   }
 
   /** Back to the chain's first block (a forked chain's fork block) with an empty pool. */
   async resetToGenesis(): Promise<void> {
-    this.snapshots.clear()
+    this.dropSnapshots()
     const genesis = this.chain.genesis
     const initial = this.initial ?? this.capture()
     await this.restore({
@@ -215,11 +224,16 @@ export class DevTools {
     return this.sealer.exclusive(() =>
       this.chain.exclusive(async () => {
         await move()
-        this.snapshots.clear()
+        this.dropSnapshots()
         this.pool.clear()
         this.initial = this.capture()
       }),
     )
+  }
+
+  private dropSnapshots(): void {
+    for (const snap of this.snapshots.values()) snap.release?.()
+    this.snapshots.clear()
   }
 
   private capture(): Snapshot {
@@ -235,7 +249,7 @@ export class DevTools {
   private restore(snap: Snapshot): Promise<void> {
     return this.sealer.exclusive(async () => {
       this.sealer.restore({ ...snap.sealer, isAutomine: false })
-      await this.chain.setHead(snap.head)
+      await this.chain.exclusive(() => moveHead(this.chain, snap.head))
       if (!equalBytes(this.chain.postStateRoot(snap.head), snap.postStateRoot)) {
         this.chain.setPostStateRoot(snap.head, snap.postStateRoot)
       }

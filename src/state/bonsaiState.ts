@@ -18,6 +18,8 @@ import type { TrieDb } from './trieDb.ts'
 import { computeTrieLog, decodeTrieLog, encodeTrieLog, nodesOnLogPaths, type TrieLog } from './trieLog.ts'
 
 const META_FLAT_ROOT = 'flatRoot'
+/** The lowest block whose state is kept, after a head reset rebuilt the state of a block below the window. */
+const META_RETAINED_FROM = 'retainedFrom'
 /** What left the window is deleted every this many blocks (or every window, if shorter). */
 const PRUNE_EVERY_BLOCKS = 32
 
@@ -53,6 +55,10 @@ export class BonsaiState {
   readonly referenced = new Set<string>()
   private flatRoot?: Uint8Array
   private readonly pruneEveryBlocks: bigint
+  /** Blocks whose state the dev chain's snapshots hold (block → holders): none of it is pruned. */
+  private readonly pins = new Map<bigint, number>()
+  /** No state below this block is kept (set when a head reset rebuilt a state below the window). */
+  private retainedFrom: bigint
 
   private readonly store: ChainStore
   private readonly trieDb: TrieDb
@@ -70,6 +76,8 @@ export class BonsaiState {
     this.flat = new FlatStore(store.db)
     this.pruneEveryBlocks = BigInt(Math.min(PRUNE_EVERY_BLOCKS, historicalBlockLimit))
     this.flatRoot = store.readMeta(META_FLAT_ROOT)
+    const from = store.readMeta(META_RETAINED_FROM)
+    this.retainedFrom = from ? BigInt(bytesToHex(from)) : 0n
   }
 
   /** The state root the flat tables hold; undefined before the genesis state was written. */
@@ -150,7 +158,7 @@ export class BonsaiState {
       for (const b of undo) for (const log of this.logsOf(b).reverse()) this.applyBackward(log, b.number)
       for (const b of redo) for (const log of this.logsOf(b)) this.applyForward(log, b.number)
       if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
-      if (this.isPruneDue(headNumber)) this.prune(headNumber - BigInt(this.historicalBlockLimit))
+      if (this.isPruneDue(headNumber)) this.prune(this.pruneLimit(headNumber))
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
@@ -179,9 +187,49 @@ export class BonsaiState {
     return cutoff > 0n && cutoff % this.pruneEveryBlocks === 0n
   }
 
-  /** Whether the state of block `n` is inside the window below the head `headNumber`. */
+  /** Whether the state of block `n` is inside the window below the head `headNumber`, or pinned. */
   isRetained(n: bigint, headNumber: bigint): boolean {
-    return n + BigInt(this.historicalBlockLimit) >= headNumber
+    if (n < this.retainedFrom) return false
+    const lowestPin = this.lowestPin()
+    return n + BigInt(this.historicalBlockLimit) >= headNumber || (lowestPin !== undefined && n >= lowestPin)
+  }
+
+  /**
+   * Keeps the state of block `n`, and so of every later block, out of pruning until the returned
+   * function is called (a dev chain snapshot: `evm_revert` must reach it however many blocks follow).
+   */
+  pin(n: bigint): () => void {
+    this.pins.set(n, (this.pins.get(n) ?? 0) + 1)
+    let isReleased = false
+    return () => {
+      if (isReleased) return
+      isReleased = true
+      const count = (this.pins.get(n) ?? 1) - 1
+      if (count > 0) this.pins.set(n, count)
+      else this.pins.delete(n)
+    }
+  }
+
+  /**
+   * Records that the states below block `n` are gone: a head reset rebuilt the state of `n` from the
+   * genesis after the window had pruned the trie logs that lead to it. Inside a transaction.
+   */
+  retainFrom(n: bigint): void {
+    this.retainedFrom = n
+    this.store.writeMeta(META_RETAINED_FROM, hexToBytes(`0x${n.toString(16).padStart(16, '0')}`))
+  }
+
+  private lowestPin(): bigint | undefined {
+    let lowest: bigint | undefined
+    for (const n of this.pins.keys()) if (lowest === undefined || n < lowest) lowest = n
+    return lowest
+  }
+
+  /** The last block whose trie logs and left-behind nodes may go when the head is at `headNumber`. */
+  private pruneLimit(headNumber: bigint): bigint {
+    const cutoff = headNumber - BigInt(this.historicalBlockLimit)
+    const lowestPin = this.lowestPin()
+    return lowestPin !== undefined && lowestPin - 1n < cutoff ? lowestPin - 1n : cutoff
   }
 
   /**
