@@ -57,6 +57,17 @@ const IGNORED_CONFIG = ['ethash', 'clique', 'eip150Hash', 'daoForkBlock', 'daoFo
 
 class SkipFixture extends Error {}
 
+/**
+ * The block's base fee. A London fixture without `baseFeePerGas` in its context runs in geth's
+ * harness with no base fee at all: the sender pays its fee cap per gas and the miner gets the tip,
+ * which is what a base fee of fee cap minus tip gives here (a legacy transaction: base fee 0).
+ */
+function baseFee(ctx: Obj, tx: ReturnType<typeof createTxFromRLP>): bigint {
+  if (ctx.baseFeePerGas !== undefined) return quantity(ctx.baseFeePerGas)
+  const t = tx as { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint }
+  return t.maxFeePerGas !== undefined ? t.maxFeePerGas - (t.maxPriorityFeePerGas ?? 0n) : 0n
+}
+
 async function runFixture(tracer: string, fixture: Obj): Promise<unknown> {
   const g = structuredClone(fixture.genesis) as Obj
   const config = g.config as Obj
@@ -89,10 +100,10 @@ async function runFixture(tracer: string, fixture: Obj): Promise<unknown> {
     coinbase: ctx.miner as string,
     difficulty: isPos ? 0n : quantity(ctx.difficulty),
   }
-  if (common.isActivatedEIP(1559)) header.baseFeePerGas = quantity(ctx.baseFeePerGas)
+  const tx = createTxFromRLP(hexToBytes(fixture.input as string), { common })
+  if (common.isActivatedEIP(1559)) header.baseFeePerGas = baseFee(ctx, tx)
   if (common.isActivatedEIP(4844)) header.excessBlobGas = quantity(g.excessBlobGas as Json)
   const block = createBlock({ header }, { common, skipConsensusFormatValidation: true })
-  const tx = createTxFromRLP(hexToBytes(fixture.input as string), { common })
   const vm = await createVm(common, state as never, { getBlockByNumber: async () => undefined })
   const traceConfig: TraceConfig = { tracer, tracerConfig: (fixture.tracerConfig as Obj | undefined) ?? {} }
   const t = createTracer(traceConfig)
@@ -241,13 +252,16 @@ async function runDirectory(path: string, isVerbose: boolean): Promise<Outcome[]
   const tracer = DIRECTORIES[dir]
   if (!tracer) return []
   const out: Outcome[] = []
-  for (const name of readdirSync(path).filter((f) => f.endsWith('.json')).sort()) {
+  for (const name of readdirSync(path)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const file = `${dir}/${name}`
     const fixture = JSON.parse(readFileSync(join(path, name), 'utf8')) as Obj
     try {
       const have = await runFixture(tracer, fixture)
       const c = compare(dir, fixture, have)
-      out.push({ file, status: c.isEqual ? 'pass' : 'fail', detail: isVerbose ? `have ${c.have}\nwant ${c.want}` : '' })
+      const detail = isVerbose && !c.isEqual ? `\nhave ${c.have}\nwant ${c.want}` : ''
+      out.push({ file, status: c.isEqual ? 'pass' : 'fail', detail })
     } catch (e) {
       const isSkip = e instanceof SkipFixture
       out.push({ file, status: isSkip ? 'skip' : 'error', detail: (e as Error).message.split('\n')[0] })
