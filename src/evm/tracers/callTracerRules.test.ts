@@ -267,7 +267,7 @@ describe('flatCallTracer options, as geth', () => {
     ])
   })
 
-  it('drops the result of an entry that failed otherwise, of a suicide, and creationMethod', async () => {
+  it('drops the result of an entry that failed otherwise and of a suicide; creates name their opcode', async () => {
     const looper = await t.deploy('5b600056') // JUMPDEST, PUSH1 0, JUMP: out of gas
     const caller = await t.deploy(callerRuntime(looper))
     const failed = (await t.trace(await t.send({ to: caller }), createTracer({ tracer: 'flatCallTracer' }))) as any[]
@@ -280,8 +280,8 @@ describe('flatCallTracer options, as geth', () => {
     const factory = await t.deploy(FACTORY_RUNTIME)
     const made = (await t.trace(await t.send({ to: factory }), createTracer({ tracer: 'flatCallTracer' }))) as any[]
     expect(made.slice(1).map((e) => [e.type, e.action.creationMethod])).toEqual([
-      ['create', undefined],
-      ['create', undefined],
+      ['create', 'create'],
+      ['create', 'create2'],
     ])
   })
 

@@ -51,6 +51,8 @@ const GETH_PARITY_ERRORS: Record<string, string> = {
 function gethParityError(gethText: string): string {
   const exact = GETH_PARITY_ERRORS[gethText]
   if (exact) return exact
+  // geth wraps some out-of-gas errors (`out of gas: not enough gas for reentrancy sentry`).
+  if (gethText.startsWith('out of gas:')) return 'Out of gas'
   if (gethText.startsWith('invalid opcode:')) return 'Bad instruction'
   if (gethText.startsWith('stack underflow')) return 'Stack underflow'
   return gethText
@@ -113,8 +115,8 @@ export interface FlattenOptions {
   /**
    * geth's flatCallTracer rather than Besu's trace_*: the top entry's gas and gas used are the
    * transaction's (its gas limit, the receipt's gas used, as geth's callTracer), a reverted entry
-   * keeps its `result` beside the `error`, a `suicide` entry has no `result`, creates carry no
-   * `creationMethod`, and `isParityErrors` uses geth's table.
+   * keeps its `result` beside the `error`, a `suicide` entry has no `result`, and `isParityErrors`
+   * uses geth's table.
    */
   isGethFlat?: boolean
 }
@@ -165,7 +167,7 @@ export function flattenCallFrames(root: CallFrame, at?: TraceLocation, opts: Fla
   const out: Json[] = []
   const walk = (f: CallFrame, path: number[]) => {
     const { action, result, type } = actionAndResult(f, path.length === 0 && !isGeth)
-    if (opts.hasCreationMethod === false || isGeth) delete action.creationMethod
+    if (opts.hasCreationMethod === false) delete action.creationMethod
     const entry: Json = { action }
     if (at) {
       entry.blockHash = bytesToHex(at.blockHash)
