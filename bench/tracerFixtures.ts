@@ -29,6 +29,7 @@ import { createTxFromRLP } from '@ethereumjs/tx'
 import { Address, createAccount } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
 import { createChainCommon, genesisState, normalizeGenesis } from '../src/chain/genesis.ts'
+import { ensureKzgFor } from '../src/chain/kzg.ts'
 import { createTracer, type TraceConfig } from '../src/evm/tracers/createTracer.ts'
 import type { TxContext } from '../src/evm/tracers/txTracer.ts'
 import { createVm } from '../src/evm/vmFactory.ts'
@@ -56,6 +57,17 @@ function quantity(v: Json | undefined): bigint {
 const IGNORED_CONFIG = ['ethash', 'clique', 'eip150Hash', 'daoForkBlock', 'daoForkSupport', 'eip155Block']
 
 class SkipFixture extends Error {}
+
+/** Cancun's target blob gas (3 blobs), for a genesis whose config has no `blobSchedule`. */
+const CANCUN_BLOB_TARGET = 393_216n
+
+function blobTarget(common: ReturnType<typeof createChainCommon>): bigint {
+  try {
+    return common.param('targetBlobGasPerBlock')
+  } catch {
+    return CANCUN_BLOB_TARGET
+  }
+}
 
 /**
  * The block's base fee. A London fixture without `baseFeePerGas` in its context runs in geth's
@@ -100,9 +112,17 @@ async function runFixture(tracer: string, fixture: Obj): Promise<unknown> {
     coinbase: ctx.miner as string,
     difficulty: isPos ? 0n : quantity(ctx.difficulty),
   }
-  const tx = createTxFromRLP(hexToBytes(fixture.input as string), { common })
+  const raw = hexToBytes(fixture.input as string)
+  // A blob transaction needs the KZG setup even without its sidecar.
+  if (raw[0] === 3) await ensureKzgFor(common)
+  const tx = createTxFromRLP(raw, { common })
   if (common.isActivatedEIP(1559)) header.baseFeePerGas = baseFee(ctx, tx)
-  if (common.isActivatedEIP(4844)) header.excessBlobGas = quantity(g.excessBlobGas as Json)
+  if (common.isActivatedEIP(4844)) {
+    // geth's harness: the blob base fee of the block after the genesis (its excess and use).
+    const excess = quantity(g.excessBlobGas as Json) + quantity(g.blobGasUsed as Json)
+    const target = blobTarget(common)
+    header.excessBlobGas = excess > target ? excess - target : 0n
+  }
   const block = createBlock({ header }, { common, skipConsensusFormatValidation: true })
   const vm = await createVm(common, state as never, { getBlockByNumber: async () => undefined })
   const traceConfig: TraceConfig = { tracer, tracerConfig: (fixture.tracerConfig as Obj | undefined) ?? {} }

@@ -188,7 +188,8 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     if (after.balance !== before.balance) out.balance = toQuantity(after.balance)
     const isCodeChanged = !equalBytes(after.code, before.code)
     if (isCodeChanged && !this.opts.disableCode) out.code = bytesToHex(after.code)
-    if (isCodeChanged) out.codeHash = after.code.length > 0 ? bytesToHex(keccak_256(after.code)) : ZERO_WORD
+    // Code removed (an EIP-7702 delegation cleared): the hash of empty code, as geth's state reports it.
+    if (isCodeChanged) out.codeHash = bytesToHex(keccak_256(after.code))
     if (after.nonce !== before.nonce) out.nonce = Number(after.nonce)
     if (after.storage.size > 0 && !this.opts.disableStorage)
       out.storage = sortedByKey(Object.fromEntries(after.storage))
