@@ -53,8 +53,43 @@ function quantity(v: Json | undefined): bigint {
   return BigInt(v as string | number)
 }
 
-/** geth's config keys the genesis loader does not read: consensus engines and fork hashes. */
-const IGNORED_CONFIG = ['ethash', 'clique', 'eip150Hash', 'daoForkBlock', 'daoForkSupport', 'eip155Block']
+/** The fork keys of geth's chain config that Basalt's genesis loader reads. */
+const GETH_FORK_KEYS = [
+  'chainId',
+  'homesteadBlock',
+  'eip150Block',
+  'eip158Block',
+  'byzantiumBlock',
+  'constantinopleBlock',
+  'petersburgBlock',
+  'istanbulBlock',
+  'muirGlacierBlock',
+  'berlinBlock',
+  'londonBlock',
+  'arrowGlacierBlock',
+  'grayGlacierBlock',
+  'mergeNetsplitBlock',
+  'shanghaiTime',
+  'cancunTime',
+  'pragueTime',
+  'osakaTime',
+  'terminalTotalDifficulty',
+  'blobSchedule',
+]
+
+/**
+ * The config as geth decodes it: keys matched without regard to case (Go's JSON decoding), keys geth
+ * does not know dropped (another client's, such as Ethereum Classic's), and those the loader does
+ * not read (consensus engines, fork hashes, the DAO fork, `eip155Block`) left out.
+ */
+function gethConfig(config: Obj): Obj {
+  const out: Obj = {}
+  for (const [k, v] of Object.entries(config)) {
+    const key = GETH_FORK_KEYS.find((g) => g.toLowerCase() === k.toLowerCase())
+    if (key) out[key] = v
+  }
+  return out
+}
 
 class SkipFixture extends Error {}
 
@@ -82,8 +117,16 @@ function baseFee(ctx: Obj, tx: ReturnType<typeof createTxFromRLP>): bigint {
 
 async function runFixture(tracer: string, fixture: Obj): Promise<unknown> {
   const g = structuredClone(fixture.genesis) as Obj
-  const config = g.config as Obj
-  for (const k of IGNORED_CONFIG) delete config[k]
+  const ctxNumber = quantity((fixture.context as Obj).number)
+  const fixtureConfig = g.config as Obj
+  const eip155 = fixtureConfig.eip155Block
+  const eip158 = fixtureConfig.eip158Block
+  if (eip155 !== undefined && quantity(eip155) <= ctxNumber && (eip158 === undefined || quantity(eip158) > ctxNumber)) {
+    // geth schedules replay-protected signatures apart from the state-clearing rules; the library's
+    // hardforks (and Besu's milestones) bring both with Spurious Dragon.
+    throw new SkipFixture('EIP-155 signatures before EIP-158 (Spurious Dragon): no such fork in the EVM library')
+  }
+  g.config = gethConfig(fixtureConfig)
   // The fixture's genesis is a block in the middle of a chain; only its state and config matter here.
   for (const k of ['number', 'hash', 'stateRoot', 'totalDifficulty', 'parentHash', 'gasUsed']) delete g[k]
   const genesis = normalizeGenesis(g)
@@ -94,7 +137,7 @@ async function runFixture(tracer: string, fixture: Obj): Promise<unknown> {
     throw new SkipFixture(`fork schedule: ${(e as Error).message}`)
   }
   const ctx = fixture.context as Obj
-  const number = quantity(ctx.number)
+  const number = ctxNumber
   const timestamp = quantity(ctx.timestamp)
   common.setHardforkBy({ blockNumber: number, timestamp })
   const state = new MerkleStateManager({ common })
