@@ -244,4 +244,55 @@ describe('flatCallTracer options, as geth', () => {
     )) as any[]
     expect(parity[1].error).toBe('Reverted')
   })
+
+  it("gives the top entry the transaction's gas limit and gas used, and keeps a reverted entry's result", async () => {
+    const reverter = await t.deploy(REVERT_RUNTIME)
+    const hash = await t.send({ to: reverter, gasLimit: 100_000n })
+    const [top] = (await t.trace(hash, createTracer({ tracer: 'flatCallTracer' }))) as any[]
+    // 21,000 intrinsic + PUSH1, PUSH1 (3 each) + REVERT of nothing (0) = 21,006.
+    expect(top.action.gas).toBe('0x186a0')
+    expect(top.error).toBe('execution reverted')
+    expect(top.result).toEqual({ gasUsed: '0x520e', output: '0x' })
+    expect(Object.keys(top)).toEqual([
+      'action',
+      'blockHash',
+      'blockNumber',
+      'error',
+      'result',
+      'subtraces',
+      'traceAddress',
+      'transactionHash',
+      'transactionPosition',
+      'type',
+    ])
+  })
+
+  it('drops the result of an entry that failed otherwise and of a suicide; creates name their opcode', async () => {
+    const looper = await t.deploy('5b600056') // JUMPDEST, PUSH1 0, JUMP: out of gas
+    const caller = await t.deploy(callerRuntime(looper))
+    const failed = (await t.trace(await t.send({ to: caller }), createTracer({ tracer: 'flatCallTracer' }))) as any[]
+    expect(failed[1].error).toBe('out of gas')
+    expect(failed[1].result).toBeUndefined()
+    const doomed = await t.deploy(selfdestructRuntime('0x000000000000000000000000000000000000be13'))
+    const gone = (await t.trace(await t.send({ to: doomed }), createTracer({ tracer: 'flatCallTracer' }))) as any[]
+    expect(gone[1].type).toBe('suicide')
+    expect('result' in gone[1]).toBe(false)
+    const factory = await t.deploy(FACTORY_RUNTIME)
+    const made = (await t.trace(await t.send({ to: factory }), createTracer({ tracer: 'flatCallTracer' }))) as any[]
+    expect(made.slice(1).map((e) => [e.type, e.action.creationMethod])).toEqual([
+      ['create', 'create'],
+      ['create', 'create2'],
+    ])
+  })
+
+  it("uses geth's parity words with convertParityErrors: write protection stays as it is", async () => {
+    const mixed = await t.deploy(mixedRuntime(store))
+    const hash = await t.send({ to: mixed })
+    const parity = (await t.trace(
+      hash,
+      createTracer({ tracer: 'flatCallTracer', tracerConfig: { convertParityErrors: true } }),
+    )) as any[]
+    expect(parity[3].action.callType).toBe('staticcall')
+    expect(parity[3].error).toBe('write protection')
+  })
 })

@@ -159,7 +159,7 @@ function namedTracer(name: string | undefined, cfg: Record<string, unknown>, con
             transactionHash: ctx.tx.hash(),
             transactionPosition: ctx.index ?? 0,
           },
-          { isParityErrors: flag(cfg, 'convertParityErrors') },
+          { isParityErrors: flag(cfg, 'convertParityErrors'), isGethFlat: true },
         ),
       )
     case 'noopTracer':

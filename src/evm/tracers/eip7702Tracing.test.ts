@@ -95,4 +95,34 @@ describe('tracers on an EIP-7702 delegation', () => {
     const top = formatCallFrame(await t.trace(callHash, new CallTracer())) as any
     expect(top.calls[0]).toMatchObject({ type: 'CALL', from: caller, to: B })
   })
+
+  it('prestateTracer diff mode: a cleared delegation leaves empty code with the empty-code hash', async () => {
+    // B authorizes the zero address (EIP-7702: clears its delegation) at its nonce, 1.
+    const authorization = eoaCode7702SignAuthorization(
+      { chainId: toQuantity(t.chain.common.chainId()), address: `0x${'0'.repeat(40)}`, nonce: '0x1' },
+      hexToBytes(b.privateKey),
+    )
+    const tx = createEOACode7702Tx(
+      {
+        chainId: t.chain.common.chainId(),
+        nonce: 1n,
+        to: B as `0x${string}`,
+        gasLimit: 200_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1n,
+        authorizationList: [authorization],
+      },
+      { common: t.chain.commonForNextBlock() },
+    ).sign(hexToBytes(a.privateKey))
+    await t.pool.add(tx)
+    t.clock.advance(12_000)
+    await t.sealer.sealBlock(false)
+    const { post } = (await t.trace(tx.hash(), new PrestateTracer({ diffMode: true }))) as any
+    // keccak256 of no bytes: geth's state gives an existing account without code that hash.
+    expect(post[B]).toEqual({
+      code: '0x',
+      codeHash: '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
+      nonce: 2,
+    })
+  })
 })

@@ -30,6 +30,34 @@ const PARITY_ERRORS: Record<string, string> = {
   'contract address collision': 'Contract address collision',
 }
 
+/**
+ * geth's flatCallTracer table (`convertParityErrors`): its own words, which differ from Besu's for
+ * stack overflow (`Out of stack`) and leave `write protection` and `contract address collision` as
+ * they are.
+ */
+const GETH_PARITY_ERRORS: Record<string, string> = {
+  'contract creation code storage out of gas': 'Out of gas',
+  'out of gas': 'Out of gas',
+  'gas uint64 overflow': 'Out of gas',
+  'max code size exceeded': 'Out of gas',
+  'invalid jump destination': 'Bad jump destination',
+  'execution reverted': 'Reverted',
+  'return data out of bounds': 'Out of bounds',
+  'stack limit reached 1024 (1023)': 'Out of stack',
+  'precompiled failed': 'Built-in failed',
+  'invalid input length': 'Built-in failed',
+}
+
+function gethParityError(gethText: string): string {
+  const exact = GETH_PARITY_ERRORS[gethText]
+  if (exact) return exact
+  // geth wraps some out-of-gas errors (`out of gas: not enough gas for reentrancy sentry`).
+  if (gethText.startsWith('out of gas:')) return 'Out of gas'
+  if (gethText.startsWith('invalid opcode:')) return 'Bad instruction'
+  if (gethText.startsWith('stack underflow')) return 'Stack underflow'
+  return gethText
+}
+
 /** Parity's word for a geth error text; geth's texts that name the opcode or stack sizes by their start. */
 function parityError(gethText: string): string {
   const exact = PARITY_ERRORS[gethText]
@@ -40,9 +68,9 @@ function parityError(gethText: string): string {
   return gethText
 }
 
-function actionAndResult(f: CallFrame, isTop: boolean): { action: Json; result: Json | null; type: string } {
-  const gas = isTop && f.messageGas !== undefined ? f.messageGas : f.gas
-  const gasUsed = isTop && f.messageGasUsed !== undefined ? f.messageGasUsed : f.gasUsed
+function actionAndResult(f: CallFrame, isMessageGas: boolean): { action: Json; result: Json | null; type: string } {
+  const gas = isMessageGas && f.messageGas !== undefined ? f.messageGas : f.gas
+  const gasUsed = isMessageGas && f.messageGasUsed !== undefined ? f.messageGasUsed : f.gasUsed
   if (f.type === 'SELFDESTRUCT') {
     return {
       type: 'suicide',
@@ -84,6 +112,13 @@ export interface FlattenOptions {
   revertReason?: Hex
   /** `creationMethod` on create actions; default true (Besu's trace_call* leave it out). */
   hasCreationMethod?: boolean
+  /**
+   * geth's flatCallTracer rather than Besu's trace_*: the top entry's gas and gas used are the
+   * transaction's (its gas limit, the receipt's gas used, as geth's callTracer), a reverted entry
+   * keeps its `result` beside the `error`, a `suicide` entry has no `result`, and `isParityErrors`
+   * uses geth's table.
+   */
+  isGethFlat?: boolean
 }
 
 /** The bytes a transaction's top-level REVERT returned, or undefined when it did not revert. */
@@ -128,17 +163,24 @@ export function withoutNestedPrecompileCalls(f: CallFrame, precompiles: Readonly
 /** The flat traces of one transaction's call tree; `at` adds the block and transaction fields. */
 export function flattenCallFrames(root: CallFrame, at?: TraceLocation, opts: FlattenOptions = {}): Json[] {
   const isParityErrors = opts.isParityErrors !== false
+  const isGeth = opts.isGethFlat === true
   const out: Json[] = []
   const walk = (f: CallFrame, path: number[]) => {
-    const { action, result, type } = actionAndResult(f, path.length === 0)
+    const { action, result, type } = actionAndResult(f, path.length === 0 && !isGeth)
     if (opts.hasCreationMethod === false) delete action.creationMethod
     const entry: Json = { action }
     if (at) {
       entry.blockHash = bytesToHex(at.blockHash)
       entry.blockNumber = Number(at.blockNumber)
     }
-    if (f.error !== undefined) entry.error = isParityErrors ? parityError(f.error) : f.error
-    else entry.result = result
+    if (f.error !== undefined) {
+      entry.error = !isParityErrors ? f.error : isGeth ? gethParityError(f.error) : parityError(f.error)
+    }
+    if (isGeth) {
+      // geth leaves out the address of a create that failed rather than writing null.
+      if (result?.address === null) delete result.address
+      if (result !== null && (f.error === undefined || f.error === 'execution reverted')) entry.result = result
+    } else if (f.error === undefined) entry.result = result
     if (path.length === 0 && opts.revertReason !== undefined) entry.revertReason = opts.revertReason
     entry.subtraces = f.calls.length
     entry.traceAddress = path

@@ -88,4 +88,20 @@ describe('prestateTracer', () => {
     const fed = await t.send({ to: prober, gasLimit: 21_000n + 3n + 2_600n })
     expect((await trace(fed))[probed]).toEqual({ balance: '0x0' })
   })
+
+  it("lists accounts and slots in ascending order and diff mode's post before pre, as geth's encoding does", async () => {
+    // PUSH1 1, PUSH1 2, SSTORE; PUSH1 1, PUSH1 1, SSTORE; STOP: slot 2 written before slot 1.
+    const writer = await t.deploy('600160025560016001550000')
+    const hash = await t.send({ to: writer })
+    const pre = await trace(hash)
+    const addresses = Object.keys(pre)
+    // The sender, the callee and the coinbase (the zero address) are read in that order.
+    expect(addresses).toContain('0x0000000000000000000000000000000000000000')
+    expect(addresses).toEqual([...addresses].sort())
+    expect(Object.keys(pre[writer].storage)).toEqual([`0x${'1'.padStart(64, '0')}`, `0x${'2'.padStart(64, '0')}`])
+    const diff = await trace(hash, { diffMode: true })
+    expect(Object.keys(diff)).toEqual(['post', 'pre'])
+    expect(Object.keys(diff.post)).toEqual(Object.keys(diff.post).sort())
+    expect(Object.keys(diff.post[writer].storage)).toEqual([`0x${'1'.padStart(64, '0')}`, `0x${'2'.padStart(64, '0')}`])
+  })
 })

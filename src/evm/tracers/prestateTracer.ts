@@ -82,6 +82,14 @@ function authorities(tx: TxContext['tx']): Address[] {
   })
 }
 
+/**
+ * An object with its keys in ascending order: geth encodes its address and slot maps so (Go sorts a
+ * map's keys), and the keys here are lowercase hex of one length, so text order is numeric order.
+ */
+function sortedByKey<V>(o: Record<string, V>): Record<string, V> {
+  return Object.fromEntries(Object.entries(o).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+}
+
 function addressOf(n: bigint): Address {
   return new Address(bigintToPaddedBytes(n & ((1n << 160n) - 1n), 20))
 }
@@ -126,7 +134,7 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     if (result.createdAddress) this.markCreated(result.createdAddress)
     if (!this.opts.diffMode) {
       for (const a of this.created) if (this.pre.get(a)?.isEmpty) this.pre.delete(a)
-      return Object.fromEntries([...this.pre].map(([a, s]) => [a, this.toJson(s)]))
+      return sortedByKey(Object.fromEntries([...this.pre].map(([a, s]) => [a, this.toJson(s)])))
     }
     const pre: Record<string, AccountJson> = {}
     const post: Record<string, AccountJson> = {}
@@ -160,7 +168,8 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
       if (!isCreated) pre[addr] = this.toJson({ ...before, storage: preSlots })
       post[addr] = this.diffJson(before, after)
     }
-    return { pre, post }
+    // geth's order: its result struct lists post first.
+    return { post: sortedByKey(post), pre: sortedByKey(pre) }
   }
 
   /** geth's account JSON: balance, code, codeHash (accounts with code only), nonce (when not 0), storage. */
@@ -169,7 +178,7 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     if (s.code.length > 0 && !this.opts.disableCode) out.code = bytesToHex(s.code)
     if (s.code.length > 0) out.codeHash = bytesToHex(keccak_256(s.code))
     if (s.nonce > 0n) out.nonce = Number(s.nonce)
-    if (s.storage.size > 0 && !this.opts.disableStorage) out.storage = Object.fromEntries(s.storage)
+    if (s.storage.size > 0 && !this.opts.disableStorage) out.storage = sortedByKey(Object.fromEntries(s.storage))
     return out
   }
 
@@ -179,9 +188,11 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     if (after.balance !== before.balance) out.balance = toQuantity(after.balance)
     const isCodeChanged = !equalBytes(after.code, before.code)
     if (isCodeChanged && !this.opts.disableCode) out.code = bytesToHex(after.code)
-    if (isCodeChanged) out.codeHash = after.code.length > 0 ? bytesToHex(keccak_256(after.code)) : ZERO_WORD
+    // Code removed (an EIP-7702 delegation cleared): the hash of empty code, as geth's state reports it.
+    if (isCodeChanged) out.codeHash = bytesToHex(keccak_256(after.code))
     if (after.nonce !== before.nonce) out.nonce = Number(after.nonce)
-    if (after.storage.size > 0 && !this.opts.disableStorage) out.storage = Object.fromEntries(after.storage)
+    if (after.storage.size > 0 && !this.opts.disableStorage)
+      out.storage = sortedByKey(Object.fromEntries(after.storage))
     return out
   }
 

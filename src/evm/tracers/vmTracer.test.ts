@@ -128,15 +128,18 @@ describe('vmTrace', () => {
     })
   })
 
-  it('lists an opcode that ran out of gas without ex, and drops one that failed otherwise', async () => {
+  it('lists an opcode that ran out of gas with ex at the top level, without it in a call, and drops one that failed otherwise', async () => {
     const looper = await t.deploy('5b600056') // JUMPDEST, PUSH1 0, JUMP: runs until out of gas
     const ops = (await vmTrace(looper, { gasLimit: 21_100n })).ops
     const last = ops[ops.length - 1]
-    expect(last.ex).toBeNull()
     expect(ops.slice(0, -1).every((o: VmOpJson) => o.ex !== null)).toBe(true)
-    // 100 gas: JUMPDEST 1, PUSH1 3, JUMP 8 per round of 12; the 9th round has 4 left, its JUMP fails.
+    // 100 gas: JUMPDEST 1, PUSH1 3, JUMP 8 per round of 12; the 9th round has 4 left, its JUMP fails
+    // with none. Besu keeps a top-level opcode's report: the gas left (0) minus its cost (8).
     expect(ops).toHaveLength(8 * 3 + 3)
-    expect(last).toMatchObject({ pc: 3, cost: 8 })
+    expect(last).toEqual({ cost: 8, ex: { mem: null, push: [], store: null, used: -8 }, pc: 3, sub: null })
+    // The same loop under a CALL: the failing JUMP has no report.
+    const sub = (await vmTrace(await t.deploy(callerRuntime(looper)))).ops[7].sub.ops
+    expect(sub[sub.length - 1]).toMatchObject({ cost: 8, ex: null, pc: 3 })
     // SSTORE under a STATICCALL fails; Besu leaves the failed opcode out of the callee's ops.
     const writer = await t.deploy('6001600055') // PUSH1 1, PUSH1 0, SSTORE
     const staticOps = (
@@ -304,5 +307,47 @@ describe('vmTrace', () => {
     expect(ops[7].cost).toBe(ops[6].ex!.used - ops[7].ex!.used)
     expect(ops[7].cost).toBe(2_600 + 9_000 + 25_000 - 2_300)
     expect(ops).toHaveLength(9)
+  })
+
+  it('reads the stack the failure left for a top-level opcode out of gas: SLOAD took its key, ADD nothing', async () => {
+    // PUSH1 7, PUSH1 0, SLOAD: 100 gas after the pushes, the cold SLOAD (2,100) fails with its key popped.
+    const loader = await t.deploy('6007600054')
+    const sload = (await vmTrace(loader, { gasLimit: 21_106n })).ops[2]
+    expect(sload).toEqual({
+      cost: 2_100,
+      ex: { mem: null, push: ['0x7'], store: null, used: -2_000 },
+      pc: 4,
+      sub: null,
+    })
+    // PUSH1 7, PUSH1 5, ADD: 2 gas after the pushes, ADD (3) fails before touching the stack.
+    const adder = await t.deploy('6007600501')
+    const add = (await vmTrace(adder, { gasLimit: 21_008n })).ops[2]
+    expect(add).toEqual({ cost: 3, ex: { mem: null, push: ['0x5'], store: null, used: -1 }, pc: 4, sub: null })
+  })
+
+  it("gives a CALL that wrote no memory the output of its frame's next RETURN at offset 0; a STATICCALL none", async () => {
+    const WORD = 'cd'.repeat(32)
+    // CALL(GAS, 0xdead, 0, no input, no output), POP; PUSH32 word, PUSH1 0, MSTORE; RETURN(0, 32).
+    const tail = `7f${WORD}600052` + '60206000f3'
+    const caller = await t.deploy(`600060006000600060006${'1dead'}5af150${tail}`)
+    const ops = (await vmTrace(caller)).ops
+    expect(ops[7].ex.mem).toEqual({ data: `0x${WORD}`, off: 0 })
+    // STATICCALL(GAS, 0xdead, no input, no output): Besu looks up the RETURN for CALL and DELEGATECALL only.
+    const staticCaller = await t.deploy(`60006000600060006${'1dead'}5afa50${tail}`)
+    expect((await vmTrace(staticCaller)).ops[6].ex.mem).toBeNull()
+  })
+
+  it('costs a failing precompile call the gas the precompile asked for, not all it was given', async () => {
+    // MSTORE 1 at 0 and at 32: the point (1, 1), not on the curve; STATICCALL(GAS, 0x06 ecAdd, 0..128, no output).
+    const bad = await t.deploy('60016000526001602052' + '600060006080600060065afa00')
+    const ops = (await vmTrace(bad)).ops
+    // STATICCALL: 100 (precompiles are warm) + 6 (memory from 2 to 4 words); ecAdd asks 150.
+    expect(ops[12]).toMatchObject({ cost: 106 + 150, pc: 21, sub: { code: '0x', ops: [] } })
+    expect(ops[12].ex.push).toEqual(['0x0'])
+    // STATICCALL(10 gas, 0x04 identity, 0..32, 0..32): identity asks 15 + 3 for one word, 10 is too little.
+    const starved = await t.deploy('60206000602060006004600afa00')
+    const starvedOps = (await vmTrace(starved)).ops
+    expect(starvedOps[6]).toMatchObject({ cost: 103 + 18, pc: 12 })
+    expect(starvedOps[6].ex.push).toEqual(['0x0'])
   })
 })

@@ -10,8 +10,13 @@
  *   `ex.mem` the memory an opcode wrote or read (MSTORE, MSTORE8, MLOAD, CALLDATACOPY, CODECOPY,
  *   EXTCODECOPY, RETURNDATACOPY; after a call the callee's output as written at the out offset);
  *   `ex.store` the slot an SSTORE wrote;
- * - an opcode that ran out of gas is listed without `ex`; one that failed on a bad jump destination
- *   is listed with it; other failing opcodes (a write in a static context among them) are left out;
+ * - an opcode that ran out of gas is listed without `ex` inside a call, and with it at the top level
+ *   (`used` is the gas left minus the opcode's cost, below zero); one that failed on a bad jump
+ *   destination is listed with it; other failing opcodes (a write in a static context among them)
+ *   are left out;
+ * - after a CALL or DELEGATECALL that wrote no output to memory, `ex.mem` is the output of the next
+ *   RETURN at the caller's depth, at offset 0 (Besu's VmTraceGenerator looks that RETURN up);
+ * - a failing precompile's `cost` adds the gas the precompile asked for, not the gas it burnt;
  * - a transaction whose whole execution is a single STOP has no ops, and code that runs off its end
  *   gets no op for the STOP the EVM adds there (Besu's virtual operation, not listed).
  */
@@ -49,6 +54,17 @@ const PRODUCE_NONE = new Set([
 ])
 /** EVM errors after which the failing opcode stays listed (Besu keeps only these two halt reasons). */
 const LISTED_ERRORS = new Set(['invalid JUMP', 'out of gas'])
+const CALL = 0xf1
+const DELEGATECALL = 0xf4
+const RETURN = 0xf3
+/**
+ * Opcodes whose item Besu takes off the stack before charging their gas (MLOAD, SLOAD, EXP,
+ * KECCAK256, BALANCE, EXTCODESIZE, EXTCODEHASH); the others that produce an item check their gas
+ * first, or peek at the stack (the call and create families), and leave it as it was.
+ */
+const POPPED_BEFORE_CHARGE: Record<number, number> = { 81: 1, 84: 1, 10: 2, 32: 2, 49: 1, 59: 1, 63: 1 }
+/** More gas than any transaction has: a precompile run with it fails only for its input. */
+const UNBOUNDED_GAS = 2n ** 62n
 const OUT_OF_GAS = 'out of gas'
 /** Failures of a create's code deposit: the frame's last opcode (RETURN) itself succeeded. */
 const DEPOSIT_ERRORS = new Set([
@@ -98,6 +114,8 @@ interface CalleeResult {
   isPrecompile: boolean
   gasGiven: bigint
   gasUsed: bigint
+  /** What a precompile that failed asked for (Besu's precompiled gas cost). */
+  gasAsked?: bigint
   output: Uint8Array
 }
 
@@ -107,6 +125,8 @@ interface PendingOp {
   opcode: number
   gasLeft: bigint
   cost: bigint
+  /** The stack before the opcode (top last). */
+  stack: bigint[]
   write?: { off: bigint; size: bigint }
   out?: { off: bigint; size: bigint }
   store?: { key: Hex; val: Hex }
@@ -118,6 +138,8 @@ interface OpenTrace {
   pending?: PendingOp
   precompile: boolean
   gasGiven: bigint
+  /** The message, kept for a precompile (its gas asked for is worked out again if it fails). */
+  message?: Message
 }
 
 /** What the frame looks like after an opcode: at the next step, or at the frame's end. */
@@ -135,6 +157,8 @@ export class VmTracer implements TxTracer<VmTraceJson> {
   private evm?: EVM
   private precompiles = new Set<string>()
   private readonly rootCallSubs: VmTraceJson[] = []
+  /** CALL and DELEGATECALL ops with no memory written, by the depth of their frame, awaiting its next RETURN. */
+  private readonly awaitingReturn = new Map<number, VmOpJson[]>()
 
   start({ vm }: TxContext): void {
     this.evm = vm.evm as EVM
@@ -163,10 +187,56 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     const precompile = m.to !== undefined && this.precompiles.has(bytesToHex(m.codeAddress.bytes).slice(2))
     if (parent?.pending) parent.pending.json.sub = trace
     else if (!parent) this.root = trace
-    this.open.push({ trace, precompile, gasGiven })
+    this.open.push({ trace, precompile, gasGiven, message: precompile ? m : undefined })
   }
 
-  private readonly onExit = (r: EVMResult): void => {
+  // Two parameters: the EVM waits for `done`, so a failed precompile's gas can be worked out first.
+  private readonly onExit = (r: EVMResult, done?: () => void): void => {
+    const frame = this.open[this.open.length - 1]
+    if (frame?.message && r.execResult.exceptionError) {
+      this.gasAsked(frame.message).then(
+        (asked) => {
+          this.exit(r, asked)
+          done?.()
+        },
+        () => {
+          this.exit(r)
+          done?.()
+        },
+      )
+      return
+    }
+    this.exit(r)
+    done?.()
+  }
+
+  /**
+   * The gas a precompile asks for `m`'s input: run again with no gas limit that could stop it, what
+   * it uses; when it fails for its input even then, the least gas with which it no longer fails for
+   * want of gas (found by halving).
+   */
+  private async gasAsked(m: Message): Promise<bigint> {
+    const evm = this.evm as unknown as {
+      runPrecompile(
+        fn: unknown,
+        data: Uint8Array,
+        gas: bigint,
+      ): Promise<EVMResult['execResult']> | EVMResult['execResult']
+    }
+    const run = async (gas: bigint) => evm.runPrecompile.call(this.evm, m.code, m.data, gas)
+    const unbounded = await run(UNBOUNDED_GAS)
+    if (!unbounded.exceptionError) return unbounded.executionGasUsed
+    let low = 0n
+    let high = UNBOUNDED_GAS
+    for (let i = 0; i < 64 && low < high; i++) {
+      const mid = (low + high) / 2n
+      if ((await run(mid)).exceptionError?.error === OUT_OF_GAS) low = mid + 1n
+      else high = mid
+    }
+    return low
+  }
+
+  private exit(r: EVMResult, gasAsked?: bigint): void {
     const frame = this.open.pop()
     if (!frame) return
     const exec = r.execResult
@@ -175,7 +245,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     if (frame.pending) {
       const err = exec.exceptionError?.error
       const isLastOpFailure = err !== undefined && err !== 'revert' && !DEPOSIT_ERRORS.has(err)
-      if (isLastOpFailure) this.closeFailed(frame, frame.pending, err)
+      if (isLastOpFailure) this.closeFailed(frame, frame.pending, err, this.open.length === 0)
       else if (run) {
         const stack = run.stack.getStack()
         this.close(frame.pending, this.open.length === 0, {
@@ -195,6 +265,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
         isPrecompile: frame.precompile,
         gasGiven: frame.gasGiven,
         gasUsed: exec.executionGasUsed,
+        gasAsked,
         output: exec.returnValue,
       }
     }
@@ -212,6 +283,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       })
     }
     const op = s.opcode.code
+    if (op === RETURN) this.fillAwaitingReturn(this.open.length - 1, s)
     const cost = s.opcode.dynamicFee ?? BigInt(s.opcode.fee)
     const json: VmOpJson = { cost: Number(cost), ex: null, pc: s.pc, sub: null }
     frame.trace.ops.push(json)
@@ -222,6 +294,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       opcode: op,
       gasLeft: s.gasLeft,
       cost,
+      stack: s.stack,
       write: memoryWrite(op, s.stack),
       out: CALLS.has(op) ? callOutput(op, s.stack) : undefined,
       store: op === SSTORE && n >= 2 ? { key: toQuantity(s.stack[n - 1]), val: toQuantity(s.stack[n - 2]) } : undefined,
@@ -242,7 +315,32 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       mem = { data: bytesToHex(written), off: Number(p.out.off) }
     }
     p.json.ex = { mem, push, store: p.store ?? null, used: Number(after.gasLeft) }
+    if (mem === null && (p.opcode === CALL || p.opcode === DELEGATECALL)) {
+      const depth = this.depthOf(p)
+      const list = this.awaitingReturn.get(depth) ?? []
+      list.push(p.json)
+      this.awaitingReturn.set(depth, list)
+    }
     if (CALLS.has(p.opcode) || CREATES.has(p.opcode)) this.closeCall(p, isRoot, after.gasLeft)
+  }
+
+  /** The depth of the frame whose pending opcode `p` is (0 for the transaction's own frame). */
+  private depthOf(p: PendingOp): number {
+    const i = this.open.findIndex((f) => f.pending === p)
+    return i < 0 ? this.open.length : i
+  }
+
+  /** A RETURN at `depth`: its output becomes the memory entry of the calls there still without one. */
+  private fillAwaitingReturn(depth: number, s: InterpreterStep): void {
+    const list = this.awaitingReturn.get(depth)
+    if (!list) return
+    this.awaitingReturn.delete(depth)
+    const n = s.stack.length
+    const off = Number(s.stack[n - 1] ?? 0n)
+    const size = Number(s.stack[n - 2] ?? 0n)
+    const data = new Uint8Array(size)
+    data.set(s.memory.subarray(off, off + size))
+    for (const json of list) if (json.ex) json.ex.mem = { data: bytesToHex(data), off: 0 }
   }
 
   /**
@@ -265,16 +363,32 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       return
     }
     if (c.hasCode) p.json.cost = Number(p.cost + c.gasGiven)
-    else if (c.isPrecompile) p.json.cost = Number(p.cost + c.gasUsed)
+    else if (c.isPrecompile) p.json.cost = Number(p.cost + (c.gasAsked ?? c.gasUsed))
     else if (p.opcode === 0xf1 || p.opcode === 0xfa) p.json.cost = Number(p.cost + c.gasGiven)
   }
 
-  /** The frame's last opcode failed: listed without `ex` when out of gas, with it on a bad jump, else dropped. */
-  private closeFailed(frame: OpenTrace, p: PendingOp, err: string): void {
+  /**
+   * The frame's last opcode failed: dropped unless out of gas or on a bad jump. Out of gas inside a
+   * call it has no `ex`; at the top level, and on a bad jump, `ex.used` is the gas left minus its
+   * cost, and `ex.push` the items it would have produced read from the stack as the failure left it
+   * (Besu reads the stack after the opcode).
+   */
+  private closeFailed(frame: OpenTrace, p: PendingOp, err: string, isRoot: boolean): void {
     if (!LISTED_ERRORS.has(err)) {
       frame.trace.ops = frame.trace.ops.filter((o) => o !== p.json)
       return
     }
-    p.json.ex = err === OUT_OF_GAS ? null : { mem: null, push: [], store: null, used: Number(p.gasLeft - p.cost) }
+    if (err === OUT_OF_GAS && !isRoot) {
+      p.json.ex = null
+      return
+    }
+    const push: Hex[] = []
+    if (err === OUT_OF_GAS) {
+      const popped = POPPED_BEFORE_CHARGE[p.opcode] ?? 0
+      const left = p.stack.slice(0, Math.max(0, p.stack.length - popped))
+      const n = producedItems(p.opcode)
+      for (let i = Math.max(0, left.length - n); i < left.length; i++) push.push(toQuantity(left[i]))
+    }
+    p.json.ex = { mem: null, push, store: null, used: Number(p.gasLeft - p.cost) }
   }
 }

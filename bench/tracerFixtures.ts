@@ -1,0 +1,354 @@
+/**
+ * Runs geth's tracer test fixtures (go-ethereum `eth/tracers/internal/tracetest/testdata/`) through
+ * Basalt's own tracers, in process, and compares each result with the fixture's. The fixtures are
+ * geth's files and are not kept here: point the runner at a directory laid out as geth's
+ * (`call_tracer/`, `call_tracer_withLog/`, `call_tracer_flat/`, `prestate_tracer/`,
+ * `prestate_tracer_with_diff_mode/`, each holding `*.json`), or at one of those directories.
+ *
+ * Each fixture: the state from `genesis.alloc`, the fork of `genesis.config` at the `context`'s block
+ * number and time, a header from `context` (number, timestamp, difficulty, gasLimit, miner,
+ * baseFeePerGas), the signed transaction `input` run with the tracer the directory names and the
+ * fixture's `tracerConfig`. The comparison is geth's own test's:
+ * - callTracer: the expected result decoded into geth's call frame shape (fields it does not know,
+ *   such as `blockNumber`, dropped; empty `output`, `error`, `calls`, `logs` left out) and encoded
+ *   again in its field order, against Basalt's JSON text as is;
+ * - flatCallTracer: both sides decoded into geth's flat trace shape, where a zero value, zero gas,
+ *   zero address or empty bytes is the same as an absent one, and `blockHash`, `blockNumber`,
+ *   `transactionHash`, `transactionPosition` are not compared;
+ * - prestateTracer: the expected result with its object keys sorted (Go's map encoding), against
+ *   Basalt's JSON text as is.
+ * A fixture whose fork the EVM library lacks is skipped with the reason.
+ *
+ * Run: node_modules/.bin/bun bench/tracerFixtures.ts <dir> [-v]   (-v prints both sides of a mismatch)
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { basename, join } from 'node:path'
+import { createBlock } from '@ethereumjs/block'
+import { MerkleStateManager } from '@ethereumjs/statemanager'
+import { createTxFromRLP } from '@ethereumjs/tx'
+import { Address, createAccount } from '@ethereumjs/util'
+import { runTx } from '@ethereumjs/vm'
+import { createChainCommon, genesisState, normalizeGenesis } from '../src/chain/genesis.ts'
+import { ensureKzgFor } from '../src/chain/kzg.ts'
+import { createTracer, type TraceConfig } from '../src/evm/tracers/createTracer.ts'
+import type { TxContext } from '../src/evm/tracers/txTracer.ts'
+import { createVm } from '../src/evm/vmFactory.ts'
+import { hexToBytes } from '../src/primitives/hex.ts'
+
+type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
+type Obj = { [k: string]: Json }
+
+/** The tracer each of geth's fixture directories runs. */
+const DIRECTORIES: Record<string, string> = {
+  call_tracer: 'callTracer',
+  call_tracer_withLog: 'callTracer',
+  call_tracer_flat: 'flatCallTracer',
+  prestate_tracer: 'prestateTracer',
+  prestate_tracer_with_diff_mode: 'prestateTracer',
+}
+
+/** A decimal or hex quantity of a fixture as a bigint. */
+function quantity(v: Json | undefined): bigint {
+  if (v === undefined || v === null || v === '') return 0n
+  return BigInt(v as string | number)
+}
+
+/** The fork keys of geth's chain config that Basalt's genesis loader reads. */
+const GETH_FORK_KEYS = [
+  'chainId',
+  'homesteadBlock',
+  'eip150Block',
+  'eip158Block',
+  'byzantiumBlock',
+  'constantinopleBlock',
+  'petersburgBlock',
+  'istanbulBlock',
+  'muirGlacierBlock',
+  'berlinBlock',
+  'londonBlock',
+  'arrowGlacierBlock',
+  'grayGlacierBlock',
+  'mergeNetsplitBlock',
+  'shanghaiTime',
+  'cancunTime',
+  'pragueTime',
+  'osakaTime',
+  'terminalTotalDifficulty',
+  'blobSchedule',
+]
+
+/**
+ * The config as geth decodes it: keys matched without regard to case (Go's JSON decoding), keys geth
+ * does not know dropped (another client's, such as Ethereum Classic's), and those the loader does
+ * not read (consensus engines, fork hashes, the DAO fork, `eip155Block`) left out.
+ */
+function gethConfig(config: Obj): Obj {
+  const out: Obj = {}
+  for (const [k, v] of Object.entries(config)) {
+    const key = GETH_FORK_KEYS.find((g) => g.toLowerCase() === k.toLowerCase())
+    if (key) out[key] = v
+  }
+  return out
+}
+
+class SkipFixture extends Error {}
+
+/** Cancun's target blob gas (3 blobs), for a genesis whose config has no `blobSchedule`. */
+const CANCUN_BLOB_TARGET = 393_216n
+
+function blobTarget(common: ReturnType<typeof createChainCommon>): bigint {
+  try {
+    return common.param('targetBlobGasPerBlock')
+  } catch {
+    return CANCUN_BLOB_TARGET
+  }
+}
+
+/**
+ * The block's base fee. A London fixture without `baseFeePerGas` in its context runs in geth's
+ * harness with no base fee at all: the sender pays its fee cap per gas and the miner gets the tip,
+ * which is what a base fee of fee cap minus tip gives here (a legacy transaction: base fee 0).
+ */
+function baseFee(ctx: Obj, tx: ReturnType<typeof createTxFromRLP>): bigint {
+  if (ctx.baseFeePerGas !== undefined) return quantity(ctx.baseFeePerGas)
+  const t = tx as { maxFeePerGas?: bigint; maxPriorityFeePerGas?: bigint }
+  return t.maxFeePerGas !== undefined ? t.maxFeePerGas - (t.maxPriorityFeePerGas ?? 0n) : 0n
+}
+
+async function runFixture(tracer: string, fixture: Obj): Promise<unknown> {
+  const g = structuredClone(fixture.genesis) as Obj
+  const ctxNumber = quantity((fixture.context as Obj).number)
+  const fixtureConfig = g.config as Obj
+  const eip155 = fixtureConfig.eip155Block
+  const eip158 = fixtureConfig.eip158Block
+  if (eip155 !== undefined && quantity(eip155) <= ctxNumber && (eip158 === undefined || quantity(eip158) > ctxNumber)) {
+    // geth schedules replay-protected signatures apart from the state-clearing rules; the library's
+    // hardforks (and Besu's milestones) bring both with Spurious Dragon.
+    throw new SkipFixture('EIP-155 signatures before EIP-158 (Spurious Dragon): no such fork in the EVM library')
+  }
+  g.config = gethConfig(fixtureConfig)
+  // The fixture's genesis is a block in the middle of a chain; only its state and config matter here.
+  for (const k of ['number', 'hash', 'stateRoot', 'totalDifficulty', 'parentHash', 'gasUsed']) delete g[k]
+  const genesis = normalizeGenesis(g)
+  let common: ReturnType<typeof createChainCommon>
+  try {
+    common = createChainCommon(genesis, {})
+  } catch (e) {
+    throw new SkipFixture(`fork schedule: ${(e as Error).message}`)
+  }
+  const ctx = fixture.context as Obj
+  const number = ctxNumber
+  const timestamp = quantity(ctx.timestamp)
+  common.setHardforkBy({ blockNumber: number, timestamp })
+  const state = new MerkleStateManager({ common })
+  for (const [address, [balance, code, storage, nonce]] of Object.entries(genesisState(genesis))) {
+    const a = new Address(hexToBytes(address))
+    await state.putAccount(a, createAccount({ balance: BigInt(balance), nonce: BigInt(nonce) }))
+    if (code !== '0x') await state.putCode(a, hexToBytes(code))
+    for (const [slot, value] of storage) await state.putStorage(a, hexToBytes(slot), hexToBytes(value))
+  }
+  const isPos = common.consensusType() === 'pos'
+  const header: Record<string, unknown> = {
+    number,
+    timestamp,
+    gasLimit: quantity(ctx.gasLimit),
+    coinbase: ctx.miner as string,
+    difficulty: isPos ? 0n : quantity(ctx.difficulty),
+  }
+  const raw = hexToBytes(fixture.input as string)
+  // A blob transaction needs the KZG setup even without its sidecar.
+  if (raw[0] === 3) await ensureKzgFor(common)
+  const tx = createTxFromRLP(raw, { common })
+  if (common.isActivatedEIP(1559)) header.baseFeePerGas = baseFee(ctx, tx)
+  if (common.isActivatedEIP(4844)) {
+    // geth's harness: the blob base fee of the block after the genesis (its excess and use).
+    const excess = quantity(g.excessBlobGas as Json) + quantity(g.blobGasUsed as Json)
+    const target = blobTarget(common)
+    header.excessBlobGas = excess > target ? excess - target : 0n
+  }
+  const block = createBlock({ header }, { common, skipConsensusFormatValidation: true })
+  const vm = await createVm(common, state as never, { getBlockByNumber: async () => undefined })
+  const traceConfig: TraceConfig = { tracer, tracerConfig: (fixture.tracerConfig as Obj | undefined) ?? {} }
+  const t = createTracer(traceConfig)
+  const txCtx: TxContext = { vm, tx, block, index: 0, sender: tx.getSenderAddress().bytes }
+  await t.start(txCtx)
+  const result = await runTx(vm, { tx, block, skipBlockGasLimitValidation: true, skipHardForkValidation: true })
+  return t.finish(txCtx, result)
+}
+
+// ---- geth's comparisons ----
+
+const CALL_FIELDS = [
+  'from',
+  'gas',
+  'gasUsed',
+  'to',
+  'input',
+  'output',
+  'error',
+  'revertReason',
+  'calls',
+  'logs',
+  'value',
+  'type',
+]
+
+function hexQuantity(v: Json): string {
+  return `0x${quantity(v).toString(16)}`
+}
+
+function hexBytes(v: Json): string {
+  return typeof v === 'string' ? v.toLowerCase() : '0x'
+}
+
+/** The expected call frame as geth's test encodes it again (its `callTrace` struct). */
+function gethCallFrame(f: Obj): Obj {
+  const out: Obj = {}
+  for (const k of CALL_FIELDS) {
+    const v = f[k]
+    if (k === 'from') out.from = hexBytes(v ?? '0x0000000000000000000000000000000000000000')
+    else if (k === 'gas' || k === 'gasUsed') out[k] = v === undefined || v === null ? null : hexQuantity(v)
+    else if (k === 'input') out.input = hexBytes(v ?? '0x')
+    else if (k === 'type') out.type = (v as string | undefined) ?? ''
+    else if (v === undefined || v === null || v === '') continue
+    else if (k === 'to') out.to = hexBytes(v)
+    else if (k === 'output') {
+      if (hexBytes(v) !== '0x') out.output = hexBytes(v)
+    } else if (k === 'value') out.value = hexQuantity(v)
+    else if (k === 'calls') {
+      if ((v as Json[]).length > 0) out.calls = (v as Obj[]).map(gethCallFrame)
+    } else if (k === 'logs') {
+      if ((v as Json[]).length > 0) {
+        out.logs = (v as Obj[]).map((l) => ({
+          address: hexBytes(l.address),
+          topics: ((l.topics as string[] | null) ?? []).map(hexBytes),
+          data: hexBytes(l.data ?? '0x'),
+          position: hexQuantity(l.position ?? 0),
+        }))
+      }
+    } else out[k] = v
+  }
+  return out
+}
+
+const ZERO_ADDRESS = '0x0000000000000000000000000000000000000000'
+const FLAT_ACTION: [string, 'address' | 'quantity' | 'bytes' | 'text'][] = [
+  ['author', 'address'],
+  ['rewardType', 'text'],
+  ['address', 'address'],
+  ['balance', 'quantity'],
+  ['callType', 'text'],
+  ['creationMethod', 'text'],
+  ['from', 'address'],
+  ['gas', 'quantity'],
+  ['init', 'bytes'],
+  ['input', 'bytes'],
+  ['refundAddress', 'address'],
+  ['to', 'address'],
+  ['value', 'quantity'],
+]
+const FLAT_RESULT: [string, 'address' | 'quantity' | 'bytes'][] = [
+  ['address', 'address'],
+  ['code', 'bytes'],
+  ['gasUsed', 'quantity'],
+  ['output', 'bytes'],
+]
+
+/** A struct of geth's flat trace after its JSON round trip: zero values dropped, the rest canonical. */
+function flatFields(o: Obj | undefined | null, fields: [string, string][]): Obj {
+  const out: Obj = {}
+  for (const [k, kind] of fields) {
+    const v = o?.[k]
+    if (v === undefined || v === null || v === '') continue
+    const norm =
+      kind === 'quantity' ? hexQuantity(v) : kind === 'text' ? (v as string) : hexBytes(v as string).toLowerCase()
+    if (norm === '0x0' || norm === '0x' || norm === ZERO_ADDRESS) continue
+    out[k] = norm
+  }
+  return out
+}
+
+function gethFlatTrace(t: Obj): Obj {
+  return {
+    action: flatFields(t.action as Obj, FLAT_ACTION),
+    error: (t.error as string | undefined) ?? '',
+    result: flatFields(t.result as Obj, FLAT_RESULT),
+    subtraces: Number(t.subtraces ?? 0),
+    traceAddress: (t.traceAddress as Json[] | null) ?? [],
+    type: (t.type as string | undefined) ?? '',
+  }
+}
+
+/** Go's encoding of a decoded JSON value: object keys sorted. */
+function sortedKeys(v: Json): Json {
+  if (Array.isArray(v)) return v.map(sortedKeys)
+  if (v === null || typeof v !== 'object') return v
+  return Object.fromEntries(
+    Object.keys(v)
+      .sort()
+      .map((k) => [k, sortedKeys(v[k])]),
+  )
+}
+
+function compare(dir: string, fixture: Obj, have: unknown): { isEqual: boolean; have: string; want: string } {
+  const result = fixture.result as Json
+  if (dir === 'call_tracer_flat') {
+    const h = JSON.stringify((have as Obj[]).map(gethFlatTrace))
+    const w = JSON.stringify((result as Obj[]).map(gethFlatTrace))
+    return { isEqual: h === w, have: h, want: w }
+  }
+  const h = JSON.stringify(have)
+  const w = JSON.stringify(dir.startsWith('call_tracer') ? gethCallFrame(result as Obj) : sortedKeys(result))
+  return { isEqual: h === w, have: h, want: w }
+}
+
+// ---- the run ----
+
+interface Outcome {
+  file: string
+  status: 'pass' | 'fail' | 'skip' | 'error'
+  detail?: string
+}
+
+async function runDirectory(path: string, isVerbose: boolean): Promise<Outcome[]> {
+  const dir = basename(path)
+  const tracer = DIRECTORIES[dir]
+  if (!tracer) return []
+  const out: Outcome[] = []
+  for (const name of readdirSync(path)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
+    const file = `${dir}/${name}`
+    const fixture = JSON.parse(readFileSync(join(path, name), 'utf8')) as Obj
+    try {
+      const have = await runFixture(tracer, fixture)
+      const c = compare(dir, fixture, have)
+      const detail = isVerbose && !c.isEqual ? `\nhave ${c.have}\nwant ${c.want}` : ''
+      out.push({ file, status: c.isEqual ? 'pass' : 'fail', detail })
+    } catch (e) {
+      const isSkip = e instanceof SkipFixture
+      out.push({ file, status: isSkip ? 'skip' : 'error', detail: (e as Error).message.split('\n')[0] })
+    }
+  }
+  return out
+}
+
+const args = process.argv.slice(2)
+const isVerbose = args.includes('-v')
+const root = args.find((a) => a !== '-v')
+if (!root) {
+  console.error('usage: bun bench/tracerFixtures.ts <fixture directory> [-v]')
+  process.exit(2)
+}
+const dirs = DIRECTORIES[basename(root)]
+  ? [root]
+  : readdirSync(root)
+      .map((d) => join(root, d))
+      .filter((d) => statSync(d).isDirectory())
+      .sort()
+const outcomes: Outcome[] = []
+for (const d of dirs) outcomes.push(...(await runDirectory(d, isVerbose)))
+for (const o of outcomes) console.log(`${o.status.padEnd(5)} ${o.file}${o.detail ? `  ${o.detail}` : ''}`)
+const count = (s: Outcome['status']) => outcomes.filter((o) => o.status === s).length
+console.log(`${count('pass')} pass, ${count('fail')} fail, ${count('error')} error, ${count('skip')} skip`)
+process.exit(count('fail') + count('error') > 0 ? 1 : 0)
