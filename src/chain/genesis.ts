@@ -11,6 +11,7 @@ import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
 import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE } from './baseFee.ts'
+import { isClassicConfig, useClassicRules } from './classicForks.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
 import { buildChainParams, useBesuForkRule } from './forkSchedule.ts'
 import { canonicalKeys, checkConfigKeys } from './genesisKeys.ts'
@@ -233,6 +234,7 @@ export function createChainCommon(
     customCrypto: customCrypto as never,
   })
   useBesuForkRule(common, milestones)
+  if (isClassicConfig(genesis.config)) useClassicRules(common, genesis.config)
   const bft = bftConsensusOf(genesis)
   // The library knows ethash, clique and casper only: its PoS rules (difficulty 0, extraData of at
   // most 32 bytes) would refuse every BFT header, its PoW rules would pay a block reward and its PoA

@@ -14,9 +14,9 @@ import { producedBaseFee } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { type CliqueHeaderFields, cliqueHeaderFields } from '../chain/clique.ts'
-import { fixedDifficulty } from '../chain/forkSchedule.ts'
 import { baseGasLimit, isLondonForkBlock } from '../chain/gasLimit.ts'
 import { toBytes, toGenesisQuantity, toObject } from '../chain/genesisValues.ts'
+import { presetPowDifficulty } from '../chain/headerValidation.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
@@ -125,7 +125,7 @@ async function buildJsonBlock(
   const state = openState(chain.trieDb, common, parent.header.stateRoot, true)
   const vm = await createVm(common, state, chain)
   const isPow = consensus === 'pow'
-  const fixed = fixedDifficulty(common)
+  const fixed = isPow ? presetPowDifficulty(common, parent.header, timestamp) : undefined
   const builder = await startBlock(vm, {
     parentBlock: parent,
     headerData: {
