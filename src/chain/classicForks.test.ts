@@ -151,7 +151,7 @@ describe('Ethereum Classic genesis', () => {
     const parse = (config: Record<string, unknown>) =>
       parseGenesisText(JSON.stringify({ config, difficulty: '0x1' }), 'etc.json')
     expect(() => parse({ ...CLASSIC_CONFIG, londonBlock: 20 })).toThrow(
-      'invalid genesis file etc.json: config.londonBlock: Ethereum forks after Berlin cannot be combined with Ethereum Classic forks in Basalt',
+      'invalid genesis file etc.json: config.londonBlock: this Ethereum milestone cannot be combined with Ethereum Classic forks in Basalt',
     )
     expect(() => parse({ chainId: 2021, ecip1049Block: 0, keccak256: {} })).toThrow(
       'config.ecip1049Block: ECIP-1049 (keccak-256 proof of work) is not supported by Basalt',

@@ -93,7 +93,7 @@ export function classicMilestones(config: Record<string, unknown>): ClassicMiles
   for (const key of LATER_ETHEREUM_KEYS) {
     if (config[key] !== undefined)
       throw new GenesisError(
-        `config.${key}: Ethereum forks after Berlin cannot be combined with Ethereum Classic forks in Basalt`,
+        `config.${key}: this Ethereum milestone cannot be combined with Ethereum Classic forks in Basalt`,
       )
   }
   for (const key of Object.keys(config)) {

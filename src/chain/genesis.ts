@@ -61,7 +61,9 @@ const HEADER_DEFAULTS: Record<string, string> = {
 export function normalizeGenesis(json: unknown): GenesisJson {
   const g = canonicalKeys(json) as GenesisJson
   if (typeof g !== 'object' || g === null || Array.isArray(g)) throw new GenesisError('a genesis file is a JSON object')
-  if (typeof g.config !== 'object' || g.config === null) throw new GenesisError('genesis file has no "config" object')
+  // Besu reads a file without `config` (its Olympic test genesis) as one with no milestones: Frontier.
+  g.config ??= {}
+  toObject(g.config, 'config')
   g.alloc ??= {}
   toObject(g.alloc, 'alloc')
   // JSON nulls stand for absent fields (execution-apis genesis.json writes `"baseFeePerGas": null`).
@@ -73,7 +75,9 @@ export function normalizeGenesis(json: unknown): GenesisJson {
       g.alloc[key] = acct
     }
   }
-  if (g.config.chainId === undefined) throw new GenesisError('genesis config has no chainId')
+  // Without a chain id Besu takes mainnet's network id (1); the EVM library needs a chain id, so
+  // Basalt uses that one for both (Besu then has none: no EIP-155 transactions).
+  g.config.chainId ??= 1
   checkConfigKeys(g.config)
   for (const [k, v] of Object.entries(HEADER_DEFAULTS)) g[k] ??= v
   return g
