@@ -15,7 +15,7 @@ import { allowHardforkNames } from '../evm/forkNames.ts'
 import { GenesisError, toMilestone } from './genesisValues.ts'
 
 /** Config keys of ETC milestones (Besu's `GenesisConfigOptions`). */
-const CLASSIC_KEYS = [
+export const CLASSIC_KEYS = [
   'classicForkBlock',
   'ecip1015Block',
   'diehardBlock',

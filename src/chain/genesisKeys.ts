@@ -4,6 +4,7 @@
  * what Besu ignores. Objects keyed by data (alloc addresses, storage slots, blob schedule forks)
  * keep their keys.
  */
+import { CLASSIC_KEYS } from './classicForks.ts'
 import { GenesisError } from './genesisValues.ts'
 
 /** Keys in their canonical spelling, at any level of the file. */
@@ -56,18 +57,7 @@ const CANONICAL_KEYS = [
   'terminalBlockNumber',
   'terminalBlockHash',
   // config: Ethereum Classic milestones (classicForks.ts)
-  'classicForkBlock',
-  'ecip1015Block',
-  'diehardBlock',
-  'gothamBlock',
-  'ecip1041Block',
-  'atlantisBlock',
-  'aghartaBlock',
-  'phoenixBlock',
-  'thanosBlock',
-  'magnetoBlock',
-  'mystiqueBlock',
-  'spiralBlock',
+  ...CLASSIC_KEYS,
   'ecip1017EraRounds',
   // config: other settings
   'depositContractAddress',

@@ -38,6 +38,27 @@ function importJson(blocks: string, genesis: string, dataPath: string): Promise<
   ])
 }
 
+/**
+ * Exports the chain in `dataPath` as RLP and imports it into a fresh data path with proof-of-work
+ * seals unchecked; expects `count` blocks there with the same head as `imported` reported.
+ */
+async function expectRlpRoundTrip(genesis: string, dataPath: string, name: string, imported: string, count: number) {
+  const rlp = join(tmp, `${name}.rlp`)
+  const dataArgs = (path: string) => ['--genesis-file', genesis, '--data-path', path]
+  expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
+  const again = await basalt([
+    'blocks',
+    'import',
+    '--from',
+    rlp,
+    '--skip-pow-validation-enabled',
+    ...dataArgs(join(tmp, `${name}-rlp`)),
+  ])
+  expect(again.out).toContain(`imported ${count} blocks (1..${count})`)
+  const head = new RegExp(`head ${count} (0x[0-9a-f]+)`)
+  expect(again.out.match(head)?.[1]).toBe(imported.match(head)?.[1])
+}
+
 describe('Besu genesis and block files', () => {
   const powGenesis = writeJson('pow.json', {
     config: {
@@ -69,19 +90,7 @@ describe('Besu genesis and block files', () => {
     expect(imported.out).toContain('imported 2 blocks (1..2)')
     expect(imported.code).toBe(0)
     // The same chain as RLP (Besu's export format) imports into a fresh data path with the same head.
-    const rlp = join(tmp, 'pow.rlp')
-    const dataArgs = (path: string) => ['--genesis-file', powGenesis, '--data-path', path]
-    expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
-    const again = await basalt([
-      'blocks',
-      'import',
-      '--from',
-      rlp,
-      '--skip-pow-validation-enabled',
-      ...dataArgs(join(tmp, 'pow-rlp')),
-    ])
-    expect(again.out).toContain('imported 2 blocks (1..2)')
-    expect(again.out.match(/head 2 (0x[0-9a-f]+)/)?.[1]).toBe(imported.out.match(/head 2 (0x[0-9a-f]+)/)?.[1])
+    await expectRlpRoundTrip(powGenesis, dataPath, 'pow', imported.out, 2)
     const node = await startNode({ dataPath, args: ['--genesis-file', powGenesis, '--miner-enabled=false'] })
     try {
       const head = await node.rpc<{ number: string; difficulty: string; transactions: unknown[] }>(
@@ -333,19 +342,7 @@ describe('Ethereum Classic genesis and block files', () => {
     const dataPath = join(tmp, 'etc-data')
     const imported = await importJson(blocks, etcGenesis, dataPath)
     expect(imported.out).toContain('imported 8 blocks (1..8)')
-    const rlp = join(tmp, 'etc.rlp')
-    const dataArgs = (path: string) => ['--genesis-file', etcGenesis, '--data-path', path]
-    expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
-    const again = await basalt([
-      'blocks',
-      'import',
-      '--from',
-      rlp,
-      '--skip-pow-validation-enabled',
-      ...dataArgs(join(tmp, 'etc-rlp')),
-    ])
-    expect(again.out).toContain('imported 8 blocks (1..8)')
-    expect(again.out.match(/head 8 (0x[0-9a-f]+)/)?.[1]).toBe(imported.out.match(/head 8 (0x[0-9a-f]+)/)?.[1])
+    await expectRlpRoundTrip(etcGenesis, dataPath, 'etc', imported.out, 8)
     const node = await startNode({ dataPath, args: ['--genesis-file', etcGenesis, '--miner-enabled=false'] })
     try {
       const head = await node.rpc<{ baseFeePerGas?: string; withdrawalsRoot?: string }>('eth_getBlockByNumber', [
