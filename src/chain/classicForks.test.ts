@@ -105,6 +105,19 @@ describe('Ethereum Classic genesis', () => {
     expect(spiral.isActivatedEIP(4895)).toBe(false)
   })
 
+  it("charges EIP-160's EXP byte price from DieHard on, not before", async () => {
+    const chain = await openMemoryChain(classicGenesis())
+    const expGas = async (blockNumber: number) => {
+      const common = chain.common.copy()
+      common.setHardforkBy({ blockNumber, timestamp: 100 })
+      const vm = await createVm(common, openState(chain.trieDb, common, chain.head.header.stateRoot, true), chain)
+      // PUSH2 0xffff PUSH1 2 EXP: a two-byte exponent.
+      const r = await vm.evm.runCode!({ code: Uint8Array.from([0x61, 0xff, 0xff, 0x60, 0x02, 0x0a]), gasLimit: 1000n })
+      return r.executionGasUsed - 6n
+    }
+    expect([await expGas(1), await expGas(2)]).toEqual([10n + 2n * 10n, 10n + 2n * 50n])
+  })
+
   it("imports proof-of-work blocks through every milestone with Besu's ETC difficulty and ECIP-1017 rewards", async () => {
     const chain = await openMemoryChain(classicGenesis())
     let paid = 0n
