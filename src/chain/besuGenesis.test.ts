@@ -257,6 +257,15 @@ describe('Besu genesis classes', () => {
     expect([b?.balance, b?.nonce]).toEqual([10n ** 21n, 5n])
   })
 
+  it("reads a file without config as Frontier and one without chainId with mainnet's id, as Besu does", async () => {
+    const noConfig = await openGenesis({ difficulty: '0x20000', gasLimit: '0x2fefd8', nonce: '0x2a' })
+    expect(noConfig.common.chainId()).toBe(1n)
+    expect(noConfig.head.header.common.hardfork()).toBe('chainstart')
+    const noChainId = createChainCommon(normalizeGenesis({ config: { eip158Block: 0, ethash: {} } }), {})
+    expect(noChainId.chainId()).toBe(1n)
+    expect(noChainId.hardfork()).toBe('spuriousDragon')
+  })
+
   it('puts the withdrawal and consolidation request contracts where the config says', () => {
     const withdrawals = `0x${'71'.repeat(20)}`
     const consolidations = `0x${'72'.repeat(20)}`

@@ -12,6 +12,7 @@ import { type BigIntLike, TypeOutput, toType } from '@ethereumjs/util'
 
 type ConsensusConfig = Record<string, unknown>
 
+import { CLASSIC_FORK_DEFINITIONS, classicMilestones, isClassicConfig } from './classicForks.ts'
 import { GenesisError, toAddressHex, toGenesisQuantity, toMilestone, toObject } from './genesisValues.ts'
 
 type ForkKind = 'block' | 'time'
@@ -98,11 +99,12 @@ function scheduleMilestones(
   config: Record<string, unknown>,
   genesisTimestamp: number,
 ): { scheduled: Scheduled[]; milestones: BesuMilestone[] } {
-  const milestones = milestonesOf(config)
-  const set = milestones.map(([key, fork, kind]) => {
-    const at = config[key] === undefined ? undefined : toMilestone(config[key], `config.${key}`)
-    return { key, fork, kind, at }
-  })
+  const set: { key: string; fork: string; kind: ForkKind; at?: number }[] = isClassicConfig(config)
+    ? classicMilestones(config).map((m) => ({ ...m, kind: 'block' as ForkKind }))
+    : milestonesOf(config).map(([key, fork, kind]) => {
+        const at = config[key] === undefined ? undefined : toMilestone(config[key], `config.${key}`)
+        return { key, fork, kind, at }
+      })
   checkMilestoneOrder(config, set)
   const out: Scheduled[] = []
   let next: { kind: ForkKind; at: number } | undefined
@@ -302,7 +304,7 @@ function customForks(config: Record<string, unknown>, forks: string[]): Record<s
   // bring the library's mainnet BPO values with the BPO forks it fills in).
   let current: Record<string, unknown> | undefined
   for (const fork of forks) {
-    const base = builtin(fork) ?? { eips: [] }
+    const base = builtin(fork) ?? CLASSIC_FORK_DEFINITIONS[fork] ?? { eips: [] }
     const params: Record<string, unknown> = { ...base.params, ...everywhere }
     const isBpo = /^bpo\d+$/.test(fork)
     const defaults = BLOB_DEFAULTS[fork]

@@ -58,9 +58,10 @@ describe('genesis', () => {
     expect('baseFeePerGas' in g).toBe(false)
   })
 
-  it('refuses a genesis without config or chain id', () => {
-    expect(() => normalizeGenesis({ alloc: {} })).toThrow('config')
-    expect(() => normalizeGenesis({ config: {} })).toThrow('chainId')
+  it('reads a genesis without config or chain id with defaults, and refuses a config that is not an object', () => {
+    expect(normalizeGenesis({ alloc: {} }).config.chainId).toBe(1)
+    expect(normalizeGenesis({ config: {} }).config.chainId).toBe(1)
+    expect(() => normalizeGenesis({ config: [] })).toThrow('config must be a JSON object')
   })
 
   it('gives the dev preset a stable hash, so a restart finds its own chain', async () => {

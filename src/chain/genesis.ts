@@ -11,6 +11,7 @@ import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
 import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE } from './baseFee.ts'
+import { isClassicConfig, useClassicRules } from './classicForks.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
 import { buildChainParams, useBesuForkRule } from './forkSchedule.ts'
 import { canonicalKeys, checkConfigKeys } from './genesisKeys.ts'
@@ -60,7 +61,9 @@ const HEADER_DEFAULTS: Record<string, string> = {
 export function normalizeGenesis(json: unknown): GenesisJson {
   const g = canonicalKeys(json) as GenesisJson
   if (typeof g !== 'object' || g === null || Array.isArray(g)) throw new GenesisError('a genesis file is a JSON object')
-  if (typeof g.config !== 'object' || g.config === null) throw new GenesisError('genesis file has no "config" object')
+  // Besu reads a file without `config` (its Olympic test genesis) as one with no milestones: Frontier.
+  g.config ??= {}
+  toObject(g.config, 'config')
   g.alloc ??= {}
   toObject(g.alloc, 'alloc')
   // JSON nulls stand for absent fields (execution-apis genesis.json writes `"baseFeePerGas": null`).
@@ -72,7 +75,9 @@ export function normalizeGenesis(json: unknown): GenesisJson {
       g.alloc[key] = acct
     }
   }
-  if (g.config.chainId === undefined) throw new GenesisError('genesis config has no chainId')
+  // Without a chain id Besu takes mainnet's network id (1); the EVM library needs a chain id, so
+  // Basalt uses that one for both (Besu then has none: no EIP-155 transactions).
+  g.config.chainId ??= 1
   checkConfigKeys(g.config)
   for (const [k, v] of Object.entries(HEADER_DEFAULTS)) g[k] ??= v
   return g
@@ -233,6 +238,7 @@ export function createChainCommon(
     customCrypto: customCrypto as never,
   })
   useBesuForkRule(common, milestones)
+  if (isClassicConfig(genesis.config)) useClassicRules(common, genesis.config)
   const bft = bftConsensusOf(genesis)
   // The library knows ethash, clique and casper only: its PoS rules (difficulty 0, extraData of at
   // most 32 bytes) would refuse every BFT header, its PoW rules would pay a block reward and its PoA

@@ -4,6 +4,7 @@
  * what Besu ignores. Objects keyed by data (alloc addresses, storage slots, blob schedule forks)
  * keep their keys.
  */
+import { CLASSIC_KEYS } from './classicForks.ts'
 import { GenesisError } from './genesisValues.ts'
 
 /** Keys in their canonical spelling, at any level of the file. */
@@ -55,6 +56,9 @@ const CANONICAL_KEYS = [
   'terminalTotalDifficultyPassed',
   'terminalBlockNumber',
   'terminalBlockHash',
+  // config: Ethereum Classic milestones (classicForks.ts)
+  ...CLASSIC_KEYS,
+  'ecip1017EraRounds',
   // config: other settings
   'depositContractAddress',
   'withdrawalRequestContractAddress',
@@ -99,19 +103,8 @@ const UNSUPPORTED_CONFIG: Record<string, string> = {
   futureeipstime: "Besu's FutureEips fork",
   experimentaleipstime: "Besu's ExperimentalEips fork",
   ibft: 'legacy IBFT 1.0 consensus',
-  ecip1015block: 'Ethereum Classic forks',
-  diehardblock: 'Ethereum Classic forks',
-  gothamblock: 'Ethereum Classic forks',
-  ecip1041block: 'Ethereum Classic forks',
-  atlantisblock: 'Ethereum Classic forks',
-  aghartablock: 'Ethereum Classic forks',
-  phoenixblock: 'Ethereum Classic forks',
-  thanosblock: 'Ethereum Classic forks',
-  magnetoblock: 'Ethereum Classic forks',
-  mystiqueblock: 'Ethereum Classic forks',
-  spiralblock: 'Ethereum Classic forks',
-  classicforkblock: 'Ethereum Classic forks',
-  ecip1017erarounds: 'Ethereum Classic forks',
+  ecip1049block: 'ECIP-1049 (keccak-256 proof of work)',
+  keccak256: 'ECIP-1049 (keccak-256 proof of work)',
 }
 /** Boolean `config` switches (Besu's fee markets, see baseFee.ts). */
 const SWITCHES = ['zeroBaseFee', 'fixedBaseFee']

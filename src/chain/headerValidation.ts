@@ -3,9 +3,11 @@
  * Failures throw `HeaderRuleError` with a reason; the importer turns it into a bad block.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
 import { KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { type BaseFeeMarket, EIP1559_MARKET, nextBaseFee } from './baseFee.ts'
+import { classicDifficulty } from './classicForks.ts'
 import { fixedDifficulty } from './forkSchedule.ts'
 import { isLondonForkBlock } from './gasLimit.ts'
 
@@ -66,7 +68,7 @@ export function validateHeader(
       fail((e as Error).message)
     }
   } else if (consensus === 'pow') {
-    const expected = fixedDifficulty(c) ?? header.ethashCanonicalDifficulty(parent)
+    const expected = powDifficulty(header, parent)
     if (header.difficulty !== expected) fail(`invalid difficulty: ${header.difficulty}, expected ${expected}`)
   } else if (consensus === 'poa') {
     validateCliqueHeader(header, parent)
@@ -88,6 +90,22 @@ export function validateHeader(
       fail(`invalid excess blob gas: ${header.excessBlobGas}, expected ${expected}`)
   }
   if (c.isActivatedEIP(7685) && header.requestsHash === undefined) fail('missing requests hash')
+}
+
+/**
+ * The difficulty a proof-of-work header must have: Besu's fixed difficulty when the genesis sets
+ * one, else ETC's calculators (classicForks.ts), else ethash's.
+ */
+export function powDifficulty(header: BlockHeader, parent: BlockHeader): bigint {
+  return fixedDifficulty(header.common) ?? classicDifficulty(header, parent) ?? header.ethashCanonicalDifficulty(parent)
+}
+
+/**
+ * The difficulty a new proof-of-work block on `parent` gets when it is not ethash's (which the
+ * library computes from the parent): the fixed one, or ETC's. `common` runs the new block's fork.
+ */
+export function presetPowDifficulty(common: Common, parent: BlockHeader, timestamp: bigint): bigint | undefined {
+  return fixedDifficulty(common) ?? classicDifficulty({ common, timestamp }, parent)
 }
 
 /** Clique's header rules (EIP-225): the block period, difficulty 1 or 2, zero mix hash, nonce all zeros or all ones. */

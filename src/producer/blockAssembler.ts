@@ -12,8 +12,8 @@ import { keccak_256 } from '@noble/hashes/sha3.js'
 import { producedBaseFee } from '../chain/baseFee.ts'
 import type { Chain } from '../chain/chain.ts'
 import { cliqueHeaderFields } from '../chain/clique.ts'
-import { fixedDifficulty } from '../chain/forkSchedule.ts'
 import { baseGasLimit, isLondonForkBlock, nextGasLimit } from '../chain/gasLimit.ts'
+import { presetPowDifficulty } from '../chain/headerValidation.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
@@ -117,7 +117,7 @@ export class BlockAssembler {
     vm.common.setHardforkBy({ blockNumber: number, timestamp: fields.timestamp })
     // A proof-of-work genesis (Besu's dev.json) gets its fixed difficulty, or the ethash one.
     const isPow = vm.common.consensusType() === 'pow'
-    const powDifficulty = isPow ? fixedDifficulty(vm.common) : undefined
+    const powDifficulty = isPow ? presetPowDifficulty(vm.common, parent.header, fields.timestamp) : undefined
     const clique = vm.common.consensusType() === 'poa' ? await this.cliqueFields(vm, parent, fields) : undefined
     const builder = await startBlock(
       vm,

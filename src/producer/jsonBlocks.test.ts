@@ -114,4 +114,12 @@ describe('JSON block files', () => {
       parseJsonBlocks(JSON.stringify({ blocks: [{ transactions: [{ ...transfer('0x1'), to: 'zz' }] }] })),
     ).toThrow('blocks[0].transactions[0].to must be a hex string')
   })
+
+  it('reads short addresses left-padded, as Besu reads its own block files ("coinbase": "0x02")', () => {
+    const [spec] = parseJsonBlocks(JSON.stringify({ blocks: [{ coinbase: '0x02', transactions: [transfer('0x1')] }] }))
+    expect(bytesToHex(spec.coinbase!)).toBe(`0x${'00'.repeat(19)}02`)
+    expect(() => parseJsonBlocks(JSON.stringify({ blocks: [{ coinbase: `0x${'11'.repeat(21)}` }] }))).toThrow(
+      'blocks[0].coinbase is longer than 20 bytes',
+    )
+  })
 })

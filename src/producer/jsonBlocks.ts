@@ -14,9 +14,9 @@ import { producedBaseFee } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { type CliqueHeaderFields, cliqueHeaderFields } from '../chain/clique.ts'
-import { fixedDifficulty } from '../chain/forkSchedule.ts'
 import { baseGasLimit, isLondonForkBlock } from '../chain/gasLimit.ts'
-import { toBytes, toGenesisQuantity, toObject } from '../chain/genesisValues.ts'
+import { toBytes, toGenesisQuantity, toObject, toWord } from '../chain/genesisValues.ts'
+import { presetPowDifficulty } from '../chain/headerValidation.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
@@ -54,7 +54,7 @@ function txSpec(raw: unknown, field: string): JsonTxSpec {
   return {
     gasLimit: toGenesisQuantity(t.gaslimit, `${field}.gasLimit`),
     gasPrice: toGenesisQuantity(t.gasprice, `${field}.gasPrice`),
-    to: t.to === undefined || t.to === null ? undefined : toBytes(t.to, `${field}.to`, 20),
+    to: t.to === undefined || t.to === null ? undefined : toWord(t.to, `${field}.to`, 20),
     value: t.value === undefined ? 0n : toGenesisQuantity(t.value, `${field}.value`),
     data: t.data === undefined ? new Uint8Array(0) : toBytes(t.data, `${field}.data`),
     secretKey: toBytes(t.secretkey, `${field}.secretKey`, 32),
@@ -73,7 +73,8 @@ export function parseJsonBlocks(text: string): JsonBlockSpec[] {
     return {
       number: b.number === undefined ? undefined : toGenesisQuantity(b.number, `${field}.number`),
       parentHash: b.parenthash === undefined ? undefined : toBytes(b.parenthash, `${field}.parentHash`, 32),
-      coinbase: b.coinbase === undefined ? undefined : toBytes(b.coinbase, `${field}.coinbase`, 20),
+      // Addresses as Besu's `Address.fromHexString` reads them: shorter hex is left-padded (`0x02`).
+      coinbase: b.coinbase === undefined ? undefined : toWord(b.coinbase, `${field}.coinbase`, 20),
       extraData: b.extradata === undefined ? undefined : toBytes(b.extradata, `${field}.extraData`),
       transactions: txs.map((t, j) => txSpec(t, `${field}.transactions[${j}]`)),
     }
@@ -125,7 +126,7 @@ async function buildJsonBlock(
   const state = openState(chain.trieDb, common, parent.header.stateRoot, true)
   const vm = await createVm(common, state, chain)
   const isPow = consensus === 'pow'
-  const fixed = fixedDifficulty(common)
+  const fixed = isPow ? presetPowDifficulty(common, parent.header, timestamp) : undefined
   const builder = await startBlock(vm, {
     parentBlock: parent,
     headerData: {

@@ -38,6 +38,27 @@ function importJson(blocks: string, genesis: string, dataPath: string): Promise<
   ])
 }
 
+/**
+ * Exports the chain in `dataPath` as RLP and imports it into a fresh data path with proof-of-work
+ * seals unchecked; expects `count` blocks there with the same head as `imported` reported.
+ */
+async function expectRlpRoundTrip(genesis: string, dataPath: string, name: string, imported: string, count: number) {
+  const rlp = join(tmp, `${name}.rlp`)
+  const dataArgs = (path: string) => ['--genesis-file', genesis, '--data-path', path]
+  expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
+  const again = await basalt([
+    'blocks',
+    'import',
+    '--from',
+    rlp,
+    '--skip-pow-validation-enabled',
+    ...dataArgs(join(tmp, `${name}-rlp`)),
+  ])
+  expect(again.out).toContain(`imported ${count} blocks (1..${count})`)
+  const head = new RegExp(`head ${count} (0x[0-9a-f]+)`)
+  expect(again.out.match(head)?.[1]).toBe(imported.match(head)?.[1])
+}
+
 describe('Besu genesis and block files', () => {
   const powGenesis = writeJson('pow.json', {
     config: {
@@ -69,19 +90,7 @@ describe('Besu genesis and block files', () => {
     expect(imported.out).toContain('imported 2 blocks (1..2)')
     expect(imported.code).toBe(0)
     // The same chain as RLP (Besu's export format) imports into a fresh data path with the same head.
-    const rlp = join(tmp, 'pow.rlp')
-    const dataArgs = (path: string) => ['--genesis-file', powGenesis, '--data-path', path]
-    expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
-    const again = await basalt([
-      'blocks',
-      'import',
-      '--from',
-      rlp,
-      '--skip-pow-validation-enabled',
-      ...dataArgs(join(tmp, 'pow-rlp')),
-    ])
-    expect(again.out).toContain('imported 2 blocks (1..2)')
-    expect(again.out.match(/head 2 (0x[0-9a-f]+)/)?.[1]).toBe(imported.out.match(/head 2 (0x[0-9a-f]+)/)?.[1])
+    await expectRlpRoundTrip(powGenesis, dataPath, 'pow', imported.out, 2)
     const node = await startNode({ dataPath, args: ['--genesis-file', powGenesis, '--miner-enabled=false'] })
     try {
       const head = await node.rpc<{ number: string; difficulty: string; transactions: unknown[] }>(
@@ -293,5 +302,62 @@ describe('Besu genesis and block files', () => {
         await node.cleanup()
       }
     })
+  })
+})
+
+describe('Ethereum Classic genesis and block files', () => {
+  const COINBASE = `0x${'c1'.repeat(20)}`
+  // Every ETC milestone a block apart, eras of 3 blocks: own values in the keys of Besu's classic.json.
+  const etcGenesis = writeJson('etc.json', {
+    config: {
+      chainId: 6161,
+      homesteadBlock: 0,
+      classicForkBlock: 0,
+      ecip1015Block: 1,
+      diehardBlock: 1,
+      gothamBlock: 2,
+      ecip1041Block: 3,
+      atlantisBlock: 4,
+      aghartaBlock: 5,
+      phoenixBlock: 5,
+      thanosBlock: 6,
+      magnetoBlock: 6,
+      mystiqueBlock: 7,
+      spiralBlock: 7,
+      ecip1017EraRounds: 3,
+      ethash: {},
+    },
+    nonce: '0x42',
+    timestamp: '0x10',
+    gasLimit: '0x7a1200',
+    difficulty: '0x20000',
+    alloc: { [SENDER.slice(2)]: { balance: '90000000000000000000000' } },
+  })
+
+  it('builds, exports and re-imports blocks through every milestone with ETC difficulty and rewards', async () => {
+    const tx = { gasLimit: '0x5208', gasPrice: '0x3b9aca00', to: RECIPIENT, value: '0x1', secretKey: KEY }
+    const blocks = writeJson('etc-blocks.json', {
+      blocks: Array.from({ length: 8 }, () => ({ coinbase: COINBASE, transactions: [tx] })),
+    })
+    const dataPath = join(tmp, 'etc-data')
+    const imported = await importJson(blocks, etcGenesis, dataPath)
+    expect(imported.out).toContain('imported 8 blocks (1..8)')
+    await expectRlpRoundTrip(etcGenesis, dataPath, 'etc', imported.out, 8)
+    const node = await startNode({ dataPath, args: ['--genesis-file', etcGenesis, '--miner-enabled=false'] })
+    try {
+      const head = await node.rpc<{ baseFeePerGas?: string; withdrawalsRoot?: string }>('eth_getBlockByNumber', [
+        'latest',
+        false,
+      ])
+      // Spiral has Shanghai's EVM without withdrawals, Mystique London's without the fee market.
+      expect([head.baseFeePerGas, head.withdrawalsRoot]).toEqual([undefined, undefined])
+      // ECIP-1017: 5 ether in the first era (blocks 1..3), 4 in the second, 3.2 in the third; the fees on top.
+      const rewards = 3n * 5n * 10n ** 18n + 3n * 4n * 10n ** 18n + 2n * 32n * 10n ** 17n
+      const fees = 8n * 21_000n * 1_000_000_000n
+      expect(BigInt(await node.rpc<string>('eth_getBalance', [COINBASE, 'latest']))).toBe(rewards + fees)
+      expect(await node.rpc('eth_chainId')).toBe('0x1811')
+    } finally {
+      await node.cleanup()
+    }
   })
 })

@@ -7,6 +7,7 @@ import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
 import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
+import { failedCallError, failureText } from './callErrors.ts'
 import { ethCall, ethEstimateGas } from './callMethods.ts'
 import { simulateV1 } from './simulateMethods.ts'
 
@@ -53,6 +54,13 @@ describe("halt reasons as Besu's", () => {
       expect(await failure(data)).toEqual({ code: -32000, message: PREFIX + reason, data: undefined })
     })
   }
+
+  it("answers a value the sender cannot pay with Besu's -32004, never the EVM library's text", () => {
+    const r = { exceptionError: 'insufficient balance', isRevert: false } as Parameters<typeof failedCallError>[0]
+    const e = failedCallError(r)
+    expect([e.code, e.message]).toEqual([-32004, 'Upfront cost exceeds account balance'])
+    expect(failureText(r)).toBe('insufficient balance for transfer')
+  })
 
   it('stack overflow is "Out of stack"', async () => {
     // 1025 pushes: PUSH0 needs Shanghai, which the dev chain has.

@@ -55,7 +55,6 @@ const HALT_REASONS: Record<string, string> = {
   'invalid bytecode deployed': 'Code is invalid',
   'invalid EOF format': 'Code is invalid',
   'value out of range': 'Out of bounds',
-  'insufficient balance': 'Insufficient balance',
   'invalid input length': 'Precompile error',
   'point not on curve': 'Precompile error',
   'input is empty': 'Precompile error',
@@ -83,6 +82,10 @@ function haltReason(r: CallResult): string {
 
 /** The RPC error for a run that did not succeed. */
 export function failedCallError(r: CallResult): RpcError {
+  // A value the sender cannot pay is no halt in Besu: its validator refuses the transaction before
+  // it runs (TransactionInvalidReason UPFRONT_COST_EXCEEDS_BALANCE), so the EVM library's
+  // "insufficient balance" gets that answer, never the library's words.
+  if (r.exceptionError === INSUFFICIENT_BALANCE) return besuError('upfrontCostExceedsBalance')
   if (r.isRevert) {
     const reason = decodeRevertReason(r.returnData)
     return new ExecutionRevertedError(
@@ -93,9 +96,14 @@ export function failedCallError(r: CallResult): RpcError {
   return besuError('executionHalted', `${BESU_ERRORS.executionHalted[1]}: ${haltReason(r)}`)
 }
 
+/** The EVM library's text for a value transfer its sender cannot pay. */
+const INSUFFICIENT_BALANCE = 'insufficient balance'
+
 /** The short text geth puts in eth_createAccessList's and eth_simulateV1's `error` fields. */
 export function failureText(r: CallResult): string {
-  return r.isRevert ? 'execution reverted' : (r.exceptionError ?? 'execution failed')
+  if (r.isRevert) return 'execution reverted'
+  if (r.exceptionError === INSUFFICIENT_BALANCE) return 'insufficient balance for transfer'
+  return r.exceptionError ?? 'execution failed'
 }
 
 const KINDS: Partial<Record<CallErrorKind, BesuErrorKind>> = {

@@ -1,0 +1,178 @@
+/**
+ * Ethereum Classic genesis files as Besu reads them: each milestone on its library fork, ETC's
+ * difficulty calculators and ECIP-1017 era rewards, checked by building and importing blocks.
+ */
+import type { Block } from '@ethereumjs/block'
+import { createAddressFromString } from '@ethereumjs/util'
+import { buildBlock } from '@ethereumjs/vm'
+import { createVm } from '../evm/vmFactory.ts'
+import { describe, expect, it } from '../runtime/testing.ts'
+import { openState } from '../state/worldState.ts'
+import { importBlock } from './blockImporter.ts'
+import type { Chain } from './chain.ts'
+import { classicDifficulty, classicWinnerReward } from './classicForks.ts'
+import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
+import { presetPowDifficulty } from './headerValidation.ts'
+import { openMemoryChain } from './memoryChain.ts'
+
+const COINBASE = `0x${'c0'.repeat(20)}`
+const ETHER = 10n ** 18n
+
+/** Every ETC milestone, one block apart, with short eras (own values, Besu's keys). */
+const CLASSIC_CONFIG = {
+  chainId: 6161,
+  homesteadBlock: 0,
+  classicForkBlock: 0,
+  ecip1015Block: 1,
+  diehardBlock: 2,
+  gothamBlock: 3,
+  ecip1041Block: 4,
+  atlantisBlock: 5,
+  aghartaBlock: 6,
+  phoenixBlock: 7,
+  thanosBlock: 8,
+  magnetoBlock: 9,
+  mystiqueBlock: 10,
+  spiralBlock: 11,
+  ecip1017EraRounds: 4,
+  ethash: {},
+}
+
+function classicGenesis(config: Record<string, unknown> = CLASSIC_CONFIG) {
+  return normalizeGenesis({ config, difficulty: '0x20000', gasLimit: '0x7a1200', timestamp: '0x10' })
+}
+
+/** An empty block on the head, `secondsLater` after it, with the difficulty the chain's rules give it. */
+async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint): Promise<Block> {
+  const parent = chain.head
+  const common = chain.common.copy()
+  const number = parent.header.number + 1n
+  const timestamp = parent.header.timestamp + secondsLater
+  common.setHardforkBy({ blockNumber: number, timestamp })
+  const vm = await createVm(common, openState(chain.trieDb, common, parent.header.stateRoot, true), chain)
+  const preset = difficulty ?? presetPowDifficulty(common, parent.header, timestamp)
+  const builder = await buildBlock(vm, {
+    parentBlock: parent,
+    headerData: {
+      number,
+      timestamp,
+      gasLimit: parent.header.gasLimit,
+      coinbase: createAddressFromString(COINBASE),
+      difficulty: preset,
+    },
+    blockOpts: {
+      putBlockIntoBlockchain: false,
+      setHardfork: true,
+      calcDifficultyFromHeader: preset === undefined ? parent.header : undefined,
+    },
+  })
+  return (await builder.build()).block
+}
+
+async function coinbaseBalance(chain: Chain): Promise<bigint> {
+  const account = await chain.stateAt(chain.head).getAccount(createAddressFromString(COINBASE))
+  return account?.balance ?? 0n
+}
+
+describe('Ethereum Classic genesis', () => {
+  it('runs each milestone on its library fork, Mystique without the fee market and Spiral without withdrawals', () => {
+    const common = createChainCommon(classicGenesis(), {})
+    const forkAt = (n: number) => {
+      const c = common.copy()
+      c.setHardforkBy({ blockNumber: n, timestamp: 1000 + n })
+      return c
+    }
+    const names = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11].map((n) => forkAt(n).hardfork())
+    expect(names).toEqual([
+      'homestead',
+      'tangerineWhistle',
+      'dieHard',
+      'gotham',
+      'ecip1041',
+      'byzantium',
+      'petersburg',
+      'istanbul',
+      'thanos',
+      'berlin',
+      'mystique',
+      'spiral',
+    ])
+    const mystique = forkAt(10)
+    expect([3529, 3541].map((e) => mystique.isActivatedEIP(e))).toEqual([true, true])
+    expect([1559, 3198].map((e) => mystique.isActivatedEIP(e))).toEqual([false, false])
+    const spiral = forkAt(11)
+    expect([3651, 3855, 3860].map((e) => spiral.isActivatedEIP(e))).toEqual([true, true, true])
+    expect(spiral.isActivatedEIP(4895)).toBe(false)
+  })
+
+  it("charges EIP-160's EXP byte price from DieHard on, not before", async () => {
+    const chain = await openMemoryChain(classicGenesis())
+    const expGas = async (blockNumber: number) => {
+      const common = chain.common.copy()
+      common.setHardforkBy({ blockNumber, timestamp: 100 })
+      const vm = await createVm(common, openState(chain.trieDb, common, chain.head.header.stateRoot, true), chain)
+      // PUSH2 0xffff PUSH1 2 EXP: a two-byte exponent.
+      const r = await vm.evm.runCode!({ code: Uint8Array.from([0x61, 0xff, 0xff, 0x60, 0x02, 0x0a]), gasLimit: 1000n })
+      return r.executionGasUsed - 6n
+    }
+    expect([await expGas(1), await expGas(2)]).toEqual([10n + 2n * 10n, 10n + 2n * 50n])
+  })
+
+  it("imports proof-of-work blocks through every milestone with Besu's ETC difficulty and ECIP-1017 rewards", async () => {
+    const chain = await openMemoryChain(classicGenesis())
+    let paid = 0n
+    for (let n = 1n; n <= 13n; n++) {
+      const block = await buildPow(chain)
+      await importBlock(chain, block, { setHead: true, skipPowValidation: true })
+      // Before Gotham the reward is Frontier's 5 ether; from Gotham on, ECIP-1017's eras of 4 blocks.
+      paid += n < 3n ? 5n * ETHER : classicWinnerReward(n, 4n)
+      expect(await coinbaseBalance(chain)).toBe(paid)
+    }
+    expect(chain.head.header.number).toBe(13n)
+    expect(classicWinnerReward(5n, 4n)).toBe(4n * ETHER)
+    expect(classicWinnerReward(9n, 4n)).toBe((16n * ETHER) / 5n)
+  })
+
+  it("refuses a block with ethash's difficulty where ETC's calculator applies", async () => {
+    const chain = await openMemoryChain(classicGenesis({ ...CLASSIC_CONFIG, diehardBlock: 1, ecip1015Block: 1 }))
+    const wrong = await buildPow(chain, 1n, 131072n + 64n + 1n)
+    await expect(importBlock(chain, wrong, { setHead: true, skipPowValidation: true })).rejects.toThrow(
+      'invalid difficulty',
+    )
+  })
+
+  it("computes Besu's four ETC difficulty rules", () => {
+    const common = createChainCommon(classicGenesis(), {})
+    const at = (n: number) => {
+      const c = common.copy()
+      c.setHardforkBy({ blockNumber: n, timestamp: 0 })
+      return c
+    }
+    const parent = { number: 0n, timestamp: 100n, difficulty: 2_048_000n, uncleHash: new Uint8Array(32) }
+    const empty = { ...parent, uncleHash: hexOmmersEmpty() }
+    // DieHard: bomb paused at 2^28; Gotham: delayed (no bomb this early); ECIP-1041: none.
+    expect(classicDifficulty({ common: at(2), timestamp: 105n }, empty)).toBe(2_048_000n + 1000n + 2n ** 28n)
+    expect(classicDifficulty({ common: at(3), timestamp: 125n }, empty)).toBe(2_048_000n - 1000n)
+    expect(classicDifficulty({ common: at(4), timestamp: 105n }, empty)).toBe(2_048_000n + 1000n)
+    // Atlantis on: EIP-100 (9-second steps, +1 for a parent with ommers), no bomb.
+    expect(classicDifficulty({ common: at(5), timestamp: 118n }, empty)).toBe(2_048_000n - 1000n)
+    expect(classicDifficulty({ common: at(5), timestamp: 118n }, parent)).toBe(2_048_000n)
+    expect(classicDifficulty({ common: at(1), timestamp: 105n }, empty)).toBeUndefined()
+  })
+
+  it('refuses in one line what it cannot combine or run', () => {
+    const parse = (config: Record<string, unknown>) =>
+      parseGenesisText(JSON.stringify({ config, difficulty: '0x1' }), 'etc.json')
+    expect(() => parse({ ...CLASSIC_CONFIG, londonBlock: 20 })).toThrow(
+      'invalid genesis file etc.json: config.londonBlock: this Ethereum milestone cannot be combined with Ethereum Classic forks in Basalt',
+    )
+    expect(() => parse({ chainId: 2021, ecip1049Block: 0, keccak256: {} })).toThrow(
+      'config.ecip1049Block: ECIP-1049 (keccak-256 proof of work) is not supported by Basalt',
+    )
+    expect(parse({ chainId: 63, atlantisBlock: 0, aghartaBlock: 30, ethash: {} }).config.aghartaBlock).toBe(30)
+  })
+})
+
+function hexOmmersEmpty(): Uint8Array {
+  return Uint8Array.from(Buffer.from('1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347', 'hex'))
+}

@@ -1,0 +1,215 @@
+/**
+ * Ethereum Classic's milestones as Besu schedules them (`ClassicProtocolSpecs`), mapped onto the
+ * EVM library's hardforks. Each ETC milestone is Besu's spec of that name, which builds on the ones
+ * before it; where it matches an Ethereum fork's EVM it is that fork (Atlantis = Spurious Dragon +
+ * Byzantium, Agharta = Constantinople + Petersburg, Phoenix = Istanbul, Magneto = Berlin), and where
+ * it does not it is a fork of its own: DieHard (EIP-160's EXP cost), Gotham (ECIP-1017 rewards),
+ * ECIP-1041 (the difficulty bomb removed), Thanos (ECIP-1099 epochs: seals only), Mystique (London's
+ * EIP-3529 and EIP-3541 without the EIP-1559 fee market) and Spiral (Shanghai's EIP-3651, EIP-3855
+ * and EIP-3860 without withdrawals). Besu's difficulty calculators and ECIP-1017 era rewards are
+ * applied here; what the library cannot express is refused with the key's name.
+ */
+import type { Common } from '@ethereumjs/common'
+import { KECCAK256_RLP_ARRAY, TypeOutput, toType } from '@ethereumjs/util'
+import { allowHardforkNames } from '../evm/forkNames.ts'
+import { GenesisError, toMilestone } from './genesisValues.ts'
+
+/** Config keys of ETC milestones (Besu's `GenesisConfigOptions`). */
+export const CLASSIC_KEYS = [
+  'classicForkBlock',
+  'ecip1015Block',
+  'diehardBlock',
+  'gothamBlock',
+  'ecip1041Block',
+  'atlantisBlock',
+  'aghartaBlock',
+  'phoenixBlock',
+  'thanosBlock',
+  'magnetoBlock',
+  'mystiqueBlock',
+  'spiralBlock',
+]
+/** Ethereum keys Basalt does not combine with ETC milestones (Besu schedules both lists; the library cannot run such a mix). */
+const LATER_ETHEREUM_KEYS = [
+  'daoForkBlock',
+  'muirGlacierBlock',
+  'londonBlock',
+  'arrowGlacierBlock',
+  'grayGlacierBlock',
+  'mergeNetsplitBlock',
+  'terminalTotalDifficulty',
+  'shanghaiTime',
+  'cancunTime',
+  'pragueTime',
+  'osakaTime',
+  'amsterdamTime',
+]
+
+/**
+ * The library forks of an ETC chain in order, each with the keys that schedule it (the earliest
+ * one present wins: `eip158Block` at 0 and `atlantisBlock` later start Spurious Dragon at 0).
+ */
+const CLASSIC_FORKS: [keys: string[], fork: string][] = [
+  [['homesteadBlock', 'classicForkBlock'], 'homestead'],
+  [['eip150Block', 'ecip1015Block'], 'tangerineWhistle'],
+  [['diehardBlock'], 'dieHard'],
+  [['gothamBlock'], 'gotham'],
+  [['ecip1041Block'], 'ecip1041'],
+  [['eip158Block', 'atlantisBlock'], 'spuriousDragon'],
+  [['byzantiumBlock', 'atlantisBlock'], 'byzantium'],
+  [['constantinopleBlock', 'aghartaBlock'], 'constantinople'],
+  [['petersburgBlock', 'aghartaBlock'], 'petersburg'],
+  [['istanbulBlock', 'phoenixBlock'], 'istanbul'],
+  [['thanosBlock'], 'thanos'],
+  [['berlinBlock', 'magnetoBlock'], 'berlin'],
+  [['mystiqueBlock'], 'mystique'],
+  [['spiralBlock'], 'spiral'],
+]
+
+/** The forks of Classic's own, as the library's hardfork definitions. */
+export const CLASSIC_FORK_DEFINITIONS: Record<string, { eips: number[]; params?: Record<string, unknown> }> = {
+  dieHard: { eips: [], params: { expByteGas: 50 } },
+  gotham: { eips: [] },
+  ecip1041: { eips: [] },
+  thanos: { eips: [] },
+  mystique: { eips: [3529, 3541] },
+  spiral: { eips: [3651, 3855, 3860] },
+}
+
+/** True when `config` schedules any Ethereum Classic milestone. */
+export function isClassicConfig(config: Record<string, unknown>): boolean {
+  return CLASSIC_KEYS.some((k) => config[k] !== undefined) || config.ecip1017EraRounds !== undefined
+}
+
+/** A milestone read from the config: its first key present, the fork it runs and its block. */
+export interface ClassicMilestone {
+  key: string
+  fork: string
+  at?: number
+}
+
+/** The ETC chain's forks in order, each at the earliest of its keys (undefined when none is set). */
+export function classicMilestones(config: Record<string, unknown>): ClassicMilestone[] {
+  for (const key of LATER_ETHEREUM_KEYS) {
+    if (config[key] !== undefined)
+      throw new GenesisError(
+        `config.${key}: this Ethereum milestone cannot be combined with Ethereum Classic forks in Basalt`,
+      )
+  }
+  for (const key of Object.keys(config)) {
+    if (/^bpo\d+Time$/.test(key))
+      throw new GenesisError(`config.${key}: Ethereum forks cannot be combined with Ethereum Classic forks in Basalt`)
+  }
+  return CLASSIC_FORKS.map(([keys, fork]) => {
+    let at: number | undefined
+    let key = keys[keys.length - 1]
+    for (const k of keys) {
+      if (config[k] === undefined) continue
+      const v = toMilestone(config[k], `config.${k}`)
+      if (at === undefined || v < at) {
+        at = v
+        key = k
+      }
+    }
+    return { key, fork, at }
+  })
+}
+
+const ERA_LENGTH = 5_000_000n
+const MAX_BLOCK_REWARD = 5_000_000_000_000_000_000n
+
+/** ECIP-1017's reward of a block winner in `number`'s era (Besu's `ClassicBlockProcessor`). */
+export function classicWinnerReward(number: bigint, eraLength: bigint): bigint {
+  if (number <= 0n) return MAX_BLOCK_REWARD
+  const era = (number - 1n) / eraLength
+  return (MAX_BLOCK_REWARD * 4n ** era) / 5n ** era
+}
+
+/** The fork rank of `name` in `common`'s schedule, or -1. */
+function rank(common: Common, name: string): number {
+  return common.hardforks().findIndex((h) => h.name === name)
+}
+
+/**
+ * Applies Classic's rules to `common` and its copies (own properties survive `copy()`): the EVM
+ * accepts its forks, and the miner reward from Gotham on follows ECIP-1017's eras (`ecip1017EraRounds`
+ * blocks each, 5,000,000 by default). The block number comes from `setHardforkBy`, which every
+ * block's execution calls first.
+ */
+export function useClassicRules(common: Common, config: Record<string, unknown>): void {
+  allowHardforkNames(Object.keys(CLASSIC_FORK_DEFINITIONS))
+  const eraLength =
+    config.ecip1017EraRounds === undefined
+      ? ERA_LENGTH
+      : BigInt(toMilestone(config.ecip1017EraRounds, 'config.ecip1017EraRounds'))
+  if (eraLength <= 0n) throw new GenesisError('config.ecip1017EraRounds must be positive')
+  const proto = Object.getPrototypeOf(common) as Common
+  type Tracked = Common & { classicBlockNumber?: bigint }
+  const setHardforkBy = function (this: Tracked, opts: Parameters<Common['setHardforkBy']>[0]) {
+    this.classicBlockNumber = opts.blockNumber === undefined ? undefined : toType(opts.blockNumber, TypeOutput.BigInt)
+    return proto.setHardforkBy.call(this, opts)
+  }
+  const param = function (this: Tracked, name: string) {
+    if (name !== 'minerReward' || this.classicBlockNumber === undefined) return proto.param.call(this, name)
+    const gotham = rank(this, 'gotham')
+    if (gotham === -1 || rank(this, this.hardfork()) < gotham) return proto.param.call(this, name)
+    return classicWinnerReward(this.classicBlockNumber, eraLength)
+  }
+  Object.assign(common, { setHardforkBy, param, classicEraLength: eraLength })
+}
+
+const MINIMUM_DIFFICULTY = 131_072n
+const BOUND_DIVISOR = 2_048n
+const PERIOD = 100_000n
+/** ECIP-1010: the bomb paused at block 3,000,000 and continued at 5,000,000. */
+const PAUSED_PERIODS = 30n
+const DELAY_PERIODS = 20n
+
+interface DifficultyHeader {
+  timestamp: bigint
+  common: Common
+}
+interface DifficultyParent {
+  number: bigint
+  timestamp: bigint
+  difficulty: bigint
+  uncleHash: Uint8Array
+}
+
+/**
+ * Besu's ETC difficulty of a header (`ClassicDifficultyCalculators`), or undefined where it is
+ * Ethereum's (before DieHard, or not an ETC chain): DieHard pauses the bomb, Gotham delays it,
+ * ECIP-1041 removes it, and from Atlantis on it is EIP-100 without a bomb.
+ */
+export function classicDifficulty(header: DifficultyHeader, parent: DifficultyParent): bigint | undefined {
+  const c = header.common
+  const at = rank(c, c.hardfork())
+  const since = (name: string) => {
+    const r = rank(c, name)
+    return r !== -1 && at >= r
+  }
+  if (rank(c, 'dieHard') === -1 || !since('dieHard')) return undefined
+  const atLeastMinimum = (d: bigint) => (d < MINIMUM_DIFFICULTY ? MINIMUM_DIFFICULTY : d)
+  const step = parent.difficulty / BOUND_DIVISOR
+  const elapsed = header.timestamp - parent.timestamp
+  if (since('byzantium')) {
+    const hasOmmers = !parent.uncleHash.every((b, i) => b === KECCAK256_RLP_ARRAY[i])
+    let x = (hasOmmers ? 2n : 1n) - elapsed / 9n
+    if (x < -99n) x = -99n
+    return atLeastMinimum(parent.difficulty + x * step)
+  }
+  let x = 1n - elapsed / 10n
+  if (x < -99n) x = -99n
+  const base = atLeastMinimum(parent.difficulty + x * step)
+  if (since('ecip1041')) return base
+  if (since('gotham')) {
+    const periods = (parent.number + 1n) / PERIOD
+    return base + pow2(periods - DELAY_PERIODS - 2n)
+  }
+  return base + pow2(PAUSED_PERIODS - 2n)
+}
+
+/** 2^n as Java's BigInteger.pow, for the bomb (a negative n does not occur on real chains: 0 then). */
+function pow2(n: bigint): bigint {
+  return n < 0n ? 0n : 2n ** n
+}
