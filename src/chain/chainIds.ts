@@ -24,14 +24,6 @@ function setChainIdOf(common: Common, chainId: bigint): void {
   c._chainParams = { ...c._chainParams, chainId: Number(chainId) }
 }
 
-/** The latest chain id the stored schedule names, or undefined when the chain never changed its genesis id. */
-export function storedChainId(store: ChainStore): bigint | undefined {
-  const raw = store.readMeta(META_CHAIN_IDS)
-  if (!raw) return undefined
-  const entries = JSON.parse(new TextDecoder().decode(raw)) as [string, string][]
-  return BigInt(entries[entries.length - 1][1])
-}
-
 export class ChainIdSchedule {
   private entries: ChainIdEntry[]
   private readonly commons = new Map<bigint, Common>()

@@ -7,17 +7,29 @@
  * one-line error and exits non-zero, dropping the waiting requests unanswered.
  * Everything this module imports stays light: it is evaluated before the first answer.
  */
-import { storedChainId } from '../chain/chainIds.ts'
 import { DEV_CHAIN_ID, DEV_NETWORK_ID } from '../chain/devIds.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { ALWAYS_ENABLED_GROUP } from '../rpc/context.ts'
 import { type EarlyAnswers, RpcGate, type RunningListener, startRpcListener } from '../server/rpcListener.ts'
-import { ChainStore } from '../storage/chainStore.ts'
-import { readForkRemote } from '../storage/forkCache.ts'
 import { migrate, SCHEMA_VERSION, schemaVersionOf } from '../storage/schema.ts'
 import { openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
 import type { ApiListenerConfig, NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
+
+/**
+ * The node's heaviest modules, evaluated one at a time with a turn of the event loop after each:
+ * a listener answers between them instead of after the whole node module's evaluation.
+ */
+const STAGES = [
+  () => import('@ethereumjs/util'),
+  () => import('@ethereumjs/common'),
+  () => import('@ethereumjs/evm'),
+  () => import('@ethereumjs/vm'),
+  () => import('../rpc/methodGroups.ts'),
+]
+
+/** A turn of the event loop: the requests that came meanwhile are answered. */
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0))
 
 /** The JSON-RPC listeners started before the node, and the gate their requests wait at. */
 export interface EarlyListeners {
@@ -48,24 +60,28 @@ export async function launchNode(config: NodeConfig): Promise<void> {
   const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
   // Answered once the data path is locked, if this version can read it (migrate refuses it if not).
   const version = schemaVersionOf(db)
-  if (version <= SCHEMA_VERSION) gate.early = earlyAnswers(config, version > 0 ? new ChainStore(db) : undefined)
+  if (version <= SCHEMA_VERSION) gate.early = earlyAnswers(config, version === 0)
+  await nextTask()
   migrate(db, isMemory)
+  for (const stage of STAGES) {
+    await stage()
+    await nextTask()
+  }
   const { startNode } = await import('./node.ts')
   await startNode(config, { gate, http, ws, db })
 }
 
 /**
  * What the node will answer to eth_chainId, net_version and web3_clientVersion, as far as the
- * configuration and the data path tell it without the chain: the dev network's chain id unless the
- * data path is forked or changed its id (then the remote's, or the stored one, once loaded); a
- * genesis file's chain id and network id only once the genesis is read and accepted. `store` is
- * the data path's, absent for a new one.
+ * configuration tells it without the chain: the dev network's chain id on a new data path only (an
+ * existing one may hold another genesis, a fork of a remote chain or a changed id, which only
+ * opening the chain checks), the dev network id or the one given; a genesis file's ids only once
+ * the genesis is read and accepted.
  */
-function earlyAnswers(config: NodeConfig, store: ChainStore | undefined): EarlyAnswers {
+function earlyAnswers(config: NodeConfig, isNewDataPath: boolean): EarlyAnswers {
   const isDev = config.network === 'dev'
-  const isForked = config.fork !== undefined || (isDev && store !== undefined && readForkRemote(store) !== undefined)
   return {
-    chainId: isDev && !isForked ? ((store && storedChainId(store)) ?? DEV_CHAIN_ID) : undefined,
+    chainId: isDev && isNewDataPath && config.fork === undefined ? DEV_CHAIN_ID : undefined,
     networkId: config.networkId ?? (isDev ? DEV_NETWORK_ID : undefined),
     clientVersion: clientVersion(config.identity, config.isAnvilClientVersion),
   }

@@ -66,6 +66,7 @@ export class RpcGate {
   early: EarlyAnswers | undefined
   readonly ready: Promise<RpcBackend>
   private resolveReady: (b: RpcBackend) => void = () => {}
+  private readonly onOpen: (() => void)[] = []
 
   constructor(backend?: RpcBackend) {
     this.backend = backend
@@ -75,6 +76,13 @@ export class RpcGate {
   open(backend: RpcBackend): void {
     this.backend = backend
     this.resolveReady(backend)
+    for (const fn of this.onOpen.splice(0)) fn()
+  }
+
+  /** Runs `fn` when the gate opens (now if it is open). */
+  whenOpen(fn: () => void): void {
+    if (this.backend) fn()
+    else this.onOpen.push(fn)
   }
 
   /** The answer to `text` from the configuration alone, or undefined when it must wait for the chain. */
@@ -194,7 +202,7 @@ export async function startRpcListener(
 
   const server = await runtime.serve(opts.host, opts.port, fetch)
   // Logged once the node serves: a start that fails after the bind prints its error line alone.
-  void gate.ready.then(() =>
+  gate.whenOpen(() =>
     log.info('listening', {
       url: `${opts.isHttpServed ? 'http' : 'ws'}://${opts.host}:${server.port}`,
       apis: opts.apis.join(','),
