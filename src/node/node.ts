@@ -31,6 +31,7 @@ import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
+import { installJumpAnalysisCache } from '../evm/jumpAnalysisCache.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
 import type { SubProtocol } from '../p2p/peerManager.ts'
@@ -118,6 +119,7 @@ export async function openChain(
   installCommonParamsMemo()
   installDecodedNodeCache()
   installFastRlp()
+  await installJumpAnalysisCache()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const isMemory = config.dataPath === ':memory:'
