@@ -13,6 +13,7 @@ import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonTex
 import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE } from './baseFee.ts'
 import { isClassicConfig, useClassicRules } from './classicForks.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
+import { DEV_CHAIN_ID } from './devIds.ts'
 import { buildChainParams, useBesuForkRule } from './forkSchedule.ts'
 import { canonicalKeys, checkConfigKeys } from './genesisKeys.ts'
 import {
@@ -38,9 +39,6 @@ interface AllocJson {
   privateKey?: unknown
 }
 
-export const DEV_CHAIN_ID = 1337n
-/** Besu's dev network answers net_version 2018. */
-export const DEV_NETWORK_ID = 2018n
 export const DEV_GAS_LIMIT = 60_000_000n
 
 /** Header fields a genesis may leave out, with the values Besu assumes. */

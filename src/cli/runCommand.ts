@@ -117,8 +117,8 @@ export function registerRunCommand(cli: CAC): void {
     const config = parseRunOptions(options)
     checkListenerPorts(config)
     checkConfigOut(config.configOut)
-    const { startNode } = await import('../node/node.ts')
-    await startNode(config)
+    const { launchNode } = await import('../node/launch.ts')
+    await launchNode(config)
   })
 }
 

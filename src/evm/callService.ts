@@ -299,6 +299,18 @@ export async function call(chain: CallChain, block: Block, req: CallRequest, opt
   return result
 }
 
+const blockKeys = new WeakMap<Block, { root: Uint8Array; key: string }>()
+
+/** `block`'s state root and hash in hex, kept per block object while its state root stays. */
+function blockKey(chain: CallChain, block: Block): string {
+  const root = chain.postStateRoot(block)
+  const known = blockKeys.get(block)
+  if (known?.root === root) return known.key
+  const key = `${bytesToHex(root)}|${bytesToHex(block.hash())}`
+  blockKeys.set(block, { root, key })
+  return key
+}
+
 /** The shared session for plain calls at `block`, unless a long call holds it. */
 function sharedSession(
   chain: CallChain,
@@ -312,7 +324,7 @@ function sharedSession(
     byKey = new Map()
     sharedSessions.set(chain, byKey)
   }
-  const key = `${bytesToHex(chain.postStateRoot(block))}|${bytesToHex(block.hash())}|${isBalanceChecked}|${gasCap}`
+  const key = `${blockKey(chain, block)}|${isBalanceChecked}|${gasCap}`
   let shared = byKey.get(key)
   if (shared?.runningSinceMs !== undefined && performance.now() - shared.runningSinceMs > QUEUE_BEHIND_MS)
     return undefined

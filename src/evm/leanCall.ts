@@ -71,6 +71,28 @@ function txParams(vm: VM): TxParams {
   return params
 }
 
+/** The journal's map of always-warm addresses (unprefixed hex) to their always-warm slots. */
+interface JournalInternals {
+  alwaysWarmJournal: Map<string, Set<string>>
+}
+
+const warmPrecompilesByEvm = new WeakMap<object, { keys: object; entries: [string, Set<string>][] }>()
+/** An address-only set shared by every copy: a lean call names no access list, so none gets slots. */
+const NO_SLOTS: ReadonlySet<string> = new Set()
+
+/**
+ * The always-warm entries of the EVM's precompiles, as `addAlwaysWarmAddress` makes them (their map
+ * keys are unprefixed hex already), rebuilt when the EVM's precompile map changes (another fork).
+ */
+function warmPrecompiles(evm: VM['evm']): [string, Set<string>][] {
+  const keys = evm.precompiles
+  const known = warmPrecompilesByEvm.get(evm)
+  if (known?.keys === keys) return known.entries
+  const entries = [...keys.keys()].map((a): [string, Set<string>] => [a, NO_SLOTS as Set<string>])
+  warmPrecompilesByEvm.set(evm, { keys, entries })
+  return entries
+}
+
 /** Whether `req` at `gasLimit` qualifies for the lean path (see the module comment). */
 export function isLeanCall(vm: VM, block: Block, req: CallRequest, gasLimit: bigint): boolean {
   const common = vm.common
@@ -122,7 +144,8 @@ export async function runLeanCall(vm: VM, block: Block, req: CallRequest, gasLim
   await journal.cleanup()
   await journal.checkpoint()
   try {
-    for (const address of evm.precompiles.keys()) journal.addAlwaysWarmAddress(address)
+    // What `addAlwaysWarmAddress` builds for each precompile, copied in one step (see warmPrecompiles).
+    ;(journal as unknown as JournalInternals).alwaysWarmJournal = new Map(warmPrecompiles(evm))
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes))
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(to.bytes))
     if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes))

@@ -4,7 +4,6 @@
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { useKzgCache } from '../chain/kzg.ts'
 import { DatabaseInUseError, lockExclusively, openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
 
 /** The database file inside a data path. */
@@ -35,6 +34,10 @@ export async function openDataPath(dataPath: string): Promise<SqlDatabase> {
       `the data path ${dataPath} is in use by another basalt process; stop it or choose another --data-path`,
     )
   }
-  useKzgCache(join(dataPath, KZG_CACHE_FILE))
   return db
+}
+
+/** Where the data path keeps the loaded KZG trusted setup. */
+export function kzgCacheFile(dataPath: string): string {
+  return join(dataPath, KZG_CACHE_FILE)
 }

@@ -11,19 +11,19 @@ import { Address } from '@ethereumjs/util'
 import { baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE, DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { Chain, storedStorageFormat } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
+import { DEV_NETWORK_ID } from '../chain/devIds.ts'
 import { terminalTotalDifficultyOf } from '../chain/forkSchedule.ts'
 import {
   bftConsensusOf,
   type CryptoHolder,
   createChainCommon,
   createGenesisBlock,
-  DEV_NETWORK_ID,
   devGenesis,
   type GenesisJson,
   parseGenesisText,
 } from '../chain/genesis.ts'
 import { toGenesisQuantity } from '../chain/genesisValues.ts'
-import { ensureKzgFor } from '../chain/kzg.ts'
+import { ensureKzgFor, useKzgCache } from '../chain/kzg.ts'
 import { LogBloomCache } from '../chain/logBloomCache.ts'
 import { recoverHeadState, writeGenesisState } from '../chain/stateRecovery.ts'
 import { engineGroup } from '../engine/engineMethods.ts'
@@ -31,6 +31,7 @@ import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
+import { installJumpAnalysisCache } from '../evm/jumpAnalysisCache.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
 import type { SubProtocol } from '../p2p/peerManager.ts'
@@ -49,11 +50,11 @@ import { decodeDump, dumpState, loadState } from '../producer/stateDump.ts'
 import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
 import { executionTimeoutError } from '../rpc/eth/callErrors.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
-import { ALWAYS_ENABLED_GROUP, methodGroups } from '../rpc/methodGroups.ts'
+import { methodGroups } from '../rpc/methodGroups.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import { startGraphqlListener } from '../server/graphqlListener.ts'
 import { startMetricsListener } from '../server/metricsListener.ts'
-import { type RunningListener, startRpcListener } from '../server/rpcListener.ts'
+import type { RunningListener } from '../server/rpcListener.ts'
 import { BonsaiState } from '../state/bonsaiState.ts'
 import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
 import { CachedForkSource } from '../state/forkSource.ts'
@@ -62,11 +63,11 @@ import { TrieDb } from '../state/trieDb.ts'
 import { ChainStore } from '../storage/chainStore.ts'
 import { type ForkCacheStore, readForkRemote } from '../storage/forkCache.ts'
 import { migrate } from '../storage/schema.ts'
-import { openSqlite, skipCheckpointSyncs } from '../storage/sqlite.ts'
+import { openSqlite, type SqlDatabase, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftProtocol, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
-import { openDataPath } from './dataPath.ts'
+import { kzgCacheFile, openDataPath } from './dataPath.ts'
 import {
   type ForkConfig,
   forkAnchorBlock,
@@ -75,6 +76,7 @@ import {
   refork,
   resolveForkPoint,
 } from './forkPoint.ts'
+import type { EarlyListeners } from './launch.ts'
 import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
@@ -97,10 +99,14 @@ function loadGenesis(config: NodeConfig): GenesisJson {
   return parseGenesisText(text, config.genesisFile)
 }
 
-/** Opens the chain described by `config` (creating its database on first use). */
+/**
+ * Opens the chain described by `config` (creating its database on first use), in `opened` when the
+ * caller has already opened, locked and migrated the data path's database.
+ */
 export async function openChain(
   config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork' | 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> &
     Partial<Pick<NodeConfig, 'minGasPrice'>>,
+  opened?: SqlDatabase,
 ): Promise<{
   chain: Chain
   genesis: GenesisJson
@@ -113,11 +119,13 @@ export async function openChain(
   installCommonParamsMemo()
   installDecodedNodeCache()
   installFastRlp()
+  await installJumpAnalysisCache()
   const genesis = loadGenesis(config as NodeConfig)
   const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
   const isMemory = config.dataPath === ':memory:'
-  const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
-  migrate(db, isMemory)
+  const db = opened ?? (isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath))
+  if (!opened) migrate(db, isMemory)
+  if (!isMemory) useKzgCache(kzgCacheFile(config.dataPath))
   if (!config.genesisFile) skipCheckpointSyncs(db)
   const store = new ChainStore(db)
   // A forked data path restarted without --fork-url reads from the remote it was last told.
@@ -187,9 +195,10 @@ export function poolChainView(chain: Chain): PoolChainView {
   }
 }
 
-export async function startNode(config: NodeConfig): Promise<RunningNode> {
+/** Builds the node behind the JSON-RPC listeners `launchNode` started, and opens their gate. */
+export async function startNode(config: NodeConfig, early: EarlyListeners): Promise<RunningNode> {
   const startedMs = Date.now()
-  const { chain, genesis, bft, forkCache, fork, close } = await openChain(config)
+  const { chain, genesis, bft, forkCache, fork, close } = await openChain(config, early.db)
   const chainId = chain.common.chainId()
   // Besu: a replacement on a zero base fee network needs no higher price, whatever --tx-pool-price-bump says.
   const isZeroBaseFee = genesis.config.zeroBaseFee === true
@@ -288,32 +297,13 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
   )
   const listeners: RunningListener[] = []
-  const common = {
-    hostAllowlist: config.hostAllowlist,
-    corsOrigins: config.http.corsOrigins,
-    maxBatchSize: config.http.maxBatchSize,
+  if (early.http) {
+    settings.ports.http = early.http.port
+    listeners.push(early.http)
   }
-  if (config.http.isEnabled) {
-    const l = await startRpcListener(dispatcher, services, {
-      ...common,
-      host: config.http.host,
-      port: config.http.port,
-      apis: [...config.http.apis, ALWAYS_ENABLED_GROUP],
-      isHttpServed: true,
-    })
-    settings.ports.http = l.port
-    listeners.push(l)
-  }
-  if (config.ws.isEnabled) {
-    const l = await startRpcListener(dispatcher, services, {
-      ...common,
-      host: config.ws.host,
-      port: config.ws.port,
-      apis: [...config.ws.apis, ALWAYS_ENABLED_GROUP],
-      isHttpServed: false,
-    })
-    settings.ports.ws = l.port
-    listeners.push(l)
+  if (early.ws) {
+    settings.ports.ws = early.ws.port
+    listeners.push(early.ws)
   }
   if (engine) {
     const jwtSecret = config.engine.isJwtDisabled
@@ -338,6 +328,7 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
   else if (!engine && !bft) log.warn('no block will be produced', { reason: idleReason(genesis) })
   if (devTools && config.loadStateFile) await loadStateFile(devTools, config.loadStateFile)
   devTools?.markInitial()
+  early.gate.open({ dispatcher, services })
   if (config.graphql.isEnabled) {
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
     const { GraphqlService } = await import('../graphql/graphqlService.ts')

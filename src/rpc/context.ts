@@ -10,6 +10,9 @@ import type { TxPool } from '../txpool/txPool.ts'
 import type { FilterManager } from './eth/filterManager.ts'
 
 /** A long-lived client connection (WebSocket), for subscriptions. */
+/** `rpc_modules`' group, enabled on every listener. */
+export const ALWAYS_ENABLED_GROUP = 'RPC'
+
 export interface Connection {
   readonly id: number
   send(message: string): void

@@ -4,7 +4,7 @@ import type { MethodGroup } from '../jsonrpc/dispatcher.ts'
 import { adminMethods } from './admin/adminMethods.ts'
 import { ibftMethods, qbftMethods } from './bft/bftMethods.ts'
 import { cliqueMethods } from './clique/cliqueMethods.ts'
-import type { RpcContext } from './context.ts'
+import { ALWAYS_ENABLED_GROUP, type RpcContext } from './context.ts'
 import { debugMethods } from './debug/debugMethods.ts'
 import { getAccountInfo, infoMethods } from './dev/infoMethods.ts'
 import { miningMethods } from './dev/miningMethods.ts'
@@ -30,9 +30,6 @@ import { otsMethods } from './ots/otsMethods.ts'
 import { testingMethods } from './testing/testingMethods.ts'
 import { traceMethods } from './trace/traceMethods.ts'
 import { txpoolMethods } from './txpool/txpoolMethods.ts'
-
-/** `rpc_modules` is always enabled. */
-export const ALWAYS_ENABLED_GROUP = 'RPC'
 
 /** The dev-chain test methods of one spelling (`evm_`, `hardhat_`, `anvil_`). */
 function devGroup(prefix: string): RpcMethod<RpcContext>[] {

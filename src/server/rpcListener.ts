@@ -2,12 +2,14 @@
  * One JSON-RPC listener (HTTP with WebSocket upgrade, or WebSocket only): a hono app on the runtime's
  * server (runtime/httpServer.ts).
  * Owns HTTP concerns — host allowlist (403), CORS, body limits, parse errors as HTTP 400,
- * /liveness and /readiness — and hands request bodies to the dispatcher.
+ * /liveness and /readiness — and hands request bodies to the dispatcher. A listener may start
+ * before the chain is loaded (`RpcGate`): requests then wait for it, except the few answers the
+ * configuration alone gives.
  */
 import { Hono } from 'hono'
 import type { DispatchOptions, RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { createLogger } from '../primitives/logger.ts'
-import type { Connection, RpcContext, RpcServices } from '../rpc/context.ts'
+import { ALWAYS_ENABLED_GROUP, type Connection, type RpcContext, type RpcServices } from '../rpc/context.ts'
 import { createServerRuntime, type HttpServer } from '../runtime/httpServer.ts'
 import { hostAndCorsGuard, hostChecker } from './httpGuard.ts'
 
@@ -33,13 +35,92 @@ export type RunningListener = HttpServer
 
 let nextConnectionId = 1
 
+/** What a listener hands requests to: the dispatcher and the node's services. */
+export interface RpcBackend {
+  dispatcher: RpcDispatcher<RpcContext>
+  services: RpcServices
+}
+
+/** Methods answered from the configuration alone while the chain loads, with their API group. */
+export interface EarlyAnswers {
+  chainId?: bigint
+  networkId?: bigint
+  clientVersion: string
+}
+
+const EARLY_GROUPS: Record<string, string> = {
+  eth_chainId: 'ETH',
+  net_version: 'NET',
+  web3_clientVersion: 'WEB3',
+  rpc_modules: ALWAYS_ENABLED_GROUP,
+}
+
+/**
+ * The backend of listeners started before the chain is loaded. Until `open`, every request waits
+ * (bounded by the node's start: if it fails the process exits), except a single request for one of
+ * `EARLY_GROUPS`' methods without parameters, answered from `early` once it is set (after the data
+ * path is locked) with what the dispatcher would answer.
+ */
+export class RpcGate {
+  backend: RpcBackend | undefined
+  early: EarlyAnswers | undefined
+  readonly ready: Promise<RpcBackend>
+  private resolveReady: (b: RpcBackend) => void = () => {}
+  private readonly onOpen: (() => void)[] = []
+
+  constructor(backend?: RpcBackend) {
+    this.backend = backend
+    this.ready = backend ? Promise.resolve(backend) : new Promise((resolve) => (this.resolveReady = resolve))
+  }
+
+  open(backend: RpcBackend): void {
+    this.backend = backend
+    this.resolveReady(backend)
+    for (const fn of this.onOpen.splice(0)) fn()
+  }
+
+  /** Runs `fn` when the gate opens (now if it is open). */
+  whenOpen(fn: () => void): void {
+    if (this.backend) fn()
+    else this.onOpen.push(fn)
+  }
+
+  /** The answer to `text` from the configuration alone, or undefined when it must wait for the chain. */
+  earlyAnswer(text: string, apis: string[]): string | undefined {
+    const early = this.early
+    if (early === undefined) return undefined
+    let req: { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown }
+    try {
+      req = JSON.parse(text)
+    } catch {
+      return undefined
+    }
+    if (typeof req !== 'object' || req === null || Array.isArray(req) || req.jsonrpc !== '2.0') return undefined
+    const { id, method, params } = req
+    if (!(typeof id === 'string' || Number.isSafeInteger(id)) || typeof method !== 'string') return undefined
+    if (params !== undefined && !(Array.isArray(params) && params.length === 0)) return undefined
+    if (!Object.hasOwn(EARLY_GROUPS, method) || !apis.includes(EARLY_GROUPS[method])) return undefined
+    const result =
+      method === 'eth_chainId'
+        ? early.chainId === undefined
+          ? undefined
+          : `0x${early.chainId.toString(16)}`
+        : method === 'net_version'
+          ? early.networkId?.toString()
+          : method === 'web3_clientVersion'
+            ? early.clientVersion
+            : Object.fromEntries(apis.map((a) => [a.toLowerCase(), '1.0']))
+    return result === undefined ? undefined : JSON.stringify({ jsonrpc: '2.0', id, result })
+  }
+}
+
 export async function startRpcListener(
-  dispatcher: RpcDispatcher<RpcContext>,
-  services: RpcServices,
+  backend: RpcBackend | RpcGate,
   opts: RpcListenerOptions,
 ): Promise<RunningListener> {
+  const gate = backend instanceof RpcGate ? backend : new RpcGate(backend)
   const dispatch: DispatchOptions = { enabledGroups: new Set(opts.apis), maxBatchSize: opts.maxBatchSize }
-  const httpCtx: RpcContext = { ...services, apis: opts.apis }
+  let httpCtx: RpcContext | undefined
   // A larger frame closes the connection with 1009 (message too big), as Besu's does.
   const runtime = await createServerRuntime({
     maxRequestBodyBytes: MAX_BODY_BYTES,
@@ -52,23 +133,28 @@ export async function startRpcListener(
 
   app.use('*', hostAndCorsGuard(opts.hostAllowlist, opts.corsOrigins))
   app.get('/liveness', (c) => c.json({ status: 'UP' }))
-  app.get('/readiness', (c) => c.json({ status: 'UP' }))
+  // Besu answers 503 DOWN while the node is not ready to serve: here, while the chain loads.
+  app.get('/readiness', (c) => (gate.backend ? c.json({ status: 'UP' }) : c.json({ status: 'DOWN' }, 503)))
   app.get(
     '/',
     upgradeWebSocket(() => {
       const closers: (() => void)[] = []
-      let ctx: RpcContext
+      let connection: Connection
+      let ctx: RpcContext | undefined
       return {
         onOpen(_evt, ws) {
-          const connection: Connection = {
+          connection = {
             id: nextConnectionId++,
             send: (m) => ws.send(m),
             onClose: (fn) => closers.push(fn),
           }
-          ctx = { ...services, apis: opts.apis, connection }
         },
         async onMessage(evt, ws) {
           const text = typeof evt.data === 'string' ? evt.data : new TextDecoder().decode(evt.data as ArrayBuffer)
+          const early = gate.backend ? undefined : gate.earlyAnswer(text, opts.apis)
+          if (early !== undefined) return ws.send(early)
+          const { dispatcher, services } = gate.backend ?? (await gate.ready)
+          ctx ??= { ...services, apis: opts.apis, connection }
           const { body } = await dispatcher.handleText(text, ctx, dispatch)
           if (body !== undefined) ws.send(body)
         },
@@ -91,6 +177,10 @@ export async function startRpcListener(
     const text = await req.text()
     if (text.length > MAX_BODY_BYTES)
       return { body: 'Request body too large', status: 413, headers: { ...TEXT_HEADERS } }
+    const early = gate.backend ? undefined : gate.earlyAnswer(text, opts.apis)
+    if (early !== undefined) return { body: early, status: 200, headers: { ...JSON_HEADERS } }
+    const { dispatcher, services } = gate.backend ?? (await gate.ready)
+    httpCtx ??= { ...services, apis: opts.apis }
     const { body, isParseError } = await dispatcher.handleText(text, httpCtx, dispatch)
     if (body === undefined) return { body: null, status: 200 }
     return { body, status: isParseError ? 400 : 200, headers: { ...JSON_HEADERS } }
@@ -111,11 +201,14 @@ export async function startRpcListener(
       : app.fetch(req, server)
 
   const server = await runtime.serve(opts.host, opts.port, fetch)
-  log.info('listening', {
-    url: `${opts.isHttpServed ? 'http' : 'ws'}://${opts.host}:${server.port}`,
-    apis: opts.apis.join(','),
-    http: opts.isHttpServed,
-  })
+  // Logged once the node serves: a start that fails after the bind prints its error line alone.
+  gate.whenOpen(() =>
+    log.info('listening', {
+      url: `${opts.isHttpServed ? 'http' : 'ws'}://${opts.host}:${server.port}`,
+      apis: opts.apis.join(','),
+      http: opts.isHttpServed,
+    }),
+  )
   return server
 }
 

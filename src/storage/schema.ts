@@ -55,6 +55,11 @@ const MIGRATIONS: string[] = [
 
 export const SCHEMA_VERSION = MIGRATIONS.length
 
+/** The schema version of a database: 0 for a new one. */
+export function schemaVersionOf(db: SqlDatabase): number {
+  return Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0)
+}
+
 /** Sets the pragmas and brings the schema up to date; refuses a database from a newer Basalt. */
 export function migrate(db: SqlDatabase, isMemory: boolean): void {
   if (!isMemory) db.exec('PRAGMA journal_mode = WAL')
@@ -63,7 +68,7 @@ export function migrate(db: SqlDatabase, isMemory: boolean): void {
   db.exec('PRAGMA synchronous = NORMAL')
   db.exec('PRAGMA cache_size = -65536')
   db.exec('PRAGMA temp_store = MEMORY')
-  const version = Number(db.prepare('PRAGMA user_version').get()?.user_version ?? 0)
+  const version = schemaVersionOf(db)
   if (version > SCHEMA_VERSION) {
     throw new Error(`database schema version ${version} is newer than this basalt supports (${SCHEMA_VERSION})`)
   }

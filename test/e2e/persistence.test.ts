@@ -147,7 +147,16 @@ describe('persistence', () => {
     expect(await run(['import', '--data-path', bonsaiPath, '--from', file, '--data-storage-format=BONSAI'])).toBe(0)
     // Opened without the option, the new data path is BONSAI: FOREST is refused, and its chain is the old one.
     const refused = Bun.spawn(
-      [BASALT_BIN, 'run', '--data-path', bonsaiPath, '--data-storage-format=FOREST', '--rpc-http-port', '0'],
+      [
+        BASALT_BIN,
+        'run',
+        '--data-path',
+        bonsaiPath,
+        '--data-storage-format=FOREST',
+        '--rpc-http-port',
+        '0',
+        '--rpc-ws-enabled=false',
+      ],
       { stdout: 'pipe', stderr: 'pipe' },
     )
     expect(await refused.exited).not.toBe(0)

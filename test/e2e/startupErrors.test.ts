@@ -34,7 +34,14 @@ describe('basalt run refuses at once', () => {
     const genesis = join(dir, 'qbft-empty.json')
     const config = { chainId: 4242, londonBlock: 0, qbft: { blockperiodseconds: 1, epochlength: 30000 } }
     writeFileSync(genesis, JSON.stringify({ config, gasLimit: '0x1c9c380', difficulty: '0x1', alloc: {} }))
-    const { code, stderr } = await runToExit(['--genesis-file', genesis, '--p2p-enabled=false', '--rpc-http-port', '0'])
+    const { code, stderr } = await runToExit([
+      '--genesis-file',
+      genesis,
+      '--p2p-enabled=false',
+      '--rpc-http-port',
+      '0',
+      '--rpc-ws-enabled=false',
+    ])
     expect(code).not.toBe(0)
     expect(stderr).toContain('the genesis extraData is not qbft extraData')
   })

@@ -1,0 +1,88 @@
+/**
+ * `basalt run`'s start, listeners first: the JSON-RPC listeners bind as soon as the configuration is
+ * parsed (a port in use is the first failure), then the data path is locked, and only then is the
+ * node module loaded (the EVM libraries, the chain, the producer, GraphQL, the Engine API) and the
+ * chain opened behind them. Until the node is up, requests wait for it, except the answers the
+ * configuration alone gives (`RpcGate`). A failed start throws as before: the CLI prints the
+ * one-line error and exits non-zero, dropping the waiting requests unanswered.
+ * Everything this module imports stays light: it is evaluated before the first answer.
+ */
+import { DEV_CHAIN_ID, DEV_NETWORK_ID } from '../chain/devIds.ts'
+import { clientVersion } from '../primitives/version.ts'
+import { ALWAYS_ENABLED_GROUP } from '../rpc/context.ts'
+import { type EarlyAnswers, RpcGate, type RunningListener, startRpcListener } from '../server/rpcListener.ts'
+import { migrate, SCHEMA_VERSION, schemaVersionOf } from '../storage/schema.ts'
+import { openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
+import type { ApiListenerConfig, NodeConfig } from './config.ts'
+import { openDataPath } from './dataPath.ts'
+
+/**
+ * The node's heaviest modules, evaluated one at a time with a turn of the event loop after each:
+ * a listener answers between them instead of after the whole node module's evaluation.
+ */
+const STAGES = [
+  () => import('@ethereumjs/util'),
+  () => import('@ethereumjs/common'),
+  () => import('@ethereumjs/evm'),
+  () => import('@ethereumjs/vm'),
+  () => import('../rpc/methodGroups.ts'),
+]
+
+/** A turn of the event loop: the requests that came meanwhile are answered. */
+const nextTask = () => new Promise((resolve) => setTimeout(resolve, 0))
+
+/** The JSON-RPC listeners started before the node, and the gate their requests wait at. */
+export interface EarlyListeners {
+  gate: RpcGate
+  http?: RunningListener
+  ws?: RunningListener
+  /** The data path's database, open, locked and migrated. */
+  db: SqlDatabase
+}
+
+export async function launchNode(config: NodeConfig): Promise<void> {
+  const gate = new RpcGate()
+  const listen = (l: ApiListenerConfig, isHttpServed: boolean) =>
+    l.isEnabled
+      ? startRpcListener(gate, {
+          host: l.host,
+          port: l.port,
+          apis: [...l.apis, ALWAYS_ENABLED_GROUP],
+          hostAllowlist: config.hostAllowlist,
+          corsOrigins: config.http.corsOrigins,
+          maxBatchSize: config.http.maxBatchSize,
+          isHttpServed,
+        })
+      : undefined
+  const http = await listen(config.http, true)
+  const ws = await listen(config.ws, false)
+  const isMemory = config.dataPath === ':memory:'
+  const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
+  // Answered once the data path is locked, if this version can read it (migrate refuses it if not).
+  const version = schemaVersionOf(db)
+  if (version <= SCHEMA_VERSION) gate.early = earlyAnswers(config, version === 0)
+  await nextTask()
+  migrate(db, isMemory)
+  for (const stage of STAGES) {
+    await stage()
+    await nextTask()
+  }
+  const { startNode } = await import('./node.ts')
+  await startNode(config, { gate, http, ws, db })
+}
+
+/**
+ * What the node will answer to eth_chainId, net_version and web3_clientVersion, as far as the
+ * configuration tells it without the chain: the dev network's chain id on a new data path only (an
+ * existing one may hold another genesis, a fork of a remote chain or a changed id, which only
+ * opening the chain checks), the dev network id or the one given; a genesis file's ids only once
+ * the genesis is read and accepted.
+ */
+function earlyAnswers(config: NodeConfig, isNewDataPath: boolean): EarlyAnswers {
+  const isDev = config.network === 'dev'
+  return {
+    chainId: isDev && isNewDataPath && config.fork === undefined ? DEV_CHAIN_ID : undefined,
+    networkId: config.networkId ?? (isDev ? DEV_NETWORK_ID : undefined),
+    clientVersion: clientVersion(config.identity, config.isAnvilClientVersion),
+  }
+}
