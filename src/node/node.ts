@@ -284,8 +284,12 @@ export async function startNode(config: NodeConfig): Promise<RunningNode> {
     network = await startP2p(config, services, curve, !engine, bftProtocol ? [bftProtocol] : [])
     services.network = network
   }
-  const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>
-    withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
+  const dispatcher = new RpcDispatcher<RpcContext>(
+    [...methodGroups(), engineGroup],
+    executionTimeoutError,
+    (handle) => withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
+    // Automine seals a burst of sends together, and before any other request is answered.
+    (method) => sealer.onRequest(method === 'eth_sendRawTransaction' || method === 'eth_sendTransaction'),
   )
   const listeners: RunningListener[] = []
   const common = {
