@@ -35,6 +35,7 @@ import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
 import type { SubProtocol } from '../p2p/peerManager.ts'
 import { systemClock } from '../primitives/clock.ts'
+import { nativeEcrecover } from '../primitives/ecrecover.ts'
 import { installFastRlp } from '../primitives/fastRlp.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
@@ -114,7 +115,8 @@ export async function openChain(
   installDecodedNodeCache()
   installFastRlp()
   const genesis = loadGenesis(config as NodeConfig)
-  const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
+  const ecrecover = nativeEcrecover()
+  const crypto: CryptoHolder = { keccak256: await loadKeccak256(), ...(ecrecover ? { ecrecover } : {}) }
   const isMemory = config.dataPath === ':memory:'
   const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
   migrate(db, isMemory)
