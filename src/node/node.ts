@@ -137,6 +137,7 @@ export async function openChain(
   genesisEcCurve(genesis.config)
   if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const trieDb = new TrieDb(store)
+  if (trieDb.preimages && crypto.keccak256) trieDb.preimages.hash = crypto.keccak256
   // A forked chain's state stays FOREST (the CLI refuses BONSAI with --fork-url).
   trieDb.storageFormat = forkPoint
     ? 'FOREST'
