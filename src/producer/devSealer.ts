@@ -20,9 +20,9 @@ import { BlockTime, type BlockTimeSettings } from './blockTime.ts'
 const log = createLogger('sealer')
 
 /** How long automine holds a burst back with no new send (see `onTransactionAdded`). */
-const BATCH_IDLE_MS = 2
+const BATCH_IDLE_MS = 5
 /** The longest automine holds a burst's first transaction back. */
-const BATCH_MAX_MS = 50
+const BATCH_MAX_MS = 100
 /** A burst is sealed at once when this many transactions wait (below the pool's per-sender future limit). */
 const BATCH_MAX_TXS = 128
 
