@@ -30,6 +30,7 @@ import { engineGroup } from '../engine/engineMethods.ts'
 import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
+import { installDebugColorsMemo } from '../evm/debugColorsMemo.ts'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
@@ -112,6 +113,7 @@ export async function openChain(
   close(): void
 }> {
   installCommonParamsMemo()
+  installDebugColorsMemo()
   installDecodedNodeCache()
   installFastRlp()
   const genesis = loadGenesis(config as NodeConfig)
