@@ -28,8 +28,13 @@ install: node_modules/.installed
 # storage driver under Node, tested by src/storage/sqliteNode.test.ts) is rebuilt the same way.
 # Hardhat's EDR binding needs Node 22, so npm under Node 20 skips that optional package: npm runs
 # again with the npm Node 22 first on PATH when the binding does not load.
+# secp256k1 ships prebuilt N-API addons (linux x64 glibc/musl, darwin arm64, win32 x64) and needs no
+# install script (its own only compiles from source where none fits, so allowScripts denies it);
+# elsewhere sender recovery stays on @noble/curves, which the line after npm install says.
 node_modules/.installed: package.json package-lock.json
 	npm install --no-audit --no-fund
+	@node -e "require('node-gyp-build')(require('path').dirname(require.resolve('secp256k1/package.json')))" 2>/dev/null || \
+		echo "secp256k1: no prebuilt addon for this platform; sender recovery uses @noble/curves"
 	@$(BUN) --version >/dev/null 2>&1 || node node_modules/bun/install.js
 	@$(BUN) --version >/dev/null
 	@node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null || npm rebuild better-sqlite3

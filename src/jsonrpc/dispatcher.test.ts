@@ -108,4 +108,33 @@ describe('RpcDispatcher', () => {
     await limited.handleText(JSON.stringify(batch[0]), {}, big)
     expect(runs).toBe(2)
   })
+
+  it('tells the method hook each enabled method and runs the method once what it returned settles', async () => {
+    const seen: string[] = []
+    let release = () => {}
+    const gate = new Promise<void>((resolve) => {
+      release = resolve
+    })
+    const hooked = new RpcDispatcher<unknown>(
+      [
+        { group: 'TEST', methods: [echo] },
+        { group: 'OTHER', methods: [other] },
+      ],
+      undefined,
+      undefined,
+      (method) => {
+        seen.push(`hook ${method}`)
+        return method === 'test_echo' ? gate : undefined
+      },
+    )
+    const answer = hooked
+      .handleText(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'test_echo', params: ['0x1'] }), {}, opts)
+      .then(() => seen.push('answered'))
+    await hooked.handleText(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'other_one' }), {}, opts)
+    await sleep(5)
+    expect(seen).toEqual(['hook test_echo'])
+    release()
+    await answer
+    expect(seen).toEqual(['hook test_echo', 'answered'])
+  })
 })

@@ -35,19 +35,25 @@ type Json = Record<string, unknown>
 /** Runs the handling of one request or batch; the place for per-request limits (a time limit, say). */
 export type RequestRunner = <T>(handle: () => Promise<T>) => Promise<T>
 
+/** Told the name of each enabled method before it runs; the method waits for what it returns. */
+export type MethodHook = (method: string) => Promise<void> | undefined
+
 export class RpcDispatcher<Ctx> {
   private readonly methods = new Map<string, { method: RpcMethod<Ctx>; group: string }>()
 
   private readonly mapError: (e: unknown) => RpcError | undefined
   private readonly runRequest: RequestRunner
+  private readonly beforeMethod?: MethodHook
 
   constructor(
     groups: MethodGroup<Ctx>[],
     mapError: (e: unknown) => RpcError | undefined = () => undefined,
     runRequest: RequestRunner = (handle) => handle(),
+    beforeMethod?: MethodHook,
   ) {
     this.mapError = mapError
     this.runRequest = runRequest
+    this.beforeMethod = beforeMethod
     for (const g of groups) {
       for (const m of g.methods) {
         if (this.methods.has(m.name)) throw new Error(`RPC method defined twice: ${m.name}`)
@@ -129,6 +135,8 @@ export class RpcDispatcher<Ctx> {
       metrics.inc('rpc', 'requests', r.method)
       try {
         const params = Array.isArray(r.params) ? r.params : []
+        const before = this.beforeMethod?.(r.method)
+        if (before) await before
         const result = await entry.method.call(ctx, params)
         response = { jsonrpc: '2.0', id: id ?? null, result: result === undefined ? null : result }
       } catch (e) {

@@ -30,12 +30,14 @@ import { engineGroup } from '../engine/engineMethods.ts'
 import type { EngineContext } from '../engine/engineOf.ts'
 import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
+import { installDebugColorsMemo } from '../evm/debugColorsMemo.ts'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
 import { installJumpAnalysisCache } from '../evm/jumpAnalysisCache.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
 import type { SubProtocol } from '../p2p/peerManager.ts'
 import { systemClock } from '../primitives/clock.ts'
+import { nativeEcrecover } from '../primitives/ecrecover.ts'
 import { installFastRlp } from '../primitives/fastRlp.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
@@ -117,11 +119,13 @@ export async function openChain(
   close(): void
 }> {
   installCommonParamsMemo()
+  installDebugColorsMemo()
   installDecodedNodeCache()
   installFastRlp()
   await installJumpAnalysisCache()
   const genesis = loadGenesis(config as NodeConfig)
-  const crypto: CryptoHolder = { keccak256: await loadKeccak256() }
+  const ecrecover = nativeEcrecover()
+  const crypto: CryptoHolder = { keccak256: await loadKeccak256(), ...(ecrecover ? { ecrecover } : {}) }
   const isMemory = config.dataPath === ':memory:'
   const db = opened ?? (isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath))
   if (!opened) migrate(db, isMemory)
@@ -143,6 +147,7 @@ export async function openChain(
   genesisEcCurve(genesis.config)
   if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
   const trieDb = new TrieDb(store)
+  if (trieDb.preimages && crypto.keccak256) trieDb.preimages.hash = crypto.keccak256
   // A forked chain's state stays FOREST (the CLI refuses BONSAI with --fork-url).
   trieDb.storageFormat = forkPoint
     ? 'FOREST'
@@ -293,8 +298,12 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     network = await startP2p(config, services, curve, !engine, bftProtocol ? [bftProtocol] : [])
     services.network = network
   }
-  const dispatcher = new RpcDispatcher<RpcContext>([...methodGroups(), engineGroup], executionTimeoutError, (handle) =>
-    withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
+  const dispatcher = new RpcDispatcher<RpcContext>(
+    [...methodGroups(), engineGroup],
+    executionTimeoutError,
+    (handle) => withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
+    // Automine seals a burst of sends together, and before any other request is answered.
+    (method) => sealer.onRequest(method === 'eth_sendRawTransaction' || method === 'eth_sendTransaction'),
   )
   const listeners: RunningListener[] = []
   if (early.http) {

@@ -116,6 +116,50 @@ describe('DevSealer', () => {
     expect(await sealWatchingTurns()).toEqual({ txs: 150, hasTurnPassed: true })
   })
 
+  it('seals a burst of sends together, and before any other request is answered', async () => {
+    const chain = await openDevChain()
+    const pool = openPool(chain)
+    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+    sealer.start()
+    const key = hexToBytes(devAccounts()[2].privateKey)
+    let nonce = 0
+    // What the RPC does for one eth_sendRawTransaction: tell the sealer, then add to the pool.
+    const send = async () => {
+      expect(sealer.onRequest(true)).toBeUndefined()
+      const tx = createFeeMarket1559Tx(
+        { nonce: nonce++, to: `0x${'0d'.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 11n },
+        { common: chain.commonForNextBlock() },
+      ).sign(key)
+      await pool.add(tx)
+    }
+    const head = () => Number(chain.head.header.number)
+    try {
+      // A send after another request is sealed at once, in a block of its own.
+      sealer.onRequest(false)
+      await send()
+      await sealer.idle()
+      expect([head(), chain.head.transactions.length]).toEqual([1, 1])
+      // Sends back to back: the first after a read goes at once, the rest wait for the next read.
+      for (let i = 0; i < 30; i++) await send()
+      const waiting = pool.size
+      expect(waiting).toBeGreaterThan(0)
+      const flushed = sealer.onRequest(false)
+      expect(flushed).toBeDefined()
+      await flushed
+      expect(pool.size).toBe(0)
+      expect(head()).toBeLessThanOrEqual(4)
+      expect(chain.head.transactions.length).toBe(waiting)
+      // Nothing held back: a read waits for nothing.
+      expect(sealer.onRequest(false)).toBeUndefined()
+      // With no read after them, held-back sends are sealed once the sends stop.
+      for (let i = 0; i < 5; i++) await send()
+      for (let i = 0; i < 200 && pool.size > 0; i++) await new Promise((resolve) => setTimeout(resolve, 5))
+      expect(pool.size).toBe(0)
+    } finally {
+      await sealer.stop()
+    }
+  })
+
   it('mines a call of the point-evaluation precompile, loading KZG for it, instead of dropping it', async () => {
     const chain = await openDevChain()
     const pool = openPool(chain)

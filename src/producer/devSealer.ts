@@ -19,6 +19,13 @@ import { BlockTime, type BlockTimeSettings } from './blockTime.ts'
 
 const log = createLogger('sealer')
 
+/** How long automine holds a burst back with no new send (see `onTransactionAdded`). */
+const BATCH_IDLE_MS = 5
+/** The longest automine holds a burst's first transaction back. */
+const BATCH_MAX_MS = 100
+/** A burst is sealed at once when this many transactions wait (below the pool's per-sender future limit). */
+const BATCH_MAX_TXS = 128
+
 export interface DevSealerOptions {
   coinbase: Uint8Array
   /** Interval mining when set; automine otherwise. */
@@ -74,6 +81,11 @@ export class DevSealer {
   private readonly wait: (ms: number) => Promise<void>
   private readonly clock: Clock
   private unsubscribeHeads?: () => void
+  /** Transaction sends the RPC answered in a row, with no other request between them. */
+  private sendStreak = 0
+  /** Set while automine holds back a burst's transactions to seal them together. */
+  private batchTimer?: ReturnType<typeof setTimeout>
+  private batchStartedMs = 0
 
   constructor(chain: Chain, pool: TxPool, opts: DevSealerOptions) {
     this.chain = chain
@@ -100,6 +112,7 @@ export class DevSealer {
   }
 
   stop(): Promise<void> {
+    this.sealBatch()
     this.isStarted = false
     this.applyMode()
     return this.sealing
@@ -160,6 +173,7 @@ export class DevSealer {
 
   /** (Re)arms the pool listener and the interval timer for the current mode. */
   private applyMode(): void {
+    this.sealBatch()
     if (this.timer) clearInterval(this.timer)
     this.timer = undefined
     this.unsubscribe?.()
@@ -175,14 +189,60 @@ export class DevSealer {
     if (ms && this.cliqueSigner)
       this.unsubscribeHeads = this.chain.onNewBlock(() => this.schedule(this.isEmptyBlockSealed))
     if (this.isAutomineOn) {
-      this.unsubscribe = this.pool.onAdded(() => this.schedule(false))
+      this.unsubscribe = this.pool.onAdded(() => this.onTransactionAdded())
       if (this.pool.size > 0) this.schedule(false)
     }
   }
 
-  /** Resolves once every block scheduled so far is committed. */
+  /** Resolves once every block scheduled so far is committed (a held-back burst included). */
   idle(): Promise<void> {
+    this.sealBatch()
     return this.sealing
+  }
+
+  /**
+   * Told by the RPC dispatcher before each method runs. A send (`eth_sendRawTransaction`,
+   * `eth_sendTransaction`) only counts; any other request first waits for the transactions automine
+   * holds back, so that whatever a client asks next (a receipt, a balance, the block number) sees
+   * them sealed. Undefined when there is nothing to wait for.
+   */
+  onRequest(isSend: boolean): Promise<void> | undefined {
+    if (isSend) {
+      this.sendStreak++
+      return undefined
+    }
+    this.sendStreak = 0
+    if (this.batchTimer === undefined) return undefined
+    this.sealBatch()
+    return this.sealing
+  }
+
+  /**
+   * Automine: a transaction after a request other than a send is sealed at once (its sender may
+   * be waiting for the receipt). One that follows another send directly comes from a client sending
+   * without waiting (a burst): it is held back with the ones after it, for at most `BATCH_IDLE_MS`
+   * without a new send and `BATCH_MAX_MS` in all, or until `BATCH_MAX_TXS` wait, so that they share a
+   * block instead of each paying for one.
+   */
+  private onTransactionAdded(): void {
+    if (this.sendStreak < 2 || this.pool.size >= Math.min(BATCH_MAX_TXS, this.pool.maxSize)) {
+      if (this.batchTimer !== undefined) this.sealBatch()
+      else this.schedule(false)
+      return
+    }
+    const nowMs = performance.now()
+    if (this.batchTimer === undefined) this.batchStartedMs = nowMs
+    else clearTimeout(this.batchTimer)
+    const waitMs = Math.max(0, Math.min(BATCH_IDLE_MS, this.batchStartedMs + BATCH_MAX_MS - nowMs))
+    this.batchTimer = setTimeout(() => this.sealBatch(), waitMs)
+  }
+
+  /** Ends a held-back burst: its transactions go into the next sealing pass. */
+  private sealBatch(): void {
+    if (this.batchTimer === undefined) return
+    clearTimeout(this.batchTimer)
+    this.batchTimer = undefined
+    if (this.isStarted && this.isAutomineOn) this.schedule(false)
   }
 
   /**
@@ -207,7 +267,7 @@ export class DevSealer {
           await this.sealBlock(isEmptyAllowed)
           if (!this.isAutomineOn) break
           await nextTurn()
-        } while (this.pool.executable(this.nextBlockBaseFee()).length > 0)
+        } while (this.batchTimer === undefined && this.pool.executable(this.nextBlockBaseFee()).length > 0)
       } catch (e) {
         // A clique signer waits for another signer's block, as Besu's miner does: not a failure.
         if (e instanceof CliqueWaitError) log.debug('not sealing', { reason: e.message })

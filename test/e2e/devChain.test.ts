@@ -65,4 +65,32 @@ describe('basalt run (dev chain)', () => {
       expect(receipt?.status).toBe('0x1')
     }
   })
+
+  it('seals a burst of sends in shared blocks, every receipt there at the first poll', async () => {
+    const account = privateKeyToAccount(node.config.accounts[5].privateKey as `0x${string}`)
+    const chain = defineChain({
+      id: 1337,
+      name: 'basalt',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [node.url] } },
+    })
+    const wallet = createWalletClient({ account, chain, transport: http() })
+    const raws: `0x${string}`[] = []
+    for (let nonce = 0; nonce < 30; nonce++) {
+      const to = '0x000000000000000000000000000000000000d00d'
+      const fees = { maxFeePerGas: 10n ** 11n, maxPriorityFeePerGas: 10n ** 9n }
+      raws.push(await wallet.signTransaction({ to, value: 1n, gas: 21000n, nonce, ...fees }))
+    }
+    const hashes: string[] = []
+    for (const raw of raws) hashes.push(await node.rpc<string>('eth_sendRawTransaction', [raw]))
+    const blocks = new Set<string>()
+    for (const hash of hashes) {
+      const receipt = await node.rpc<{ status: string; blockNumber: string } | null>('eth_getTransactionReceipt', [
+        hash,
+      ])
+      expect(receipt?.status).toBe('0x1')
+      blocks.add(receipt!.blockNumber)
+    }
+    expect(blocks.size).toBeLessThan(hashes.length)
+  })
 })
