@@ -58,8 +58,11 @@ export function graphqlSchema(): GraphQLSchema {
 export class GraphqlService {
   private readonly schema = graphqlSchema()
   private readonly ctx: GraphqlContext
+  private readonly beforeRequest?: () => Promise<void> | undefined
 
-  constructor(services: RpcServices) {
+  /** `beforeRequest` runs first on every request (the dev sealer seals a held-back burst of sends). */
+  constructor(services: RpcServices, beforeRequest?: () => Promise<void> | undefined) {
+    this.beforeRequest = beforeRequest
     this.ctx = {
       chain: services.chain,
       pool: services.pool,
@@ -70,6 +73,7 @@ export class GraphqlService {
 
   /** Runs one request; `isReadOnly` (GET) refuses mutations, as GraphQL over HTTP requires. */
   async execute(req: GraphqlRequest, isReadOnly = false): Promise<GraphqlResponse> {
+    await this.beforeRequest?.()
     if (typeof req.query !== 'string' || req.query.trim() === '')
       return failure('Query must be a non-empty string', 'InvalidSyntax')
     const variables = parseVariables(req.variables)

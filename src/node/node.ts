@@ -342,7 +342,9 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
     const { GraphqlService } = await import('../graphql/graphqlService.ts')
     const { host, port, corsOrigins } = config.graphql
-    const l = await startGraphqlListener(new GraphqlService(services), {
+    // A GraphQL read, like any JSON-RPC request other than a send, sees a held-back burst sealed.
+    const service = new GraphqlService(services, () => sealer.onRequest(false))
+    const l = await startGraphqlListener(service, {
       host,
       port,
       corsOrigins,
