@@ -44,13 +44,13 @@ export const traceBlock = defineMethod({
   },
 })
 
-/** One trace of a transaction, by its position in trace_transaction's list. */
+/** One trace of a transaction, by its trace address, as Besu: `[]` is the top trace, `[0]` its first call. */
 export const traceGet = defineMethod({
   name: 'trace_get',
   params: [p.hash, p.array(p.index, 'indices')],
   handler: async (ctx: RpcContext, [hash, indices]) => {
     const found = await ctx.chain.findTransaction(hash)
-    if (!found || indices.length === 0) return null
+    if (!found) return null
     const traces = await traceTransactionAt(ctx, found.block, found.index, flatTracer(found.block))
     return traces.find((t) => JSON.stringify(t.traceAddress) === JSON.stringify(indices.map(Number))) ?? null
   },
