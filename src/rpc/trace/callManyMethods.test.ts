@@ -5,6 +5,7 @@ import { devAccounts } from '../../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
+import { traceFilter } from './traceFilter.ts'
 import { replayBlockTransactions, traceCallMany, traceGet, traceRawTransaction } from './traceMethods.ts'
 
 /** Counter: slot 0 += 1, returns the new value. PUSH1 0 SLOAD PUSH1 1 ADD DUP1 PUSH1 0 SSTORE, MSTORE, RETURN 32. */
@@ -106,5 +107,16 @@ describe('trace_get', () => {
     expect(inner.action).toMatchObject({ callType: 'call', from: caller, to: counter })
     expect(await call(ctx, traceGet, [hash, ['0x1']])).toBeNull()
     expect(await call(ctx, traceGet, [hash, ['0x0', '0x0']])).toBeNull()
+  })
+})
+
+describe('trace_filter', () => {
+  it('takes block numbers as given, as Besu: past the head nothing more, a range ending before it starts empty', async () => {
+    await t.send({ to: counter })
+    const head = await call(ctx, traceFilter, [{ fromBlock: '0x1', toBlock: 'latest' }])
+    expect(head.length).toBeGreaterThan(0)
+    const past = await call(ctx, traceFilter, [{ fromBlock: '0x1', toBlock: '0x3e8' }])
+    expect(past).toEqual(head)
+    expect(await call(ctx, traceFilter, [{ fromBlock: '0x3', toBlock: '0x2' }])).toEqual([])
   })
 })

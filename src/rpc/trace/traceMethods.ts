@@ -13,7 +13,7 @@ import { callParams } from '../eth/callRequest.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
 import { decodeRawTransaction } from '../eth/txMethods.ts'
 import { askAboutRemoteTransaction } from '../forkHistory.ts'
-import { blockTraces, flatTracer } from './blockTraces.ts'
+import { blockTraces, flatTracer, rewardTraces } from './blockTraces.ts'
 import { traceFilter } from './traceFilter.ts'
 
 const TRACE_TYPES = new Set(['trace', 'stateDiff', 'vmTrace'])
@@ -40,7 +40,8 @@ export const traceBlock = defineMethod({
   params: [p.blockNumberOrTag],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await ctx.chain.resolve(ref)
-    return block ? blockTraces(ctx, block) : null
+    // Besu: the transactions' traces, then the block's reward traces.
+    return block ? [...(await blockTraces(ctx, block)), ...rewardTraces(ctx, block)] : null
   },
 })
 
