@@ -145,7 +145,8 @@ export class CallTracer implements TxTracer<CallFrame> {
       value: type === 'STATICCALL' ? undefined : m.value,
       gas: m.gasLimit,
       gasUsed: 0n,
-      input: m.data,
+      // A copy: the call's input is a view of the caller's memory, which its output may overwrite.
+      input: m.data.slice(),
       output: EMPTY,
       calls: [],
       logs: [],

@@ -88,6 +88,32 @@ describe('callTracer: DELEGATECALL, CALLCODE, STATICCALL', () => {
   })
 })
 
+describe('callTracer: a call whose output overwrites its input in memory', () => {
+  /** Returns its first word plus one: PUSH1 0, CALLDATALOAD, PUSH1 1, ADD, PUSH1 0, MSTORE, PUSH1 32, PUSH1 0, RETURN. */
+  const INCREMENT_RUNTIME = '60003560010160005260206000f3'
+  /** PUSH32 word, PUSH1 0, MSTORE; `op`(GAS, target, value 0, in mem[0..32], out mem[0..32]), POP, STOP. */
+  const overwritingRuntime = (op: 'f1' | 'f2', target: string, word: string) =>
+    `7f${word}6000526020600060206000600073${at(target)}5a${op}5000`
+
+  it('records the input as it was when the call began, for CALL and CALLCODE', async () => {
+    const incrementer = await t.deploy(INCREMENT_RUNTIME)
+    const word = '11'.repeat(32)
+    for (const [op, type] of [
+      ['f1', 'CALL'],
+      ['f2', 'CALLCODE'],
+    ] as const) {
+      const proxy = await t.deploy(overwritingRuntime(op, incrementer, word))
+      const top = await callTrace(proxy)
+      expect(top.calls.map((c: any) => [c.type, c.input, c.output])).toEqual([
+        [type, `0x${word}`, `0x${'11'.repeat(31)}12`],
+      ])
+      // The flat (parity) view shares the frame: its action input is the same.
+      const flat = flattenCallFrames(await t.trace(await t.send({ to: proxy }), new CallTracer())) as any[]
+      expect(flat[1].action.input).toBe(`0x${word}`)
+    }
+  })
+})
+
 describe('callTracer: SELFDESTRUCT, creates, precompiles and plain value', () => {
   it('records SELFDESTRUCT as a frame with the balance sent to the beneficiary', async () => {
     const beneficiary = '0x000000000000000000000000000000000000be11'

@@ -1,5 +1,8 @@
 /** Flat (parity) traces of a block's or a transaction's calls, with their block and transaction fields. */
 import type { Block } from '@ethereumjs/block'
+import type { Common } from '@ethereumjs/common'
+import { paramsVM } from '@ethereumjs/vm'
+import { rewardOf } from '../../chain/blockImporter.ts'
 import { replayBlock } from '../../evm/tracers/blockReplayer.ts'
 import { CallTracer } from '../../evm/tracers/callTracer.ts'
 import {
@@ -9,6 +12,7 @@ import {
   withoutNestedPrecompileCalls,
 } from '../../evm/tracers/parityTrace.ts'
 import type { TxTracer } from '../../evm/tracers/txTracer.ts'
+import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 import { mapTracingErrors } from '../debug/traceRunner.ts'
 
@@ -38,4 +42,48 @@ export async function blockTraces(ctx: RpcContext, block: Block): Promise<Json[]
   if (block.header.number === 0n || block.transactions.length === 0) return []
   const out = await mapTracingErrors(() => replayBlock(ctx.chain, block, () => flatTracer(block)))
   return block.transactions.flatMap((_tx, i) => out.get(i) ?? [])
+}
+
+/**
+ * The `reward` traces of a block that paid one, as Besu's reward trace generator: the block's
+ * beneficiary first (on proof of work the miner reward plus 1/32 of it per ommer), then each ommer's
+ * miner ((8 + ommer number − block number) / 8 of the reward); on a BFT chain with a `blockreward`, its
+ * beneficiary. Blocks that pay none (proof of stake, clique, a dev chain, BFT without a reward) give none.
+ */
+export function rewardTraces(ctx: RpcContext, block: Block): Json[] {
+  const number = block.header.number
+  if (number === 0n) return []
+  const trace = (author: Uint8Array, rewardType: 'block' | 'uncle', value: bigint): Json => ({
+    action: { author: bytesToHex(author), rewardType, value: toQuantity(value) },
+    blockHash: bytesToHex(block.hash()),
+    blockNumber: Number(number),
+    result: null,
+    subtraces: 0,
+    traceAddress: [],
+    transactionHash: null,
+    transactionPosition: null,
+    type: 'reward',
+  })
+  const bft = rewardOf(ctx.chain, block)
+  if (bft) return [trace(bft.beneficiary, 'block', bft.amount)]
+  const common = block.common
+  if (common.consensusType() !== 'pow') return []
+  const reward = minerReward(common)
+  if (reward === 0n) return []
+  const ommers = block.uncleHeaders
+  return [
+    trace(block.header.coinbase.bytes, 'block', reward + (reward / 32n) * BigInt(ommers.length)),
+    ...ommers.map((o) => trace(o.coinbase.bytes, 'uncle', ((o.number + 8n - number) * reward) / 8n)),
+  ]
+}
+
+/** The fork's miner reward: from the VM's parameters, which a block's rules may not carry yet. */
+function minerReward(common: Common): bigint {
+  try {
+    return common.param('minerReward')
+  } catch {
+    const withVm = common.copy()
+    withVm.updateParams(paramsVM)
+    return withVm.param('minerReward')
+  }
 }

@@ -5,7 +5,8 @@ import { devAccounts } from '../../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
-import { replayBlockTransactions, traceCallMany, traceRawTransaction } from './traceMethods.ts'
+import { traceFilter } from './traceFilter.ts'
+import { replayBlockTransactions, traceCallMany, traceGet, traceRawTransaction } from './traceMethods.ts'
 
 /** Counter: slot 0 += 1, returns the new value. PUSH1 0 SLOAD PUSH1 1 ADD DUP1 PUSH1 0 SSTORE, MSTORE, RETURN 32. */
 const COUNTER_RUNTIME = '6000546001018060005560005260206000f3'
@@ -87,5 +88,35 @@ describe('trace_replayBlockTransactions', () => {
     expect(out).toHaveLength(1)
     expect(Object.keys(out[0])).toEqual(['output', 'stateDiff', 'trace', 'transactionHash', 'vmTrace'])
     expect(out[0].transactionHash).toBe(bytesToHex(hash))
+  })
+})
+
+describe('trace_get', () => {
+  /** CALL(GAS, counter, value 0, no input, no output), POP, STOP: a top trace with one subtrace. */
+  const callerOf = (target: string) => `6000600060006000600073${target.slice(2)}5af15000`
+
+  it("finds a trace by its trace address, as Besu: [] is the transaction's top trace, [0] its first call", async () => {
+    const caller = await t.deploy(callerOf(counter))
+    const hash = bytesToHex(await t.send({ to: caller }))
+    const top = await call(ctx, traceGet, [hash, []])
+    expect(top.traceAddress).toEqual([])
+    expect(top.action).toMatchObject({ callType: 'call', to: caller })
+    expect(top.subtraces).toBe(1)
+    const inner = await call(ctx, traceGet, [hash, ['0x0']])
+    expect(inner.traceAddress).toEqual([0])
+    expect(inner.action).toMatchObject({ callType: 'call', from: caller, to: counter })
+    expect(await call(ctx, traceGet, [hash, ['0x1']])).toBeNull()
+    expect(await call(ctx, traceGet, [hash, ['0x0', '0x0']])).toBeNull()
+  })
+})
+
+describe('trace_filter', () => {
+  it('takes block numbers as given, as Besu: past the head nothing more, a range ending before it starts empty', async () => {
+    await t.send({ to: counter })
+    const head = await call(ctx, traceFilter, [{ fromBlock: '0x1', toBlock: 'latest' }])
+    expect(head.length).toBeGreaterThan(0)
+    const past = await call(ctx, traceFilter, [{ fromBlock: '0x1', toBlock: '0x3e8' }])
+    expect(past).toEqual(head)
+    expect(await call(ctx, traceFilter, [{ fromBlock: '0x3', toBlock: '0x2' }])).toEqual([])
   })
 })

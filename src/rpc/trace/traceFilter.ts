@@ -4,7 +4,7 @@ import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { besuError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
-import { blockTraces } from './blockTraces.ts'
+import { blockTraces, rewardTraces } from './blockTraces.ts'
 
 /** Besu's default cap on the blocks one trace_filter may replay. */
 const MAX_BLOCK_RANGE = 1000n
@@ -41,10 +41,18 @@ function matches(t: Record<string, unknown>, f: TraceFilter): boolean {
   const action = t.action as Record<string, string>
   const result = t.result as Record<string, string> | null | undefined
   const from = action.from ?? action.address
-  const to = action.to ?? action.refundAddress ?? result?.address
+  const to = action.to ?? action.refundAddress ?? action.author ?? result?.address
   if (f.fromAddress && !f.fromAddress.has(from)) return false
   if (f.toAddress && !(to && f.toAddress.has(to))) return false
   return true
+}
+
+/** A bound of the range: a number as given (held or not, as Besu), a tag as the block it names. */
+async function blockNumberOf(ctx: RpcContext, ref: TraceFilter['fromBlock']): Promise<bigint> {
+  if (typeof ref === 'bigint') return ref
+  const block = await ctx.chain.resolve(ref)
+  if (!block) throw besuError('blockNotFound')
+  return block.header.number
 }
 
 /** Flat traces of a block range matching a filter. */
@@ -52,16 +60,20 @@ export const traceFilter = defineMethod({
   name: 'trace_filter',
   params: [filter],
   handler: async (ctx: RpcContext, [f]) => {
-    const from = await ctx.chain.resolve(f.fromBlock)
-    const to = await ctx.chain.resolve(f.toBlock)
-    if (!from || !to) throw besuError('blockNotFound')
-    if (to.header.number - from.header.number >= MAX_BLOCK_RANGE) throw besuError('exceedsMaxBlockRange')
+    const from = await blockNumberOf(ctx, f.fromBlock)
+    const to = await blockNumberOf(ctx, f.toBlock)
+    if (to - from >= MAX_BLOCK_RANGE) throw besuError('exceedsMaxBlockRange')
     const out: Record<string, unknown>[] = []
     let skipped = 0
-    for (let n = from.header.number; n <= to.header.number; n++) {
+    // As Besu: blocks of the range the chain does not hold (past its head) are passed over, and a
+    // range that ends before it starts is empty.
+    for (let n = from; n <= to; n++) {
       const block = await ctx.chain.getBlockByNumber(n)
       if (!block) break
-      for (const t of await blockTraces(ctx, block)) {
+      // Besu: a block's reward traces follow its transactions' when no `fromAddress` is given, kept
+      // when `toAddress` is absent or names their author.
+      const rewards = f.fromAddress ? [] : rewardTraces(ctx, block)
+      for (const t of [...(await blockTraces(ctx, block)), ...rewards]) {
         if (!matches(t, f)) continue
         if (skipped++ < f.after) continue
         out.push(t)

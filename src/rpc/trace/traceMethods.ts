@@ -13,7 +13,7 @@ import { callParams } from '../eth/callRequest.ts'
 import { requireBlock } from '../eth/resolveBlock.ts'
 import { decodeRawTransaction } from '../eth/txMethods.ts'
 import { askAboutRemoteTransaction } from '../forkHistory.ts'
-import { blockTraces, flatTracer } from './blockTraces.ts'
+import { blockTraces, flatTracer, rewardTraces } from './blockTraces.ts'
 import { traceFilter } from './traceFilter.ts'
 
 const TRACE_TYPES = new Set(['trace', 'stateDiff', 'vmTrace'])
@@ -40,17 +40,18 @@ export const traceBlock = defineMethod({
   params: [p.blockNumberOrTag],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await ctx.chain.resolve(ref)
-    return block ? blockTraces(ctx, block) : null
+    // Besu: the transactions' traces, then the block's reward traces.
+    return block ? [...(await blockTraces(ctx, block)), ...rewardTraces(ctx, block)] : null
   },
 })
 
-/** One trace of a transaction, by its position in trace_transaction's list. */
+/** One trace of a transaction, by its trace address, as Besu: `[]` is the top trace, `[0]` its first call. */
 export const traceGet = defineMethod({
   name: 'trace_get',
   params: [p.hash, p.array(p.index, 'indices')],
   handler: async (ctx: RpcContext, [hash, indices]) => {
     const found = await ctx.chain.findTransaction(hash)
-    if (!found || indices.length === 0) return null
+    if (!found) return null
     const traces = await traceTransactionAt(ctx, found.block, found.index, flatTracer(found.block))
     return traces.find((t) => JSON.stringify(t.traceAddress) === JSON.stringify(indices.map(Number))) ?? null
   },
