@@ -2,13 +2,15 @@
  * Ethereum Classic genesis files as Besu reads them: each milestone on its library fork, ETC's
  * difficulty calculators and ECIP-1017 era rewards, checked by building and importing blocks.
  */
-import type { Block } from '@ethereumjs/block'
-import { createAddressFromString } from '@ethereumjs/util'
+import { type Block, createBlock } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import { Account, createAddressFromString } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createVm } from '../evm/vmFactory.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { openState } from '../state/worldState.ts'
-import { importBlock } from './blockImporter.ts'
+import { importBlock, runChainBlock } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
 import { classicDifficulty, classicWinnerReward } from './classicForks.ts'
 import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
@@ -43,7 +45,7 @@ function classicGenesis(config: Record<string, unknown> = CLASSIC_CONFIG) {
 }
 
 /** An empty block on the head, `secondsLater` after it, with the difficulty the chain's rules give it. */
-async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint): Promise<Block> {
+async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint, coinbase = COINBASE): Promise<Block> {
   const parent = chain.head
   const common = chain.common.copy()
   const number = parent.header.number + 1n
@@ -57,7 +59,7 @@ async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint): 
       number,
       timestamp,
       gasLimit: parent.header.gasLimit,
-      coinbase: createAddressFromString(COINBASE),
+      coinbase: createAddressFromString(coinbase),
       difficulty: preset,
     },
     blockOpts: {
@@ -69,9 +71,30 @@ async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint): 
   return (await builder.build()).block
 }
 
-async function coinbaseBalance(chain: Chain): Promise<bigint> {
-  const account = await chain.stateAt(chain.head).getAccount(createAddressFromString(COINBASE))
+async function coinbaseBalance(chain: Chain, coinbase = COINBASE): Promise<bigint> {
+  const account = await chain.stateAt(chain.head).getAccount(createAddressFromString(coinbase))
   return account?.balance ?? 0n
+}
+
+/**
+ * The empty block `built` with `ommers` included and the state root of its parent's state plus
+ * `credits` (the rewards the test expects, in wei by account).
+ */
+async function withOmmers(chain: Chain, built: Block, ommers: Block[], credits: [string, bigint][]): Promise<Block> {
+  const state = openState(chain.trieDb, built.common, chain.head.header.stateRoot, true)
+  for (const [address, amount] of credits) {
+    const a = createAddressFromString(address)
+    const account = (await state.getAccount(a)) ?? new Account()
+    account.balance += amount
+    await state.putAccount(a, account)
+  }
+  const uncleHeaders = ommers.map((o) => o.header)
+  const header = {
+    ...built.header.toJSON(),
+    stateRoot: await state.getStateRoot(),
+    uncleHash: keccak_256(RLP.encode(uncleHeaders.map((h) => h.raw()))),
+  }
+  return createBlock({ header, uncleHeaders }, { common: built.common, setHardfork: true })
 }
 
 describe('Ethereum Classic genesis', () => {
@@ -131,6 +154,54 @@ describe('Ethereum Classic genesis', () => {
     expect(chain.head.header.number).toBe(13n)
     expect(classicWinnerReward(5n, 4n)).toBe(4n * ETHER)
     expect(classicWinnerReward(9n, 4n)).toBe((16n * ETHER) / 5n)
+  })
+
+  it("pays ommers as Besu's ClassicBlockProcessor: the Ethereum rule in the first era, 1/32 after it", async () => {
+    // Eras of 4 blocks: block 4 is in the first era (0), block 6 in the second (1, winner 4 ether).
+    const OMMER = `0x${'0e'.repeat(20)}`
+    const chain = await openMemoryChain(classicGenesis())
+    for (let n = 1; n <= 2; n++)
+      await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    const sibling3 = await buildPow(chain, 12n, undefined, OMMER)
+    await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    const before = await coinbaseBalance(chain)
+    // Block 4, ommer at distance 1: the ommer gets 5 − 5/8 = 4.375 ether, the winner 5 + 5/32.
+    const four = await withOmmers(
+      chain,
+      await buildPow(chain),
+      [sibling3],
+      [
+        [COINBASE, 5n * ETHER + (5n * ETHER) / 32n],
+        [OMMER, (35n * ETHER) / 8n],
+      ],
+    )
+    await importBlock(chain, four, { setHead: true, skipPowValidation: true })
+    expect(await coinbaseBalance(chain)).toBe(before + 5n * ETHER + (5n * ETHER) / 32n)
+    expect(await coinbaseBalance(chain, OMMER)).toBe((35n * ETHER) / 8n)
+    const sibling5 = await buildPow(chain, 12n, undefined, OMMER)
+    await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    // Block 6, ommer at distance 1: 4/32 = 0.125 ether (the library's rule would pay 3.5 ether),
+    // the winner 4 + 4/32.
+    const six = await withOmmers(
+      chain,
+      await buildPow(chain),
+      [sibling5],
+      [
+        [COINBASE, 4n * ETHER + ETHER / 8n],
+        [OMMER, ETHER / 8n],
+      ],
+    )
+    const winnerBefore = await coinbaseBalance(chain)
+    const fiveRoot = chain.head.header.stateRoot
+    await importBlock(chain, six, { setHead: true, skipPowValidation: true })
+    expect(chain.head.header.number).toBe(6n)
+    expect(await coinbaseBalance(chain)).toBe(winnerBefore + 4n * ETHER + ETHER / 8n)
+    expect(await coinbaseBalance(chain, OMMER)).toBe((35n * ETHER) / 8n + ETHER / 8n)
+    // The state is rebuilt from the blocks with the same rewards (the replay after a restart).
+    const replayed = openState(chain.trieDb, chain.common, fiveRoot, true)
+    const vm = await createVm(six.common, replayed, chain)
+    await runChainBlock(chain, vm, { block: six, skipBlockValidation: true, setHardfork: true })
+    expect(await replayed.getStateRoot()).toEqual(six.header.stateRoot)
   })
 
   it("refuses a block with ethash's difficulty where ETC's calculator applies", async () => {
