@@ -2,9 +2,10 @@
  * Ethereum Classic genesis files as Besu reads them: each milestone on its library fork, ETC's
  * difficulty calculators and ECIP-1017 era rewards, checked by building and importing blocks.
  */
-import { type Block, createBlock } from '@ethereumjs/block'
+import { type Block, createBlock, createBlockFromRLP } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
-import { Account, createAddressFromString } from '@ethereumjs/util'
+import { Capability, createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
+import { Account, createAddressFromPrivateKey, createAddressFromString } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createVm } from '../evm/vmFactory.ts'
@@ -40,8 +41,8 @@ const CLASSIC_CONFIG = {
   ethash: {},
 }
 
-function classicGenesis(config: Record<string, unknown> = CLASSIC_CONFIG) {
-  return normalizeGenesis({ config, difficulty: '0x20000', gasLimit: '0x7a1200', timestamp: '0x10' })
+function classicGenesis(config: Record<string, unknown> = CLASSIC_CONFIG, alloc: Record<string, unknown> = {}) {
+  return normalizeGenesis({ config, alloc, difficulty: '0x20000', gasLimit: '0x7a1200', timestamp: '0x10' })
 }
 
 /** An empty block on the head, `secondsLater` after it, with the difficulty the chain's rules give it. */
@@ -202,6 +203,53 @@ describe('Ethereum Classic genesis', () => {
     const vm = await createVm(six.common, replayed, chain)
     await runChainBlock(chain, vm, { block: six, skipBlockValidation: true, setHardfork: true })
     expect(await replayed.getStateRoot()).toEqual(six.header.stateRoot)
+  })
+
+  it('accepts EIP-155 transactions from Classic Tangerine Whistle (ecip1015Block) on, as Besu, not before', async () => {
+    const key = new Uint8Array(32).fill(0x42)
+    const sender = createAddressFromPrivateKey(key)
+    const chain = await openMemoryChain(
+      classicGenesis(CLASSIC_CONFIG, { [sender.toString()]: { balance: '0x1000000000000' } }),
+    )
+    const at = (blockNumber: bigint) => {
+      const common = chain.common.copy()
+      common.setHardforkBy({ blockNumber })
+      return common
+    }
+    const recipient = `0x${'7e'.repeat(20)}`
+    const data = { nonce: 0n, gasPrice: 1n, gasLimit: 21000n, to: createAddressFromString(recipient), value: 7n }
+    const raw = createLegacyTx(data, { common: at(2n) })
+      .sign(key)
+      .serialize()
+    const read = createTxFromRLP(raw, { common: at(2n) })
+    // v = chain id × 2 + 35 or 36 (6161 × 2 + 35 = 12357).
+    expect([12357n, 12358n]).toContain(read.v!)
+    expect(read.supports(Capability.EIP155ReplayProtection)).toBe(true)
+    expect(read.getSenderAddress().toString()).toBe(sender.toString())
+    // Before ecip1015Block (block 0: Classic recovery init, Homestead's rules) the signature is not read.
+    expect(() => createTxFromRLP(raw, { common: at(0n) }).getSenderAddress()).toThrow()
+    // In a block of DieHard (block 2), decoded from its RLP and imported.
+    await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    const common = at(2n)
+    const vm = await createVm(common, openState(chain.trieDb, common, chain.head.header.stateRoot, true), chain)
+    const timestamp = chain.head.header.timestamp + 12n
+    const builder = await buildBlock(vm, {
+      parentBlock: chain.head,
+      headerData: {
+        number: 2n,
+        timestamp,
+        gasLimit: chain.head.header.gasLimit,
+        coinbase: createAddressFromString(COINBASE),
+        difficulty: presetPowDifficulty(common, chain.head.header, timestamp),
+      },
+      blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
+    })
+    await builder.addTransaction(read)
+    const { block } = await builder.build()
+    const decoded = createBlockFromRLP(block.serialize(), { common: chain.common.copy(), setHardfork: true })
+    await importBlock(chain, decoded, { setHead: true, skipPowValidation: true })
+    expect(chain.head.header.number).toBe(2n)
+    expect(await coinbaseBalance(chain, recipient)).toBe(7n)
   })
 
   it("refuses a block with ethash's difficulty where ETC's calculator applies", async () => {

@@ -10,6 +10,7 @@
  * applied here; what the library cannot express is refused with the key's name.
  */
 import type { Common } from '@ethereumjs/common'
+import { paramsTx } from '@ethereumjs/tx'
 import { KECCAK256_RLP_ARRAY, TypeOutput, toType } from '@ethereumjs/util'
 import type { BlockReward } from '../evm/blockReward.ts'
 import { allowHardforkNames } from '../evm/forkNames.ts'
@@ -195,7 +196,19 @@ export function useClassicRules(common: Common, config: Record<string, unknown>)
     if (gotham === -1 || rank(this, this.hardfork()) < gotham) return proto.param.call(this, name)
     return classicWinnerReward(this.classicBlockNumber, eraLength)
   }
-  Object.assign(common, { setHardforkBy, param, classicEraLength: eraLength })
+  // A transaction's rules: its constructor copies the common and gives the copy the transaction
+  // parameters, and asks `gteHardfork('spuriousDragon')` only to accept EIP-155 signatures, which
+  // Besu accepts on ETC from Classic Tangerine Whistle (`ecip1015Block`), not from Atlantis.
+  type TxTracked = Common & { classicTxRules?: boolean }
+  const updateParams = function (this: TxTracked, params: Parameters<Common['updateParams']>[0]) {
+    if (params === paramsTx) this.classicTxRules = true
+    return proto.updateParams.call(this, params)
+  }
+  const gteHardfork = function (this: TxTracked, name: string) {
+    const asked = this.classicTxRules === true && name === 'spuriousDragon' ? 'tangerineWhistle' : name
+    return proto.gteHardfork.call(this, asked)
+  }
+  Object.assign(common, { setHardforkBy, param, updateParams, gteHardfork, classicEraLength: eraLength })
 }
 
 const MINIMUM_DIFFICULTY = 131_072n
