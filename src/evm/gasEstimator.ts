@@ -44,7 +44,10 @@ export async function estimateGas(
 ): Promise<EstimateOutcome> {
   // The balance is checked as for eth_call: once the request names a price, unless `strict` says.
   const session = await CallSession.open(chain, block, req, opts)
-  const cap = await affordableGas(session, req, session.gasLimitFor(req))
+  const cap =
+    opts.isBalanceChecked === false
+      ? session.gasLimitFor(req)
+      : await affordableGas(session, req, session.gasLimitFor(req))
   const first = await session.run(req, { gasLimit: cap, isLeanAllowed: true })
   if (first.exceptionError !== undefined) return { failure: first }
   let lo = first.gasUsed
@@ -69,10 +72,10 @@ const MIN_TX_GAS = 21000n
  * at that price after the value, and an empty balance or a bound below a transaction's minimum
  * cost is refused. Both refusals are Besu's -32004 `Upfront cost exceeds account balance`. A value
  * above a priced sender's balance leaves the bound alone (Besu's unsigned subtraction wraps
- * around), and the run is then refused with the same error. `strict: false` checks nothing.
+ * around), and the run is then refused with the same error. Not called for `strict: false`
+ * (`isBalanceChecked: false`), which checks nothing.
  */
 async function affordableGas(session: CallSession, req: CallRequest, cap: bigint): Promise<bigint> {
-  if (req.strict === false) return cap
   const balanceOf = async (address: Uint8Array) => (await session.state.getAccount(new Address(address)))?.balance ?? 0n
   const value = req.value ?? 0n
   const price = session.isBalanceChecked ? (req.maxFeePerGas ?? req.gasPrice ?? 0n) : 0n
