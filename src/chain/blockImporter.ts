@@ -6,13 +6,14 @@
  * Used by `blocks import` and by the Engine API's newPayload. Does not pick the head by itself.
  */
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
-import type { TxReceipt } from '@ethereumjs/vm'
+import type { RunBlockOpts, RunBlockResult, TxReceipt, VM } from '@ethereumjs/vm'
 import { runBlockWithReward } from '../evm/blockReward.ts'
 import { type BlockSource, createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { metrics } from '../primitives/metrics.ts'
 import { openState } from '../state/worldState.ts'
 import type { Chain } from './chain.ts'
+import { classicOmmerRewards } from './classicForks.ts'
 import { validateCliqueSeal } from './clique.ts'
 import { validateHeader, validateOmmers } from './headerValidation.ts'
 import { ensureKzgFor, isKzgMissing } from './kzg.ts'
@@ -142,13 +143,26 @@ export async function executeBlock(
   // The block's own rules: its chain id may be an earlier one (anvil_setChainId).
   const vm = await createVm(block.common, state, ancestorSource(chain, parent), { isSenderCodeAllowed: isOwnBlock })
   const opts = { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true }
-  const result = await runBlockWithReward(vm, opts, rewardOf(chain, block))
+  const result = await runChainBlock(chain, vm, opts)
   return result.receipts
 }
 
-/** The reward `chain` pays for `block` beyond the library's own (BFT's `blockreward`). */
-export function rewardOf(chain: Chain, block: Block) {
-  return chain.blockReward?.(block.header.number, block.header.coinbase.bytes)
+/**
+ * `runBlock` with the rewards `chain` pays beyond the library's own: BFT's `blockreward`, and on
+ * Ethereum Classic from Gotham on Besu's ommer rewards, for which the library runs the block
+ * without its ommers (their list is checked against the header here first, unless `opts` skips
+ * the block's validation).
+ */
+export async function runChainBlock(chain: Chain, vm: VM, opts: RunBlockOpts): Promise<RunBlockResult> {
+  const { block } = opts
+  const { number, coinbase } = block.header
+  const own = chain.blockReward?.(number, coinbase.bytes)
+  const rewards = own === undefined ? [] : [own]
+  const ommers = classicOmmerRewards(block.common, number, coinbase.bytes, block.uncleHeaders)
+  if (ommers === undefined) return runBlockWithReward(vm, opts, rewards)
+  if (opts.skipBlockValidation !== true) await block.validateData(false, true, opts.validateBlockSize ?? false)
+  const withoutOmmers = Object.create(block, { uncleHeaders: { value: [] } }) as Block
+  return runBlockWithReward(vm, { ...opts, block: withoutOmmers, skipBlockValidation: true }, [...rewards, ...ommers])
 }
 
 /** BLOCKHASH before EIP-2935 reads the block's own ancestry, which is not canonical on a side branch. */

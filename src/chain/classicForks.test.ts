@@ -2,13 +2,16 @@
  * Ethereum Classic genesis files as Besu reads them: each milestone on its library fork, ETC's
  * difficulty calculators and ECIP-1017 era rewards, checked by building and importing blocks.
  */
-import type { Block } from '@ethereumjs/block'
-import { createAddressFromString } from '@ethereumjs/util'
+import { type Block, createBlock, createBlockFromRLP } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import { Capability, createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
+import { Account, createAddressFromPrivateKey, createAddressFromString } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createVm } from '../evm/vmFactory.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { openState } from '../state/worldState.ts'
-import { importBlock } from './blockImporter.ts'
+import { importBlock, runChainBlock } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
 import { classicDifficulty, classicWinnerReward } from './classicForks.ts'
 import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
@@ -38,12 +41,12 @@ const CLASSIC_CONFIG = {
   ethash: {},
 }
 
-function classicGenesis(config: Record<string, unknown> = CLASSIC_CONFIG) {
-  return normalizeGenesis({ config, difficulty: '0x20000', gasLimit: '0x7a1200', timestamp: '0x10' })
+function classicGenesis(config: Record<string, unknown> = CLASSIC_CONFIG, alloc: Record<string, unknown> = {}) {
+  return normalizeGenesis({ config, alloc, difficulty: '0x20000', gasLimit: '0x7a1200', timestamp: '0x10' })
 }
 
 /** An empty block on the head, `secondsLater` after it, with the difficulty the chain's rules give it. */
-async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint): Promise<Block> {
+async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint, coinbase = COINBASE): Promise<Block> {
   const parent = chain.head
   const common = chain.common.copy()
   const number = parent.header.number + 1n
@@ -57,7 +60,7 @@ async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint): 
       number,
       timestamp,
       gasLimit: parent.header.gasLimit,
-      coinbase: createAddressFromString(COINBASE),
+      coinbase: createAddressFromString(coinbase),
       difficulty: preset,
     },
     blockOpts: {
@@ -69,9 +72,30 @@ async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint): 
   return (await builder.build()).block
 }
 
-async function coinbaseBalance(chain: Chain): Promise<bigint> {
-  const account = await chain.stateAt(chain.head).getAccount(createAddressFromString(COINBASE))
+async function coinbaseBalance(chain: Chain, coinbase = COINBASE): Promise<bigint> {
+  const account = await chain.stateAt(chain.head).getAccount(createAddressFromString(coinbase))
   return account?.balance ?? 0n
+}
+
+/**
+ * The empty block `built` with `ommers` included and the state root of its parent's state plus
+ * `credits` (the rewards the test expects, in wei by account).
+ */
+async function withOmmers(chain: Chain, built: Block, ommers: Block[], credits: [string, bigint][]): Promise<Block> {
+  const state = openState(chain.trieDb, built.common, chain.head.header.stateRoot, true)
+  for (const [address, amount] of credits) {
+    const a = createAddressFromString(address)
+    const account = (await state.getAccount(a)) ?? new Account()
+    account.balance += amount
+    await state.putAccount(a, account)
+  }
+  const uncleHeaders = ommers.map((o) => o.header)
+  const header = {
+    ...built.header.toJSON(),
+    stateRoot: await state.getStateRoot(),
+    uncleHash: keccak_256(RLP.encode(uncleHeaders.map((h) => h.raw()))),
+  }
+  return createBlock({ header, uncleHeaders }, { common: built.common, setHardfork: true })
 }
 
 describe('Ethereum Classic genesis', () => {
@@ -131,6 +155,101 @@ describe('Ethereum Classic genesis', () => {
     expect(chain.head.header.number).toBe(13n)
     expect(classicWinnerReward(5n, 4n)).toBe(4n * ETHER)
     expect(classicWinnerReward(9n, 4n)).toBe((16n * ETHER) / 5n)
+  })
+
+  it("pays ommers as Besu's ClassicBlockProcessor: the Ethereum rule in the first era, 1/32 after it", async () => {
+    // Eras of 4 blocks: block 4 is in the first era (0), block 6 in the second (1, winner 4 ether).
+    const OMMER = `0x${'0e'.repeat(20)}`
+    const chain = await openMemoryChain(classicGenesis())
+    for (let n = 1; n <= 2; n++)
+      await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    const sibling3 = await buildPow(chain, 12n, undefined, OMMER)
+    await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    const before = await coinbaseBalance(chain)
+    // Block 4, ommer at distance 1: the ommer gets 5 − 5/8 = 4.375 ether, the winner 5 + 5/32.
+    const four = await withOmmers(
+      chain,
+      await buildPow(chain),
+      [sibling3],
+      [
+        [COINBASE, 5n * ETHER + (5n * ETHER) / 32n],
+        [OMMER, (35n * ETHER) / 8n],
+      ],
+    )
+    await importBlock(chain, four, { setHead: true, skipPowValidation: true })
+    expect(await coinbaseBalance(chain)).toBe(before + 5n * ETHER + (5n * ETHER) / 32n)
+    expect(await coinbaseBalance(chain, OMMER)).toBe((35n * ETHER) / 8n)
+    const sibling5 = await buildPow(chain, 12n, undefined, OMMER)
+    await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    // Block 6, ommer at distance 1: 4/32 = 0.125 ether (the library's rule would pay 3.5 ether),
+    // the winner 4 + 4/32.
+    const six = await withOmmers(
+      chain,
+      await buildPow(chain),
+      [sibling5],
+      [
+        [COINBASE, 4n * ETHER + ETHER / 8n],
+        [OMMER, ETHER / 8n],
+      ],
+    )
+    const winnerBefore = await coinbaseBalance(chain)
+    const fiveRoot = chain.head.header.stateRoot
+    await importBlock(chain, six, { setHead: true, skipPowValidation: true })
+    expect(chain.head.header.number).toBe(6n)
+    expect(await coinbaseBalance(chain)).toBe(winnerBefore + 4n * ETHER + ETHER / 8n)
+    expect(await coinbaseBalance(chain, OMMER)).toBe((35n * ETHER) / 8n + ETHER / 8n)
+    // The state is rebuilt from the blocks with the same rewards (the replay after a restart).
+    const replayed = openState(chain.trieDb, chain.common, fiveRoot, true)
+    const vm = await createVm(six.common, replayed, chain)
+    await runChainBlock(chain, vm, { block: six, skipBlockValidation: true, setHardfork: true })
+    expect(await replayed.getStateRoot()).toEqual(six.header.stateRoot)
+  })
+
+  it('accepts EIP-155 transactions from Classic Tangerine Whistle (ecip1015Block) on, as Besu, not before', async () => {
+    const key = new Uint8Array(32).fill(0x42)
+    const sender = createAddressFromPrivateKey(key)
+    const chain = await openMemoryChain(
+      classicGenesis(CLASSIC_CONFIG, { [sender.toString()]: { balance: '0x1000000000000' } }),
+    )
+    const at = (blockNumber: bigint) => {
+      const common = chain.common.copy()
+      common.setHardforkBy({ blockNumber })
+      return common
+    }
+    const recipient = `0x${'7e'.repeat(20)}`
+    const data = { nonce: 0n, gasPrice: 1n, gasLimit: 21000n, to: createAddressFromString(recipient), value: 7n }
+    const raw = createLegacyTx(data, { common: at(2n) })
+      .sign(key)
+      .serialize()
+    const read = createTxFromRLP(raw, { common: at(2n) })
+    // v = chain id × 2 + 35 or 36 (6161 × 2 + 35 = 12357).
+    expect([12357n, 12358n]).toContain(read.v!)
+    expect(read.supports(Capability.EIP155ReplayProtection)).toBe(true)
+    expect(read.getSenderAddress().toString()).toBe(sender.toString())
+    // Before ecip1015Block (block 0: Classic recovery init, Homestead's rules) the signature is not read.
+    expect(() => createTxFromRLP(raw, { common: at(0n) }).getSenderAddress()).toThrow()
+    // In a block of DieHard (block 2), decoded from its RLP and imported.
+    await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    const common = at(2n)
+    const vm = await createVm(common, openState(chain.trieDb, common, chain.head.header.stateRoot, true), chain)
+    const timestamp = chain.head.header.timestamp + 12n
+    const builder = await buildBlock(vm, {
+      parentBlock: chain.head,
+      headerData: {
+        number: 2n,
+        timestamp,
+        gasLimit: chain.head.header.gasLimit,
+        coinbase: createAddressFromString(COINBASE),
+        difficulty: presetPowDifficulty(common, chain.head.header, timestamp),
+      },
+      blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
+    })
+    await builder.addTransaction(read)
+    const { block } = await builder.build()
+    const decoded = createBlockFromRLP(block.serialize(), { common: chain.common.copy(), setHardfork: true })
+    await importBlock(chain, decoded, { setHead: true, skipPowValidation: true })
+    expect(chain.head.header.number).toBe(2n)
+    expect(await coinbaseBalance(chain, recipient)).toBe(7n)
   })
 
   it("refuses a block with ethash's difficulty where ETC's calculator applies", async () => {

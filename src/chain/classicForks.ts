@@ -10,7 +10,9 @@
  * applied here; what the library cannot express is refused with the key's name.
  */
 import type { Common } from '@ethereumjs/common'
+import { paramsTx } from '@ethereumjs/tx'
 import { KECCAK256_RLP_ARRAY, TypeOutput, toType } from '@ethereumjs/util'
+import type { BlockReward } from '../evm/blockReward.ts'
 import { allowHardforkNames } from '../evm/forkNames.ts'
 import { GenesisError, toMilestone } from './genesisValues.ts'
 
@@ -118,11 +120,50 @@ export function classicMilestones(config: Record<string, unknown>): ClassicMiles
 const ERA_LENGTH = 5_000_000n
 const MAX_BLOCK_REWARD = 5_000_000_000_000_000_000n
 
+/**
+ * The zero-based ECIP-1017 era of block `number` as Besu's `ClassicBlockProcessor` counts it:
+ * `(number - 1) / eraLength` for a block after the genesis (with Java's remainder, so an era length
+ * of 1 puts block n in era n).
+ */
+function classicEra(number: bigint, eraLength: bigint): bigint {
+  if (number < 0n) return 0n
+  // BigInt's % truncates toward zero like Java's.
+  return (number - ((number - 1n) % eraLength)) / eraLength
+}
+
 /** ECIP-1017's reward of a block winner in `number`'s era (Besu's `ClassicBlockProcessor`). */
 export function classicWinnerReward(number: bigint, eraLength: bigint): bigint {
-  if (number <= 0n) return MAX_BLOCK_REWARD
-  const era = (number - 1n) / eraLength
+  const era = classicEra(number, eraLength)
   return (MAX_BLOCK_REWARD * 4n ** era) / 5n ** era
+}
+
+/**
+ * The rewards a Classic block with ommers pays from Gotham on, beyond the winner's own reward, or
+ * undefined where the EVM library's rule is Besu's (no ommers, before Gotham, not ETC or not proof
+ * of work). Besu's `ClassicBlockProcessor` pays the coinbase `winner × ommers / 32` more and each
+ * ommer `winner − winner × distance / 8` in the first era, `winner / 32` after it; the library pays
+ * `(8 − distance) / 8` in every era, so the caller runs the block without its ommers (the library
+ * then pays the winner's reward alone) and pays these.
+ */
+export function classicOmmerRewards(
+  common: Common,
+  number: bigint,
+  coinbase: Uint8Array,
+  ommers: readonly { number: bigint; coinbase: { bytes: Uint8Array } }[],
+): BlockReward[] | undefined {
+  const eraLength = (common as Common & { classicEraLength?: bigint }).classicEraLength
+  if (ommers.length === 0 || eraLength === undefined || common.consensusType() !== 'pow') return undefined
+  const gotham = rank(common, 'gotham')
+  if (gotham === -1 || rank(common, common.getHardforkBy({ blockNumber: number })) < gotham) return undefined
+  const winner = classicWinnerReward(number, eraLength)
+  const firstEra = classicEra(number, eraLength) < 1n
+  const rewards = [{ beneficiary: coinbase, amount: (winner * BigInt(ommers.length)) / 32n }]
+  for (const ommer of ommers) {
+    const distance = number - ommer.number
+    const amount = firstEra ? winner - (winner * distance) / 8n : winner / 32n
+    rewards.push({ beneficiary: ommer.coinbase.bytes, amount })
+  }
+  return rewards.filter((r) => r.amount > 0n)
 }
 
 /** The fork rank of `name` in `common`'s schedule, or -1. */
@@ -155,7 +196,19 @@ export function useClassicRules(common: Common, config: Record<string, unknown>)
     if (gotham === -1 || rank(this, this.hardfork()) < gotham) return proto.param.call(this, name)
     return classicWinnerReward(this.classicBlockNumber, eraLength)
   }
-  Object.assign(common, { setHardforkBy, param, classicEraLength: eraLength })
+  // A transaction's rules: its constructor copies the common and gives the copy the transaction
+  // parameters, and asks `gteHardfork('spuriousDragon')` only to accept EIP-155 signatures, which
+  // Besu accepts on ETC from Classic Tangerine Whistle (`ecip1015Block`), not from Atlantis.
+  type TxTracked = Common & { classicTxRules?: boolean }
+  const updateParams = function (this: TxTracked, params: Parameters<Common['updateParams']>[0]) {
+    if (params === paramsTx) this.classicTxRules = true
+    return proto.updateParams.call(this, params)
+  }
+  const gteHardfork = function (this: TxTracked, name: string) {
+    const asked = this.classicTxRules === true && name === 'spuriousDragon' ? 'tangerineWhistle' : name
+    return proto.gteHardfork.call(this, asked)
+  }
+  Object.assign(common, { setHardforkBy, param, updateParams, gteHardfork, classicEraLength: eraLength })
 }
 
 const MINIMUM_DIFFICULTY = 131_072n

@@ -13,14 +13,13 @@
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { Address, KECCAK256_RLP } from '@ethereumjs/util'
-import { runBlockWithReward } from '../evm/blockReward.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { BonsaiState } from '../state/bonsaiState.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
-import { rewardOf } from './blockImporter.ts'
+import { runChainBlock } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
 import { type GenesisJson, genesisState } from './genesis.ts'
 
@@ -72,7 +71,7 @@ async function replayBlocks(
       vm = await createVm(block.common, state, chain, { isSenderCodeAllowed: true })
     try {
       const opts = { block: withStoredSenders(chain, block), skipBlockValidation: true, setHardfork: true }
-      await runBlockWithReward(vm, opts, rewardOf(chain, block))
+      await runChainBlock(chain, vm, opts)
     } catch (e) {
       const reason = e instanceof Error ? e.message : String(e)
       throw new Error(

@@ -1,6 +1,6 @@
 /**
  * A block reward the library does not pay by itself (its own is ethash's): Besu's BFT
- * `blockreward`, credited to its beneficiary after the block's transactions, withdrawals and
+ * `blockreward`, or Ethereum Classic's ommer rewards after the first ECIP-1017 era, credited to its beneficiary after the block's transactions, withdrawals and
  * requests, so that the block's state root includes it. Balance credits commute and the system
  * calls read no beneficiary's balance, so paying it right after the last transaction (or, in a
  * block without transactions, before anything runs) leaves the same state as Besu's order.
@@ -27,23 +27,26 @@ export async function payBlockReward(vm: VM, reward: BlockReward): Promise<void>
 }
 
 /**
- * `runBlock(vm, opts)` with `reward` paid as part of the block (its state root checked with it):
+ * `runBlock(vm, opts)` with `rewards` paid as part of the block (its state root checked with them):
  * after the block's last transaction, or before anything runs when it has none.
  */
 export async function runBlockWithReward(
   vm: VM,
   opts: RunBlockOpts,
-  reward: BlockReward | undefined,
+  rewards: readonly BlockReward[],
 ): Promise<RunBlockResult> {
-  if (reward === undefined) return runBlock(vm, opts)
+  if (rewards.length === 0) return runBlock(vm, opts)
   const count = opts.block.transactions.length
   let seen = 0
   let failure: unknown
   type Resolve = (result?: unknown) => void
+  const payAll = async () => {
+    for (const reward of rewards) await payBlockReward(vm, reward)
+  }
   // The VM awaits a listener of two parameters until it calls the second (so no default value,
   // which would make its length 1).
   const pay = (resolve: Resolve) =>
-    void payBlockReward(vm, reward).then(resolve, (e) => {
+    void payAll().then(resolve, (e) => {
       failure = e
       resolve()
     })

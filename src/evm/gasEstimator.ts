@@ -5,6 +5,7 @@
  * list found so far until it stops changing, and report the gas of that last run.
  */
 import type { Block } from '@ethereumjs/block'
+import { Address } from '@ethereumjs/util'
 import { minBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { CallError } from './callError.ts'
@@ -16,6 +17,7 @@ import {
   type CallResult,
   CallSession,
 } from './callService.ts'
+import { ZERO_ADDRESS } from './callTransaction.ts'
 
 /** Either the gas estimate or the failing run at the cap (revert or halt). */
 export type EstimateOutcome = { gas: bigint; failure?: undefined } | { gas?: undefined; failure: CallResult }
@@ -40,11 +42,12 @@ export async function estimateGas(
   req: CallRequest,
   opts: CallOptions,
 ): Promise<EstimateOutcome> {
-  const session = await CallSession.open(chain, block, req, {
-    ...opts,
-    isBalanceChecked: opts.isBalanceChecked ?? false,
-  })
-  const cap = session.gasLimitFor(req)
+  // The balance is checked as for eth_call: once the request names a price, unless `strict` says.
+  const session = await CallSession.open(chain, block, req, opts)
+  const cap =
+    opts.isBalanceChecked === false
+      ? session.gasLimitFor(req)
+      : await affordableGas(session, req, session.gasLimitFor(req))
   const first = await session.run(req, { gasLimit: cap, isLeanAllowed: true })
   if (first.exceptionError !== undefined) return { failure: first }
   let lo = first.gasUsed
@@ -57,6 +60,39 @@ export async function estimateGas(
     else lo = mid
   }
   return { gas: hi }
+}
+
+/** The intrinsic gas of the cheapest transaction (Besu's minimum transaction cost). */
+const MIN_TX_GAS = 21000n
+
+/**
+ * Besu's checks of the sender's balance before an estimate (`AbstractEstimateGas`, whose `strict`
+ * defaults to true): without a price, the value must not exceed the balance; with one (the highest
+ * it names, `maxFeePerGas` before `gasPrice`), the estimate is bounded by the gas the balance pays
+ * at that price after the value, and an empty balance or a bound below a transaction's minimum
+ * cost is refused. Both refusals are Besu's -32004 `Upfront cost exceeds account balance`. A value
+ * above a priced sender's balance leaves the bound alone (Besu's unsigned subtraction wraps
+ * around), and the run is then refused with the same error. Not called for `strict: false`
+ * (`isBalanceChecked: false`), which checks nothing.
+ */
+async function affordableGas(session: CallSession, req: CallRequest, cap: bigint): Promise<bigint> {
+  const balanceOf = async (address: Uint8Array) => (await session.state.getAccount(new Address(address)))?.balance ?? 0n
+  const value = req.value ?? 0n
+  const price = session.isBalanceChecked ? (req.maxFeePerGas ?? req.gasPrice ?? 0n) : 0n
+  if (price === 0n) {
+    if (value > 0n && value > (await balanceOf(req.from ?? ZERO_ADDRESS))) throw upfrontCost()
+    return cap
+  }
+  if (req.from === undefined) return cap
+  const balance = await balanceOf(req.from)
+  if (balance !== 0n && balance < value) return cap
+  const paid = balance === 0n ? 0n : (balance - value) / price
+  if (paid < MIN_TX_GAS) throw upfrontCost()
+  return minBigInt(cap, paid)
+}
+
+function upfrontCost(): CallError {
+  return new CallError('insufficientFunds', 'upfront cost exceeds account balance')
 }
 
 export interface AccessListOutcome {

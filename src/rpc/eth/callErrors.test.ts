@@ -10,6 +10,7 @@ import type { RpcContext } from '../context.ts'
 import { failedCallError, failureText } from './callErrors.ts'
 import { ethCall, ethEstimateGas } from './callMethods.ts'
 import { simulateV1 } from './simulateMethods.ts'
+import { getBalance } from './stateMethods.ts'
 
 const PREFIX = 'Transaction processing could not be completed due to an exception: '
 
@@ -89,5 +90,48 @@ describe("halt reasons as Besu's", () => {
       { code: -32015, message: 'invalid jump destination' },
       { code: -32015, message: 'invalid opcode: opcode 0xc not defined' },
     ])
+  })
+})
+
+describe("eth_estimateGas and the sender's balance, as Besu's AbstractEstimateGas", () => {
+  const UPFRONT = { code: -32004, message: 'Upfront cost exceeds account balance' }
+  const POOR = '0x00000000000000000000000000000000000b0b01'
+  const TO = '0x00000000000000000000000000000000000e3972'
+  /** 100 gwei: above the dev chain's base fee. */
+  const PRICE = 100_000_000_000n
+  const hex = (n: bigint) => `0x${n.toString(16)}`
+
+  async function outcome(method: typeof ethCall, req: Record<string, unknown>, overrides?: unknown) {
+    try {
+      const params = overrides === undefined ? [req, 'latest'] : [req, 'latest', overrides]
+      return await call(ctx, method, params)
+    } catch (e) {
+      const err = e as { code: number; message: string }
+      return { code: err.code, message: err.message }
+    }
+  }
+
+  it('refuses a value above the balance with -32004 once a price is set, as eth_call does', async () => {
+    const balance = BigInt(await call(ctx, getBalance, [t.sender, 'latest']))
+    const req = { from: t.sender, to: TO, value: hex(balance + 1n), gasPrice: hex(PRICE) }
+    expect(await outcome(ethCall, req)).toEqual(UPFRONT)
+    expect(await outcome(ethEstimateGas, req)).toEqual(UPFRONT)
+    // Without a price too (Besu's `strict` defaults to true for estimates: the value is checked),
+    // unless `strict` is false; a value within the balance estimates as usual.
+    const { gasPrice: _, ...unpriced } = req
+    expect(await outcome(ethEstimateGas, unpriced)).toEqual(UPFRONT)
+    expect(await outcome(ethEstimateGas, { ...unpriced, strict: false })).toBe('0x5208')
+    expect(await outcome(ethEstimateGas, { ...unpriced, value: hex(balance) })).toBe('0x5208')
+  })
+
+  it('bounds the estimate by what the balance pays at the price, and refuses an empty balance', async () => {
+    // Exactly a transfer's gas at the price plus the value: the estimate fits (the gas cap alone would not).
+    const value = 5n
+    const rich = { [POOR]: { balance: hex(21000n * PRICE + value) } }
+    const req = { from: POOR, to: TO, value: hex(value), gasPrice: hex(PRICE) }
+    expect(await outcome(ethEstimateGas, req, rich)).toBe('0x5208')
+    const short = { [POOR]: { balance: hex(20999n * PRICE + value) } }
+    expect(await outcome(ethEstimateGas, req, short)).toEqual(UPFRONT)
+    expect(await outcome(ethEstimateGas, { from: POOR, to: TO, gasPrice: hex(PRICE) })).toEqual(UPFRONT)
   })
 })

@@ -56,7 +56,8 @@ export async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledReq
   }
   if (req.gas !== undefined) return { ...filled, nonce, gas: req.gas }
   const estimate = await mapCallErrors(ctx.chain.common, () =>
-    estimateGas(ctx.chain, head, filled, { gasCap: ctx.settings.rpcGasCap }),
+    // The gas of the message alone: whether the sender can pay is the pool's question.
+    estimateGas(ctx.chain, head, filled, { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: false }),
   )
   if (estimate.failure) throw failedCallError(estimate.failure)
   return { ...filled, nonce, gas: estimate.gas }
