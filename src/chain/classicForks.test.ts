@@ -9,6 +9,8 @@ import { Account, createAddressFromPrivateKey, createAddressFromString } from '@
 import { buildBlock } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createVm } from '../evm/vmFactory.ts'
+import type { RpcContext } from '../rpc/context.ts'
+import { rewardTraces } from '../rpc/trace/blockTraces.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { openState } from '../state/worldState.ts'
 import { importBlock, runChainBlock } from './blockImporter.ts'
@@ -198,6 +200,14 @@ describe('Ethereum Classic genesis', () => {
     expect(chain.head.header.number).toBe(6n)
     expect(await coinbaseBalance(chain)).toBe(winnerBefore + 4n * ETHER + ETHER / 8n)
     expect(await coinbaseBalance(chain, OMMER)).toBe((35n * ETHER) / 8n + ETHER / 8n)
+    // trace_block's reward traces name the same shares (Besu's trace takes them from the block processor).
+    const traces = rewardTraces({ chain } as unknown as RpcContext, chain.head) as {
+      action: { rewardType: string; author: string; value: string }
+    }[]
+    expect(traces.map((t) => [t.action.rewardType, t.action.author, BigInt(t.action.value)])).toEqual([
+      ['block', COINBASE, 4n * ETHER + ETHER / 8n],
+      ['uncle', OMMER, ETHER / 8n],
+    ])
     // The state is rebuilt from the blocks with the same rewards (the replay after a restart).
     const replayed = openState(chain.trieDb, chain.common, fiveRoot, true)
     const vm = await createVm(six.common, replayed, chain)

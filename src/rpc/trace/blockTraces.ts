@@ -2,7 +2,7 @@
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { paramsVM } from '@ethereumjs/vm'
-import { rewardOf } from '../../chain/blockImporter.ts'
+import { classicOmmerRewards } from '../../chain/classicForks.ts'
 import { replayBlock } from '../../evm/tracers/blockReplayer.ts'
 import { CallTracer } from '../../evm/tracers/callTracer.ts'
 import {
@@ -47,7 +47,8 @@ export async function blockTraces(ctx: RpcContext, block: Block): Promise<Json[]
 /**
  * The `reward` traces of a block that paid one, as Besu's reward trace generator: the block's
  * beneficiary first (on proof of work the miner reward plus 1/32 of it per ommer), then each ommer's
- * miner ((8 + ommer number − block number) / 8 of the reward); on a BFT chain with a `blockreward`, its
+ * miner ((8 + ommer number − block number) / 8 of the reward, or Ethereum Classic's ECIP-1017 shares
+ * from Gotham on); on a BFT chain with a `blockreward`, its
  * beneficiary. Blocks that pay none (proof of stake, clique, a dev chain, BFT without a reward) give none.
  */
 export function rewardTraces(ctx: RpcContext, block: Block): Json[] {
@@ -64,13 +65,22 @@ export function rewardTraces(ctx: RpcContext, block: Block): Json[] {
     transactionPosition: null,
     type: 'reward',
   })
-  const bft = rewardOf(ctx.chain, block)
+  const bft = ctx.chain.blockReward?.(number, block.header.coinbase.bytes)
   if (bft) return [trace(bft.beneficiary, 'block', bft.amount)]
   const common = block.common
   if (common.consensusType() !== 'pow') return []
   const reward = minerReward(common)
   if (reward === 0n) return []
   const ommers = block.uncleHeaders
+  // Ethereum Classic from Gotham on: Besu's ClassicBlockProcessor's shares (the coinbase's extra first).
+  const classic = classicOmmerRewards(common, number, block.header.coinbase.bytes, ommers)
+  if (classic?.length === ommers.length + 1) {
+    const [extra, ...uncles] = classic
+    return [
+      trace(extra.beneficiary, 'block', reward + extra.amount),
+      ...uncles.map((u) => trace(u.beneficiary, 'uncle', u.amount)),
+    ]
+  }
   return [
     trace(block.header.coinbase.bytes, 'block', reward + (reward / 32n) * BigInt(ommers.length)),
     ...ommers.map((o) => trace(o.coinbase.bytes, 'uncle', ((o.number + 8n - number) * reward) / 8n)),
