@@ -43,14 +43,7 @@ describe('basalt run (dev chain)', () => {
   })
 
   it('has the receipt at the first poll after eth_sendRawTransaction answers, for one sender after another', async () => {
-    const account = privateKeyToAccount(node.config.accounts[4].privateKey as `0x${string}`)
-    const chain = defineChain({
-      id: 1337,
-      name: 'basalt',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [node.url] } },
-    })
-    const wallet = createWalletClient({ account, chain, transport: http() })
+    const wallet = devWallet(4)
     for (let nonce = 0; nonce < 10; nonce++) {
       const raw = await wallet.signTransaction({
         to: '0x000000000000000000000000000000000000cafe',
@@ -67,14 +60,7 @@ describe('basalt run (dev chain)', () => {
   })
 
   it('seals a burst of sends in shared blocks, every receipt there at the first poll', async () => {
-    const account = privateKeyToAccount(node.config.accounts[5].privateKey as `0x${string}`)
-    const chain = defineChain({
-      id: 1337,
-      name: 'basalt',
-      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
-      rpcUrls: { default: { http: [node.url] } },
-    })
-    const wallet = createWalletClient({ account, chain, transport: http() })
+    const wallet = devWallet(5)
     const raws: `0x${string}`[] = []
     for (let nonce = 0; nonce < 30; nonce++) {
       const to = '0x000000000000000000000000000000000000d00d'
@@ -94,3 +80,15 @@ describe('basalt run (dev chain)', () => {
     expect(blocks.size).toBeLessThan(hashes.length)
   })
 })
+
+/** A viem wallet client signing with dev account `index`, on the node's dev chain. */
+function devWallet(index: number) {
+  const account = privateKeyToAccount(node.config.accounts[index].privateKey as `0x${string}`)
+  const chain = defineChain({
+    id: 1337,
+    name: 'basalt',
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [node.url] } },
+  })
+  return createWalletClient({ account, chain, transport: http() })
+}
