@@ -350,4 +350,47 @@ describe('vmTrace', () => {
     expect(starvedOps[6]).toMatchObject({ cost: 103 + 18, pc: 12 })
     expect(starvedOps[6].ex.push).toEqual(['0x0'])
   })
+
+  describe("a CALL-family opcode that cannot pay its own cost (Besu: gas cost recorded with the frame's gas added)", () => {
+    const dead = '000000000000000000000000000000000000dead'
+    /** CALL(0x1234 gas, 0xdead, `value`, no input, no output), STOP: five PUSH1s, a PUSH20 and a PUSH2, 21 gas. */
+    const unpaid = (value: number) => `6000600060006000600${value}73${dead}611234f100`
+
+    it('at the top level costs the gas left before it, uses minus its own cost and shows the caller as sub', async () => {
+      // 100 gas left at the CALL, which costs 2,600 for the cold account.
+      const code = unpaid(0)
+      const ops = (await vmTrace(await t.deploy(code), { gasLimit: 21_000n + 21n + 100n })).ops as VmOpJson[]
+      expect(ops).toHaveLength(8)
+      expect(ops[7]).toEqual({
+        cost: 100,
+        ex: { mem: null, push: ['0x1234'], store: null, used: -2_600 },
+        pc: 34,
+        sub: { code: `0x${code}`, ops: [] },
+      })
+    })
+
+    it('counts memory expansion and a warm target (a precompile) in its own cost', async () => {
+      // STATICCALL(0x77 gas, 0x04, no input, 32 bytes out at 0): 100 warm + 3 for one word; 50 gas left.
+      const ops = (await vmTrace(await t.deploy('602060006000600060046077fa00'), { gasLimit: 21_000n + 18n + 50n }))
+        .ops as VmOpJson[]
+      expect(ops[6]).toEqual({
+        cost: 50,
+        ex: { mem: null, push: ['0x77'], store: null, used: -103 },
+        pc: 12,
+        sub: { code: '0x602060006000600060046077fa00', ops: [] },
+      })
+    })
+
+    it('inside a call adds the gas left to its own cost, with no ex and no sub', async () => {
+      const free = await t.deploy(unpaid(0))
+      const valued = await t.deploy(unpaid(1))
+      // The outer contract calls each with 0x79 gas: 100 left at the inner CALL after its 21 gas of pushes.
+      const outer = (target: string) => `6000600060006000600073${target.slice(2)}6079f100`
+      const inner = async (target: string) =>
+        ((await vmTrace(await t.deploy(outer(target)))).ops as VmOpJson[])[7].sub!.ops[7]
+      expect(await inner(free)).toEqual({ cost: 2_600 + 100, ex: null, pc: 34, sub: null })
+      // With 1 wei into 0xdead, an empty account: cold access, value and new account.
+      expect(await inner(valued)).toEqual({ cost: 2_600 + 9_000 + 25_000 + 100, ex: null, pc: 34, sub: null })
+    })
+  })
 })

@@ -12,8 +12,9 @@
  *   `ex.store` the slot an SSTORE wrote;
  * - an opcode that ran out of gas is listed without `ex` inside a call, and with it at the top level
  *   (`used` is the gas left minus the opcode's cost, below zero); one that failed on a bad jump
- *   destination is listed with it; other failing opcodes (a write in a static context among them)
- *   are left out;
+ *   destination is listed with it; a call that cannot pay its own cost is listed as Besu records it
+ *   (see closeUnpaidCall); other failing opcodes (a write in a static context among them) are left
+ *   out;
  * - after a CALL or DELEGATECALL that wrote no output to memory, `ex.mem` is the output of the next
  *   RETURN at the caller's depth, at offset 0 (Besu's VmTraceGenerator looks that RETURN up);
  * - a failing precompile's `cost` adds the gas the precompile asked for, not the gas it burnt;
@@ -23,6 +24,7 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex, toQuantity } from '../../primitives/hex.ts'
+import { callOwnCost, type WarmJournal } from './callOwnCost.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export interface VmTraceJson {
@@ -131,6 +133,8 @@ interface PendingOp {
   out?: { off: bigint; size: bigint }
   store?: { key: Hex; val: Hex }
   callee?: CalleeResult
+  /** A CALL-family opcode's own cost as Besu counts it (a promise while the target's emptiness is read). */
+  ownCost?: bigint | Promise<bigint>
 }
 
 interface OpenTrace {
@@ -156,6 +160,9 @@ export class VmTracer implements TxTracer<VmTraceJson> {
   private isFirstOpStop = false
   private evm?: EVM
   private precompiles = new Set<string>()
+  private journal?: WarmJournal
+  /** How many addresses were warm at the last EVM event (see callOwnCost). */
+  private warmSize = 0
   private readonly rootCallSubs: VmTraceJson[] = []
   /** CALL and DELEGATECALL ops with no memory written, by the depth of their frame, awaiting its next RETURN. */
   private readonly awaitingReturn = new Map<number, VmOpJson[]>()
@@ -164,6 +171,8 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     this.evm = vm.evm as EVM
     const keys = (this.evm as unknown as { precompiles: Map<string, unknown> }).precompiles.keys()
     this.precompiles = new Set(keys)
+    const journal = (this.evm as unknown as { journal?: Partial<WarmJournal> }).journal
+    if (journal?.journal instanceof Map) this.journal = journal as WarmJournal
     this.evm.events.on('beforeMessage', this.onEnter)
     this.evm.events.on('afterMessage', this.onExit)
     this.evm.events.on('step', this.onStep)
@@ -188,26 +197,37 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     if (parent?.pending) parent.pending.json.sub = trace
     else if (!parent) this.root = trace
     this.open.push({ trace, precompile, gasGiven, message: precompile ? m : undefined })
+    this.warmSize = this.journal?.journal.size ?? 0
   }
 
   // Two parameters: the EVM waits for `done`, so a failed precompile's gas can be worked out first.
   private readonly onExit = (r: EVMResult, done?: () => void): void => {
     const frame = this.open[this.open.length - 1]
-    if (frame?.message && r.execResult.exceptionError) {
-      this.gasAsked(frame.message).then(
-        (asked) => {
-          this.exit(r, asked)
-          done?.()
-        },
-        () => {
-          this.exit(r)
-          done?.()
-        },
-      )
+    const err = r.execResult.exceptionError?.error
+    const p = frame?.pending
+    let waiting: Promise<bigint | undefined> | undefined
+    if (frame?.message && err) waiting = this.gasAsked(frame.message)
+    else if (p?.ownCost instanceof Promise && err === OUT_OF_GAS && !p.callee) {
+      waiting = p.ownCost.then((cost) => {
+        p.ownCost = cost
+        return undefined
+      })
+    }
+    if (!waiting) {
+      this.exit(r)
+      done?.()
       return
     }
-    this.exit(r)
-    done?.()
+    waiting.then(
+      (asked) => {
+        this.exit(r, asked)
+        done?.()
+      },
+      () => {
+        this.exit(r)
+        done?.()
+      },
+    )
   }
 
   /**
@@ -245,7 +265,10 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     if (frame.pending) {
       const err = exec.exceptionError?.error
       const isLastOpFailure = err !== undefined && err !== 'revert' && !DEPOSIT_ERRORS.has(err)
-      if (isLastOpFailure) this.closeFailed(frame, frame.pending, err, this.open.length === 0)
+      const p = frame.pending
+      const cannotPay = err === OUT_OF_GAS && CALLS.has(p.opcode) && !p.callee && typeof p.ownCost === 'bigint'
+      if (cannotPay) this.closeUnpaidCall(p, this.open.length === 0)
+      else if (isLastOpFailure) this.closeFailed(frame, p, err, this.open.length === 0)
       else if (run) {
         const stack = run.stack.getStack()
         this.close(frame.pending, this.open.length === 0, {
@@ -256,6 +279,7 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       }
       frame.pending = undefined
     }
+    this.warmSize = this.journal?.journal.size ?? 0
     const parent = this.open[this.open.length - 1]
     if (parent?.pending) {
       const hasCode = run !== undefined && run.code.length > 0
@@ -298,7 +322,9 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       write: memoryWrite(op, s.stack),
       out: CALLS.has(op) ? callOutput(op, s.stack) : undefined,
       store: op === SSTORE && n >= 2 ? { key: toQuantity(s.stack[n - 1]), val: toQuantity(s.stack[n - 2]) } : undefined,
+      ownCost: CALLS.has(op) && this.evm ? callOwnCost(s, this.evm.common, this.journal, this.warmSize) : undefined,
     }
+    this.warmSize = this.journal?.journal.size ?? 0
   }
 
   /** Fills the pending opcode's `ex` from the frame as it stands after it. */
@@ -365,6 +391,26 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     if (c.hasCode) p.json.cost = Number(p.cost + c.gasGiven)
     else if (c.isPrecompile) p.json.cost = Number(p.cost + (c.gasAsked ?? c.gasUsed))
     else if (p.opcode === 0xf1 || p.opcode === 0xfa) p.json.cost = Number(p.cost + c.gasGiven)
+  }
+
+  /**
+   * A CALL-family opcode that could not pay its own cost, as Besu lists it: its gas cost is recorded
+   * with all the frame's gas added (the frame on top of the stack is still the caller's), so `used`
+   * is minus its own cost; at the top level the cost shown is the gas left before it (no later step
+   * records the gas after it) and `sub` the caller's code with no ops; deeper, no `ex` and no `sub`.
+   */
+  private closeUnpaidCall(p: PendingOp, isRoot: boolean): void {
+    const own = p.ownCost as bigint
+    if (!isRoot) {
+      p.json.cost = Number(own + p.gasLeft)
+      p.json.ex = null
+      return
+    }
+    const top = p.stack[p.stack.length - 1]
+    p.json.cost = Number(p.gasLeft)
+    p.json.ex = { mem: null, push: top === undefined ? [] : [toQuantity(top)], store: null, used: Number(-own) }
+    p.json.sub = { code: '0x', ops: [] }
+    this.rootCallSubs.push(p.json.sub)
   }
 
   /**
