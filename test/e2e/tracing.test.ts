@@ -266,7 +266,16 @@ describe('trace_*', () => {
     const receipt = await client().getTransactionReceipt({ hash: transferHash })
     const n = `0x${receipt.blockNumber.toString(16)}`
     const block = await node.rpc<any[]>('trace_block', [n])
-    expect(block).toEqual(await node.rpc<any[]>('trace_transaction', [transferHash]))
+    // The transaction's traces, then Besu's block reward trace: 0 on the dev chain, to the coinbase.
+    const header = await client().getBlock({ blockNumber: receipt.blockNumber })
+    expect(block).toEqual([
+      ...(await node.rpc<any[]>('trace_transaction', [transferHash])),
+      expect.objectContaining({
+        action: { author: header.miner.toLowerCase(), rewardType: 'block', value: '0x0' },
+        blockNumber: Number(receipt.blockNumber),
+        type: 'reward',
+      }),
+    ])
     // Up to the next transaction's block: a range with a block that must not match, short of the
     // 5,000,000-gas loop, whose per-opcode replay alone is most of a second.
     const next = await client().getTransactionReceipt({ hash: storeHash })

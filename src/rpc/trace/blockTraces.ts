@@ -1,5 +1,5 @@
 /** Flat (parity) traces of a block's or a transaction's calls, with their block and transaction fields. */
-import type { Block } from '@ethereumjs/block'
+import { type Block, cliqueSigner } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { paramsVM } from '@ethereumjs/vm'
 import { classicOmmerRewards } from '../../chain/classicForks.ts'
@@ -45,11 +45,13 @@ export async function blockTraces(ctx: RpcContext, block: Block): Promise<Json[]
 }
 
 /**
- * The `reward` traces of a block that paid one, as Besu's reward trace generator: the block's
- * beneficiary first (on proof of work the miner reward plus 1/32 of it per ommer), then each ommer's
- * miner ((8 + ommer number − block number) / 8 of the reward, or Ethereum Classic's ECIP-1017 shares
- * from Gotham on); on a BFT chain with a `blockreward`, its
- * beneficiary. Blocks that pay none (proof of stake, clique, a dev chain, BFT without a reward) give none.
+ * The `reward` traces of a block, as Besu's reward trace generator gives them for every block but the
+ * genesis: the block's beneficiary first (on proof of work the miner reward plus 1/32 of it per
+ * ommer), then each ommer's miner ((8 + ommer number − block number) / 8 of the reward, or Ethereum
+ * Classic's ECIP-1017 shares from Gotham on); on a BFT chain with a `blockreward`, its beneficiary.
+ * A block that pays no reward (proof of stake, clique, a dev chain, BFT without a reward) still has
+ * its `block` trace, of value 0, to its beneficiary: Besu's generator does not look at the amount,
+ * and its beneficiary is the clique signer on clique, the coinbase elsewhere.
  */
 export function rewardTraces(ctx: RpcContext, block: Block): Json[] {
   const number = block.header.number
@@ -68,12 +70,11 @@ export function rewardTraces(ctx: RpcContext, block: Block): Json[] {
   const bft = ctx.chain.blockReward?.(number, block.header.coinbase.bytes)
   if (bft) return [trace(bft.beneficiary, 'block', bft.amount)]
   const common = block.common
-  if (common.consensusType() !== 'pow') return []
+  if (common.consensusType() !== 'pow') return [trace(beneficiary(block), 'block', 0n)]
   const reward = minerReward(common)
-  if (reward === 0n) return []
   const ommers = block.uncleHeaders
   // Ethereum Classic from Gotham on: Besu's ClassicBlockProcessor's shares (the coinbase's extra first).
-  const classic = classicOmmerRewards(common, number, block.header.coinbase.bytes, ommers)
+  const classic = reward > 0n ? classicOmmerRewards(common, number, block.header.coinbase.bytes, ommers) : undefined
   if (classic?.length === ommers.length + 1) {
     const [extra, ...uncles] = classic
     return [
@@ -85,6 +86,18 @@ export function rewardTraces(ctx: RpcContext, block: Block): Json[] {
     trace(block.header.coinbase.bytes, 'block', reward + (reward / 32n) * BigInt(ommers.length)),
     ...ommers.map((o) => trace(o.coinbase.bytes, 'uncle', ((o.number + 8n - number) * reward) / 8n)),
   ]
+}
+
+/** Besu's mining beneficiary of a block without a reward: the signer on clique (its proposer), else the coinbase. */
+function beneficiary(block: Block): Uint8Array {
+  if (block.common.consensusAlgorithm() === 'clique') {
+    try {
+      return cliqueSigner(block.header).bytes
+    } catch {
+      // A header without a valid seal: fall back to its coinbase.
+    }
+  }
+  return block.header.coinbase.bytes
 }
 
 /** The fork's miner reward: from the VM's parameters, which a block's rules may not carry yet. */

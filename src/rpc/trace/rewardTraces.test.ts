@@ -4,9 +4,10 @@
  * it, the block's trace first; a BFT `blockreward` is its beneficiary's; a block that pays nothing has
  * none.
  */
-import { createBlock } from '@ethereumjs/block'
-import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
-import { hexToBytes } from '../../primitives/hex.ts'
+import { createBlock, createSealedCliqueBlock } from '@ethereumjs/block'
+import { Common, createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
+import { privateToAddress } from '@ethereumjs/util'
+import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
 import { rewardTraces } from './blockTraces.ts'
@@ -64,13 +65,36 @@ describe('reward traces', () => {
     expect(t.action.value).toBe(`0x${(5n * ETH).toString(16)}`)
   })
 
-  it('names a BFT blockreward beneficiary, and gives none where no reward is paid', () => {
+  it('names a BFT blockreward beneficiary', () => {
     const beneficiary = hexToBytes(`0x${'c3'.repeat(20)}`)
     const [t] = rewardTraces(
       ctxWith(() => ({ beneficiary, amount: 7n })),
       block(Hardfork.London),
     ) as any[]
     expect(t.action).toEqual({ author: `0x${'c3'.repeat(20)}`, rewardType: 'block', value: '0x7' })
-    expect(rewardTraces(ctxWith(), block(Hardfork.Paris))).toEqual([])
+  })
+
+  it('gives a block that pays no reward a block trace of 0 to its coinbase (proof of stake)', () => {
+    const traces = rewardTraces(ctxWith(), block(Hardfork.Paris)) as any[]
+    expect(traces).toHaveLength(1)
+    expect(traces[0]).toMatchObject({ action: { author: MINER, rewardType: 'block', value: '0x0' }, type: 'reward' })
+  })
+
+  it('names the signer of a clique block, whose coinbase is empty, with a reward of 0', () => {
+    const common = createCustomCommon(
+      { consensus: { type: 'poa', algorithm: 'clique', clique: { period: 15, epoch: 30_000 } } },
+      Mainnet,
+      { hardfork: Hardfork.London },
+    )
+    const key = hexToBytes(`0x${'4d'.repeat(32)}`)
+    const extraData = new Uint8Array(32 + 65)
+    const sealed = createSealedCliqueBlock({ header: { number: 10n, extraData } }, key, { common })
+    const [t, ...rest] = rewardTraces(ctxWith(), sealed) as any[]
+    expect(rest).toEqual([])
+    expect(t.action).toEqual({
+      author: bytesToHex(privateToAddress(key)),
+      rewardType: 'block',
+      value: '0x0',
+    })
   })
 })
