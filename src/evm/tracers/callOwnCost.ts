@@ -60,8 +60,8 @@ export function callOwnCost(
   const args = hasValue ? 3 : 2
   const target = bigintToPaddedBytes(at(1) & ADDRESS_MASK, 20)
   const current = s.memoryWordCount
-  const needed = [current, words(at(args), at(args + 1)), words(at(args + 2), at(args + 3))]
-  const largest = needed.reduce((a, b) => (b > a ? b : a))
+  let largest = current
+  for (const w of [words(at(args), at(args + 1)), words(at(args + 2), at(args + 3))]) if (w > largest) largest = w
   let cost = common.param('callGas') + memoryCost(common, largest) - memoryCost(common, current)
   if (!common.gteHardfork(Hardfork.TangerineWhistle)) cost += at(0)
   if (value !== 0n) cost += common.param('callValueTransferGas')

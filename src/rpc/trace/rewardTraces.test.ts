@@ -75,7 +75,7 @@ describe('reward traces', () => {
   })
 
   it('gives a block that pays no reward a block trace of 0 to its coinbase (proof of stake)', () => {
-    const traces = rewardTraces(ctxWith(), block(Hardfork.Paris)) as any[]
+    const traces = rewardTraces(ctxWith(), block(Hardfork.Paris))
     expect(traces).toHaveLength(1)
     expect(traces[0]).toMatchObject({ action: { author: MINER, rewardType: 'block', value: '0x0' }, type: 'reward' })
   })
@@ -89,9 +89,9 @@ describe('reward traces', () => {
     const key = hexToBytes(`0x${'4d'.repeat(32)}`)
     const extraData = new Uint8Array(32 + 65)
     const sealed = createSealedCliqueBlock({ header: { number: 10n, extraData } }, key, { common })
-    const [t, ...rest] = rewardTraces(ctxWith(), sealed) as any[]
+    const [t, ...rest] = rewardTraces(ctxWith(), sealed)
     expect(rest).toEqual([])
-    expect(t.action).toEqual({
+    expect(t?.action).toEqual({
       author: bytesToHex(privateToAddress(key)),
       rewardType: 'block',
       value: '0x0',
