@@ -28,12 +28,13 @@ import { MerkleStateManager } from '@ethereumjs/statemanager'
 import { createTxFromRLP } from '@ethereumjs/tx'
 import { Address, createAccount } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createChainCommon, genesisState, normalizeGenesis } from '../src/chain/genesis.ts'
 import { ensureKzgFor } from '../src/chain/kzg.ts'
 import { createTracer, type TraceConfig } from '../src/evm/tracers/createTracer.ts'
 import type { TxContext } from '../src/evm/tracers/txTracer.ts'
 import { createVm } from '../src/evm/vmFactory.ts'
-import { hexToBytes } from '../src/primitives/hex.ts'
+import { bytesToHex, hexToBytes } from '../src/primitives/hex.ts'
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
 type Obj = { [k: string]: Json }
@@ -290,8 +291,41 @@ function sortedKeys(v: Json): Json {
   )
 }
 
+/** An account's code hash as geth's current prestate tracer gives it: accounts with code only. */
+function codeHashOf(code: Json | undefined): string | undefined {
+  return typeof code === 'string' && code !== '0x' && code !== '' ? bytesToHex(keccak_256(hexToBytes(code))) : undefined
+}
+
+/**
+ * A prestate fixture written before geth's tracer gave `codeHash` (go-ethereum #32391, August 2025,
+ * which lists it beside the code of every account that has code, `disableCode` or not), with it
+ * added: in `pre` (or the whole result) from the account's code in `genesis.alloc`, in `post` from
+ * the new code shown there. Returns undefined for a fixture that already carries the field.
+ */
+function withCodeHashes(fixture: Obj): Json | undefined {
+  const result = fixture.result as Obj
+  if (JSON.stringify(result).includes('"codeHash"')) return undefined
+  const alloc = (fixture.genesis as Obj).alloc as Obj
+  const allocCode = (addr: string) =>
+    (Object.entries(alloc).find(([a]) => a.toLowerCase() === addr.toLowerCase())?.[1] as Obj | undefined)?.code
+  const addTo = (accounts: Obj, codeOf: (addr: string, acc: Obj) => Json | undefined): Obj =>
+    Object.fromEntries(
+      Object.entries(accounts).map(([addr, acc]) => {
+        const hash = codeHashOf(codeOf(addr, acc as Obj))
+        return [addr, hash ? { ...(acc as Obj), codeHash: hash } : acc]
+      }),
+    )
+  if (result.pre !== undefined && result.post !== undefined) {
+    return {
+      post: addTo(result.post as Obj, (_a, acc) => acc.code),
+      pre: addTo(result.pre as Obj, (a) => allocCode(a)),
+    }
+  }
+  return addTo(result, (a) => allocCode(a))
+}
+
 function compare(dir: string, fixture: Obj, have: unknown): { isEqual: boolean; have: string; want: string } {
-  const result = fixture.result as Json
+  const result = (dir.startsWith('prestate') ? (withCodeHashes(fixture) ?? fixture.result) : fixture.result) as Json
   if (dir === 'call_tracer_flat') {
     const h = JSON.stringify((have as Obj[]).map(gethFlatTrace))
     const w = JSON.stringify((result as Obj[]).map(gethFlatTrace))
@@ -323,7 +357,8 @@ async function runDirectory(path: string, isVerbose: boolean): Promise<Outcome[]
     try {
       const have = await runFixture(tracer, fixture)
       const c = compare(dir, fixture, have)
-      const detail = isVerbose && !c.isEqual ? `\nhave ${c.have}\nwant ${c.want}` : ''
+      const added = dir.startsWith('prestate') && withCodeHashes(fixture) !== undefined ? ' (codeHash added)' : ''
+      const detail = `${added}${isVerbose && !c.isEqual ? `\nhave ${c.have}\nwant ${c.want}` : ''}`
       out.push({ file, status: c.isEqual ? 'pass' : 'fail', detail })
     } catch (e) {
       const isSkip = e instanceof SkipFixture

@@ -1,7 +1,7 @@
 import { callerRuntime, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { withExecutionDeadline } from '../executionDeadline.ts'
-import { createTracer, InvalidTimeoutError, parseDurationMs } from './createTracer.ts'
+import { createTracer, InvalidTimeoutError, InvalidTracerConfigError, parseDurationMs } from './createTracer.ts'
 import { TraceTimeoutError } from './txTracer.ts'
 
 let t: TracingChain
@@ -29,6 +29,12 @@ describe('createTracer', () => {
     expect(mux['4byteTracer']).toEqual({ '0xdeadbeef-0': 1, '0x00000000-0': 1 })
     expect(mux.callTracer.calls).toBeUndefined()
     expect(mux.callTracer.input).toBe('0xdeadbeef')
+  })
+
+  it("refuses the prestate tracer's diffMode with includeEmpty, in geth's words", () => {
+    const config = { tracer: 'prestateTracer', tracerConfig: { diffMode: true, includeEmpty: true } }
+    expect(() => createTracer(config)).toThrow(InvalidTracerConfigError)
+    expect(() => createTracer(config)).toThrow('cannot use diffMode with includeEmpty')
   })
 
   it('answers an empty object with noopTracer', async () => {

@@ -83,6 +83,9 @@ function withTimeout<R>(inner: TxTracer<R>, ms: number, isDefault: boolean, cloc
   }
 }
 
+/** Thrown for a tracer config its tracer refuses (geth's words). */
+export class InvalidTracerConfigError extends Error {}
+
 /** Thrown for a tracer name this node does not know. */
 export class UnknownTracerError extends Error {
   readonly tracer: string
@@ -141,10 +144,13 @@ function namedTracer(name: string | undefined, cfg: Record<string, unknown>, con
         formatCallFrame,
       )
     case 'prestateTracer':
+      if (flag(cfg, 'diffMode') && flag(cfg, 'includeEmpty'))
+        throw new InvalidTracerConfigError('cannot use diffMode with includeEmpty')
       return new PrestateTracer({
         diffMode: flag(cfg, 'diffMode'),
         disableCode: flag(cfg, 'disableCode'),
         disableStorage: flag(cfg, 'disableStorage'),
+        includeEmpty: flag(cfg, 'includeEmpty'),
       })
     case '4byteTracer':
       return new FourByteTracer()

@@ -59,7 +59,24 @@ describe('prestateTracer', () => {
     const { pre, post } = await trace(hash, { diffMode: true })
     expect(pre[FRESH]).toEqual({ balance: '0x0' })
     expect(post[FRESH]).toEqual({ balance: '0x7' })
-    expect(Object.keys(await trace(hash))).toContain(FRESH)
+    // Outside diff mode an account empty before is left out, unless includeEmpty (geth's rule).
+    expect(Object.keys(await trace(hash))).not.toContain(FRESH)
+    expect((await trace(hash, { includeEmpty: true }))[FRESH]).toEqual({ balance: '0x0' })
+  })
+
+  it('looks up the address a creation transaction deploys to before it runs: no nonce, and left out as empty', async () => {
+    // A constructor that reads slot 0 (PUSH1 0, SLOAD, POP) while its account already has nonce 1
+    // (EIP-161), then deploys STORE_RUNTIME from offset 16.
+    const len = (STORE_RUNTIME.length / 2).toString(16).padStart(2, '0')
+    const hash = await t.send({ data: hexToBytes(`0x60005450${`60${len}601060003960${len}6000f3`}${STORE_RUNTIME}`) })
+    const pre = await trace(hash)
+    // The sender's nonce before the transaction is the one the new address is derived from.
+    const created = bytesToHex(computeContractAddress(hexToBytes(t.sender), BigInt(pre[t.sender].nonce ?? 0)))
+    expect(Object.keys(pre)).not.toContain(created)
+    expect((await trace(hash, { includeEmpty: true }))[created]).toEqual({
+      balance: '0x0',
+      storage: { [SLOT0]: SLOT0 },
+    })
   })
 
   it('keeps a contract created by a contract out of the pre-state, and shows it whole in post', async () => {
@@ -84,9 +101,10 @@ describe('prestateTracer', () => {
     // PUSH20 probed, BALANCE, STOP: 3 gas, then 2,600 for the cold account.
     const prober = await t.deploy(`73${probed.slice(2)}3100`)
     const starved = await t.send({ to: prober, gasLimit: 21_000n + 3n + 2_599n })
-    expect(Object.keys(await trace(starved))).not.toContain(probed)
+    expect(Object.keys(await trace(starved, { includeEmpty: true }))).not.toContain(probed)
     const fed = await t.send({ to: prober, gasLimit: 21_000n + 3n + 2_600n })
-    expect((await trace(fed))[probed]).toEqual({ balance: '0x0' })
+    expect((await trace(fed, { includeEmpty: true }))[probed]).toEqual({ balance: '0x0' })
+    expect(await trace(fed).then((p) => p[probed])).toBeUndefined()
   })
 
   it("lists accounts and slots in ascending order and diff mode's post before pre, as geth's encoding does", async () => {

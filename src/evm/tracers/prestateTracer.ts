@@ -1,6 +1,6 @@
 /**
  * The prestate tracer (geth's): every account and storage slot a transaction touched, with its
- * value before the transaction; in diff mode, `pre` and `post` of what changed. Touches are seen at
+ * value before the transaction (accounts that were empty left out unless `includeEmpty`); in diff mode, `pre` and `post` of what changed. Touches are seen at
  * the opcode that makes them, before it runs, so the values read are still the pre-state.
  */
 import type { EVM, EVMResult, InterpreterStep } from '@ethereumjs/evm'
@@ -23,6 +23,8 @@ export interface PrestateTracerOptions {
   diffMode?: boolean
   disableCode?: boolean
   disableStorage?: boolean
+  /** Keep the accounts that were empty before the transaction (geth leaves them out unless asked). */
+  includeEmpty?: boolean
 }
 
 interface AccountState {
@@ -117,7 +119,8 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     this.state = vm.stateManager as StateManager
     this.evm = vm.evm as EVM
     await this.lookupAccount(new Address(sender))
-    if (tx.to) await this.lookupAccount(tx.to)
+    // A creation: the new address as it was before the transaction (geth looks it up at the start).
+    await this.lookupAccount(tx.to ?? createdAddress(new Address(sender), tx.nonce))
     await this.lookupAccount(block.header.coinbase)
     // EIP-7702: the authorities, before their delegations are applied.
     for (const authority of authorities(tx)) await this.lookupAccount(authority)
@@ -133,7 +136,9 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     this.commitStaged()
     if (result.createdAddress) this.markCreated(result.createdAddress)
     if (!this.opts.diffMode) {
-      for (const a of this.created) if (this.pre.get(a)?.isEmpty) this.pre.delete(a)
+      // geth: an account empty before the transaction (no balance, nonce or code), created here or
+      // only touched, is left out unless `includeEmpty`, which keeps every one.
+      if (!this.opts.includeEmpty) for (const [a, s] of this.pre) if (s.isEmpty) this.pre.delete(a)
       return sortedByKey(Object.fromEntries([...this.pre].map(([a, s]) => [a, this.toJson(s)])))
     }
     const pre: Record<string, AccountJson> = {}

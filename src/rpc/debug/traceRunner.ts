@@ -7,6 +7,7 @@ import { ReplayError, replayBlock, replayBlockPastTimeouts } from '../../evm/tra
 import {
   createTracer,
   InvalidTimeoutError,
+  InvalidTracerConfigError,
   type TraceConfig,
   UnknownTracerError,
 } from '../../evm/tracers/createTracer.ts'
@@ -20,7 +21,7 @@ import type { RpcContext } from '../context.ts'
 /** Turns tracing failures into RPC errors; anything else passes through. */
 export function tracingError(e: unknown): unknown {
   if (e instanceof ReplayError) return besuError('blockNotFound', e.message)
-  if (e instanceof UnknownTracerError || e instanceof InvalidTimeoutError)
+  if (e instanceof UnknownTracerError || e instanceof InvalidTimeoutError || e instanceof InvalidTracerConfigError)
     return new InvalidParamsError(`Invalid params: ${e.message}`)
   if (e instanceof TraceTimeoutError) return new RpcError(-32000, e.message)
   if (e instanceof StateUnavailableError) return besuError('worldStateUnavailable')
