@@ -16,6 +16,7 @@ const INIT = bytesToHex(deployCode(STORE_RUNTIME)).slice(2)
 const FACTORY_RUNTIME = `7f${INIT.padStart(64, '0')}600052601c60046000f05000`
 const STORE_CODE_HASH = bytesToHex(keccak_256(hexToBytes(`0x${STORE_RUNTIME}`)))
 const SLOT0 = `0x${'0'.repeat(64)}`
+const SEVEN = `0x${'7'.padStart(64, '0')}`
 const FRESH = '0x00000000000000000000000000000000000f4e54'
 
 let t: TracingChain
@@ -77,6 +78,16 @@ describe('prestateTracer', () => {
       balance: '0x0',
       storage: { [SLOT0]: SLOT0 },
     })
+  })
+
+  it('shows a slot the transaction cleared in diff mode as zero in post, and its old value in pre', async () => {
+    // PUSH1 0, CALLDATALOAD, PUSH1 0, SSTORE: slot 0 takes the first word of the calldata.
+    const setter = await t.deploy('600035600055')
+    await t.send({ to: setter, data: hexToBytes(SEVEN) })
+    const clear = await t.send({ to: setter })
+    const { pre, post } = await trace(clear, { diffMode: true })
+    expect(pre[setter].storage).toEqual({ [SLOT0]: SEVEN })
+    expect(post[setter]).toEqual({ storage: { [SLOT0]: SLOT0 } })
   })
 
   it('keeps a contract created by a contract out of the pre-state, and shows it whole in post', async () => {

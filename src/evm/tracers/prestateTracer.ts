@@ -167,7 +167,8 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
         if (now === value) continue
         isModified = true
         if (value !== ZERO_WORD) preSlots.set(key, value)
-        if (now !== ZERO_WORD) after.storage.set(key, now)
+        // A changed slot is in post even when cleared: geth lists it there as zero.
+        after.storage.set(key, now)
       }
       if (!isModified) continue
       if (!isCreated) pre[addr] = this.toJson({ ...before, storage: preSlots })
