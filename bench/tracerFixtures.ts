@@ -46,6 +46,10 @@ const DIRECTORIES: Record<string, string> = {
   call_tracer_flat: 'flatCallTracer',
   prestate_tracer: 'prestateTracer',
   prestate_tracer_with_diff_mode: 'prestateTracer',
+  // geth runs these with its legacy JavaScript tracers, which Basalt does not have: compared with
+  // the native tracer of the same output shape, for what the two share.
+  call_tracer_legacy: 'callTracer',
+  prestate_tracer_legacy: 'prestateTracer',
 }
 
 /** A decimal or hex quantity of a fixture as a bigint. */
