@@ -9,7 +9,8 @@
  * opcode's gas handler and reports the step with its base fee only, while Besu's trace carries this
  * cost. The handler has already warmed the target by the time the step is reported, so whether it
  * was cold is read from the journal: an address the handler warmed is one added to the journal's
- * warm set since the previous EVM event.
+ * warm set since the previous EVM event. Not counted: the gas Besu adds for resolving an EIP-7702
+ * delegation of the target, which it charges only once the rest is paid.
  */
 import { type Common, Hardfork } from '@ethereumjs/common'
 import type { InterpreterStep } from '@ethereumjs/evm'
