@@ -74,7 +74,9 @@ export function callOwnCost(
   if (op !== CALL || (isSpurious && value === 0n)) return cost
   const newAccount = common.param('callNewAccountGas')
   // Started now, while the state is the one the opcode saw; awaited only if the call fails.
-  return s.stateManager
-    .getAccount(new Address(target))
-    .then((a) => (a === undefined || (isSpurious && a.isEmpty()) ? cost + newAccount : cost))
+  // A failed read leaves the charge out rather than reject a promise nobody may wait for.
+  return s.stateManager.getAccount(new Address(target)).then(
+    (a) => (a === undefined || (isSpurious && a.isEmpty()) ? cost + newAccount : cost),
+    () => cost,
+  )
 }
