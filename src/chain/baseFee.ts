@@ -13,6 +13,7 @@
  * The genesis block keeps the base fee its file gives (1 gwei when absent, as in every market).
  */
 import type { BlockHeader } from '@ethereumjs/block'
+import { Common } from '@ethereumjs/common'
 
 /** Besu's default `--min-gas-price` (wei). */
 export const DEFAULT_MIN_GAS_PRICE = 1000n
@@ -49,9 +50,17 @@ export function baseFeeMarketOf(config: Record<string, unknown>, minGasPrice: bi
  */
 export function nextBaseFee(parent: BlockHeader, market: BaseFeeMarket): bigint {
   if (market.kind === 'fixed') return market.fee
-  if (parent.baseFeePerGas === undefined) return 0n
+  if (!hasLondonBaseFee(parent)) return 0n
   const next = parent.calcNextBaseFee()
   return next < market.floor ? market.floor : next
+}
+
+/**
+ * True when `header` carries a base fee under London's rules: not a genesis header before London
+ * that carries one only because its file gives it (as Besu writes it; genesis.ts).
+ */
+export function hasLondonBaseFee(header: BlockHeader): boolean {
+  return header.baseFeePerGas !== undefined && Common.prototype.isActivatedEIP.call(header.common, 1559)
 }
 
 /**

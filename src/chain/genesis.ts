@@ -88,7 +88,7 @@ export function normalizeGenesis(json: unknown): GenesisJson {
 export function parseGenesisText(text: string, file: string): GenesisJson {
   try {
     const g = normalizeGenesis(plainJson(parseJsonText(text)))
-    checkGenesisHeader(g, createChainCommon(g, {}))
+    checkGenesisHeader(createChainCommon(g, {}))
     genesisState(g)
     return g
   } catch (e) {
@@ -96,19 +96,8 @@ export function parseGenesisText(text: string, file: string): GenesisJson {
   }
 }
 
-/**
- * Refuses a genesis header the chain cannot hold. Besu writes `baseFeePerGas` into the genesis
- * header even when London comes later; a header before London has no base fee field (EIP-1559), so
- * Basalt cannot build that block and refuses the key rather than drop it (the hash would differ).
- */
-function checkGenesisHeader(g: GenesisJson, common: Common): void {
-  const c = common.copy()
-  c.setHardforkBy({ blockNumber: 0, timestamp: c.genesis().timestamp })
-  if (g.baseFeePerGas !== undefined && !c.isActivatedEIP(1559)) {
-    throw new GenesisError(
-      `baseFeePerGas: the genesis block runs ${c.hardfork()}, before London (EIP-1559), and cannot carry a base fee; remove the key or schedule London at block 0`,
-    )
-  }
+/** Refuses a genesis header the library cannot build, naming the header. */
+function checkGenesisHeader(common: Common): void {
   try {
     createGenesisBlock(common, KECCAK256_RLP)
   } catch (e) {
@@ -321,10 +310,18 @@ export function genesisState(genesis: GenesisJson): GenesisState {
   return out
 }
 
-/** The genesis block of `common`'s chain over a state root. */
+/**
+ * The genesis block of `common`'s chain over a state root. Besu writes the genesis `baseFeePerGas`
+ * into the genesis header whatever fork the genesis runs (`GenesisConfig.getGenesisBaseFeePerGas`:
+ * the given value, else 1 gwei with London at block 0, else none), so a genesis before London
+ * with a base fee (Besu's old `shanghai.json`) has a header of London's shape; the blocks after it
+ * keep their own fork's shape. Only the genesis header gets EIP-1559's field.
+ */
 export function createGenesisBlock(common: Common, stateRoot: Uint8Array): Block {
   const c = common.copy()
   c.setHardforkBy({ blockNumber: 0, timestamp: c.genesis().timestamp })
+  const baseFee = c.genesis().baseFeePerGas
+  const rules = baseFee !== undefined && !c.isActivatedEIP(1559) ? withGenesisBaseFee(c) : c
   return createBlock(
     {
       header: {
@@ -336,6 +333,20 @@ export function createGenesisBlock(common: Common, stateRoot: Uint8Array): Block
       },
       withdrawals: c.isActivatedEIP(4895) ? [] : undefined,
     },
-    { common: c },
+    { common: rules },
   )
+}
+
+/**
+ * A copy of the genesis rules whose header carries a base fee (EIP-1559's header field) on a fork
+ * before London. Own properties survive the copies the header makes; nothing else of the fork changes.
+ */
+function withGenesisBaseFee(common: Common): Common {
+  const c = common.copy()
+  const isActivated = Common.prototype.isActivatedEIP
+  const isActivatedEIP = function (this: Common, eip: number): boolean {
+    return eip === 1559 || isActivated.call(this, eip)
+  }
+  Object.assign(c, { isActivatedEIP })
+  return c
 }
