@@ -45,6 +45,8 @@ const LATER_ETHEREUM_KEYS = [
   'pragueTime',
   'osakaTime',
   'amsterdamTime',
+  'futureEipsTime',
+  'experimentalEipsTime',
 ]
 
 /**

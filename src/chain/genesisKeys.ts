@@ -52,6 +52,8 @@ const CANONICAL_KEYS = [
   'pragueTime',
   'osakaTime',
   'amsterdamTime',
+  'futureEipsTime',
+  'experimentalEipsTime',
   'terminalTotalDifficulty',
   'terminalTotalDifficultyPassed',
   'terminalBlockNumber',
@@ -100,8 +102,6 @@ const DATA_KEYED = new Set(['alloc', 'storage', 'blobSchedule'])
 const UNSUPPORTED_CONFIG: Record<string, string> = {
   cancuneoftime: 'the CancunEOF fork',
   verkletime: 'the Verkle fork',
-  futureeipstime: "Besu's FutureEips fork",
-  experimentaleipstime: "Besu's ExperimentalEips fork",
   ibft: 'legacy IBFT 1.0 consensus',
   ecip1049block: 'ECIP-1049 (keccak-256 proof of work)',
   keccak256: 'ECIP-1049 (keccak-256 proof of work)',
