@@ -63,10 +63,14 @@ export function hasLondonBaseFee(header: BlockHeader): boolean {
   return header.baseFeePerGas !== undefined && Common.prototype.isActivatedEIP.call(header.common, 1559)
 }
 
+/** EIP-1559's initial base fee (1 gwei): London's first block, and Besu's genesis with `londonBlock: 0`. */
+export const INITIAL_BASE_FEE = 1_000_000_000n
+
 /**
  * The base fee a producer writes in the block after `parent` when `isLondon` holds for that block;
- * undefined before London and on the first London block of an EIP-1559 chain (the parent has no
- * base fee, or the block is London's fork block), whose initial base fee the block builder sets.
+ * undefined before London. On the first London block of an EIP-1559 chain, EIP-1559's initial base
+ * fee: after a parent without a base fee (also a London genesis without one, as Besu writes
+ * `future.json`'s), or on London's fork block (left to the block builder, which sets it).
  */
 export function producedBaseFee(
   parent: BlockHeader,
@@ -75,6 +79,7 @@ export function producedBaseFee(
   isLondonForkBlock = false,
 ): bigint | undefined {
   if (!isLondon) return undefined
-  if (market.kind === 'eip1559' && (parent.baseFeePerGas === undefined || isLondonForkBlock)) return undefined
+  if (market.kind === 'eip1559' && parent.baseFeePerGas === undefined) return INITIAL_BASE_FEE
+  if (market.kind === 'eip1559' && isLondonForkBlock) return undefined
   return nextBaseFee(parent, market)
 }

@@ -4,6 +4,7 @@
  * message; without one it runs, per block, the milestone with the highest number reached.
  */
 import { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
 import { poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
 import { DevSealer } from '../producer/devSealer.ts'
@@ -116,9 +117,16 @@ describe('fork order', () => {
     // Genesis at time 2000, past shanghaiTime: Besu runs Shanghai (1000 > 10) on every block.
     const config = { berlinBlock: 0, londonBlock: 10, shanghaiTime: 1000 }
     expect(forkAt(config, 1n, 2012n, '0x7d0')).toBe('shanghai')
+    // Besu gives this genesis no base fee (London is not at block 0 and the file sets none), so its
+    // header encoding stops before the base fee: the 15 fields of a header before London.
     const chain = await openMemoryChain(normalizeGenesis(JSON.parse(genesisText(config, '0x7d0'))))
-    expect(chain.genesis.header.withdrawalsRoot).toBeDefined()
-    expect(chain.genesis.header.baseFeePerGas).toBe(1_000_000_000n)
+    expect(chain.genesis.header.withdrawalsRoot).toBeUndefined()
+    expect(chain.genesis.header.baseFeePerGas).toBeUndefined()
+    expect((RLP.decode(chain.genesis.header.serialize()) as Uint8Array[]).length).toBe(15)
+    const withFee = { ...JSON.parse(genesisText(config, '0x7d0')), baseFeePerGas: '0x7' }
+    const priced = await openMemoryChain(normalizeGenesis(withFee))
+    expect(priced.genesis.header.withdrawalsRoot).toBeDefined()
+    expect((RLP.decode(priced.genesis.header.serialize()) as Uint8Array[]).length).toBe(17)
   })
 })
 
@@ -152,8 +160,12 @@ describe("Besu's development forks", () => {
     const chain = await openMemoryChain(parseGenesisText(text, 'experimental.json'))
     const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
     const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+    // experimental.json sets no base fee and no London block: Besu's genesis header has 15 fields.
+    expect((RLP.decode(chain.genesis.header.serialize()) as Uint8Array[]).length).toBe(15)
     const block = (await sealer.sealBlock(true))!
     expect([block.header.number, block.common.hardfork()]).toEqual([1n, 'experimentalEips'])
+    // The first block after it starts the fee market at EIP-1559's initial base fee.
+    expect([block.header.baseFeePerGas, block.header.requestsHash !== undefined]).toEqual([1_000_000_000n, true])
   })
 
   it('keeps a configured Amsterdam before FutureEips, in Besu order', () => {

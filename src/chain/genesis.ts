@@ -10,7 +10,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
-import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE } from './baseFee.ts'
+import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE, INITIAL_BASE_FEE } from './baseFee.ts'
 import { isClassicConfig, useClassicRules } from './classicForks.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
 import { DEV_CHAIN_ID } from './devIds.ts'
@@ -196,11 +196,22 @@ function genesisHeader(g: GenesisJson): Record<string, string | undefined> {
     mixHash: bytes('mixHash', 32),
     coinbase: bytes('coinbase', 20),
     parentHash: bytes('parentHash', 32),
-    baseFeePerGas: quantity('baseFeePerGas'),
+    baseFeePerGas: genesisBaseFee(g),
     excessBlobGas: quantity('excessBlobGas'),
     blobGasUsed: quantity('blobGasUsed'),
     parentBeaconBlockRoot: bytes('parentBeaconBlockRoot', 32),
   }
+}
+
+/**
+ * The genesis base fee as Besu gives it (`GenesisConfig.getGenesisBaseFeePerGas`): the file's, else
+ * 1 gwei when `londonBlock` is 0, else none (whatever fork the genesis block runs).
+ */
+function genesisBaseFee(g: GenesisJson): Hex | undefined {
+  if (g.baseFeePerGas !== undefined) return toQuantity(toGenesisQuantity(g.baseFeePerGas, 'baseFeePerGas'))
+  const london = g.config.londonBlock
+  if (london !== undefined && toMilestone(london, 'config.londonBlock') === 0) return toQuantity(INITIAL_BASE_FEE)
+  return undefined
 }
 
 /**
@@ -311,41 +322,47 @@ export function genesisState(genesis: GenesisJson): GenesisState {
 }
 
 /**
- * The genesis block of `common`'s chain over a state root. Besu writes the genesis `baseFeePerGas`
- * into the genesis header whatever fork the genesis runs (`GenesisConfig.getGenesisBaseFeePerGas`:
- * the given value, else 1 gwei with London at block 0, else none), so a genesis before London
- * with a base fee (Besu's old `shanghai.json`) has a header of London's shape; the blocks after it
- * keep their own fork's shape. Only the genesis header gets EIP-1559's field.
+ * The genesis block of `common`'s chain over a state root, with Besu's header. Besu writes the
+ * genesis base fee (`genesisBaseFee`) whatever fork the genesis runs, and its header encoding stops
+ * at the first absent field of London and later forks: a genesis before London with a base fee
+ * (Besu's old `shanghai.json`) has a header of London's shape, and a genesis on London or later
+ * without one (`shanghaiTime: 0` without `londonBlock: 0`, Besu's `future.json`) has the 15 fields
+ * of a header before London. The blocks after it keep their own fork's shape.
  */
 export function createGenesisBlock(common: Common, stateRoot: Uint8Array): Block {
   const c = common.copy()
   c.setHardforkBy({ blockNumber: 0, timestamp: c.genesis().timestamp })
-  const baseFee = c.genesis().baseFeePerGas
-  const rules = baseFee !== undefined && !c.isActivatedEIP(1559) ? withGenesisBaseFee(c) : c
+  const hasBaseFee = c.genesis().baseFeePerGas !== undefined
+  const rules = hasBaseFee === c.isActivatedEIP(1559) ? c : withGenesisHeaderShape(c, hasBaseFee)
   return createBlock(
     {
       header: {
         ...c.genesis(),
         number: 0,
         stateRoot,
-        withdrawalsRoot: c.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
-        requestsHash: c.isActivatedEIP(7685) ? sha256(new Uint8Array(0)) : undefined,
+        withdrawalsRoot: rules.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+        requestsHash: rules.isActivatedEIP(7685) ? sha256(new Uint8Array(0)) : undefined,
       },
-      withdrawals: c.isActivatedEIP(4895) ? [] : undefined,
+      withdrawals: rules.isActivatedEIP(4895) ? [] : undefined,
     },
     { common: rules },
   )
 }
 
+/** Header fields of London and the forks after it, in their encoding order (all follow the base fee). */
+const LONDON_AND_LATER_HEADER_EIPS = new Set([1559, 4895, 4844, 4788, 7685, 7928, 7843])
+
 /**
- * A copy of the genesis rules whose header carries a base fee (EIP-1559's header field) on a fork
- * before London. Own properties survive the copies the header makes; nothing else of the fork changes.
+ * A copy of the genesis rules whose header has the base fee field (`hasBaseFee`, on a fork before
+ * London) or none of London's and later fields (on London or later without a base fee). Own
+ * properties survive the copies the header makes; nothing else of the fork changes.
  */
-function withGenesisBaseFee(common: Common): Common {
+function withGenesisHeaderShape(common: Common, hasBaseFee: boolean): Common {
   const c = common.copy()
   const isActivated = Common.prototype.isActivatedEIP
   const isActivatedEIP = function (this: Common, eip: number): boolean {
-    return eip === 1559 || isActivated.call(this, eip)
+    if (hasBaseFee) return eip === 1559 || isActivated.call(this, eip)
+    return !LONDON_AND_LATER_HEADER_EIPS.has(eip) && isActivated.call(this, eip)
   }
   Object.assign(c, { isActivatedEIP })
   return c
