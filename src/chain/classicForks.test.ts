@@ -9,6 +9,7 @@ import { Account, createAddressFromPrivateKey, createAddressFromString } from '@
 import { buildBlock } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createVm } from '../evm/vmFactory.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import type { RpcContext } from '../rpc/context.ts'
 import { rewardTraces } from '../rpc/trace/blockTraces.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
@@ -142,6 +143,28 @@ describe('Ethereum Classic genesis', () => {
       return r.executionGasUsed - 6n
     }
     expect([await expGas(1), await expGas(2)]).toEqual([10n + 2n * 10n, 10n + 2n * 50n])
+  })
+
+  it("runs BLAKE2f from Agharta on, as Besu's Agharta runs Istanbul's precompiles, not before", async () => {
+    // EIP-152's test vector 5 (12 rounds of "abc").
+    const input = hexToBytes(
+      `0x0000000c48c9bdf267e6096a3ba7ca8485ae67bb2bf894fe72f36e3cf1361d5f3af54fa5d182e6ad7f520e511f6c3e2b8c68059b6bbd41fbabd9831f79217e1319cde05b616263${'00'.repeat(125)}0300000000000000${'00'.repeat(8)}01`,
+    )
+    const expected =
+      '0xba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923'
+    const chain = await openMemoryChain(classicGenesis())
+    const blake2f = async (blockNumber: number) => {
+      const common = chain.common.copy()
+      common.setHardforkBy({ blockNumber, timestamp: 100 })
+      const vm = await createVm(common, openState(chain.trieDb, common, chain.head.header.stateRoot, true), chain)
+      const to = createAddressFromString(`0x${'00'.repeat(19)}09`)
+      const r = await vm.evm.runCall({ to, data: input, gasLimit: 100_000n })
+      return [bytesToHex(r.execResult.returnValue), r.execResult.executionGasUsed]
+    }
+    // Atlantis (block 5): no precompile there, the call returns nothing; Agharta (6) and Phoenix (7) run it.
+    expect(await blake2f(5)).toEqual(['0x', 0n])
+    expect(await blake2f(6)).toEqual([expected, 12n])
+    expect(await blake2f(7)).toEqual([expected, 12n])
   })
 
   it("imports proof-of-work blocks through every milestone with Besu's ETC difficulty and ECIP-1017 rewards", async () => {

@@ -192,7 +192,14 @@ export function useClassicRules(common: Common, config: Record<string, unknown>)
     this.classicBlockNumber = opts.blockNumber === undefined ? undefined : toType(opts.blockNumber, TypeOutput.BigInt)
     return proto.setHardforkBy.call(this, opts)
   }
+  // Besu's Agharta runs Istanbul's precompiles: BLAKE2f from `aghartaBlock` (evm/classicPrecompiles.ts).
+  const agharta =
+    config.aghartaBlock === undefined ? undefined : BigInt(toMilestone(config.aghartaBlock, 'config.aghartaBlock'))
+  const hasEarlyBlake2f = function (this: Tracked) {
+    return agharta !== undefined && this.classicBlockNumber !== undefined && this.classicBlockNumber >= agharta
+  }
   const param = function (this: Tracked, name: string) {
+    if (name === 'blake2RoundGas' && hasEarlyBlake2f.call(this)) return BLAKE2_ROUND_GAS
     if (name !== 'minerReward' || this.classicBlockNumber === undefined) return proto.param.call(this, name)
     const gotham = rank(this, 'gotham')
     if (gotham === -1 || rank(this, this.hardfork()) < gotham) return proto.param.call(this, name)
@@ -210,9 +217,18 @@ export function useClassicRules(common: Common, config: Record<string, unknown>)
     const asked = this.classicTxRules === true && name === 'spuriousDragon' ? 'tangerineWhistle' : name
     return proto.gteHardfork.call(this, asked)
   }
-  Object.assign(common, { setHardforkBy, param, updateParams, gteHardfork, classicEraLength: eraLength })
+  Object.assign(common, {
+    setHardforkBy,
+    param,
+    updateParams,
+    gteHardfork,
+    hasEarlyBlake2f,
+    classicEraLength: eraLength,
+  })
 }
 
+/** EIP-152's gas per BLAKE2f round. */
+const BLAKE2_ROUND_GAS = 1n
 const MINIMUM_DIFFICULTY = 131_072n
 const BOUND_DIVISOR = 2_048n
 const PERIOD = 100_000n
