@@ -32,7 +32,9 @@ const CLASSIC_CONFIG = {
   ecip1015Block: 1,
   diehardBlock: 2,
   gothamBlock: 3,
-  ecip1041Block: 4,
+  // At Gotham's block: Gotham's bomb delay has no value before block 2,200,000 (Besu's calculator
+  // fails), so the defused difficulty replaces it, and ECIP-1017's rewards stay.
+  ecip1041Block: 3,
   atlantisBlock: 5,
   aghartaBlock: 6,
   phoenixBlock: 7,
@@ -114,7 +116,7 @@ describe('Ethereum Classic genesis', () => {
       'homestead',
       'tangerineWhistle',
       'dieHard',
-      'gotham',
+      'ecip1041',
       'ecip1041',
       'byzantium',
       'petersburg',
@@ -302,14 +304,44 @@ describe('Ethereum Classic genesis', () => {
     }
     const parent = { number: 0n, timestamp: 100n, difficulty: 2_048_000n, uncleHash: new Uint8Array(32) }
     const empty = { ...parent, uncleHash: hexOmmersEmpty() }
-    // DieHard: bomb paused at 2^28; Gotham: delayed (no bomb this early); ECIP-1041: none.
+    // DieHard: bomb paused at 2^28; ECIP-1041: none.
     expect(classicDifficulty({ common: at(2), timestamp: 105n }, empty)).toBe(2_048_000n + 1000n + 2n ** 28n)
-    expect(classicDifficulty({ common: at(3), timestamp: 125n }, empty)).toBe(2_048_000n - 1000n)
     expect(classicDifficulty({ common: at(4), timestamp: 105n }, empty)).toBe(2_048_000n + 1000n)
     // Atlantis on: EIP-100 (9-second steps, +1 for a parent with ommers), no bomb.
     expect(classicDifficulty({ common: at(5), timestamp: 118n }, empty)).toBe(2_048_000n - 1000n)
     expect(classicDifficulty({ common: at(5), timestamp: 118n }, parent)).toBe(2_048_000n)
     expect(classicDifficulty({ common: at(1), timestamp: 105n }, empty)).toBeUndefined()
+  })
+
+  it("delays the bomb from Gotham by 2,000,000 blocks, and refuses Gotham's blocks before 2,200,000 as Besu fails on them", async () => {
+    const gotham = normalizeGenesis({
+      config: { chainId: 61, diehardBlock: 1, gothamBlock: 2, ethash: {} },
+      difficulty: '0x20000',
+      gasLimit: '0x7a1200',
+    })
+    const common = createChainCommon(gotham, {})
+    const at = (n: bigint) => {
+      const c = common.copy()
+      c.setHardforkBy({ blockNumber: n, timestamp: 0 })
+      return c
+    }
+    const parent = (number: bigint) => ({
+      number,
+      timestamp: 100n,
+      difficulty: 2_048_000n,
+      uncleHash: hexOmmersEmpty(),
+    })
+    // Block 2,200,000: 22 periods, 2^(22 - 20 - 2) = 1 on top of the 10-second rule.
+    expect(classicDifficulty({ common: at(2_200_000n), timestamp: 125n }, parent(2_199_999n))).toBe(
+      2_048_000n - 1000n + 1n,
+    )
+    expect(() => classicDifficulty({ common: at(2_199_999n), timestamp: 125n }, parent(2_199_998n))).toThrow(
+      "invalid difficulty: Gotham's delayed difficulty bomb (ECIP-1010) has no value before block 2200000 (block 2199999)",
+    )
+    // A chain with such a schedule loads (Besu loads it too); its Gotham blocks do not build.
+    const chain = await openMemoryChain(gotham)
+    await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    await expect(buildPow(chain)).rejects.toThrow('has no value before block 2200000 (block 2)')
   })
 
   it('refuses in one line what it cannot combine or run', () => {

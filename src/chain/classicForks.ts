@@ -275,12 +275,18 @@ export function classicDifficulty(header: DifficultyHeader, parent: DifficultyPa
   if (since('ecip1041')) return base
   if (since('gotham')) {
     const periods = (parent.number + 1n) / PERIOD
+    // Besu's calculator raises 2 to a negative power here and fails: no block of it imports or seals.
+    if (periods < DELAY_PERIODS + 2n) {
+      throw new Error(
+        `invalid difficulty: Gotham's delayed difficulty bomb (ECIP-1010) has no value before block 2200000 (block ${parent.number + 1n}); Besu cannot build or import this block either`,
+      )
+    }
     return base + pow2(periods - DELAY_PERIODS - 2n)
   }
   return base + pow2(PAUSED_PERIODS - 2n)
 }
 
-/** 2^n as Java's BigInteger.pow, for the bomb (a negative n does not occur on real chains: 0 then). */
+/** 2^n for the bomb (n is never negative: Gotham's negative periods are refused above). */
 function pow2(n: bigint): bigint {
-  return n < 0n ? 0n : 2n ** n
+  return 2n ** n
 }

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs'
 import { RLP } from '@ethereumjs/rlp'
+import { createLegacyTx } from '@ethereumjs/tx'
 import { Address, KECCAK256_RLP, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { CONFORMANCE_DIR, hasConformanceChain } from '../../test/fixtures/sharedConformance.ts'
@@ -21,6 +22,7 @@ import {
   devGenesis,
   type GenesisJson,
   genesisState,
+  hasChainId,
   normalizeGenesis,
   parseGenesisText,
 } from './genesis.ts'
@@ -68,6 +70,37 @@ describe('genesis', () => {
     expect(normalizeGenesis({ alloc: {} }).config.chainId).toBe(1)
     expect(normalizeGenesis({ config: {} }).config.chainId).toBe(1)
     expect(() => normalizeGenesis({ config: [] })).toThrow('config must be a JSON object')
+  })
+
+  it('refuses replay-protected transactions on a chain without chainId, as Besu (it has no chain id then)', async () => {
+    const key = hexToBytes(devAccounts()[0].privateKey)
+    const genesis = (config: Record<string, unknown>) =>
+      normalizeGenesis({
+        config,
+        gasLimit: '0x1c9c380',
+        alloc: { [devAccounts()[0].address]: { balance: '0xffffffffffffffffff' } },
+      })
+    const chainless = await openMemoryChain(genesis({ homesteadBlock: 0, eip158Block: 0 }))
+    expect(hasChainId(chainless.common)).toBe(false)
+    const pool = new TxPool(poolChainView(chainless), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
+    const common = chainless.commonForNextBlock()
+    // Signed under Homestead's rules: no EIP-155 (v = 27 or 28); under Spurious Dragon's: EIP-155.
+    const homestead = common.copy()
+    homestead.setHardfork('homestead')
+    const tx = (nonce: bigint, eip155: boolean) =>
+      createLegacyTx(
+        { nonce, to: `0x${'42'.repeat(20)}`, gasLimit: 21_000n, gasPrice: 10n ** 9n },
+        { common: eip155 ? common : homestead },
+      ).sign(key)
+    // An EIP-155 signature (v = 37 or 38 for chain id 1): Besu's "ChainId not supported".
+    await expect(pool.add(tx(0n, true))).rejects.toMatchObject({ kind: 'replayProtectionNotSupported' })
+    expect([27n, 28n]).toContain(tx(0n, false).v!)
+    expect(await pool.add(tx(0n, false))).toMatch(/^0x/)
+    // With a chain id in the genesis, the same EIP-155 transaction is fine.
+    const withId = await openMemoryChain(genesis({ chainId: 1, homesteadBlock: 0, eip158Block: 0 }))
+    expect(hasChainId(withId.common)).toBe(true)
+    const pool1 = new TxPool(poolChainView(withId), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
+    expect(await pool1.add(tx(0n, true))).toMatch(/^0x/)
   })
 
   it('gives the dev preset a stable hash, so a restart finds its own chain', async () => {

@@ -40,6 +40,13 @@ interface AllocJson {
 }
 
 export const DEV_GAS_LIMIT = 60_000_000n
+/** Marks a genesis `config` that had no `chainId` (Besu: no chain id, so no replay-protected transactions). */
+const NO_CHAIN_ID = Symbol('noChainId')
+
+/** False for a chain whose genesis has no `chainId`: Besu refuses EIP-155 and typed transactions there. */
+export function hasChainId(common: Common): boolean {
+  return (common as Common & { hasNoChainId?: boolean }).hasNoChainId !== true
+}
 
 /** Header fields a genesis may leave out, with the values Besu assumes. */
 const HEADER_DEFAULTS: Record<string, string> = {
@@ -74,8 +81,11 @@ export function normalizeGenesis(json: unknown): GenesisJson {
     }
   }
   // Without a chain id Besu takes mainnet's network id (1); the EVM library needs a chain id, so
-  // Basalt uses that one for both (Besu then has none: no EIP-155 transactions).
-  g.config.chainId ??= 1
+  // Basalt uses that one for both, and refuses EIP-155 transactions as Besu does (it has none).
+  if (g.config.chainId === undefined) {
+    g.config.chainId = 1
+    Object.defineProperty(g.config, NO_CHAIN_ID, { value: true })
+  }
   checkConfigKeys(g.config)
   for (const [k, v] of Object.entries(HEADER_DEFAULTS)) g[k] ??= v
   return g
@@ -244,6 +254,7 @@ export function createChainCommon(
   // rules expect a clique signer. A consensus type it does not know switches all three off; the BFT
   // header rules live in consensus/. Own properties survive `common.copy()`.
   if (bft) Object.assign(common, { consensusType: () => 'bft', consensusAlgorithm: () => bft.kind })
+  if ((genesis.config as Record<symbol, unknown>)[NO_CHAIN_ID] === true) Object.assign(common, { hasNoChainId: true })
   if (genesis.config.evmStackSize !== undefined) setChainStackSize(common, evmStackSizeOf(genesis.config.evmStackSize))
   return common
 }
