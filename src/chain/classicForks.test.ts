@@ -2,7 +2,7 @@
  * Ethereum Classic genesis files as Besu reads them: each milestone on its library fork, ETC's
  * difficulty calculators and ECIP-1017 era rewards, checked by building and importing blocks.
  */
-import { type Block, createBlock, createBlockFromRLP } from '@ethereumjs/block'
+import { type Block, createBlock, createBlockFromBytesArray, createBlockFromRLP } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { Capability, createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
 import { Account, createAddressFromPrivateKey, createAddressFromString } from '@ethereumjs/util'
@@ -19,6 +19,7 @@ import type { Chain } from './chain.ts'
 import { classicDifficulty, classicWinnerReward } from './classicForks.ts'
 import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
 import { presetPowDifficulty } from './headerValidation.ts'
+import { keccakSealError, keccakSealHash, keccakSolution } from './keccakPow.ts'
 import { openMemoryChain } from './memoryChain.ts'
 
 const COINBASE = `0x${'c0'.repeat(20)}`
@@ -344,14 +345,53 @@ describe('Ethereum Classic genesis', () => {
     await expect(buildPow(chain)).rejects.toThrow('has no value before block 2200000 (block 2)')
   })
 
+  it("imports ECIP-1049 blocks with Besu's keccak-256 seal checked, and refuses a wrong one", async () => {
+    // ecip1049_dev.json's class: keccak256.fixeddifficulty is not read by Besu (only ethash's is).
+    const genesis = normalizeGenesis({
+      config: { chainId: 2021, ecip1049Block: 0, keccak256: { fixeddifficulty: 100 } },
+      difficulty: '0x10000',
+      gasLimit: '0x7a1200',
+      timestamp: '0x10',
+    })
+    const chain = await openMemoryChain(genesis)
+    const block = await buildPow(chain)
+    expect([block.common.hardfork(), block.header.difficulty]).toEqual(['ecip1049', 131072n])
+    // Thanos's rules (Istanbul's EVM, ETC's rewards and difficulty) with the keccak-256 seal.
+    expect([block.common.gteHardfork('istanbul'), block.common.isActivatedEIP(2929)]).toEqual([true, false])
+    const sealed = (nonce: bigint, mixHash?: Uint8Array) => {
+      const n = hexToBytes(`0x${nonce.toString(16).padStart(16, '0')}`)
+      const values = block.raw() as unknown as Uint8Array[][]
+      const header = [...values[0]]
+      header[13] = mixHash ?? keccakSolution(keccakSealHash(block.header), n)
+      header[14] = n
+      return createBlockFromBytesArray([header, ...values.slice(1)] as never, { common: block.common })
+    }
+    // Mine: the first nonce whose solution is at most 2^256 / difficulty.
+    const sealHash = keccakSealHash(block.header)
+    const target = (1n << 256n) / block.header.difficulty
+    let nonce = 0n
+    while (
+      BigInt(bytesToHex(keccakSolution(sealHash, hexToBytes(`0x${nonce.toString(16).padStart(16, '0')}`)))) > target
+    )
+      nonce++
+    const unsealed = sealed(nonce + 1n)
+    expect(keccakSealError(unsealed.header)).toContain('invalid proof of work: the Keccak-256 result')
+    await expect(importBlock(chain, unsealed, { setHead: true })).rejects.toThrow('invalid proof of work')
+    const wrongMix = sealed(nonce, new Uint8Array(32))
+    expect(keccakSealError(wrongMix.header)).toContain('does not equal calculated mixed hash')
+    await importBlock(chain, sealed(nonce), { setHead: true })
+    expect(chain.head.header.number).toBe(1n)
+    // --skip-pow-validation-enabled skips the seal, as in Besu.
+    const next = await buildPow(chain)
+    await importBlock(chain, next, { setHead: true, skipPowValidation: true })
+    expect(chain.head.header.number).toBe(2n)
+  })
+
   it('refuses in one line what it cannot combine or run', () => {
     const parse = (config: Record<string, unknown>) =>
       parseGenesisText(JSON.stringify({ config, difficulty: '0x1' }), 'etc.json')
     expect(() => parse({ ...CLASSIC_CONFIG, londonBlock: 20 })).toThrow(
       'invalid genesis file etc.json: config.londonBlock: this Ethereum milestone cannot be combined with Ethereum Classic forks in Basalt',
-    )
-    expect(() => parse({ chainId: 2021, ecip1049Block: 0, keccak256: {} })).toThrow(
-      'config.ecip1049Block: ECIP-1049 (keccak-256 proof of work) is not supported by Basalt',
     )
     expect(parse({ chainId: 63, atlantisBlock: 0, aghartaBlock: 30, ethash: {} }).config.aghartaBlock).toBe(30)
   })

@@ -30,6 +30,7 @@ export const CLASSIC_KEYS = [
   'magnetoBlock',
   'mystiqueBlock',
   'spiralBlock',
+  'ecip1049Block',
 ]
 /** Ethereum keys Basalt does not combine with ETC milestones (Besu schedules both lists; the library cannot run such a mix). */
 const LATER_ETHEREUM_KEYS = [
@@ -65,6 +66,8 @@ const CLASSIC_FORKS: [keys: string[], fork: string][] = [
   [['petersburgBlock', 'aghartaBlock'], 'petersburg'],
   [['istanbulBlock', 'phoenixBlock'], 'istanbul'],
   [['thanosBlock'], 'thanos'],
+  // Besu's ECIP-1049 is Thanos's spec with a keccak-256 seal (listed last by Besu, built on Thanos).
+  [['ecip1049Block'], 'ecip1049'],
   [['berlinBlock', 'magnetoBlock'], 'berlin'],
   [['mystiqueBlock'], 'mystique'],
   [['spiralBlock'], 'spiral'],
@@ -76,8 +79,14 @@ export const CLASSIC_FORK_DEFINITIONS: Record<string, { eips: number[]; params?:
   gotham: { eips: [] },
   ecip1041: { eips: [] },
   thanos: { eips: [] },
+  ecip1049: { eips: [] },
   mystique: { eips: [3529, 3541] },
   spiral: { eips: [3651, 3855, 3860] },
+}
+
+/** True when `common`'s current fork seals with ECIP-1049's keccak-256 proof of work (keccakPow.ts). */
+export function hasKeccakSeal(common: Common): boolean {
+  return common.hardfork() === 'ecip1049'
 }
 
 /** True when `config` schedules any Ethereum Classic milestone. */
