@@ -127,6 +127,10 @@ describe('fork order', () => {
     const priced = await openMemoryChain(normalizeGenesis(withFee))
     expect(priced.genesis.header.withdrawalsRoot).toBeDefined()
     expect((RLP.decode(priced.genesis.header.serialize()) as Uint8Array[]).length).toBe(17)
+    // Cancun at genesis without a base fee: Besu does not encode the blob fields the file gives either.
+    const cancun = { ...JSON.parse(genesisText({ cancunTime: 0 })), excessBlobGas: '0x0', blobGasUsed: '0x0' }
+    const blobless = await openMemoryChain(normalizeGenesis(cancun))
+    expect((RLP.decode(blobless.genesis.header.serialize()) as Uint8Array[]).length).toBe(15)
   })
 })
 

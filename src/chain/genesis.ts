@@ -345,10 +345,14 @@ export function createGenesisBlock(common: Common, stateRoot: Uint8Array): Block
   c.setHardforkBy({ blockNumber: 0, timestamp: c.genesis().timestamp })
   const hasBaseFee = c.genesis().baseFeePerGas !== undefined
   const rules = hasBaseFee === c.isActivatedEIP(1559) ? c : withGenesisHeaderShape(c, hasBaseFee)
+  const fields: Record<string, unknown> = { ...c.genesis() }
+  // Fields after the base fee that a 15-field header cannot carry (Besu does not encode them either).
+  if (!rules.isActivatedEIP(4844)) for (const k of ['excessBlobGas', 'blobGasUsed']) delete fields[k]
+  if (!rules.isActivatedEIP(4788)) delete fields.parentBeaconBlockRoot
   return createBlock(
     {
       header: {
-        ...c.genesis(),
+        ...fields,
         number: 0,
         stateRoot,
         withdrawalsRoot: rules.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
