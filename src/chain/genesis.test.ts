@@ -8,6 +8,7 @@ import { poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
 import { bytesToBigint, bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { DevSealer } from '../producer/devSealer.ts'
+import { chainId } from '../rpc/eth/chainMethods.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
@@ -101,6 +102,10 @@ describe('genesis', () => {
     expect(hasChainId(withId.common)).toBe(true)
     const pool1 = new TxPool(poolChainView(withId), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
     expect(await pool1.add(tx(0n, true))).toMatch(/^0x/)
+    // eth_chainId answers null without a chain id, as Besu's EthChainId.
+    const settings = { chainId: 1n }
+    expect(await chainId.call({ chain: chainless, settings } as never, [])).toBeNull()
+    expect(await chainId.call({ chain: withId, settings } as never, [])).toBe('0x1')
   })
 
   it('gives the dev preset a stable hash, so a restart finds its own chain', async () => {
