@@ -13,6 +13,7 @@
  * The genesis block keeps the base fee its file gives (1 gwei when absent, as in every market).
  */
 import type { BlockHeader } from '@ethereumjs/block'
+import { Common } from '@ethereumjs/common'
 
 /** Besu's default `--min-gas-price` (wei). */
 export const DEFAULT_MIN_GAS_PRICE = 1000n
@@ -49,15 +50,27 @@ export function baseFeeMarketOf(config: Record<string, unknown>, minGasPrice: bi
  */
 export function nextBaseFee(parent: BlockHeader, market: BaseFeeMarket): bigint {
   if (market.kind === 'fixed') return market.fee
-  if (parent.baseFeePerGas === undefined) return 0n
+  if (!hasLondonBaseFee(parent)) return 0n
   const next = parent.calcNextBaseFee()
   return next < market.floor ? market.floor : next
 }
 
 /**
+ * True when `header` carries a base fee under London's rules: not a genesis header before London
+ * that carries one only because its file gives it (as Besu writes it; genesis.ts).
+ */
+export function hasLondonBaseFee(header: BlockHeader): boolean {
+  return header.baseFeePerGas !== undefined && Common.prototype.isActivatedEIP.call(header.common, 1559)
+}
+
+/** EIP-1559's initial base fee (1 gwei): London's first block, and Besu's genesis with `londonBlock: 0`. */
+export const INITIAL_BASE_FEE = 1_000_000_000n
+
+/**
  * The base fee a producer writes in the block after `parent` when `isLondon` holds for that block;
- * undefined before London and on the first London block of an EIP-1559 chain (the parent has no
- * base fee, or the block is London's fork block), whose initial base fee the block builder sets.
+ * undefined before London. On the first London block of an EIP-1559 chain, EIP-1559's initial base
+ * fee: after a parent without a base fee (also a London genesis without one, as Besu writes
+ * `future.json`'s), or on London's fork block (left to the block builder, which sets it).
  */
 export function producedBaseFee(
   parent: BlockHeader,
@@ -66,6 +79,7 @@ export function producedBaseFee(
   isLondonForkBlock = false,
 ): bigint | undefined {
   if (!isLondon) return undefined
-  if (market.kind === 'eip1559' && (parent.baseFeePerGas === undefined || isLondonForkBlock)) return undefined
+  if (market.kind === 'eip1559' && parent.baseFeePerGas === undefined) return INITIAL_BASE_FEE
+  if (market.kind === 'eip1559' && isLondonForkBlock) return undefined
   return nextBaseFee(parent, market)
 }

@@ -13,9 +13,10 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { metrics } from '../primitives/metrics.ts'
 import { openState } from '../state/worldState.ts'
 import type { Chain } from './chain.ts'
-import { classicOmmerRewards } from './classicForks.ts'
+import { classicOmmerRewards, hasKeccakSeal } from './classicForks.ts'
 import { validateCliqueSeal } from './clique.ts'
 import { validateHeader, validateOmmers } from './headerValidation.ts'
+import { keccakSealError } from './keccakPow.ts'
 import { ensureKzgFor, isKzgMissing } from './kzg.ts'
 import { replaceUsedKzgStandIn } from './kzgStandIn.ts'
 
@@ -80,7 +81,14 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
     const reason = 'the Amsterdam fork (EIP-7928 block access lists) is not supported by Basalt yet'
     throw new BlockImportError('invalid', block.header.number, hash, reason)
   }
-  if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation) {
+  if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation && hasKeccakSeal(block.header.common)) {
+    // ECIP-1049's keccak-256 seal needs no dataset: checked as Besu checks it.
+    const reason = keccakSealError(block.header)
+    if (reason !== undefined) {
+      chain.store.writeBadBlock(hash, block.serialize(), reason, Date.now())
+      throw new BlockImportError('invalid', block.header.number, hash, reason)
+    }
+  } else if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation) {
     // A refusal, not a verdict: the block is not recorded as bad.
     const reason =
       'proof-of-work seal not verified: ethash verification is not supported (use --skip-pow-validation-enabled)'

@@ -187,6 +187,8 @@ export class Chain {
     const key = bytesToHex(hash)
     const cached = this.blockCache.get(key)
     if (cached) return cached
+    // The genesis block may have a header its fork's rules cannot decode (a base fee before London).
+    if (this.genesis && equalBytes(hash, this.genesis.hash())) return this.genesis
     const headerRlp = this.store.readHeaderRlp(hash)
     const body = this.store.readBody(hash)
     if (!headerRlp || !body) return undefined
@@ -215,6 +217,7 @@ export class Chain {
   getHeaderByHash(hash: Uint8Array): BlockHeader | undefined {
     const cached = this.blockCache.get(bytesToHex(hash))
     if (cached) return cached.header
+    if (this.genesis && equalBytes(hash, this.genesis.hash())) return this.genesis.header
     const rlp = this.store.readHeaderRlp(hash)
     if (!rlp) return undefined
     const values = RLP.decode(rlp) as Uint8Array[]

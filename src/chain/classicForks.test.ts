@@ -2,13 +2,14 @@
  * Ethereum Classic genesis files as Besu reads them: each milestone on its library fork, ETC's
  * difficulty calculators and ECIP-1017 era rewards, checked by building and importing blocks.
  */
-import { type Block, createBlock, createBlockFromRLP } from '@ethereumjs/block'
+import { type Block, createBlock, createBlockFromBytesArray, createBlockFromRLP } from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { Capability, createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
 import { Account, createAddressFromPrivateKey, createAddressFromString } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createVm } from '../evm/vmFactory.ts'
+import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import type { RpcContext } from '../rpc/context.ts'
 import { rewardTraces } from '../rpc/trace/blockTraces.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
@@ -18,6 +19,7 @@ import type { Chain } from './chain.ts'
 import { classicDifficulty, classicWinnerReward } from './classicForks.ts'
 import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
 import { presetPowDifficulty } from './headerValidation.ts'
+import { keccakSealError, keccakSealHash, keccakSolution } from './keccakPow.ts'
 import { openMemoryChain } from './memoryChain.ts'
 
 const COINBASE = `0x${'c0'.repeat(20)}`
@@ -31,7 +33,9 @@ const CLASSIC_CONFIG = {
   ecip1015Block: 1,
   diehardBlock: 2,
   gothamBlock: 3,
-  ecip1041Block: 4,
+  // At Gotham's block: Gotham's bomb delay has no value before block 2,200,000 (Besu's calculator
+  // fails), so the defused difficulty replaces it, and ECIP-1017's rewards stay.
+  ecip1041Block: 3,
   atlantisBlock: 5,
   aghartaBlock: 6,
   phoenixBlock: 7,
@@ -113,7 +117,7 @@ describe('Ethereum Classic genesis', () => {
       'homestead',
       'tangerineWhistle',
       'dieHard',
-      'gotham',
+      'ecip1041',
       'ecip1041',
       'byzantium',
       'petersburg',
@@ -142,6 +146,28 @@ describe('Ethereum Classic genesis', () => {
       return r.executionGasUsed - 6n
     }
     expect([await expGas(1), await expGas(2)]).toEqual([10n + 2n * 10n, 10n + 2n * 50n])
+  })
+
+  it("runs BLAKE2f from Agharta on, as Besu's Agharta runs Istanbul's precompiles, not before", async () => {
+    // EIP-152's test vector 5 (12 rounds of "abc").
+    const input = hexToBytes(
+      `0x0000000c48c9bdf267e6096a3ba7ca8485ae67bb2bf894fe72f36e3cf1361d5f3af54fa5d182e6ad7f520e511f6c3e2b8c68059b6bbd41fbabd9831f79217e1319cde05b616263${'00'.repeat(125)}0300000000000000${'00'.repeat(8)}01`,
+    )
+    const expected =
+      '0xba80a53f981c4d0d6a2797b69f12f6e94c212f14685ac4b74b12bb6fdbffa2d17d87c5392aab792dc252d5de4533cc9518d38aa8dbf1925ab92386edd4009923'
+    const chain = await openMemoryChain(classicGenesis())
+    const blake2f = async (blockNumber: number) => {
+      const common = chain.common.copy()
+      common.setHardforkBy({ blockNumber, timestamp: 100 })
+      const vm = await createVm(common, openState(chain.trieDb, common, chain.head.header.stateRoot, true), chain)
+      const to = createAddressFromString(`0x${'00'.repeat(19)}09`)
+      const r = await vm.evm.runCall({ to, data: input, gasLimit: 100_000n })
+      return [bytesToHex(r.execResult.returnValue), r.execResult.executionGasUsed]
+    }
+    // Atlantis (block 5): no precompile there, the call returns nothing; Agharta (6) and Phoenix (7) run it.
+    expect(await blake2f(5)).toEqual(['0x', 0n])
+    expect(await blake2f(6)).toEqual([expected, 12n])
+    expect(await blake2f(7)).toEqual([expected, 12n])
   })
 
   it("imports proof-of-work blocks through every milestone with Besu's ETC difficulty and ECIP-1017 rewards", async () => {
@@ -279,9 +305,8 @@ describe('Ethereum Classic genesis', () => {
     }
     const parent = { number: 0n, timestamp: 100n, difficulty: 2_048_000n, uncleHash: new Uint8Array(32) }
     const empty = { ...parent, uncleHash: hexOmmersEmpty() }
-    // DieHard: bomb paused at 2^28; Gotham: delayed (no bomb this early); ECIP-1041: none.
+    // DieHard: bomb paused at 2^28; ECIP-1041: none.
     expect(classicDifficulty({ common: at(2), timestamp: 105n }, empty)).toBe(2_048_000n + 1000n + 2n ** 28n)
-    expect(classicDifficulty({ common: at(3), timestamp: 125n }, empty)).toBe(2_048_000n - 1000n)
     expect(classicDifficulty({ common: at(4), timestamp: 105n }, empty)).toBe(2_048_000n + 1000n)
     // Atlantis on: EIP-100 (9-second steps, +1 for a parent with ommers), no bomb.
     expect(classicDifficulty({ common: at(5), timestamp: 118n }, empty)).toBe(2_048_000n - 1000n)
@@ -289,14 +314,84 @@ describe('Ethereum Classic genesis', () => {
     expect(classicDifficulty({ common: at(1), timestamp: 105n }, empty)).toBeUndefined()
   })
 
+  it("delays the bomb from Gotham by 2,000,000 blocks, and refuses Gotham's blocks before 2,200,000 as Besu fails on them", async () => {
+    const gotham = normalizeGenesis({
+      config: { chainId: 61, diehardBlock: 1, gothamBlock: 2, ethash: {} },
+      difficulty: '0x20000',
+      gasLimit: '0x7a1200',
+    })
+    const common = createChainCommon(gotham, {})
+    const at = (n: bigint) => {
+      const c = common.copy()
+      c.setHardforkBy({ blockNumber: n, timestamp: 0 })
+      return c
+    }
+    const parent = (number: bigint) => ({
+      number,
+      timestamp: 100n,
+      difficulty: 2_048_000n,
+      uncleHash: hexOmmersEmpty(),
+    })
+    // Block 2,200,000: 22 periods, 2^(22 - 20 - 2) = 1 on top of the 10-second rule.
+    expect(classicDifficulty({ common: at(2_200_000n), timestamp: 125n }, parent(2_199_999n))).toBe(
+      2_048_000n - 1000n + 1n,
+    )
+    expect(() => classicDifficulty({ common: at(2_199_999n), timestamp: 125n }, parent(2_199_998n))).toThrow(
+      "invalid difficulty: Gotham's delayed difficulty bomb (ECIP-1010) has no value before block 2200000 (block 2199999)",
+    )
+    // A chain with such a schedule loads (Besu loads it too); its Gotham blocks do not build.
+    const chain = await openMemoryChain(gotham)
+    await importBlock(chain, await buildPow(chain), { setHead: true, skipPowValidation: true })
+    await expect(buildPow(chain)).rejects.toThrow('has no value before block 2200000 (block 2)')
+  })
+
+  it("imports ECIP-1049 blocks with Besu's keccak-256 seal checked, and refuses a wrong one", async () => {
+    // ecip1049_dev.json's class: keccak256.fixeddifficulty is not read by Besu (only ethash's is).
+    const genesis = normalizeGenesis({
+      config: { chainId: 2021, ecip1049Block: 0, keccak256: { fixeddifficulty: 100 } },
+      difficulty: '0x10000',
+      gasLimit: '0x7a1200',
+      timestamp: '0x10',
+    })
+    const chain = await openMemoryChain(genesis)
+    const block = await buildPow(chain)
+    expect([block.common.hardfork(), block.header.difficulty]).toEqual(['ecip1049', 131072n])
+    // Thanos's rules (Istanbul's EVM, ETC's rewards and difficulty) with the keccak-256 seal.
+    expect([block.common.gteHardfork('istanbul'), block.common.isActivatedEIP(2929)]).toEqual([true, false])
+    const sealed = (nonce: bigint, mixHash?: Uint8Array) => {
+      const n = hexToBytes(`0x${nonce.toString(16).padStart(16, '0')}`)
+      const values = block.raw() as unknown as Uint8Array[][]
+      const header = [...values[0]]
+      header[13] = mixHash ?? keccakSolution(keccakSealHash(block.header), n)
+      header[14] = n
+      return createBlockFromBytesArray([header, ...values.slice(1)] as never, { common: block.common })
+    }
+    // Mine: the first nonce whose solution is at most 2^256 / difficulty.
+    const sealHash = keccakSealHash(block.header)
+    const target = (1n << 256n) / block.header.difficulty
+    let nonce = 0n
+    while (
+      BigInt(bytesToHex(keccakSolution(sealHash, hexToBytes(`0x${nonce.toString(16).padStart(16, '0')}`)))) > target
+    )
+      nonce++
+    const unsealed = sealed(nonce + 1n)
+    expect(keccakSealError(unsealed.header)).toContain('invalid proof of work: the Keccak-256 result')
+    await expect(importBlock(chain, unsealed, { setHead: true })).rejects.toThrow('invalid proof of work')
+    const wrongMix = sealed(nonce, new Uint8Array(32))
+    expect(keccakSealError(wrongMix.header)).toContain('does not equal calculated mixed hash')
+    await importBlock(chain, sealed(nonce), { setHead: true })
+    expect(chain.head.header.number).toBe(1n)
+    // --skip-pow-validation-enabled skips the seal, as in Besu.
+    const next = await buildPow(chain)
+    await importBlock(chain, next, { setHead: true, skipPowValidation: true })
+    expect(chain.head.header.number).toBe(2n)
+  })
+
   it('refuses in one line what it cannot combine or run', () => {
     const parse = (config: Record<string, unknown>) =>
       parseGenesisText(JSON.stringify({ config, difficulty: '0x1' }), 'etc.json')
     expect(() => parse({ ...CLASSIC_CONFIG, londonBlock: 20 })).toThrow(
       'invalid genesis file etc.json: config.londonBlock: this Ethereum milestone cannot be combined with Ethereum Classic forks in Basalt',
-    )
-    expect(() => parse({ chainId: 2021, ecip1049Block: 0, keccak256: {} })).toThrow(
-      'config.ecip1049Block: ECIP-1049 (keccak-256 proof of work) is not supported by Basalt',
     )
     expect(parse({ chainId: 63, atlantisBlock: 0, aghartaBlock: 30, ethash: {} }).config.aghartaBlock).toBe(30)
   })

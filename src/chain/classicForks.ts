@@ -30,6 +30,7 @@ export const CLASSIC_KEYS = [
   'magnetoBlock',
   'mystiqueBlock',
   'spiralBlock',
+  'ecip1049Block',
 ]
 /** Ethereum keys Basalt does not combine with ETC milestones (Besu schedules both lists; the library cannot run such a mix). */
 const LATER_ETHEREUM_KEYS = [
@@ -45,6 +46,8 @@ const LATER_ETHEREUM_KEYS = [
   'pragueTime',
   'osakaTime',
   'amsterdamTime',
+  'futureEipsTime',
+  'experimentalEipsTime',
 ]
 
 /**
@@ -63,6 +66,8 @@ const CLASSIC_FORKS: [keys: string[], fork: string][] = [
   [['petersburgBlock', 'aghartaBlock'], 'petersburg'],
   [['istanbulBlock', 'phoenixBlock'], 'istanbul'],
   [['thanosBlock'], 'thanos'],
+  // Besu's ECIP-1049 is Thanos's spec with a keccak-256 seal (listed last by Besu, built on Thanos).
+  [['ecip1049Block'], 'ecip1049'],
   [['berlinBlock', 'magnetoBlock'], 'berlin'],
   [['mystiqueBlock'], 'mystique'],
   [['spiralBlock'], 'spiral'],
@@ -74,8 +79,14 @@ export const CLASSIC_FORK_DEFINITIONS: Record<string, { eips: number[]; params?:
   gotham: { eips: [] },
   ecip1041: { eips: [] },
   thanos: { eips: [] },
+  ecip1049: { eips: [] },
   mystique: { eips: [3529, 3541] },
   spiral: { eips: [3651, 3855, 3860] },
+}
+
+/** True when `common`'s current fork seals with ECIP-1049's keccak-256 proof of work (keccakPow.ts). */
+export function hasKeccakSeal(common: Common): boolean {
+  return common.hardfork() === 'ecip1049'
 }
 
 /** True when `config` schedules any Ethereum Classic milestone. */
@@ -190,7 +201,14 @@ export function useClassicRules(common: Common, config: Record<string, unknown>)
     this.classicBlockNumber = opts.blockNumber === undefined ? undefined : toType(opts.blockNumber, TypeOutput.BigInt)
     return proto.setHardforkBy.call(this, opts)
   }
+  // Besu's Agharta runs Istanbul's precompiles: BLAKE2f from `aghartaBlock` (evm/classicPrecompiles.ts).
+  const agharta =
+    config.aghartaBlock === undefined ? undefined : BigInt(toMilestone(config.aghartaBlock, 'config.aghartaBlock'))
+  const hasEarlyBlake2f = function (this: Tracked) {
+    return agharta !== undefined && this.classicBlockNumber !== undefined && this.classicBlockNumber >= agharta
+  }
   const param = function (this: Tracked, name: string) {
+    if (name === 'blake2RoundGas' && hasEarlyBlake2f.call(this)) return BLAKE2_ROUND_GAS
     if (name !== 'minerReward' || this.classicBlockNumber === undefined) return proto.param.call(this, name)
     const gotham = rank(this, 'gotham')
     if (gotham === -1 || rank(this, this.hardfork()) < gotham) return proto.param.call(this, name)
@@ -208,9 +226,18 @@ export function useClassicRules(common: Common, config: Record<string, unknown>)
     const asked = this.classicTxRules === true && name === 'spuriousDragon' ? 'tangerineWhistle' : name
     return proto.gteHardfork.call(this, asked)
   }
-  Object.assign(common, { setHardforkBy, param, updateParams, gteHardfork, classicEraLength: eraLength })
+  Object.assign(common, {
+    setHardforkBy,
+    param,
+    updateParams,
+    gteHardfork,
+    hasEarlyBlake2f,
+    classicEraLength: eraLength,
+  })
 }
 
+/** EIP-152's gas per BLAKE2f round. */
+const BLAKE2_ROUND_GAS = 1n
 const MINIMUM_DIFFICULTY = 131_072n
 const BOUND_DIVISOR = 2_048n
 const PERIOD = 100_000n
@@ -257,12 +284,18 @@ export function classicDifficulty(header: DifficultyHeader, parent: DifficultyPa
   if (since('ecip1041')) return base
   if (since('gotham')) {
     const periods = (parent.number + 1n) / PERIOD
+    // Besu's calculator raises 2 to a negative power here and fails: no block of it imports or seals.
+    if (periods < DELAY_PERIODS + 2n) {
+      throw new Error(
+        `invalid difficulty: Gotham's delayed difficulty bomb (ECIP-1010) has no value before block 2200000 (block ${parent.number + 1n}); Besu cannot build or import this block either`,
+      )
+    }
     return base + pow2(periods - DELAY_PERIODS - 2n)
   }
   return base + pow2(PAUSED_PERIODS - 2n)
 }
 
-/** 2^n as Java's BigInteger.pow, for the bomb (a negative n does not occur on real chains: 0 then). */
+/** 2^n for the bomb (n is never negative: Gotham's negative periods are refused above). */
 function pow2(n: bigint): bigint {
-  return n < 0n ? 0n : 2n ** n
+  return 2n ** n
 }

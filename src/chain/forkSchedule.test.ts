@@ -4,7 +4,12 @@
  * message; without one it runs, per block, the milestone with the highest number reached.
  */
 import { Common } from '@ethereumjs/common'
+import { RLP } from '@ethereumjs/rlp'
+import { poolChainView } from '../node/node.ts'
+import { manualClock } from '../primitives/clock.ts'
+import { DevSealer } from '../producer/devSealer.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
+import { TxPool } from '../txpool/txPool.ts'
 import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
 
@@ -112,8 +117,68 @@ describe('fork order', () => {
     // Genesis at time 2000, past shanghaiTime: Besu runs Shanghai (1000 > 10) on every block.
     const config = { berlinBlock: 0, londonBlock: 10, shanghaiTime: 1000 }
     expect(forkAt(config, 1n, 2012n, '0x7d0')).toBe('shanghai')
+    // Besu gives this genesis no base fee (London is not at block 0 and the file sets none), so its
+    // header encoding stops before the base fee: the 15 fields of a header before London.
     const chain = await openMemoryChain(normalizeGenesis(JSON.parse(genesisText(config, '0x7d0'))))
-    expect(chain.genesis.header.withdrawalsRoot).toBeDefined()
-    expect(chain.genesis.header.baseFeePerGas).toBe(1_000_000_000n)
+    expect(chain.genesis.header.withdrawalsRoot).toBeUndefined()
+    expect(chain.genesis.header.baseFeePerGas).toBeUndefined()
+    expect((RLP.decode(chain.genesis.header.serialize()) as Uint8Array[]).length).toBe(15)
+    const withFee = { ...JSON.parse(genesisText(config, '0x7d0')), baseFeePerGas: '0x7' }
+    const priced = await openMemoryChain(normalizeGenesis(withFee))
+    expect(priced.genesis.header.withdrawalsRoot).toBeDefined()
+    expect((RLP.decode(priced.genesis.header.serialize()) as Uint8Array[]).length).toBe(17)
+    // Cancun at genesis without a base fee: Besu does not encode the blob fields the file gives either.
+    const cancun = { ...JSON.parse(genesisText({ cancunTime: 0 })), excessBlobGas: '0x0', blobGasUsed: '0x0' }
+    const blobless = await openMemoryChain(normalizeGenesis(cancun))
+    expect((RLP.decode(blobless.genesis.header.serialize()) as Uint8Array[]).length).toBe(15)
+  })
+})
+
+describe("Besu's development forks", () => {
+  it('schedules futureEipsTime after Osaka and the BPO forks, with EOF v1 and without Amsterdam', () => {
+    // future.json's class: proof of work with a fixed difficulty, FutureEips from genesis.
+    const config = { futureEipsTime: 0, ethash: { fixeddifficulty: 100 } }
+    const common = createChainCommon(parseGenesisText(genesisText(config), 'future.json'), {})
+    const names = common.hardforks().map((h) => h.name)
+    expect(names.slice(-3)).toEqual(['bpo4', 'bpo5', 'futureEips'])
+    expect(names.includes('amsterdam')).toBe(false)
+    const c = common.copy()
+    c.setHardforkBy({ blockNumber: 1n, timestamp: 12n })
+    expect(c.hardfork()).toBe('futureEips')
+    expect([7692, 3540, 7698, 7702, 7594].map((eip) => c.isActivatedEIP(eip))).toEqual([true, true, true, true, true])
+    expect(c.isActivatedEIP(7928)).toBe(false)
+  })
+
+  it('runs Osaka before futureEipsTime and ExperimentalEips (FutureEips and more) after experimentalEipsTime', () => {
+    const config = { osakaTime: 0, futureEipsTime: 100, experimentalEipsTime: 200, terminalTotalDifficulty: 0 }
+    expect(forkAt(config, 1n, 99n)).toBe('osaka')
+    expect(forkAt(config, 2n, 100n)).toBe('futureEips')
+    expect(forkAt(config, 3n, 200n)).toBe('experimentalEips')
+    const common = createChainCommon(parseGenesisText(genesisText(config), 'experimental.json'), {})
+    common.setHardforkBy({ blockNumber: 3n, timestamp: 200n })
+    expect(common.isActivatedEIP(7692)).toBe(true)
+  })
+
+  it('seals blocks on ExperimentalEips: the EVM runs the fork', async () => {
+    const text = genesisText({ experimentalEipsTime: 0, terminalTotalDifficulty: 0, contractSizeLimit: 2147483647 })
+    const chain = await openMemoryChain(parseGenesisText(text, 'experimental.json'))
+    const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
+    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+    // experimental.json sets no base fee and no London block: Besu's genesis header has 15 fields.
+    expect((RLP.decode(chain.genesis.header.serialize()) as Uint8Array[]).length).toBe(15)
+    const block = (await sealer.sealBlock(true))!
+    expect([block.header.number, block.common.hardfork()]).toEqual([1n, 'experimentalEips'])
+    // The first block after it starts the fee market at EIP-1559's initial base fee.
+    expect([block.header.baseFeePerGas, block.header.requestsHash !== undefined]).toEqual([1_000_000_000n, true])
+  })
+
+  it('keeps a configured Amsterdam before FutureEips, in Besu order', () => {
+    const names = createChainCommon(
+      parseGenesisText(genesisText({ amsterdamTime: 10, futureEipsTime: 20 }), 'g.json'),
+      {},
+    )
+      .hardforks()
+      .map((h) => h.name)
+    expect(names.slice(-2)).toEqual(['amsterdam', 'futureEips'])
   })
 })

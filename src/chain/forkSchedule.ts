@@ -12,6 +12,7 @@ import { type BigIntLike, TypeOutput, toType } from '@ethereumjs/util'
 
 type ConsensusConfig = Record<string, unknown>
 
+import { allowHardforkNames } from '../evm/forkNames.ts'
 import { CLASSIC_FORK_DEFINITIONS, classicMilestones, isClassicConfig } from './classicForks.ts'
 import { GenesisError, toAddressHex, toGenesisQuantity, toMilestone, toObject } from './genesisValues.ts'
 
@@ -35,8 +36,22 @@ const MILESTONES: [key: string, fork: string, kind: ForkKind][] = [
   ['pragueTime', 'prague', 'time'],
   ['osakaTime', 'osaka', 'time'],
 ]
-/** Milestones after the BPO forks (`bpo1Time`, `bpo2Time`, … come between Osaka and these). */
-const LATE_MILESTONES: [key: string, fork: string, kind: ForkKind][] = [['amsterdamTime', 'amsterdam', 'time']]
+/** Milestones after the BPO forks (`bpo1Time`, `bpo2Time`, … come between Osaka and these), in Besu's order. */
+const LATE_MILESTONES: [key: string, fork: string, kind: ForkKind][] = [
+  ['amsterdamTime', 'amsterdam', 'time'],
+  ['futureEipsTime', 'futureEips', 'time'],
+  ['experimentalEipsTime', 'experimentalEips', 'time'],
+]
+/**
+ * Besu's development forks, as far as the EVM library has their EIPs. Besu's FutureEips is BPO5's
+ * spec (Osaka and the BPO forks, not Amsterdam) with EOF v1 (EIP-7692), which the library has, and
+ * block access lists, which it has only in its draft Amsterdam (left out: docs/genesis.md);
+ * ExperimentalEips is FutureEips with an EVM of Besu's own experiments, none of them in the library.
+ */
+const DEVELOPMENT_FORKS: Record<string, { eips: number[] }> = {
+  futureEips: { eips: [3540, 3670, 4200, 4750, 5450, 6206, 7069, 7480, 7620, 7698, 7692] },
+  experimentalEips: { eips: [] },
+}
 /** Forks whose blob parameters `blobSchedule` sets (the BPO forks as well). */
 const BLOB_FORKS = new Set(['cancun', 'prague', 'osaka'])
 const GAS_PER_BLOB = 131072
@@ -74,7 +89,10 @@ function milestonesOf(config: Record<string, unknown>): [string, string, ForkKin
   const bpoForks = [...bpos]
     .sort((a, b) => a - b)
     .map((n): [string, string, ForkKind] => [`bpo${n}Time`, `bpo${n}`, 'time'])
-  return [...MILESTONES, ...bpoForks, ...LATE_MILESTONES]
+  // Amsterdam joins the list only when configured: a fork in the list before a scheduled one takes
+  // its activation, and Besu's FutureEips does not build on Amsterdam.
+  const late = LATE_MILESTONES.filter(([key, fork]) => fork !== 'amsterdam' || config[key] !== undefined)
+  return [...MILESTONES, ...bpoForks, ...late]
 }
 
 interface Scheduled {
@@ -304,7 +322,7 @@ function customForks(config: Record<string, unknown>, forks: string[]): Record<s
   // bring the library's mainnet BPO values with the BPO forks it fills in).
   let current: Record<string, unknown> | undefined
   for (const fork of forks) {
-    const base = builtin(fork) ?? CLASSIC_FORK_DEFINITIONS[fork] ?? { eips: [] }
+    const base = builtin(fork) ?? CLASSIC_FORK_DEFINITIONS[fork] ?? DEVELOPMENT_FORKS[fork] ?? { eips: [] }
     const params: Record<string, unknown> = { ...base.params, ...everywhere }
     const isBpo = /^bpo\d+$/.test(fork)
     const defaults = BLOB_DEFAULTS[fork]
@@ -333,6 +351,7 @@ export function terminalTotalDifficultyOf(config: Record<string, unknown>): bigi
  */
 export function buildChainParams(input: ChainParamsInput): Record<string, unknown> & { milestones: BesuMilestone[] } {
   const { config } = input
+  allowHardforkNames(Object.keys(DEVELOPMENT_FORKS))
   const { scheduled, milestones } = scheduleMilestones(config, input.genesisTimestamp)
   const blockForks: HardforkTransitionConfig[] = [{ name: 'chainstart', block: 0 }]
   for (const s of scheduled) if (s.block !== null) blockForks.push({ name: s.fork, block: s.block })

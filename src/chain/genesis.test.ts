@@ -1,13 +1,21 @@
 import { readFileSync } from 'node:fs'
+import { RLP } from '@ethereumjs/rlp'
+import { createLegacyTx } from '@ethereumjs/tx'
 import { Address, KECCAK256_RLP, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import { CONFORMANCE_DIR, hasConformanceChain } from '../../test/fixtures/sharedConformance.ts'
-import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { poolChainView } from '../node/node.ts'
+import { manualClock } from '../primitives/clock.ts'
+import { bytesToBigint, bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { DevSealer } from '../producer/devSealer.ts'
+import { chainId } from '../rpc/eth/chainMethods.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
 import { ChainStore } from '../storage/chainStore.ts'
 import { migrate } from '../storage/schema.ts'
 import { openSqlite } from '../storage/sqlite.ts'
+import { TxPool } from '../txpool/txPool.ts'
 import { devAccounts } from './devAccounts.ts'
 import {
   createChainCommon,
@@ -15,6 +23,7 @@ import {
   devGenesis,
   type GenesisJson,
   genesisState,
+  hasChainId,
   normalizeGenesis,
   parseGenesisText,
 } from './genesis.ts'
@@ -62,6 +71,41 @@ describe('genesis', () => {
     expect(normalizeGenesis({ alloc: {} }).config.chainId).toBe(1)
     expect(normalizeGenesis({ config: {} }).config.chainId).toBe(1)
     expect(() => normalizeGenesis({ config: [] })).toThrow('config must be a JSON object')
+  })
+
+  it('refuses replay-protected transactions on a chain without chainId, as Besu (it has no chain id then)', async () => {
+    const key = hexToBytes(devAccounts()[0].privateKey)
+    const genesis = (config: Record<string, unknown>) =>
+      normalizeGenesis({
+        config,
+        gasLimit: '0x1c9c380',
+        alloc: { [devAccounts()[0].address]: { balance: '0xffffffffffffffffff' } },
+      })
+    const chainless = await openMemoryChain(genesis({ homesteadBlock: 0, eip158Block: 0 }))
+    expect(hasChainId(chainless.common)).toBe(false)
+    const pool = new TxPool(poolChainView(chainless), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
+    const common = chainless.commonForNextBlock()
+    // Signed under Homestead's rules: no EIP-155 (v = 27 or 28); under Spurious Dragon's: EIP-155.
+    const homestead = common.copy()
+    homestead.setHardfork('homestead')
+    const tx = (nonce: bigint, eip155: boolean) =>
+      createLegacyTx(
+        { nonce, to: `0x${'42'.repeat(20)}`, gasLimit: 21_000n, gasPrice: 10n ** 9n },
+        { common: eip155 ? common : homestead },
+      ).sign(key)
+    // An EIP-155 signature (v = 37 or 38 for chain id 1): Besu's "ChainId not supported".
+    await expect(pool.add(tx(0n, true))).rejects.toMatchObject({ kind: 'replayProtectionNotSupported' })
+    expect([27n, 28n]).toContain(tx(0n, false).v!)
+    expect(await pool.add(tx(0n, false))).toMatch(/^0x/)
+    // With a chain id in the genesis, the same EIP-155 transaction is fine.
+    const withId = await openMemoryChain(genesis({ chainId: 1, homesteadBlock: 0, eip158Block: 0 }))
+    expect(hasChainId(withId.common)).toBe(true)
+    const pool1 = new TxPool(poolChainView(withId), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
+    expect(await pool1.add(tx(0n, true))).toMatch(/^0x/)
+    // eth_chainId answers null without a chain id, as Besu's EthChainId.
+    const settings = { chainId: 1n }
+    expect(await chainId.call({ chain: chainless, settings } as never, [])).toBeNull()
+    expect(await chainId.call({ chain: withId, settings } as never, [])).toBe('0x1')
   })
 
   it('gives the dev preset a stable hash, so a restart finds its own chain', async () => {
@@ -176,11 +220,44 @@ describe('parseGenesisText', () => {
     )
   })
 
-  it('refuses a baseFeePerGas on a genesis block before London, naming the key', () => {
-    const text = JSON.stringify({ config: { chainId: 1, londonBlock: 10 }, baseFeePerGas: '0xa' })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow(
-      'invalid genesis file g.json: baseFeePerGas: the genesis block runs chainstart, before London (EIP-1559), and cannot carry a base fee',
-    )
+  it("writes a baseFeePerGas into a genesis header before London, as Besu's GenesisState does", async () => {
+    // Besu's old shanghai.json class: `shanghaiBlock` (a key Besu does not read), merged at genesis,
+    // no London, a decimal base fee and timestamp. The genesis header gets London's shape.
+    const text = JSON.stringify({
+      config: { chainId: 1337907, shanghaiBlock: 0, terminalTotalDifficulty: 0, ethash: {} },
+      baseFeePerGas: '1000000000',
+      difficulty: '0x01',
+      extraData: '',
+      gasLimit: '0x400000',
+      nonce: '0x1234',
+      timestamp: '1666736008',
+      alloc: { '0x0000000000000000000000000000000000000001': { balance: '1' } },
+    })
+    const chain = await openMemoryChain(parseGenesisText(text, 'shanghai.json'))
+    const header = chain.genesis.header
+    expect(header.baseFeePerGas).toBe(1_000_000_000n)
+    expect(header.withdrawalsRoot).toBeUndefined()
+    const fields = RLP.decode(header.serialize()) as Uint8Array[]
+    expect(fields.length).toBe(16)
+    expect(bytesToBigint(fields[15])).toBe(1_000_000_000n)
+    expect(header.hash()).toEqual(keccak_256(header.serialize()))
+    // The blocks after it run Frontier's rules (no base fee), under the merge.
+    const next = chain.commonForNextBlock()
+    expect(next.isActivatedEIP(1559)).toBe(false)
+    expect(next.isActivatedEIP(4895)).toBe(false)
+    // The stored genesis is read back by hash.
+    expect((await chain.getBlockByHash(header.hash()))?.header.baseFeePerGas).toBe(1_000_000_000n)
+    expect(chain.getHeaderByHash(header.hash())?.baseFeePerGas).toBe(1_000_000_000n)
+    const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
+    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+    const block = (await sealer.sealBlock(true))!
+    expect([block.header.number, block.header.baseFeePerGas, block.header.difficulty]).toEqual([1n, undefined, 0n])
+  })
+
+  it('gives a genesis before London without a baseFeePerGas no base fee', async () => {
+    const chain = await openMemoryChain(parseGenesisText(JSON.stringify({ config: { londonBlock: 10 } }), 'g.json'))
+    expect(chain.genesis.header.baseFeePerGas).toBeUndefined()
+    expect((RLP.decode(chain.genesis.header.serialize()) as Uint8Array[]).length).toBe(15)
   })
 
   it('takes short hex for hashes and addresses, left-padded as Besu does', async () => {

@@ -10,7 +10,7 @@ import { sha256 } from '@noble/hashes/sha2.js'
 import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
-import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE } from './baseFee.ts'
+import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE, INITIAL_BASE_FEE } from './baseFee.ts'
 import { isClassicConfig, useClassicRules } from './classicForks.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
 import { DEV_CHAIN_ID } from './devIds.ts'
@@ -40,6 +40,13 @@ interface AllocJson {
 }
 
 export const DEV_GAS_LIMIT = 60_000_000n
+/** Marks a genesis `config` that had no `chainId` (Besu: no chain id, so no replay-protected transactions). */
+const NO_CHAIN_ID = Symbol('noChainId')
+
+/** False for a chain whose genesis has no `chainId`: Besu refuses EIP-155 and typed transactions there. */
+export function hasChainId(common: Common): boolean {
+  return (common as Common & { hasNoChainId?: boolean }).hasNoChainId !== true
+}
 
 /** Header fields a genesis may leave out, with the values Besu assumes. */
 const HEADER_DEFAULTS: Record<string, string> = {
@@ -74,8 +81,11 @@ export function normalizeGenesis(json: unknown): GenesisJson {
     }
   }
   // Without a chain id Besu takes mainnet's network id (1); the EVM library needs a chain id, so
-  // Basalt uses that one for both (Besu then has none: no EIP-155 transactions).
-  g.config.chainId ??= 1
+  // Basalt uses that one for both, and refuses EIP-155 transactions as Besu does (it has none).
+  if (g.config.chainId === undefined) {
+    g.config.chainId = 1
+    Object.defineProperty(g.config, NO_CHAIN_ID, { value: true })
+  }
   checkConfigKeys(g.config)
   for (const [k, v] of Object.entries(HEADER_DEFAULTS)) g[k] ??= v
   return g
@@ -88,7 +98,7 @@ export function normalizeGenesis(json: unknown): GenesisJson {
 export function parseGenesisText(text: string, file: string): GenesisJson {
   try {
     const g = normalizeGenesis(plainJson(parseJsonText(text)))
-    checkGenesisHeader(g, createChainCommon(g, {}))
+    checkGenesisHeader(createChainCommon(g, {}))
     genesisState(g)
     return g
   } catch (e) {
@@ -96,19 +106,8 @@ export function parseGenesisText(text: string, file: string): GenesisJson {
   }
 }
 
-/**
- * Refuses a genesis header the chain cannot hold. Besu writes `baseFeePerGas` into the genesis
- * header even when London comes later; a header before London has no base fee field (EIP-1559), so
- * Basalt cannot build that block and refuses the key rather than drop it (the hash would differ).
- */
-function checkGenesisHeader(g: GenesisJson, common: Common): void {
-  const c = common.copy()
-  c.setHardforkBy({ blockNumber: 0, timestamp: c.genesis().timestamp })
-  if (g.baseFeePerGas !== undefined && !c.isActivatedEIP(1559)) {
-    throw new GenesisError(
-      `baseFeePerGas: the genesis block runs ${c.hardfork()}, before London (EIP-1559), and cannot carry a base fee; remove the key or schedule London at block 0`,
-    )
-  }
+/** Refuses a genesis header the library cannot build, naming the header. */
+function checkGenesisHeader(common: Common): void {
   try {
     createGenesisBlock(common, KECCAK256_RLP)
   } catch (e) {
@@ -207,11 +206,22 @@ function genesisHeader(g: GenesisJson): Record<string, string | undefined> {
     mixHash: bytes('mixHash', 32),
     coinbase: bytes('coinbase', 20),
     parentHash: bytes('parentHash', 32),
-    baseFeePerGas: quantity('baseFeePerGas'),
+    baseFeePerGas: genesisBaseFee(g),
     excessBlobGas: quantity('excessBlobGas'),
     blobGasUsed: quantity('blobGasUsed'),
     parentBeaconBlockRoot: bytes('parentBeaconBlockRoot', 32),
   }
+}
+
+/**
+ * The genesis base fee as Besu gives it (`GenesisConfig.getGenesisBaseFeePerGas`): the file's, else
+ * 1 gwei when `londonBlock` is 0, else none (whatever fork the genesis block runs).
+ */
+function genesisBaseFee(g: GenesisJson): Hex | undefined {
+  if (g.baseFeePerGas !== undefined) return toQuantity(toGenesisQuantity(g.baseFeePerGas, 'baseFeePerGas'))
+  const london = g.config.londonBlock
+  if (london !== undefined && toMilestone(london, 'config.londonBlock') === 0) return toQuantity(INITIAL_BASE_FEE)
+  return undefined
 }
 
 /**
@@ -244,6 +254,7 @@ export function createChainCommon(
   // rules expect a clique signer. A consensus type it does not know switches all three off; the BFT
   // header rules live in consensus/. Own properties survive `common.copy()`.
   if (bft) Object.assign(common, { consensusType: () => 'bft', consensusAlgorithm: () => bft.kind })
+  if ((genesis.config as Record<symbol, unknown>)[NO_CHAIN_ID] === true) Object.assign(common, { hasNoChainId: true })
   if (genesis.config.evmStackSize !== undefined) setChainStackSize(common, evmStackSizeOf(genesis.config.evmStackSize))
   return common
 }
@@ -321,21 +332,53 @@ export function genesisState(genesis: GenesisJson): GenesisState {
   return out
 }
 
-/** The genesis block of `common`'s chain over a state root. */
+/**
+ * The genesis block of `common`'s chain over a state root, with Besu's header. Besu writes the
+ * genesis base fee (`genesisBaseFee`) whatever fork the genesis runs, and its header encoding stops
+ * at the first absent field of London and later forks: a genesis before London with a base fee
+ * (Besu's old `shanghai.json`) has a header of London's shape, and a genesis on London or later
+ * without one (`shanghaiTime: 0` without `londonBlock: 0`, Besu's `future.json`) has the 15 fields
+ * of a header before London. The blocks after it keep their own fork's shape.
+ */
 export function createGenesisBlock(common: Common, stateRoot: Uint8Array): Block {
   const c = common.copy()
   c.setHardforkBy({ blockNumber: 0, timestamp: c.genesis().timestamp })
+  const hasBaseFee = c.genesis().baseFeePerGas !== undefined
+  const rules = hasBaseFee === c.isActivatedEIP(1559) ? c : withGenesisHeaderShape(c, hasBaseFee)
+  const fields: Record<string, unknown> = { ...c.genesis() }
+  // Fields after the base fee that a 15-field header cannot carry (Besu does not encode them either).
+  if (!rules.isActivatedEIP(4844)) for (const k of ['excessBlobGas', 'blobGasUsed']) delete fields[k]
+  if (!rules.isActivatedEIP(4788)) delete fields.parentBeaconBlockRoot
   return createBlock(
     {
       header: {
-        ...c.genesis(),
+        ...fields,
         number: 0,
         stateRoot,
-        withdrawalsRoot: c.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
-        requestsHash: c.isActivatedEIP(7685) ? sha256(new Uint8Array(0)) : undefined,
+        withdrawalsRoot: rules.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
+        requestsHash: rules.isActivatedEIP(7685) ? sha256(new Uint8Array(0)) : undefined,
       },
-      withdrawals: c.isActivatedEIP(4895) ? [] : undefined,
+      withdrawals: rules.isActivatedEIP(4895) ? [] : undefined,
     },
-    { common: c },
+    { common: rules },
   )
+}
+
+/** Header fields of London and the forks after it, in their encoding order (all follow the base fee). */
+const LONDON_AND_LATER_HEADER_EIPS = new Set([1559, 4895, 4844, 4788, 7685, 7928, 7843])
+
+/**
+ * A copy of the genesis rules whose header has the base fee field (`hasBaseFee`, on a fork before
+ * London) or none of London's and later fields (on London or later without a base fee). Own
+ * properties survive the copies the header makes; nothing else of the fork changes.
+ */
+function withGenesisHeaderShape(common: Common, hasBaseFee: boolean): Common {
+  const c = common.copy()
+  const isActivated = Common.prototype.isActivatedEIP
+  const isActivatedEIP = function (this: Common, eip: number): boolean {
+    if (hasBaseFee) return eip === 1559 || isActivated.call(this, eip)
+    return !LONDON_AND_LATER_HEADER_EIPS.has(eip) && isActivated.call(this, eip)
+  }
+  Object.assign(c, { isActivatedEIP })
+  return c
 }

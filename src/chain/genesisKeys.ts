@@ -52,6 +52,8 @@ const CANONICAL_KEYS = [
   'pragueTime',
   'osakaTime',
   'amsterdamTime',
+  'futureEipsTime',
+  'experimentalEipsTime',
   'terminalTotalDifficulty',
   'terminalTotalDifficultyPassed',
   'terminalBlockNumber',
@@ -65,6 +67,7 @@ const CANONICAL_KEYS = [
   'consolidationRequestContractAddress',
   'ethash',
   'fixeddifficulty',
+  'keccak256',
   'clique',
   'ibft2',
   'qbft',
@@ -100,11 +103,7 @@ const DATA_KEYED = new Set(['alloc', 'storage', 'blobSchedule'])
 const UNSUPPORTED_CONFIG: Record<string, string> = {
   cancuneoftime: 'the CancunEOF fork',
   verkletime: 'the Verkle fork',
-  futureeipstime: "Besu's FutureEips fork",
-  experimentaleipstime: "Besu's ExperimentalEips fork",
   ibft: 'legacy IBFT 1.0 consensus',
-  ecip1049block: 'ECIP-1049 (keccak-256 proof of work)',
-  keccak256: 'ECIP-1049 (keccak-256 proof of work)',
 }
 /** Boolean `config` switches (Besu's fee markets, see baseFee.ts). */
 const SWITCHES = ['zeroBaseFee', 'fixedBaseFee']

@@ -98,6 +98,25 @@ describe('Block', () => {
     expect(Number(d.block.estimateGas)).toBeGreaterThan(21000)
   })
 
+  it("answers a sender that cannot pay as Besu's GraphQL: fees are zero, a value above the balance is an invalid run", async () => {
+    const poor = `0x${'77'.repeat(20)}`
+    const to = `0x${'42'.repeat(20)}`
+    const query = (fields: string) =>
+      `{ block { call(data: { from: "${poor}", to: "${to}", ${fields} }) { status gasUsed data } estimateGas(data: { from: "${poor}", to: "${to}", ${fields} }) } }`
+    // Gas it cannot pay for: Besu simulates with the balance allowed to be exceeded, fees zero.
+    for (const fees of ['gasPrice: "0x3b9aca00", gas: "0x5208"', 'maxFeePerGas: "0x3b9aca00"']) {
+      const d = await data(query(fees))
+      expect(d.block.call).toEqual({ status: '0x1', gasUsed: '0x5208', data: '0x' })
+      expect(d.block.estimateGas).toBe('0x5208')
+    }
+    // A value above its balance: Besu's transfer fails, an invalid result (status 0, estimate -1).
+    const d = await data(query('value: "0x1"'))
+    expect(d.block.call).toEqual({ status: '0x0', gasUsed: '0xffffffffffffffff', data: '0x' })
+    expect(d.block.estimateGas).toBe('0xffffffffffffffff')
+    const pending = await data(`{ pending { estimateGas(data: { from: "${poor}", to: "${to}", value: "0x1" }) } }`)
+    expect(pending.pending.estimateGas).toBe('0xffffffffffffffff')
+  })
+
   it('reports a reverting call as status 0', async () => {
     const reverter = await tc.deploy('60006000fd')
     const d = await data(`{ block { call(data: { to: "${reverter}" }) { status } } }`)

@@ -84,6 +84,8 @@ export const BESU_ERRORS = {
   blobGasPriceBelowBlobBaseFee: [-32009, 'blob gas price below current blob base fee'],
   wrongChainId: [-32000, 'Wrong chainId'],
   replayProtectionRequired: [-32000, 'ChainId is required'],
+  // A chain whose genesis has no chain id (Besu's REPLAY_PROTECTED_SIGNATURES_NOT_SUPPORTED).
+  replayProtectionNotSupported: [-32000, 'ChainId not supported'],
   knownTransaction: [-32000, 'Known transaction'],
   replacementUnderpriced: [-32000, 'Replacement transaction underpriced'],
   txFeeCapExceeded: [-32000, 'Transaction fee cap exceeded'],

@@ -20,6 +20,7 @@ import {
   createGenesisBlock,
   devGenesis,
   type GenesisJson,
+  hasChainId,
   parseGenesisText,
 } from '../chain/genesis.ts'
 import { toGenesisQuantity } from '../chain/genesisValues.ts'
@@ -190,6 +191,7 @@ export function poolChainView(chain: Chain): PoolChainView {
     get chainId() {
       return chain.common.chainId()
     },
+    hasChainId: hasChainId(chain.common),
     headGasLimit: () => chain.head.header.gasLimit,
     headBaseFee: () => chain.head.header.baseFeePerGas ?? 0n,
     account: async (address) => {

@@ -13,6 +13,8 @@ import { TxPoolError } from './txPoolError.ts'
 /** What the pool needs to know of the chain head. */
 export interface PoolChainView {
   chainId: bigint
+  /** False on a chain whose genesis has no chain id: Besu refuses replay-protected transactions there. */
+  hasChainId?: boolean
   headGasLimit(): bigint
   headBaseFee(): bigint
   /** Nonce and balance of an account at the head. */
@@ -130,6 +132,8 @@ export class TxPool {
   private checkStatic(tx: TypedTransaction): void {
     const chainId = (tx as { chainId?: bigint }).chainId ?? tx.common.chainId()
     if (tx.type !== 0 || (tx as { v?: bigint }).v! > 28n) {
+      if (this.chain.hasChainId === false)
+        throw new TxPoolError('replayProtectionNotSupported', 'replay protected signatures is not supported')
       if (chainId !== this.chain.chainId)
         throw new TxPoolError('wrongChainId', `Wrong chainId: ${chainId}, expected ${this.chain.chainId}`)
     }

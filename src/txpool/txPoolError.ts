@@ -8,6 +8,7 @@ export type TxPoolErrorKind =
   | 'gasPriceTooLow'
   | 'gasPriceBelowBaseFee'
   | 'wrongChainId'
+  | 'replayProtectionNotSupported'
   | 'knownTransaction'
   | 'replacementUnderpriced'
   | 'priorityFeeExceedsMaxFee'

@@ -1,12 +1,14 @@
 /** Chain identity and node status. Spec: execution-apis src/eth/client.yaml */
+import { hasChainId } from '../../chain/genesis.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 
+/** The chain id; `null` on a chain whose genesis names none, as Besu answers there. */
 export const chainId = defineMethod({
   name: 'eth_chainId',
   params: [],
-  handler: (ctx: RpcContext) => toQuantity(ctx.settings.chainId),
+  handler: (ctx: RpcContext) => (hasChainId(ctx.chain.common) ? toQuantity(ctx.settings.chainId) : null),
 })
 
 export const blockNumber = defineMethod({

@@ -6,6 +6,7 @@
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { hasLondonBaseFee } from '../../chain/baseFee.ts'
 import { buildCallTransaction, type CallRequest, callTxType } from '../../evm/callTransaction.ts'
 import { estimateGas } from '../../evm/gasEstimator.ts'
 import { CodecError, p } from '../../jsonrpc/codecs.ts'
@@ -43,7 +44,7 @@ export async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledReq
   const stateNonce = (await ctx.chain.stateAt(head).getAccount(new Address(req.from!)))?.nonce ?? 0n
   const nonce = req.nonce ?? ctx.pool.pendingNonce(fromHex, stateNonce)
   const filled: CallRequest = { ...req, nonce }
-  const type = callTxType(req, head.header.baseFeePerGas !== undefined)
+  const type = callTxType(req, hasLondonBaseFee(head.header))
   if (type < 2) {
     filled.gasPrice = req.gasPrice ?? (await suggestGasPrice(ctx))
   } else {

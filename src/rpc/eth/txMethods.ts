@@ -3,6 +3,7 @@ import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { decodeBlobTxOffThread } from '../../chain/blobTxDecode.ts'
+import { hasChainId } from '../../chain/genesis.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { type BesuErrorKind, besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
@@ -25,7 +26,8 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
     // The library checks these while decoding; Besu reports them as validation failures. Besu's
     // pool compares the gas limit with the head's block gas limit before the EIP-7825 cap.
     // The library's message embeds a function's source, lines and all, which differs per runtime.
-    if (message.includes('not matching the derived chain ID')) throw besuError('wrongChainId')
+    if (message.includes('not matching the derived chain ID'))
+      throw besuError(hasChainId(common) ? 'wrongChainId' : 'replayProtectionNotSupported')
     if (message.includes('EIP-7825')) {
       const gasLimit = /gas limit (\d+)/.exec(message)?.[1]
       if (gasLimit !== undefined && BigInt(gasLimit) > ctx.chain.head.header.gasLimit)

@@ -1,0 +1,55 @@
+/**
+ * ECIP-1049's proof of work (Besu's `KeccakHasher` and `ProofOfWorkValidationRule`): the seal of a
+ * header is keccak256(keccak256(rlp(header without mix hash and nonce)) ‖ nonce), which must be the
+ * header's mix hash and, read as a number, at most 2^256 / difficulty. Unlike ethash it needs no
+ * dataset, so Basalt checks it on import.
+ */
+import type { BlockHeader } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import { bigIntToUnpaddedBytes } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { bytesToBigint, bytesToHex } from '../primitives/hex.ts'
+
+const TWO_256 = 1n << 256n
+
+/** keccak256 of the header's RLP without its mix hash and nonce (Besu's `hashHeader`; the base fee when it has one). */
+export function keccakSealHash(header: BlockHeader): Uint8Array {
+  const fields: Uint8Array[] = [
+    header.parentHash,
+    header.uncleHash,
+    header.coinbase.bytes,
+    header.stateRoot,
+    header.transactionsTrie,
+    header.receiptTrie,
+    header.logsBloom,
+    bigIntToUnpaddedBytes(header.difficulty),
+    bigIntToUnpaddedBytes(header.number),
+    bigIntToUnpaddedBytes(header.gasLimit),
+    bigIntToUnpaddedBytes(header.gasUsed),
+    bigIntToUnpaddedBytes(header.timestamp),
+    header.extraData,
+  ]
+  if (header.baseFeePerGas !== undefined) fields.push(bigIntToUnpaddedBytes(header.baseFeePerGas))
+  return keccak_256(RLP.encode(fields))
+}
+
+/** The keccak-256 solution of a header (its `keccakSealHash`) for `nonce` (8 bytes): the mix hash it must carry. */
+export function keccakSolution(sealHash: Uint8Array, nonce: Uint8Array): Uint8Array {
+  const input = new Uint8Array(40)
+  input.set(sealHash, 0)
+  input.set(nonce, 32)
+  return keccak_256(input)
+}
+
+/** Why `header`'s ECIP-1049 seal is invalid, in Besu's words, or undefined when it holds. */
+export function keccakSealError(header: BlockHeader): string | undefined {
+  if (header.difficulty === 0n) return 'invalid proof of work: difficulty is 0'
+  const solution = keccakSolution(keccakSealHash(header), header.nonce)
+  const target = header.difficulty === 1n ? TWO_256 - 1n : TWO_256 / header.difficulty
+  const result = bytesToBigint(solution)
+  if (result > target)
+    return `invalid proof of work: the Keccak-256 result ${result} was greater than the target ${target}`
+  if (bytesToHex(solution) !== bytesToHex(header.mixHash))
+    return `invalid proof of work: header mixed hash ${bytesToHex(header.mixHash)} does not equal calculated mixed hash ${bytesToHex(solution)}`
+  return undefined
+}
