@@ -30,8 +30,9 @@ import type { StorageFormat } from '../state/storageFormat.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openFlatView, openState, type StateManager } from '../state/worldState.ts'
 import type { ChainStore, StoredLog } from '../storage/chainStore.ts'
-import { type BaseFeeMarket, EIP1559_MARKET, nextBaseFee } from './baseFee.ts'
+import { type BaseFeeMarket, EIP1559_MARKET, INITIAL_BASE_FEE, nextBaseFee, producedBaseFee } from './baseFee.ts'
 import { ChainIdSchedule } from './chainIds.ts'
+import { isLondonForkBlock } from './gasLimit.ts'
 import type { SealRules } from './headerValidation.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
@@ -119,6 +120,19 @@ export class Chain {
   /** The base fee of the block after `parent` (the head by default), by the chain's fee market. */
   nextBaseFee(parent: BlockHeader = this.head.header): bigint {
     return nextBaseFee(parent, this.baseFeeMarket)
+  }
+
+  /**
+   * The base fee of a block built on the head now, as a producer writes it; undefined when that block
+   * runs before London. Unlike `nextBaseFee(head)` it covers the first London block: after a genesis
+   * without a base fee (Besu's rule for a London genesis without `londonBlock: 0`) or on London's
+   * fork block, EIP-1559's initial base fee, so fee suggestions clear that block's base fee.
+   */
+  pendingBaseFee(): bigint | undefined {
+    const c = this.commonForNextBlock()
+    if (!c.isActivatedEIP(1559)) return undefined
+    const number = this.head.header.number + 1n
+    return producedBaseFee(this.head.header, this.baseFeeMarket, true, isLondonForkBlock(c, number)) ?? INITIAL_BASE_FEE
   }
 
   /**

@@ -135,8 +135,8 @@ export const baseFee = defineMethod({
   name: 'eth_baseFee',
   params: [],
   handler: (ctx: RpcContext) => {
-    const h = ctx.chain.head.header
-    return h.baseFeePerGas === undefined ? null : toQuantity(ctx.chain.nextBaseFee(h))
+    const fee = ctx.chain.pendingBaseFee()
+    return fee === undefined ? null : toQuantity(fee)
   },
 })
 

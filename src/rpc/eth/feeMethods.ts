@@ -96,7 +96,13 @@ export const feeHistory = defineMethod({
       if (rawPercentiles) rewards.push(rewardsOf(ctx, b, percentiles))
     }
     const nh = newest.header
-    baseFees.push(toQuantity(nh.baseFeePerGas === undefined ? 0n : ctx.chain.nextBaseFee(nh)))
+    const isHead = nh.number === ctx.chain.head.header.number
+    const nextFee = isHead
+      ? ctx.chain.pendingBaseFee()
+      : nh.baseFeePerGas === undefined
+        ? 0n
+        : ctx.chain.nextBaseFee(nh)
+    baseFees.push(toQuantity(nextFee ?? 0n))
     blobFees.push(toQuantity(nh.excessBlobGas === undefined ? 0n : nh.calcNextBlobGasPrice(nh.common)))
     const out: Record<string, unknown> = {
       oldestBlock: toQuantity(first),

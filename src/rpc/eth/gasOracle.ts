@@ -36,8 +36,7 @@ function percentileOf(sorted: bigint[], percentile: number): bigint {
  */
 export async function suggestPriorityFee({ chain, settings }: GasOracleDeps): Promise<bigint> {
   const tip = percentileOf(await recentTips(chain, settings.gasPriceBlocks), settings.gasPricePercentile)
-  const head = chain.head.header
-  const baseFee = head.baseFeePerGas === undefined ? 0n : chain.nextBaseFee(head)
+  const baseFee = chain.pendingBaseFee() ?? 0n
   const needed = settings.minGasPrice - baseFee
   return tip < needed ? needed : tip
 }
@@ -49,8 +48,7 @@ export async function suggestPriorityFee({ chain, settings }: GasOracleDeps): Pr
  */
 export async function suggestGasPrice(deps: GasOracleDeps): Promise<bigint> {
   const s = deps.settings
-  const head = deps.chain.head.header
-  const baseFee = head.baseFeePerGas === undefined ? 0n : deps.chain.nextBaseFee(head)
+  const baseFee = deps.chain.pendingBaseFee() ?? 0n
   let price = baseFee + (await suggestPriorityFee(deps))
   if (price < s.minGasPrice) price = s.minGasPrice
   if (price > s.gasPriceMax && s.gasPriceMax >= baseFee) price = s.gasPriceMax

@@ -48,7 +48,7 @@ export async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledReq
   if (type < 2) {
     filled.gasPrice = req.gasPrice ?? (await suggestGasPrice(ctx))
   } else {
-    const nextBaseFee = ctx.chain.nextBaseFee(head.header)
+    const nextBaseFee = ctx.chain.pendingBaseFee() ?? 0n
     let tip = req.maxPriorityFeePerGas ?? (await suggestPriorityFee(ctx))
     const maxFee = req.maxFeePerGas ?? 2n * nextBaseFee + tip
     if (tip > maxFee) tip = maxFee
