@@ -39,7 +39,9 @@ try {
       return 0
     }
   }
-  console.log(`database ${(size('basalt.sqlite') / 2 ** 20).toFixed(1)} MiB, WAL ${(size('basalt.sqlite-wal') / 2 ** 20).toFixed(1)} MiB`)
+  console.log(
+    `database ${(size('basalt.sqlite') / 2 ** 20).toFixed(1)} MiB, WAL ${(size('basalt.sqlite-wal') / 2 ** 20).toFixed(1)} MiB`,
+  )
   close()
 } finally {
   rmSync(dir, { recursive: true, force: true })

@@ -59,7 +59,9 @@ try {
     frames++
     if (wal.readUInt32BE(off + 4) !== 0) commits++
   }
-  console.log(`${commits} commits, ${frames} frames: ${(frames / commits).toFixed(1)} pages a commit (${pageSize} B pages)`)
+  console.log(
+    `${commits} commits, ${frames} frames: ${(frames / commits).toFixed(1)} pages a commit (${pageSize} B pages)`,
+  )
   for (const [name, n] of [...byTable].sort((a, b) => b[1] - a[1])) {
     console.log(`  ${name.padEnd(28)} ${(n / commits).toFixed(2)} a commit`)
   }
