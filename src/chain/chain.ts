@@ -463,6 +463,15 @@ export class Chain {
   }
 
   /**
+   * Runs a run of commits (the blocks of one `hardhat_mine`) inside one SQLite transaction, each
+   * block a savepoint of it, so that they share one commit: a crash before its end leaves the chain
+   * at the head it had before (see SqlDatabase.batch).
+   */
+  commitTogether<T>(fn: () => Promise<T>): Promise<T> {
+    return this.store.db.batch(fn)
+  }
+
+  /**
    * Runs `fn` with no other exclusive section in between: the dev sealer builds each block inside
    * one, and head resets (debug_setHead, debug_replayBlock, evm_revert) take one, so that a block is
    * never built on a head that moves under it.

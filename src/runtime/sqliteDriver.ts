@@ -16,8 +16,18 @@ export interface SqlStatement {
 export interface SqlDatabase {
   exec(sql: string): void
   prepare(sql: string): SqlStatement
-  /** Runs `fn` inside one transaction; nested calls join the outer one. */
+  /**
+   * Runs `fn` inside one transaction; nested calls join the outer one. Inside a `batch`, it is a
+   * savepoint of the batch's transaction: a throw undoes its own writes only.
+   */
   transaction<T>(fn: () => T): T
+  /**
+   * Runs async `fn` inside one transaction that every `transaction` call meanwhile joins as a
+   * savepoint, committed once when `fn` settles, also when it throws (what it wrote before stays,
+   * each `transaction` in it being whole). A crash before that commit leaves the database as it was
+   * before the batch. A batch inside a batch joins it.
+   */
+  batch<T>(fn: () => Promise<T>): Promise<T>
   close(): void
 }
 
@@ -69,7 +79,7 @@ async function openBunSqlite(file: string): Promise<SqlDatabase> {
   return {
     exec: (sql) => db.exec(sql),
     prepare: cachedPrepare(prepare),
-    transaction: transactionRunner(preparedExec(prepare)),
+    ...transactionRunner(preparedExec(prepare)),
     close: () => {
       for (const q of prepared.splice(0)) q.finalize()
       db.close()
@@ -99,7 +109,7 @@ function openNodeSqlite(mod: NodeSqliteModule, file: string): SqlDatabase {
   return {
     exec: (sql) => db.exec(sql),
     prepare: cachedPrepare((sql) => db.prepare(sql), undefined, row),
-    transaction: transactionRunner(preparedExec((sql) => db.prepare(sql))),
+    ...transactionRunner(preparedExec((sql) => db.prepare(sql))),
     close: () => db.close(),
   }
 }
@@ -115,7 +125,7 @@ async function openBetterSqlite(file: string): Promise<SqlDatabase> {
   return {
     exec: (sql) => db.exec(sql),
     prepare: cachedPrepare((sql) => db.prepare(sql), bind, row),
-    transaction: transactionRunner(preparedExec((sql) => db.prepare(sql))),
+    ...transactionRunner(preparedExec((sql) => db.prepare(sql))),
     close: () => db.close(),
   }
 }
@@ -141,22 +151,42 @@ function preparedExec(prepare: (sql: string) => { run(): unknown }): (sql: strin
   }
 }
 
-/** BEGIN/COMMIT around `fn`, ROLLBACK on a throw; nested calls join the outer transaction. */
-function transactionRunner(exec: (sql: string) => void): <T>(fn: () => T) => T {
+/**
+ * BEGIN/COMMIT around `fn`, ROLLBACK on a throw; nested calls join the outer transaction. Inside a
+ * batch (BEGIN … COMMIT around async work) each outermost call is a SAVEPOINT instead.
+ */
+function transactionRunner(exec: (sql: string) => void): Pick<SqlDatabase, 'transaction' | 'batch'> {
   let depth = 0
-  return (fn) => {
+  let isBatchOpen = false
+  const transaction = <T>(fn: () => T): T => {
     if (depth > 0) return fn()
     depth++
-    exec('BEGIN IMMEDIATE')
+    const [begin, commit, rollback] = isBatchOpen
+      ? ['SAVEPOINT batch_step', 'RELEASE batch_step', 'ROLLBACK TO batch_step']
+      : ['BEGIN IMMEDIATE', 'COMMIT', 'ROLLBACK']
+    exec(begin)
     try {
       const out = fn()
-      exec('COMMIT')
+      exec(commit)
       return out
     } catch (err) {
-      exec('ROLLBACK')
+      exec(rollback)
+      if (isBatchOpen) exec(commit)
       throw err
     } finally {
       depth--
     }
   }
+  const batch = async <T>(fn: () => Promise<T>): Promise<T> => {
+    if (isBatchOpen || depth > 0) return fn()
+    exec('BEGIN IMMEDIATE')
+    isBatchOpen = true
+    try {
+      return await fn()
+    } finally {
+      isBatchOpen = false
+      exec('COMMIT')
+    }
+  }
+  return { transaction, batch }
 }

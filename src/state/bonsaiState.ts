@@ -20,8 +20,13 @@ import { computeTrieLog, decodeTrieLog, encodeTrieLog, nodesOnLogPaths, type Tri
 const META_FLAT_ROOT = 'flatRoot'
 /** The lowest block whose state is kept, after a head reset rebuilt the state of a block below the window. */
 const META_RETAINED_FROM = 'retainedFrom'
-/** What left the window is deleted every this many blocks (or every window, if shorter). */
-const PRUNE_EVERY_BLOCKS = 32
+/**
+ * What left the window is deleted every this many blocks (or every window, if shorter). One delete
+ * of a long run touches each page of `trie_nodes` and `stale_nodes` once for many rows, and the
+ * pending trie nodes are written at the same time: 128 rather than 32 cut the pages a one-transfer
+ * block's commit writes from about 96 to 71 (bench/walPages.ts, docs/performance.md).
+ */
+const PRUNE_EVERY_BLOCKS = 128
 
 /** The state of a block outside the history window (its trie nodes and trie logs are gone). */
 export class StateUnavailableError extends Error {

@@ -103,6 +103,32 @@ describe('persistence', () => {
     },
   )
 
+  it('leaves a whole chain at a 1,024-block boundary when killed with SIGKILL inside hardhat_mine', async () => {
+    const dataPath = join(dir, 'kill-mine')
+    const node = await start(dataPath)
+    const key = node.config.accounts[5].privateKey as Hex
+    const hash = await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, 0)])
+    const receipt = await receiptOf(node, hash)
+    // hardhat_mine commits its blocks 1,024 at a time; the kill lands inside the call.
+    const mining = node.rpc('hardhat_mine', ['0x2710']).catch(() => undefined)
+    await Bun.sleep(4000)
+    node.proc.kill('SIGKILL')
+    await mining
+    await node.proc.exited
+    const again = await start(dataPath)
+    const head = Number(await again.rpc<string>('eth_blockNumber'))
+    expect(head).toBeLessThan(1 + 10_000)
+    expect((head - Number(receipt.blockNumber)) % 1024).toBe(0)
+    const top = await again.rpc<{ hash: string; parentHash: string }>('eth_getBlockByNumber', ['latest', false])
+    const below = await again.rpc<{ hash: string }>('eth_getBlockByNumber', [`0x${(head - 1).toString(16)}`, false])
+    expect(top.parentHash).toBe(below.hash)
+    expect(await again.rpc('eth_getTransactionReceipt', [hash])).toMatchObject({ blockHash: receipt.blockHash })
+    // The chain goes on from there: the next transfer is mined on top.
+    const next = await again.rpc<string>('eth_sendRawTransaction', [await transfer(key, 1)])
+    expect(Number((await receiptOf(again, next)).blockNumber)).toBe(head + 1)
+    expect(await again.rpc('eth_getBalance', ['0x000000000000000000000000000000000000d00d', 'latest'])).toBe('0x2')
+  })
+
   it('refuses a FOREST data path started as BONSAI with one line naming both formats', async () => {
     const dataPath = join(dir, 'forest')
     const forest = await start(dataPath, ['--data-storage-format=FOREST'])
