@@ -4,6 +4,7 @@ import type { NodeConfig } from '../node/config.ts'
 import { hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import {
+  BONSAI_ARCHIVE,
   DEFAULT_HISTORICAL_BLOCK_LIMIT,
   DEFAULT_STORAGE_FORMAT,
   STORAGE_FORMATS,
@@ -34,7 +35,7 @@ export function registerRunCommand(cli: CAC): void {
     .option('--data-path <dir>', 'Directory of the SQLite database, or :memory:', { default: 'basalt-data' })
     .option(
       '--data-storage-format <format>',
-      `State storage: FOREST (every state kept) or BONSAI (flat head state, history window) (default ${DEFAULT_STORAGE_FORMAT} for a new data path)`,
+      `State storage: FOREST (every state kept), BONSAI (flat head state, history window) or ${BONSAI_ARCHIVE} (BONSAI keeping every older state as a state history) (default ${DEFAULT_STORAGE_FORMAT} for a new data path, with the state history on the dev network)`,
     )
     .option('--bonsai-historical-block-limit <n>', 'BONSAI: how many blocks below the head keep their state', {
       default: String(DEFAULT_HISTORICAL_BLOCK_LIMIT),
@@ -204,11 +205,12 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
 
 function parseStorageOptions(
   o: Record<string, unknown>,
-): Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> {
+): Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit' | 'isBonsaiArchive'> {
   const raw = optString(o, 'dataStorageFormat')
-  const format = raw?.toUpperCase()
+  const isArchive = raw?.toUpperCase() === BONSAI_ARCHIVE
+  const format = isArchive ? 'BONSAI' : raw?.toUpperCase()
   if (raw !== undefined && !STORAGE_FORMATS.includes(format as StorageFormat)) {
-    bad('data-storage-format', raw, STORAGE_FORMATS.join(' or '))
+    bad('data-storage-format', raw, [...STORAGE_FORMATS, BONSAI_ARCHIVE].join(' or '))
   }
   if (format === 'BONSAI' && optString(o, 'forkUrl') !== undefined) {
     throw new CliError(
@@ -219,6 +221,8 @@ function parseStorageOptions(
   return {
     dataStorageFormat: format as StorageFormat | undefined,
     bonsaiHistoricalBlockLimit: intOpt('bonsai-historical-block-limit', limit, 1),
+    // Plain BONSAI asked by name keeps no state history; without the option the data path decides.
+    ...(format === 'BONSAI' ? { isBonsaiArchive: isArchive } : {}),
   }
 }
 
