@@ -210,7 +210,7 @@ function parseStorageOptions(
   const isArchive = raw?.toUpperCase() === BONSAI_ARCHIVE
   const format = isArchive ? 'BONSAI' : raw?.toUpperCase()
   if (raw !== undefined && !STORAGE_FORMATS.includes(format as StorageFormat)) {
-    bad('data-storage-format', raw, [...STORAGE_FORMATS, BONSAI_ARCHIVE].join(' or '))
+    bad('data-storage-format', raw, `${STORAGE_FORMATS.join(', ')} or ${BONSAI_ARCHIVE}`)
   }
   if (format === 'BONSAI' && optString(o, 'forkUrl') !== undefined) {
     throw new CliError(
