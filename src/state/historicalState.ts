@@ -116,6 +116,15 @@ class HistoricalView extends MerkleStateManager {
     return code
   }
 
+  /** Storage ranges walk the account's storage trie, which is not kept. */
+  override async dumpStorage(_address: Address): Promise<never> {
+    throw new StateUnavailableError(this.blockNumber)
+  }
+
+  override async dumpStorageRange(_address: Address, _startKey: bigint, _limit: number): Promise<never> {
+    throw new StateUnavailableError(this.blockNumber)
+  }
+
   /** Writes stay in the caches (no trie to flush them into). */
   override async flush(): Promise<void> {}
 

@@ -114,6 +114,9 @@ describe('BONSAI state history', () => {
     try {
       const old = chain.stateAt(await blockAt(chain, 3n))
       await expect(getMerkleStateProof(old, recipient)).rejects.toThrow(StateUnavailableError)
+      await expect(old.dumpStorageRange(beaconRoots, 0n, 10)).rejects.toThrow(StateUnavailableError)
+      const trie = (old as unknown as { _trie: { getValueMap(start: bigint, limit: number): Promise<unknown> } })._trie
+      await expect(trie.getValueMap(0n, 10)).rejects.toThrow(StateUnavailableError)
       // Inside the window the trie is still there.
       const recent = chain.stateAt(await blockAt(chain, chain.head.header.number - 2n))
       expect((await getMerkleStateProof(recent, recipient)).accountProof.length).toBeGreaterThan(0)
