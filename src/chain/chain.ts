@@ -402,7 +402,7 @@ export class Chain {
       ++this.blocksSinceFlush >= STATE_FLUSH_BLOCKS ||
       this.trieDb.pendingCount >= STATE_FLUSH_NODES ||
       nowMs - this.unflushedSinceMs >= STATE_FLUSH_INTERVAL_MS
-    this.store.db.transaction(() => {
+    this.stateTransaction(() => {
       this.writeBlockRows(block, [receiptsRlp], sendersBytes, td)
       if (isFlushDue) this.writePendingState()
       if (bonsai && trieLog) bonsai.recordLog(logBlock(block), trieLog, 0)
@@ -453,7 +453,7 @@ export class Chain {
     const undo = this.bonsai
       ? await this.canonicalAbove(isOnChain ? block.header.number : branch[0].header.number - 1n)
       : []
-    this.store.db.transaction(() => {
+    this.stateTransaction(() => {
       if (this.bonsai?.isPruneDue(block.header.number)) this.writePendingState()
       this.bonsai?.move(undo.map(logBlock), branch.map(logBlock), block.header.number)
       this.store.deleteCanonicalFrom(isOnChain ? block.header.number + 1n : branch[0].header.number)
@@ -504,7 +504,7 @@ export class Chain {
   async resetHeadRebuilt(block: Block): Promise<void> {
     const bonsai = this.bonsai
     if (!bonsai) throw new Error('only BONSAI state storage rebuilds a state below its window')
-    this.store.db.transaction(() => {
+    this.stateTransaction(() => {
       this.store.deleteCanonicalFrom(block.header.number + 1n)
       bonsai.rebuildFlat(this.postStateRoot(block), KECCAK256_RLP, this.trieDb.pendingKeys())
       bonsai.retainFrom(block.header.number)
@@ -553,6 +553,19 @@ export class Chain {
     this.stateCache.clear()
   }
 
+  /**
+   * Runs `fn` in one SQLite transaction that may move the BONSAI state; after a rollback the state
+   * history forgets the key ids it holds in memory (some may be of rows that were rolled back).
+   */
+  private stateTransaction(fn: () => void): void {
+    try {
+      this.store.db.transaction(fn)
+    } catch (e) {
+      this.bonsai?.history?.forget()
+      throw e
+    }
+  }
+
   /** Called after every `resetHead`, with the new head. */
   onHeadReset(fn: (head: Block) => Promise<void> | void): () => void {
     this.headResetListeners.add(fn)
@@ -588,7 +601,7 @@ export class Chain {
     const key = bytesToHex(block.hash())
     const bonsai = this.bonsai
     const edit = bonsai?.computeLog(this.postStateRoot(block), root)
-    this.store.db.transaction(() => {
+    this.stateTransaction(() => {
       this.writePendingState()
       this.store.writeMeta(META_POST_STATE + key, root)
       if (!bonsai || !edit) return

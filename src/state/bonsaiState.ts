@@ -200,7 +200,6 @@ export class BonsaiState {
       if (this.isPruneDue(headNumber)) this.prune(this.pruneLimit(headNumber))
     } catch (e) {
       this.flatRoot = rootBefore
-      this.history?.forget()
       throw e
     }
   }
@@ -214,7 +213,6 @@ export class BonsaiState {
       this.store.writeMeta(META_FLAT_ROOT, log.rootAfter)
     } catch (e) {
       this.flatRoot = rootBefore
-      this.history?.forget()
       throw e
     }
   }

@@ -36,8 +36,8 @@ export class HistoryStore {
     if (known !== undefined) return known
     this.nextId ??= Number(this.db.prepare('SELECT MAX(id) AS n FROM history_keys').get()?.n ?? 0) + 1
     const id = this.nextId++
+    // Not remembered until read back: the caller's transaction may still roll the row back.
     this.db.prepare('INSERT INTO history_keys (key, id) VALUES (?, ?)').run(key, id)
-    this.remember(bytesToHex(key), id)
     return id
   }
 
