@@ -14,6 +14,7 @@ import { sealTransfers } from '../node/testChain.ts'
 import { bigintToPaddedBytes, bytesToBigint, hexToBytes } from '../primitives/hex.ts'
 import { afterEach, describe, expect, it } from '../runtime/testing.ts'
 import { StateUnavailableError } from './bonsaiState.ts'
+import { openState } from './worldState.ts'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -145,6 +146,39 @@ describe('BONSAI state history', () => {
       expect(await balanceAt(chain, 5n, recipient)).toBe(5_000n)
       expect(await balanceAt(chain, 11n, recipient)).toBe(10_003n)
       expect(await balanceAt(chain, 25n, recipient)).toBe(10_000n + 15n * 3n)
+    } finally {
+      close()
+    }
+  })
+
+  it('follows branch switches and dev-tools edits of the head state', async () => {
+    const { chain, recipient, sealMore, close } = await sealTransfers(tempDir(), 3, 1, ARCHIVE)
+    try {
+      const oldTip = chain.head
+      // A branch on block 1 moving 7 wei a block, then back to the first branch and to the new one again.
+      await chain.exclusive(async () => chain.resetHead(await blockAt(chain, 1n)))
+      await sealMore(3, 7n)
+      const newTip = chain.head
+      await chain.exclusive(() => chain.resetHead(oldTip))
+      await chain.exclusive(() => chain.resetHead(newTip))
+      await sealMore(10, 1n)
+      // An edit of the head's state (hardhat_setBalance), then blocks on top of it.
+      const edited = chain.head
+      const state = openState(chain.trieDb, chain.common, chain.postStateRoot(edited), true)
+      const account = (await state.getAccount(recipient))!
+      account.balance = 555n
+      await state.putAccount(recipient, account)
+      chain.setPostStateRoot(edited, await state.getStateRoot())
+      await sealMore(10, 1n)
+      expect(chain.head.header.number).toBe(24n)
+      expect(await balanceAt(chain, 1n, recipient)).toBe(1000n)
+      expect(await balanceAt(chain, 2n, recipient)).toBe(1007n)
+      expect(await balanceAt(chain, 4n, recipient)).toBe(1021n)
+      expect(await balanceAt(chain, 13n, recipient)).toBe(1030n)
+      expect(await balanceAt(chain, 14n, recipient)).toBe(555n)
+      expect(await balanceAt(chain, 15n, recipient)).toBe(556n)
+      // The first branch's blocks are off the canonical chain: no history for them.
+      expect(() => chain.stateAt(oldTip)).toThrow(StateUnavailableError)
     } finally {
       close()
     }
