@@ -7,8 +7,8 @@ import {
   BONSAI_ARCHIVE,
   DEFAULT_HISTORICAL_BLOCK_LIMIT,
   DEFAULT_STORAGE_FORMAT,
-  STORAGE_FORMATS,
-  type StorageFormat,
+  parseStorageFormat,
+  STORAGE_FORMAT_NAMES,
 } from '../state/storageFormat.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
@@ -207,11 +207,9 @@ function parseStorageOptions(
   o: Record<string, unknown>,
 ): Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit' | 'isBonsaiArchive'> {
   const raw = optString(o, 'dataStorageFormat')
-  const isArchive = raw?.toUpperCase() === BONSAI_ARCHIVE
-  const format = isArchive ? 'BONSAI' : raw?.toUpperCase()
-  if (raw !== undefined && !STORAGE_FORMATS.includes(format as StorageFormat)) {
-    bad('data-storage-format', raw, `${STORAGE_FORMATS.join(', ')} or ${BONSAI_ARCHIVE}`)
-  }
+  const parsed = raw === undefined ? undefined : parseStorageFormat(raw)
+  if (raw !== undefined && !parsed) bad('data-storage-format', raw, STORAGE_FORMAT_NAMES)
+  const format = parsed?.format
   if (format === 'BONSAI' && optString(o, 'forkUrl') !== undefined) {
     throw new CliError(
       'Option --fork-url keeps its state as FOREST; it cannot be used with --data-storage-format=BONSAI',
@@ -219,10 +217,10 @@ function parseStorageOptions(
   }
   const limit = optString(o, 'bonsaiHistoricalBlockLimit') ?? String(DEFAULT_HISTORICAL_BLOCK_LIMIT)
   return {
-    dataStorageFormat: format as StorageFormat | undefined,
+    dataStorageFormat: format,
     bonsaiHistoricalBlockLimit: intOpt('bonsai-historical-block-limit', limit, 1),
     // Plain BONSAI asked by name keeps no state history; without the option the data path decides.
-    ...(format === 'BONSAI' ? { isBonsaiArchive: isArchive } : {}),
+    isBonsaiArchive: parsed?.isBonsaiArchive,
   }
 }
 
