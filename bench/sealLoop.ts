@@ -2,7 +2,8 @@
  * CPU cost of the dev chain's write path without HTTP: a transfer from a funded dev account to a new
  * address is decoded, added to the pool (sender recovery, validation) and sealed into a block of its
  * own, as automine does for a client that awaits each receipt. Prints µs per step, averaged.
- * Run: node_modules/.bin/bun bench/sealLoop.ts [transactions] [transactions per block]
+ * Run: node_modules/.bin/bun bench/sealLoop.ts [transactions] [transactions per block] [BONSAI]
+ * (BONSAI: plain BONSAI without the dev chain's default state history, to measure what it costs).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,12 +18,13 @@ import { TxPool } from '../src/txpool/txPool.ts'
 
 const COUNT = Number(process.argv[2] ?? 2000)
 const PER_BLOCK = Number(process.argv[3] ?? 1)
+const STORAGE = process.argv[4] === 'BONSAI' ? { dataStorageFormat: 'BONSAI' as const, isBonsaiArchive: false } : {}
 const KEY = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
 
 setLogLevel('WARN')
 const dir = mkdtempSync(join(tmpdir(), 'basalt-seal-'))
 try {
-  const { chain, close } = await openChain({ dataPath: dir })
+  const { chain, close } = await openChain({ dataPath: dir, ...STORAGE })
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 1_000_000, priceBumpPercent: 10 })
   const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: systemClock })
   const common = chain.commonForNextBlock()

@@ -26,6 +26,7 @@ import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { bytesToBigint, bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { type BonsaiState, type LogBlock, StateUnavailableError } from '../state/bonsaiState.ts'
+import { type CodeSource, openHistoricalState } from '../state/historicalState.ts'
 import type { StorageFormat } from '../state/storageFormat.ts'
 import type { TrieDb } from '../state/trieDb.ts'
 import { openFlatView, openState, type StateManager } from '../state/worldState.ts'
@@ -327,11 +328,29 @@ export class Chain {
     return block ? { block, index: loc.index } : undefined
   }
 
-  /** Throws StateUnavailableError when the state after `block` has left the BONSAI history window. */
+  /**
+   * Throws StateUnavailableError when the state after `block` has left the BONSAI history window
+   * and the state history does not hold it either.
+   */
   assertStateRetained(block: Block): void {
     if (this.bonsai && !this.bonsai.isRetained(block.header.number, this.head.header.number)) {
-      throw new StateUnavailableError(block.header.number)
+      if (!this.isInHistory(block)) throw new StateUnavailableError(block.header.number)
     }
+  }
+
+  /** Whether the state after `block` is served from the BONSAI state history (below the window). */
+  private isInHistory(block: Block): boolean {
+    return this.bonsai?.isInHistory(block.header.number, this.head.header.number) === true && this.isCanonical(block)
+  }
+
+  /**
+   * A writable view of the state after `block` when only the state history holds it (below the
+   * window): its reads come from the history, code from `code` (the node store or an overlay of it),
+   * its writes stay in its caches. Undefined when the block's trie is stored (open that instead).
+   */
+  openHistoricalState(block: Block, code: CodeSource): StateManager | undefined {
+    if (!this.bonsai?.history || !this.isInHistory(block)) return undefined
+    return openHistoricalState(this.common, this.postStateRoot(block), block.header.number, this.bonsai.history, code)
   }
 
   /**
@@ -342,13 +361,14 @@ export class Chain {
   stateAt(block: Block): StateManager {
     this.assertStateRetained(block)
     const root = this.postStateRoot(block)
-    const key = bytesToHex(root)
+    // A state below the window is read from the history, never from a view of its (pruned) trie.
+    const isHistorical = block !== this.head && this.isInHistory(block)
+    const key = (isHistorical ? 'history:' : '') + bytesToHex(root)
     let state = this.stateCache.get(key)
     if (!state) {
-      state =
-        this.bonsai && block === this.head
-          ? openFlatView(this.trieDb, this.common, root, this.bonsai)
-          : openState(this.trieDb, this.common, root, block === this.head)
+      if (this.bonsai && block === this.head) state = openFlatView(this.trieDb, this.common, root, this.bonsai)
+      else if (isHistorical) state = this.openHistoricalState(block, this.trieDb)!
+      else state = openState(this.trieDb, this.common, root, block === this.head)
       this.stateCache.set(key, state)
       if (this.stateCache.size > STATE_CACHE_SIZE) this.stateCache.delete(this.stateCache.keys().next().value!)
     }
@@ -399,7 +419,7 @@ export class Chain {
       ++this.blocksSinceFlush >= STATE_FLUSH_BLOCKS ||
       this.trieDb.pendingCount >= STATE_FLUSH_NODES ||
       nowMs - this.unflushedSinceMs >= STATE_FLUSH_INTERVAL_MS
-    this.store.db.transaction(() => {
+    this.stateTransaction(() => {
       this.writeBlockRows(block, [receiptsRlp], sendersBytes, td)
       if (isFlushDue) this.writePendingState()
       if (bonsai && trieLog) bonsai.recordLog(logBlock(block), trieLog, 0)
@@ -450,7 +470,7 @@ export class Chain {
     const undo = this.bonsai
       ? await this.canonicalAbove(isOnChain ? block.header.number : branch[0].header.number - 1n)
       : []
-    this.store.db.transaction(() => {
+    this.stateTransaction(() => {
       if (this.bonsai?.isPruneDue(block.header.number)) this.writePendingState()
       this.bonsai?.move(undo.map(logBlock), branch.map(logBlock), block.header.number)
       this.store.deleteCanonicalFrom(isOnChain ? block.header.number + 1n : branch[0].header.number)
@@ -510,10 +530,11 @@ export class Chain {
   async resetHeadRebuilt(block: Block): Promise<void> {
     const bonsai = this.bonsai
     if (!bonsai) throw new Error('only BONSAI state storage rebuilds a state below its window')
-    this.store.db.transaction(() => {
+    this.stateTransaction(() => {
       this.store.deleteCanonicalFrom(block.header.number + 1n)
       bonsai.rebuildFlat(this.postStateRoot(block), KECCAK256_RLP, this.trieDb.pendingKeys())
       bonsai.retainFrom(block.header.number)
+      bonsai.history?.truncate(block.header.number)
       this.writePendingState()
       this.store.writeMeta(META_HEAD, block.hash())
       this.chainIds?.followHead(block.header.number)
@@ -558,6 +579,19 @@ export class Chain {
     this.stateCache.clear()
   }
 
+  /**
+   * Runs `fn` in one SQLite transaction that may move the BONSAI state; after a rollback the state
+   * history forgets the key ids it holds in memory (some may be of rows that were rolled back).
+   */
+  private stateTransaction(fn: () => void): void {
+    try {
+      this.store.db.transaction(fn)
+    } catch (e) {
+      this.bonsai?.history?.forget()
+      throw e
+    }
+  }
+
   /** Called after every `resetHead`, with the new head. */
   onHeadReset(fn: (head: Block) => Promise<void> | void): () => void {
     this.headResetListeners.add(fn)
@@ -593,7 +627,7 @@ export class Chain {
     const key = bytesToHex(block.hash())
     const bonsai = this.bonsai
     const edit = bonsai?.computeLog(this.postStateRoot(block), root)
-    this.store.db.transaction(() => {
+    this.stateTransaction(() => {
       this.writePendingState()
       this.store.writeMeta(META_POST_STATE + key, root)
       if (!bonsai || !edit) return

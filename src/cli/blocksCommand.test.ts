@@ -31,8 +31,10 @@ describe('parseBlocksOptions', () => {
       'BONSAI',
     )
     expect(parseBlocksOptions('import', { from: 'c.rlp' }).dataStorageFormat).toBeUndefined()
+    const archive = parseBlocksOptions('import', { from: 'c.rlp', dataStorageFormat: 'X_BONSAI_ARCHIVE' })
+    expect([archive.dataStorageFormat, archive.isBonsaiArchive]).toEqual(['BONSAI', true])
     expect(() => parseBlocksOptions('import', { from: 'c.rlp', dataStorageFormat: 'ARCHIVE' })).toThrow(
-      "Invalid value for option --data-storage-format: 'ARCHIVE' (expected FOREST or BONSAI)",
+      "Invalid value for option --data-storage-format: 'ARCHIVE' (expected FOREST, BONSAI or X_BONSAI_ARCHIVE)",
     )
     expect(() => parseBlocksOptions('export', { to: 'o.rlp', dataStorageFormat: 'FOREST' })).toThrow(
       'Option --data-storage-format is for blocks import',

@@ -16,7 +16,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { importJsonBlocks, parseJsonBlocks } from '../producer/jsonBlocks.ts'
-import { STORAGE_FORMATS, type StorageFormat } from '../state/storageFormat.ts'
+import { parseStorageFormat, STORAGE_FORMAT_NAMES, type StorageFormat } from '../state/storageFormat.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { describeSubcommands } from './subcommandHelp.ts'
@@ -42,6 +42,8 @@ export interface BlocksOptions {
   endBlock?: bigint
   /** import: the state storage format of a new data path (an existing one keeps its own). */
   dataStorageFormat?: StorageFormat
+  /** import: BONSAI with the state history (X_BONSAI_ARCHIVE) or without (BONSAI named); undefined: the default. */
+  isBonsaiArchive?: boolean
 }
 
 export function registerBlocksCommand(cli: CAC): void {
@@ -62,7 +64,7 @@ export function registerBlocksCommand(cli: CAC): void {
     .option('--min-gas-price <wei>', 'import: the base fee of JSON blocks on a fixedBaseFee chain (default 1000)')
     .option(
       '--data-storage-format <format>',
-      'import: FOREST or BONSAI, the state storage of a new data path (an existing one keeps its own)',
+      'import: FOREST, BONSAI or X_BONSAI_ARCHIVE (BONSAI with the state history), the state storage of a new data path (an existing one keeps its own format)',
     )
     .option('--start-block <n>', 'First block number (inclusive)')
     .option('--end-block <n>', 'Last block number (exclusive)')
@@ -75,6 +77,7 @@ export function registerBlocksCommand(cli: CAC): void {
         dataPath: opts.dataPath,
         minGasPrice: opts.minGasPrice,
         dataStorageFormat: opts.dataStorageFormat,
+        isBonsaiArchive: opts.isBonsaiArchive,
       })
       try {
         // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there.
@@ -123,11 +126,12 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
   const format = (optString(o, 'format') ?? 'RLP').toUpperCase()
   if (format !== 'RLP' && format !== 'JSON')
     throw new CliError(`Invalid value for option --format: '${format}' (expected RLP or JSON)`)
-  const storage = optString(o, 'dataStorageFormat')?.toUpperCase()
-  if (storage !== undefined && (!isImport || !STORAGE_FORMATS.includes(storage as StorageFormat))) {
+  const storage = optString(o, 'dataStorageFormat')
+  const parsed = storage === undefined ? undefined : parseStorageFormat(storage)
+  if (storage !== undefined && (!isImport || !parsed)) {
     throw new CliError(
       isImport
-        ? `Invalid value for option --data-storage-format: '${storage}' (expected ${STORAGE_FORMATS.join(' or ')})`
+        ? `Invalid value for option --data-storage-format: '${storage.toUpperCase()}' (expected ${STORAGE_FORMAT_NAMES})`
         : 'Option --data-storage-format is for blocks import',
     )
   }
@@ -150,7 +154,8 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
     startBlock: start ?? (isImport ? 0n : 1n),
     endBlock: end,
     minGasPrice: minGasPrice === undefined ? undefined : BigInt(minGasPrice),
-    dataStorageFormat: storage as StorageFormat | undefined,
+    dataStorageFormat: parsed?.format,
+    isBonsaiArchive: parsed?.isBonsaiArchive,
   }
 }
 

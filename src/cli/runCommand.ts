@@ -4,10 +4,11 @@ import type { NodeConfig } from '../node/config.ts'
 import { hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import {
+  BONSAI_ARCHIVE,
   DEFAULT_HISTORICAL_BLOCK_LIMIT,
   DEFAULT_STORAGE_FORMAT,
-  STORAGE_FORMATS,
-  type StorageFormat,
+  parseStorageFormat,
+  STORAGE_FORMAT_NAMES,
 } from '../state/storageFormat.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
@@ -34,7 +35,7 @@ export function registerRunCommand(cli: CAC): void {
     .option('--data-path <dir>', 'Directory of the SQLite database, or :memory:', { default: 'basalt-data' })
     .option(
       '--data-storage-format <format>',
-      `State storage: FOREST (every state kept) or BONSAI (flat head state, history window) (default ${DEFAULT_STORAGE_FORMAT} for a new data path)`,
+      `State storage: FOREST (every state kept), BONSAI (flat head state, history window) or ${BONSAI_ARCHIVE} (BONSAI keeping every older state as a state history) (default ${DEFAULT_STORAGE_FORMAT} for a new data path, with the state history on the dev network)`,
     )
     .option('--bonsai-historical-block-limit <n>', 'BONSAI: how many blocks below the head keep their state', {
       default: String(DEFAULT_HISTORICAL_BLOCK_LIMIT),
@@ -204,12 +205,11 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
 
 function parseStorageOptions(
   o: Record<string, unknown>,
-): Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> {
+): Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit' | 'isBonsaiArchive'> {
   const raw = optString(o, 'dataStorageFormat')
-  const format = raw?.toUpperCase()
-  if (raw !== undefined && !STORAGE_FORMATS.includes(format as StorageFormat)) {
-    bad('data-storage-format', raw, STORAGE_FORMATS.join(' or '))
-  }
+  const parsed = raw === undefined ? undefined : parseStorageFormat(raw)
+  if (raw !== undefined && !parsed) bad('data-storage-format', raw, STORAGE_FORMAT_NAMES)
+  const format = parsed?.format
   if (format === 'BONSAI' && optString(o, 'forkUrl') !== undefined) {
     throw new CliError(
       'Option --fork-url keeps its state as FOREST; it cannot be used with --data-storage-format=BONSAI',
@@ -217,8 +217,10 @@ function parseStorageOptions(
   }
   const limit = optString(o, 'bonsaiHistoricalBlockLimit') ?? String(DEFAULT_HISTORICAL_BLOCK_LIMIT)
   return {
-    dataStorageFormat: format as StorageFormat | undefined,
+    dataStorageFormat: format,
     bonsaiHistoricalBlockLimit: intOpt('bonsai-historical-block-limit', limit, 1),
+    // Plain BONSAI asked by name keeps no state history; without the option the data path decides.
+    isBonsaiArchive: parsed?.isBonsaiArchive,
   }
 }
 

@@ -9,9 +9,18 @@ describe('--data-storage-format', () => {
     expect(runConfig(['--data-storage-format=bonsai']).dataStorageFormat).toBe('BONSAI')
   })
 
+  it('takes X_BONSAI_ARCHIVE as BONSAI with the state history; plain BONSAI turns the history off', () => {
+    const archive = runConfig(['--data-storage-format=X_BONSAI_ARCHIVE'])
+    expect(archive.dataStorageFormat).toBe('BONSAI')
+    expect(archive.isBonsaiArchive).toBe(true)
+    expect(runConfig(['--data-storage-format=BONSAI']).isBonsaiArchive).toBe(false)
+    expect(runConfig([]).isBonsaiArchive).toBeUndefined()
+    expect(runConfig(['--data-storage-format=FOREST']).isBonsaiArchive).toBeUndefined()
+  })
+
   it('refuses another name, and BONSAI with --fork-url', () => {
     expect(() => runConfig(['--data-storage-format', 'ARCHIVE'])).toThrow(
-      "Invalid value for option --data-storage-format: 'ARCHIVE' (expected FOREST or BONSAI)",
+      "Invalid value for option --data-storage-format: 'ARCHIVE' (expected FOREST, BONSAI or X_BONSAI_ARCHIVE)",
     )
     expect(() => runConfig(['--data-storage-format=BONSAI', '--fork-url', 'http://127.0.0.1:1'])).toThrow(
       'Option --fork-url keeps its state as FOREST',

@@ -121,7 +121,7 @@ export class CallSession {
       overrides: opts.blockOverrides,
       isFeeFree: !isBalanceChecked,
     })
-    const state = openScratchState(chain, chain.postStateRoot(parent))
+    const state = openScratchState(chain, chain.postStateRoot(parent), parent)
     const vm = await createVm(block.common, state, chain, { isInterruptible: true, isSenderCodeAllowed: true })
     vm.common.setHardfork(block.common.hardfork())
     if (opts.stateOverrides) await applyStateOverrides(vm, state, opts.stateOverrides)

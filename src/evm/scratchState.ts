@@ -4,6 +4,7 @@
  * overlay and vanish with the object, so a simulation can never leak trie nodes into the next
  * committed block nor rows into the flat tables.
  */
+import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { type Address, unpadBytes } from '@ethereumjs/util'
@@ -19,6 +20,8 @@ export interface StateSource {
   readonly trieDb: TrieDb
   /** The BONSAI flat head state, when the chain keeps one. */
   readonly bonsai?: BonsaiState
+  /** The state after `block` when only a state history holds it (its trie is not kept); else undefined. */
+  openHistoricalState?(block: Block, code: TrieDb): StateManager | undefined
 }
 
 /**
@@ -26,8 +29,11 @@ export interface StateSource {
  * head state, accounts and slots are read from the flat tables (one lookup instead of a trie walk)
  * until a write is flushed into the overlay trie or the head moves on; then from the trie.
  */
-export function openScratchState(source: StateSource, root: Uint8Array): StateManager {
+export function openScratchState(source: StateSource, root: Uint8Array, block?: Block): StateManager {
   const db = new OverlayTrieDb(source.trieDb)
+  // A state below a BONSAI window, read from the state history (its writes stay in its caches).
+  const historical = block && source.openHistoricalState?.(block, db)
+  if (historical) return historical
   const state =
     source.bonsai?.isAt(root) && !db.fork
       ? openFlatView(db, source.common, root, source.bonsai)

@@ -159,7 +159,7 @@ function simulatedChain(chain: CallChain, base: Block, built: Map<bigint, Block>
 
 /** Runs every block state call in order; throws SimulateError when a call cannot be included. */
 export async function simulate(chain: CallChain, base: Block, req: SimulateRequest): Promise<SimulatedBlock[]> {
-  const state = openScratchState(chain, chain.postStateRoot(base))
+  const state = openScratchState(chain, chain.postStateRoot(base), base)
   const built = new Map<bigint, Block>()
   const vm = await createVm(chain.common, state, simulatedChain(chain, base, built), {
     isInterruptible: true,

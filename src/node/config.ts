@@ -19,6 +19,11 @@ export interface NodeConfig {
   dataStorageFormat?: StorageFormat
   /** BONSAI: states kept below the head (Besu's --bonsai-historical-block-limit). */
   bonsaiHistoricalBlockLimit?: number
+  /**
+   * BONSAI: keep every state beyond the window as a state history (`--data-storage-format=X_BONSAI_ARCHIVE`);
+   * false for a plain `BONSAI`; absent: the data path's own choice, else on for the dev chain only.
+   */
+  isBonsaiArchive?: boolean
   identity?: string
   /** web3_clientVersion starts with `anvil/` (Hardhat's network helpers accept only hardhat, zksync or anvil). */
   isAnvilClientVersion: boolean

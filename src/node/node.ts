@@ -61,6 +61,7 @@ import type { RunningListener } from '../server/rpcListener.ts'
 import { BonsaiState } from '../state/bonsaiState.ts'
 import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
 import { CachedForkSource } from '../state/forkSource.ts'
+import { StateHistory } from '../state/stateHistory.ts'
 import { DEFAULT_STORAGE_FORMAT } from '../state/storageFormat.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { ChainStore } from '../storage/chainStore.ts'
@@ -108,7 +109,7 @@ function loadGenesis(config: NodeConfig): GenesisJson {
  */
 export async function openChain(
   config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork' | 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> &
-    Partial<Pick<NodeConfig, 'minGasPrice'>>,
+    Partial<Pick<NodeConfig, 'minGasPrice' | 'isBonsaiArchive'>>,
   opened?: SqlDatabase,
 ): Promise<{
   chain: Chain
@@ -162,7 +163,7 @@ export async function openChain(
   }
   const chain = new Chain(common, store, trieDb, baseFeeMarket)
   if (trieDb.storageFormat === 'BONSAI') {
-    chain.bonsai = new BonsaiState(store, trieDb, config.bonsaiHistoricalBlockLimit)
+    chain.bonsai = new BonsaiState(store, trieDb, config.bonsaiHistoricalBlockLimit, isBonsaiArchive(config, store))
     // debug_resyncWorldstate writes the genesis state again once the window has pruned it.
     chain.bonsai.genesisState = () => writeGenesisState(trieDb, common, genesis)
   }
@@ -170,6 +171,8 @@ export async function openChain(
   // A forked chain's local state starts with the dev accounts funded: the rest comes from the remote.
   try {
     await chain.open(genesisBlock, forkPoint ? () => fundDevAccounts(trieDb, common) : undefined)
+    const bonsai = chain.bonsai
+    if (bonsai) db.transaction(() => bonsai.settleHistory(chain.head.header.number))
     await recoverHeadState(chain)
   } catch (e) {
     // Refused (another genesis, another storage format): release the data path's lock.
@@ -183,6 +186,18 @@ export async function openChain(
     forkCache?.close()
   }
   return { chain, genesis, bft, forkCache: forkCache?.cache, fork, close }
+}
+
+/**
+ * Whether a BONSAI data path keeps every state beyond its window (the state history): as asked
+ * (`--data-storage-format=X_BONSAI_ARCHIVE` or `BONSAI`), else as the data path did, else on for the
+ * dev chain and off elsewhere (Besu's behaviour). docs/state-storage.md, "State history".
+ */
+function isBonsaiArchive(
+  config: Partial<Pick<NodeConfig, 'isBonsaiArchive' | 'genesisFile'>>,
+  store: ChainStore,
+): boolean {
+  return config.isBonsaiArchive ?? (StateHistory.isKeptIn(store) || !config.genesisFile)
 }
 
 /** The pool's view of the chain: the head's gas limit, base fee and account state. */

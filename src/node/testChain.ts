@@ -17,7 +17,7 @@ export async function sealTransfers(
   dataPath: string,
   count: number,
   perBlock = 1,
-  storage: Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> = {},
+  storage: Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit' | 'isBonsaiArchive'> = {},
 ) {
   const opened = await openChain({ dataPath, ...storage })
   const { chain } = opened

@@ -17,7 +17,8 @@ const TARGET = new Address(hexToBytes('0x000000000000000000000000000000000000c0d
 const STORE_CODE = hexToBytes('0x600134016000550000')
 
 /** BONSAI with a history window of 4 blocks: a few mined blocks push a state out of it. */
-const SMALL_WINDOW = { dataStorageFormat: 'BONSAI' as const, bonsaiHistoricalBlockLimit: 4 }
+/** Plain BONSAI (no state history): the states below the window are gone. */
+const SMALL_WINDOW = { dataStorageFormat: 'BONSAI' as const, bonsaiHistoricalBlockLimit: 4, isBonsaiArchive: false }
 
 async function openTools(storage: Partial<typeof SMALL_WINDOW> = {}) {
   const { chain } = await openChain({ dataPath: ':memory:', ...storage })

@@ -37,7 +37,8 @@ function tempDir(): string {
   return d
 }
 
-const BONSAI = { dataStorageFormat: 'BONSAI' as const, bonsaiHistoricalBlockLimit: 4 }
+/** Plain BONSAI (no state history): the states below the window are gone. */
+const BONSAI = { dataStorageFormat: 'BONSAI' as const, bonsaiHistoricalBlockLimit: 4, isBonsaiArchive: false }
 const sender = new Address(Buffer.from(devAccounts()[0].address.slice(2), 'hex'))
 const WEI_PER_TRANSFER = 1000n
 

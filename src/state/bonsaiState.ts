@@ -13,6 +13,7 @@ import { KECCAK256_RLP } from '@ethereumjs/util'
 import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import { FlatStore } from '../storage/flatStore.ts'
+import { StateHistory } from './stateHistory.ts'
 import { DEFAULT_HISTORICAL_BLOCK_LIMIT } from './storageFormat.ts'
 import type { TrieDb } from './trieDb.ts'
 import { computeTrieLog, decodeTrieLog, encodeTrieLog, nodesOnLogPaths, type TrieLog } from './trieLog.ts'
@@ -68,16 +69,24 @@ export class BonsaiState {
   private readonly store: ChainStore
   private readonly trieDb: TrieDb
   readonly historicalBlockLimit: number
+  /** Every canonical state beyond the window, when the data path keeps it (see stateHistory.ts). */
+  readonly history?: StateHistory
   /**
    * Writes the genesis state's trie nodes again (pending) and resolves to its root: the window
    * prunes them, and debug_resyncWorldstate replays the chain from them. Set by the node.
    */
   genesisState?: () => Promise<Uint8Array>
 
-  constructor(store: ChainStore, trieDb: TrieDb, historicalBlockLimit = DEFAULT_HISTORICAL_BLOCK_LIMIT) {
+  constructor(
+    store: ChainStore,
+    trieDb: TrieDb,
+    historicalBlockLimit = DEFAULT_HISTORICAL_BLOCK_LIMIT,
+    isHistoryKept = false,
+  ) {
     this.store = store
     this.trieDb = trieDb
     this.historicalBlockLimit = historicalBlockLimit
+    if (isHistoryKept) this.history = new StateHistory(store)
     this.flat = new FlatStore(store.db)
     this.pruneEveryBlocks = BigInt(Math.min(PRUNE_EVERY_BLOCKS, historicalBlockLimit))
     this.flatRoot = store.readMeta(META_FLAT_ROOT)
@@ -101,6 +110,26 @@ export class BonsaiState {
     this.flatRoot = emptyRoot
     this.applyForward(this.computeLog(emptyRoot, root), 0n)
     this.store.writeMeta(META_FLAT_ROOT, root)
+    this.history?.start(0n)
+  }
+
+  /**
+   * Brings the state history in line with the choice to keep it, the flat tables at the head
+   * `headNumber`: a data path that kept none starts it at the head (older states stay unavailable
+   * below the window); one that no longer keeps it deletes it. Inside a transaction.
+   */
+  settleHistory(headNumber: bigint): void {
+    if (this.history) {
+      if (this.history.from === undefined) this.history.start(headNumber)
+      return
+    }
+    const stored = new StateHistory(this.store)
+    if (stored.from !== undefined) stored.stop()
+  }
+
+  /** Whether the state history holds the state of canonical block `n`, below the window. */
+  isInHistory(n: bigint, headNumber: bigint): boolean {
+    return this.history?.covers(n) === true && n <= headNumber && !this.isRetained(n, headNumber)
   }
 
   /**
@@ -160,8 +189,18 @@ export class BonsaiState {
   move(undo: LogBlock[], redo: LogBlock[], headNumber: bigint): void {
     const rootBefore = this.flatRoot
     try {
-      for (const b of undo) for (const log of this.logsOf(b).reverse()) this.applyBackward(log, b.number)
-      for (const b of redo) for (const log of this.logsOf(b)) this.applyForward(log, b.number)
+      for (const b of undo) {
+        for (const log of this.logsOf(b).reverse()) {
+          this.applyBackward(log, b.number)
+          this.history?.undo(log, b.number)
+        }
+      }
+      for (const b of redo) {
+        for (const log of this.logsOf(b)) {
+          this.applyForward(log, b.number)
+          this.history?.record(log, b.number)
+        }
+      }
       if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
       if (this.isPruneDue(headNumber)) this.prune(this.pruneLimit(headNumber))
     } catch (e) {
@@ -175,6 +214,7 @@ export class BonsaiState {
     const rootBefore = this.flatRoot
     try {
       this.applyForward(log, head.number)
+      this.history?.record(log, head.number)
       this.store.writeMeta(META_FLAT_ROOT, log.rootAfter)
     } catch (e) {
       this.flatRoot = rootBefore

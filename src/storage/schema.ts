@@ -20,6 +20,12 @@
  *                   block's execution, later ones the dev tools' edits of the state after it
  *   stale_nodes     trie node key → the block number from which no canonical state needs it;
  *                   deleted with the node once that block leaves the history window
+ *
+ * and, with the state history on (the dev chain's default), every canonical state beyond the window:
+ *   history_keys    keccak(address), or keccak(address) ‖ keccak(slot) → a small id
+ *   state_history   (id, block number) → the account (slim RLP) or slot value after that block;
+ *                   empty when it does not exist. A state at block n reads, per key, the row with
+ *                   the highest number ≤ n.
  */
 import type { SqlDatabase } from './sqlite.ts'
 
@@ -51,6 +57,10 @@ const MIGRATIONS: string[] = [
    CREATE INDEX trie_logs_by_number ON trie_logs (number);
    CREATE TABLE stale_nodes (key BLOB PRIMARY KEY, stale_at INTEGER NOT NULL) WITHOUT ROWID;
    CREATE INDEX stale_nodes_by_block ON stale_nodes (stale_at);`,
+  // BONSAI's state history beyond the window (state/stateHistory.ts).
+  `CREATE TABLE history_keys (key BLOB PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
+   CREATE TABLE state_history (id INTEGER NOT NULL, number INTEGER NOT NULL, value BLOB NOT NULL,
+     PRIMARY KEY (id, number)) WITHOUT ROWID;`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

@@ -25,10 +25,16 @@ afterAll(async () => {
 const key = () => node.config.accounts[0].privateKey as Hex
 const blockNumber = async () => Number(await node.rpc<string>('eth_blockNumber'))
 
-async function mined(raw: Hex, on: StartedNode = node): Promise<{ blockNumber: string; blockHash: string }> {
+interface MinedReceipt {
+  blockNumber: string
+  blockHash: string
+  transactionHash: string
+}
+
+async function mined(raw: Hex, on: StartedNode = node): Promise<MinedReceipt> {
   const hash = await on.rpc<string>('eth_sendRawTransaction', [raw])
   for (let i = 0; i < 200; i++) {
-    const r = await on.rpc<{ blockNumber: string; blockHash: string } | null>('eth_getTransactionReceipt', [hash])
+    const r = await on.rpc<MinedReceipt | null>('eth_getTransactionReceipt', [hash])
     if (r) return r
     await Bun.sleep(10)
   }
@@ -46,6 +52,26 @@ describe('debug_setHead on a mining node', () => {
     const receipt = await mined(await signTransfer(key(), { nonce: 1, value: 5n }))
     expect(receipt.blockNumber).toBe('0x2')
     expect(await node.rpc('eth_getBalance', [TO, 'latest'])).toBe('0x6')
+  })
+})
+
+describe('the dev chain state history below the BONSAI window', () => {
+  it('serves balances and traces of blocks below the window; proofs there answer -32000', async () => {
+    const n = await startNode({ args: ['--bonsai-historical-block-limit=2', '--rpc-http-api=ETH,DEBUG'] })
+    try {
+      const from = n.config.accounts[0].privateKey as Hex
+      const first = await mined(await signTransfer(from, { nonce: 0 }), n)
+      for (let nonce = 1; nonce < 8; nonce++) await mined(await signTransfer(from, { nonce }), n)
+      expect(await n.rpc('eth_getBalance', [TO, '0x1'])).toBe('0x1')
+      expect(await n.rpc('eth_getTransactionCount', [n.config.accounts[0].address, '0x2'])).toBe('0x2')
+      const trace = await n.rpc<{ gas: number; failed: boolean }>('debug_traceTransaction', [first.transactionHash])
+      expect(trace.gas).toBe(21_000)
+      expect(trace.failed).toBe(false)
+      const proof = await n.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getProof', params: [TO, [], '0x1'] })
+      expect(proof.json.error).toEqual({ code: -32000, message: 'World state unavailable' })
+    } finally {
+      await n.cleanup()
+    }
   })
 })
 

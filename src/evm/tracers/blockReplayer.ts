@@ -27,6 +27,8 @@ export interface ReplaySource extends BlockSource {
   postStateRoot(block: Block): Uint8Array
   /** Throws when the state after `block` is no longer kept (outside a history window). */
   assertStateRetained(block: Block): void
+  /** The state after `block` when only a state history holds it (its trie is not kept); else undefined. */
+  openHistoricalState?(block: Block, code: TrieDb): StateManager | undefined
 }
 
 /** Thrown when a block cannot be replayed (no parent: genesis, or a pruned/missing ancestor). */
@@ -123,11 +125,13 @@ export async function replayBlock<R>(
     replayVms.set(chain, byKey)
   }
   const root = chain.postStateRoot(parent)
-  const key = `${bytesToHex(root)}|${fork}|${block.common.chainId()}`
+  const overlay = new OverlayTrieDb(chain.trieDb)
+  // Below a BONSAI window the parent's state may come from the state history, without a trie.
+  const historical = chain.openHistoricalState?.(parent, overlay)
+  const key = `${historical ? 'history:' : ''}${bytesToHex(root)}|${fork}|${block.common.chainId()}`
   let shared = byKey.get(key)
   if (!shared) {
-    const overlay = new OverlayTrieDb(chain.trieDb)
-    const state = openState(overlay, chain.common, root, true)
+    const state = historical ?? openState(overlay, chain.common, root, true)
     cacheStorageWrites(state)
     memoizeTrieReads(state)
     // The block's own rules: its chain id may be an earlier one (anvil_setChainId).

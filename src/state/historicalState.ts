@@ -1,0 +1,149 @@
+/**
+ * The state after a canonical block below the BONSAI history window, read from the state history
+ * (stateHistory.ts): accounts and storage slots one indexed lookup each, code by its hash from the
+ * node store (code is never pruned). What the EVM writes stays in the view's caches: there is no
+ * trie under this state, so nothing is ever flushed into one.
+ *
+ * What needs that trie is refused with StateUnavailableError (-32000 `World state unavailable`, as
+ * below the window without history): proofs (eth_getProof), account and storage ranges. The state
+ * root the view reports is the block's own, also after writes: a pre-Byzantium receipt's
+ * intermediate root is not known here, and tracers do not use it.
+ */
+import type { Common } from '@ethereumjs/common'
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
+import { type Account, type Address, createAccountFromRLP, unpadBytes } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import { StateUnavailableError } from './bonsaiState.ts'
+import type { StateHistory } from './stateHistory.ts'
+
+/** Where a historical view reads code (the node store, or an overlay of it). */
+export interface CodeSource {
+  get(key: string): Promise<Uint8Array | string | undefined>
+}
+
+/**
+ * A trie with no nodes to read: any walk of a historical state's trie (a proof, a range) ends in
+ * StateUnavailableError, whatever node caches hold.
+ */
+class NodelessTrie extends MerklePatriciaTrie {
+  blockNumber = 0n
+
+  override async lookupNode(_node: Uint8Array | Uint8Array[]): Promise<never> {
+    throw new StateUnavailableError(this.blockNumber)
+  }
+}
+
+/** The state after canonical block `number` (state root `root`), read from `history`. */
+export function openHistoricalState(
+  common: Common,
+  root: Uint8Array,
+  number: bigint,
+  history: StateHistory,
+  code: CodeSource,
+): MerkleStateManager {
+  return new HistoricalView(common, root, number, history, code)
+}
+
+const CODE_KEY_PREFIX = '63' // 'c', the library's prefix of code keys
+
+class HistoricalView extends MerkleStateManager {
+  private readonly viewRoot: Uint8Array
+  private readonly blockNumber: bigint
+  private readonly history: StateHistory
+  private readonly code: CodeSource
+  private readonly keccak: (b: Uint8Array) => Uint8Array
+  /**
+   * Storage root of each account as the history holds it, by address: its slots are read from the
+   * history only while the account still has that root (a cleared or re-created account has the
+   * empty root, its slots in the caches).
+   */
+  private readonly historyStorageRoots = new Map<string, Uint8Array>()
+
+  constructor(common: Common, root: Uint8Array, number: bigint, history: StateHistory, code: CodeSource) {
+    const trie = new NodelessTrie({ root, useKeyHashing: true, common })
+    trie.blockNumber = number
+    super({ common, trie, caches: new Caches(), prefixStorageTrieKeys: true })
+    this.viewRoot = root
+    this.blockNumber = number
+    this.history = history
+    this.code = code
+    this.keccak = common.customCrypto.keccak256 ?? keccak_256
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const cached = this._caches?.account?.get(address)
+    if (cached !== undefined)
+      return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
+    const rlp = this.history.readAccount(this.keccak(address.bytes), this.blockNumber)
+    const account = rlp ? createAccountFromRLP(rlp) : undefined
+    if (account) this.historyStorageRoots.set(bytesToHex(address.bytes), account.storageRoot)
+    this._caches?.account?.put(address, account)
+    return account
+  }
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
+    const cached = this._caches?.storage?.get(address, key)
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array
+    const account = await this.getAccount(address)
+    if (!account) return new Uint8Array(0)
+    const root = this.historyStorageRoots.get(bytesToHex(address.bytes))
+    if (root === undefined || !equalBytes(root, account.storageRoot)) return new Uint8Array(0)
+    const value = this.history.readSlot(this.keccak(address.bytes), this.keccak(key), this.blockNumber)
+    this._caches?.storage?.put(address, key, value ?? Uint8Array.of(0x80))
+    return value ? (RLP.decode(value) as Uint8Array) : new Uint8Array(0)
+  }
+
+  /** Storage writes stay in the cache: there is no storage trie to write them through to. */
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
+    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
+    if (!(await this.getAccount(address))) throw new Error('putStorage() called on non-existing account')
+    this._caches?.storage?.put(address, key, RLP.encode(unpadBytes(value)))
+  }
+
+  override async getCode(address: Address): Promise<Uint8Array> {
+    const cached = this._caches?.code?.get(address)
+    if (cached !== undefined) return cached.code ?? new Uint8Array(0)
+    const account = await this.getAccount(address)
+    if (!account?.isContract()) return new Uint8Array(0)
+    const stored = await this.code.get(CODE_KEY_PREFIX + bytesToHex(account.codeHash).slice(2))
+    const code = typeof stored === 'string' || stored === undefined ? new Uint8Array(0) : stored
+    this._caches?.code?.put(address, code)
+    return code
+  }
+
+  /** Storage ranges walk the account's storage trie, which is not kept. */
+  override async dumpStorage(_address: Address): Promise<never> {
+    throw new StateUnavailableError(this.blockNumber)
+  }
+
+  override async dumpStorageRange(_address: Address, _startKey: bigint, _limit: number): Promise<never> {
+    throw new StateUnavailableError(this.blockNumber)
+  }
+
+  /** Writes stay in the caches (no trie to flush them into). */
+  override async flush(): Promise<void> {}
+
+  override async getStateRoot(): Promise<Uint8Array> {
+    return this.viewRoot
+  }
+
+  /** Only the view's own root: back to the block's state, dropping every write. */
+  override async setStateRoot(root: Uint8Array): Promise<void> {
+    if (!equalBytes(root, this.viewRoot)) throw new StateUnavailableError(this.blockNumber)
+    this._caches?.clear()
+    this._storageTries = {}
+  }
+
+  override async hasStateRoot(root: Uint8Array): Promise<boolean> {
+    return equalBytes(root, this.viewRoot)
+  }
+
+  override shallowCopy(): MerkleStateManager {
+    return new HistoricalView(this.common, this.viewRoot, this.blockNumber, this.history, this.code)
+  }
+}

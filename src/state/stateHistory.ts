@@ -1,0 +1,145 @@
+/**
+ * BONSAI's state history beyond the window (Besu's Bonsai archive idea; see
+ * docs/state-storage.md): for every canonical block, the value after it of each account and slot
+ * the block changed, keyed (key, block). The state at any block from the history's start on is one
+ * indexed lookup per account or slot (the row with the highest block ≤ n), however old the block:
+ * no trie nodes and no trie logs to roll back. There is no trie of such a state, so what needs one
+ * (proofs, storage ranges) is not served from it.
+ *
+ * Written from the trie logs the flat state moves with, inside the same transaction: a block joining
+ * the canonical chain writes its rows, a block leaving it deletes them. Accounts are kept slim
+ * (Besu's flat-database encoding: an empty storage root and code hash stored as empty strings),
+ * which makes an account without code a dozen bytes.
+ */
+import { RLP } from '@ethereumjs/rlp'
+import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
+import type { ChainStore } from '../storage/chainStore.ts'
+import { HistoryStore } from '../storage/historyStore.ts'
+import type { TrieLog } from './trieLog.ts'
+
+/** The first block whose state the history holds (absent: the data path keeps no history). */
+const META_HISTORY_FROM = 'historyFrom'
+const NONE = new Uint8Array(0)
+
+/** An account RLP with an empty storage root and code hash stored as empty strings. */
+function slimAccount(rlp: Uint8Array): Uint8Array {
+  if (rlp.length === 0) return rlp
+  const [nonce, balance, storageRoot, codeHash] = RLP.decode(rlp) as Uint8Array[]
+  return RLP.encode([
+    nonce,
+    balance,
+    equalBytes(storageRoot, KECCAK256_RLP) ? NONE : storageRoot,
+    equalBytes(codeHash, KECCAK256_NULL) ? NONE : codeHash,
+  ])
+}
+
+function fullAccount(slim: Uint8Array): Uint8Array {
+  const [nonce, balance, storageRoot, codeHash] = RLP.decode(slim) as Uint8Array[]
+  return RLP.encode([
+    nonce,
+    balance,
+    storageRoot.length === 0 ? KECCAK256_RLP : storageRoot,
+    codeHash.length === 0 ? KECCAK256_NULL : codeHash,
+  ])
+}
+
+function slotKey(account: Uint8Array, slot: Uint8Array): Uint8Array {
+  const key = new Uint8Array(account.length + slot.length)
+  key.set(account, 0)
+  key.set(slot, account.length)
+  return key
+}
+
+export class StateHistory {
+  readonly rows: HistoryStore
+  private readonly store: ChainStore
+  private fromBlock?: bigint
+
+  constructor(store: ChainStore) {
+    this.store = store
+    this.rows = new HistoryStore(store.db)
+    const from = store.readMeta(META_HISTORY_FROM)
+    this.fromBlock = from && from.length > 0 ? BigInt(bytesToHex(from)) : undefined
+  }
+
+  /** Whether the data path keeps a state history. */
+  static isKeptIn(store: ChainStore): boolean {
+    return (store.readMeta(META_HISTORY_FROM)?.length ?? 0) > 0
+  }
+
+  /** The first block whose state the history holds; undefined before it started. */
+  get from(): bigint | undefined {
+    return this.fromBlock
+  }
+
+  /** Whether the history holds the state after block `n` (the caller checks `n` is canonical). */
+  covers(n: bigint): boolean {
+    return this.fromBlock !== undefined && n >= this.fromBlock
+  }
+
+  /**
+   * Starts the history over at block `n`, from the flat tables (which hold the state after `n`):
+   * one row per account and slot. Inside the caller's transaction.
+   */
+  start(n: bigint): void {
+    this.rows.clear()
+    for (const [key, value] of this.rows.flatRows()) {
+      this.rows.write(this.rows.ensureId(key), n, key.length === 32 ? slimAccount(value) : value)
+    }
+    this.fromBlock = n
+    this.store.writeMeta(META_HISTORY_FROM, hexToBytes(`0x${n.toString(16).padStart(16, '0')}`))
+  }
+
+  /** Deletes the history (the data path no longer keeps one). Inside the caller's transaction. */
+  stop(): void {
+    this.rows.clear()
+    this.fromBlock = undefined
+    this.store.writeMeta(META_HISTORY_FROM, NONE)
+  }
+
+  /** Records what `log` changed as the state after canonical block `n`. */
+  record(log: TrieLog, n: bigint): void {
+    for (const a of log.accounts) this.rows.write(this.rows.ensureId(a.key), n, slimAccount(a.after))
+    for (const s of log.slots) this.rows.write(this.rows.ensureId(slotKey(s.account, s.slot)), n, s.after)
+  }
+
+  /** Deletes what `log` recorded at block `n` (the block left the canonical chain). */
+  undo(log: TrieLog, n: bigint): void {
+    const drop = (key: Uint8Array) => {
+      const id = this.rows.idOf(key)
+      if (id !== undefined) this.rows.delete(id, n)
+    }
+    for (const a of log.accounts) drop(a.key)
+    for (const s of log.slots) drop(slotKey(s.account, s.slot))
+  }
+
+  /**
+   * Keeps only the states up to block `n` (the head moved to `n` without trie logs to undo: the
+   * flat tables were rebuilt at `n`); when the history started above `n` it starts again at `n`.
+   */
+  truncate(n: bigint): void {
+    if (this.fromBlock === undefined) return
+    if (this.fromBlock > n) this.start(n)
+    else this.rows.deleteAbove(n)
+  }
+
+  /** Forgets what memory holds of rows a rolled-back transaction wrote. */
+  forget(): void {
+    this.rows.forget()
+  }
+
+  /** The account RLP under hashed key `key` after block `n`; undefined when it did not exist. */
+  readAccount(key: Uint8Array, n: bigint): Uint8Array | undefined {
+    const id = this.rows.idOf(key)
+    const value = id === undefined ? undefined : this.rows.read(id, n)
+    return value && value.length > 0 ? fullAccount(value) : undefined
+  }
+
+  /** The value RLP of a slot (hashed account and slot keys) after block `n`; undefined when zero. */
+  readSlot(account: Uint8Array, slot: Uint8Array, n: bigint): Uint8Array | undefined {
+    const id = this.rows.idOf(slotKey(account, slot))
+    const value = id === undefined ? undefined : this.rows.read(id, n)
+    return value && value.length > 0 ? value : undefined
+  }
+}

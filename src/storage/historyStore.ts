@@ -1,0 +1,100 @@
+/**
+ * Typed accessors over the BONSAI state history (see schema.ts): `history_keys` gives each hashed
+ * account key (or account ‖ slot key) a small id, `state_history` holds (id, block) → the value
+ * after that block. Rows only; what they mean is the state layer's business
+ * (src/state/stateHistory.ts).
+ */
+import { bytesToHex } from '../primitives/hex.ts'
+import type { SqlDatabase } from './sqlite.ts'
+
+/** Bound on the ids remembered in memory (all are forgotten when full). */
+const ID_MEMO_ENTRIES = 1 << 16
+
+export class HistoryStore {
+  readonly db: SqlDatabase
+  private nextId?: number
+  private readonly ids = new Map<string, number>()
+
+  constructor(db: SqlDatabase) {
+    this.db = db
+  }
+
+  /** The id of `key`, or undefined when no row was ever written for it. */
+  idOf(key: Uint8Array): number | undefined {
+    const hex = bytesToHex(key)
+    const memo = this.ids.get(hex)
+    if (memo !== undefined) return memo
+    const id = this.db.prepare('SELECT id FROM history_keys WHERE key = ?').get(key)?.id
+    if (id === undefined || id === null) return undefined
+    this.remember(hex, Number(id))
+    return Number(id)
+  }
+
+  /** The id of `key`, assigned now when it has none. Inside a transaction. */
+  ensureId(key: Uint8Array): number {
+    const known = this.idOf(key)
+    if (known !== undefined) return known
+    this.nextId ??= Number(this.db.prepare('SELECT MAX(id) AS n FROM history_keys').get()?.n ?? 0) + 1
+    const id = this.nextId++
+    // Not remembered until read back: the caller's transaction may still roll the row back.
+    this.db.prepare('INSERT INTO history_keys (key, id) VALUES (?, ?)').run(key, id)
+    return id
+  }
+
+  /** Writes the value of key `id` after block `number` (an empty value: it does not exist). */
+  write(id: number, number: bigint, value: Uint8Array): void {
+    this.db.prepare('INSERT OR REPLACE INTO state_history (id, number, value) VALUES (?, ?, ?)').run(id, number, value)
+  }
+
+  /** The value of key `id` after block `number`: the row at the highest block ≤ `number`. */
+  read(id: number, number: bigint): Uint8Array | undefined {
+    const row = this.db
+      .prepare('SELECT value FROM state_history WHERE id = ? AND number <= ? ORDER BY number DESC LIMIT 1')
+      .get(id, number)
+    return (row?.value as Uint8Array) ?? undefined
+  }
+
+  /** Deletes the row of key `id` at block `number` (its block left the canonical chain). */
+  delete(id: number, number: bigint): void {
+    this.db.prepare('DELETE FROM state_history WHERE id = ? AND number = ?').run(id, number)
+  }
+
+  /** Deletes every row above block `number` (a scan of the table: only for rare head moves). */
+  deleteAbove(number: bigint): void {
+    this.db.prepare('DELETE FROM state_history WHERE number > ?').run(number)
+  }
+
+  /** Deletes the whole history (the data path stops keeping it). */
+  clear(): void {
+    this.db.prepare('DELETE FROM state_history').run()
+    this.db.prepare('DELETE FROM history_keys').run()
+    this.forget()
+  }
+
+  /** Forgets the ids held in memory (after a rolled-back transaction that may have assigned some). */
+  forget(): void {
+    this.ids.clear()
+    this.nextId = undefined
+  }
+
+  countRows(): number {
+    return Number(this.db.prepare('SELECT COUNT(*) AS n FROM state_history').get()?.n ?? 0)
+  }
+
+  /** Every flat account and slot row (to start the history from the flat state). */
+  *flatRows(): Generator<[Uint8Array, Uint8Array]> {
+    for (const r of this.db.prepare('SELECT key, value FROM flat_accounts').all())
+      yield [r.key as Uint8Array, r.value as Uint8Array]
+    for (const r of this.db.prepare('SELECT account, slot, value FROM flat_storage').all()) {
+      const key = new Uint8Array(64)
+      key.set(r.account as Uint8Array, 0)
+      key.set(r.slot as Uint8Array, 32)
+      yield [key, r.value as Uint8Array]
+    }
+  }
+
+  private remember(hex: string, id: number): void {
+    if (this.ids.size >= ID_MEMO_ENTRIES) this.ids.clear()
+    this.ids.set(hex, id)
+  }
+}
