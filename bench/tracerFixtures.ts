@@ -364,7 +364,9 @@ function withTopFlatGas(fixture: Obj, gasLimit: bigint, gasUsed: bigint): Obj | 
   const [top, ...rest] = fixture.result as Obj[]
   const action = (top?.action ?? {}) as Obj
   if (!top || quantity(action.gas) >= gasLimit) return undefined
-  const result = top.result ? { ...(top.result as Obj), gasUsed: `0x${gasUsed.toString(16)}` } : top.result
+  // A failed call's result is empty: no gas used to set.
+  const result =
+    top.result && !top.error ? { ...(top.result as Obj), gasUsed: `0x${gasUsed.toString(16)}` } : top.result
   return { ...fixture, result: [{ ...top, action: { ...action, gas: `0x${gasLimit.toString(16)}` }, result }, ...rest] }
 }
 
