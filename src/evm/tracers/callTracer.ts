@@ -171,7 +171,7 @@ export class CallTracer implements TxTracer<CallFrame> {
     const err = exec.exceptionError?.error
     if (err === undefined) frame.output = exec.returnValue
     else {
-      frame.error = frameErrorText(exec)
+      frame.error = frameErrorText(exec, frame)
       if (err === 'revert') frame.output = exec.returnValue
       // geth leaves out the address of a create that failed.
       if (frame.type === 'CREATE' || frame.type === 'CREATE2') frame.to = undefined

@@ -322,3 +322,29 @@ describe('flatCallTracer options, as geth', () => {
     expect(parity[3].error).toBe('write protection')
   })
 })
+
+describe('callTracer error texts geth words apart from the EVM library', () => {
+  // PUSH1 1, PUSH1 0, SSTORE, STOP: 6 gas before the SSTORE, which writes a fresh slot (22,100).
+  const WRITE_RUNTIME = '600160005500'
+
+  it("names EIP-2200's SSTORE sentry when no more than 2,300 gas is left, and says only out of gas above it", async () => {
+    const writer = await t.deploy(WRITE_RUNTIME)
+    const sentry = await callTrace(writer, { gasLimit: 21_000n + 6n + 2_300n })
+    expect(sentry.error).toBe('out of gas: not enough gas for reentrancy sentry')
+    const short = await callTrace(writer, { gasLimit: 21_000n + 6n + 2_301n })
+    expect(short.error).toBe('out of gas')
+  })
+
+  it("gives BLAKE2F's two input checks geth's texts: the length, then the final flag", async () => {
+    // CALL(GAS, 0x09, 0, mem[0..0], out 0..0), POP; PUSH1 2, PUSH1 212, MSTORE8 (final flag 2);
+    // CALL(GAS, 0x09, 0, mem[0..213], out 0..0), POP, STOP. Zero rounds cost no gas.
+    const caller = await t.deploy(
+      '600060006000600060006009' + '5af150' + '600260d453' + '6000600060d5600060006009' + '5af15000',
+    )
+    const top = await callTrace(caller)
+    expect(top.calls.map((c: any) => [c.to, c.error])).toEqual([
+      ['0x0000000000000000000000000000000000000009', 'invalid input length'],
+      ['0x0000000000000000000000000000000000000009', 'invalid final flag'],
+    ])
+  })
+})

@@ -22,9 +22,18 @@ const GETH_ERRORS: Record<string, string> = {
 export interface FailurePoint {
   opcode: number
   stackLength: number
+  /** Gas the frame had left when it stopped, and whether the fork has EIP-2200's SSTORE sentry (Istanbul on). */
+  gasLeft?: bigint
+  hasSstoreSentry?: boolean
 }
 
 const INVALID = 0xfe
+const SSTORE = 0x55
+/** EIP-2200: an SSTORE with no more than this gas left fails, whatever it would cost. */
+const SSTORE_SENTRY_GAS = 2300n
+/** The BLAKE2F precompile, whose input is 213 bytes ending in a final flag of 0 or 1. */
+const BLAKE2F = 9
+const BLAKE2F_INPUT_LENGTH = 213
 /** Stack items each opcode takes, for geth's `stack underflow (have <=> want)` text. */
 const STACK_INPUTS: Record<number, number> = {
   1: 2,
@@ -109,13 +118,54 @@ export function gethErrorText(error: string, at?: FailurePoint): string {
   }
   if (error === 'stack underflow' && at) return `stack underflow (${at.stackLength} <=> ${stackInputs(at.opcode)})`
   if (error === 'stack overflow' && at) return `stack limit reached ${at.stackLength} (1023)`
+  // geth wraps the sentry's own error in its out-of-gas error; the EVM library says only "out of gas".
+  // Its sentry check fails before any gas is taken, while every other out-of-gas of an SSTORE empties
+  // the frame's gas first: gas still left at a failed SSTORE is the sentry's (one reached with none
+  // left at all reads as plain out of gas).
+  if (error === 'out of gas' && at?.opcode === SSTORE && at.hasSstoreSentry) {
+    const left = at.gasLeft ?? 0n
+    if (left > 0n && left <= SSTORE_SENTRY_GAS) return 'out of gas: not enough gas for reentrancy sentry'
+  }
   return GETH_ERRORS[error] ?? error
 }
 
-/** geth's text for a frame's failure, from the EVM's error and the run state it stopped in. */
-export function frameErrorText(exec: EVMResult['execResult']): string | undefined {
+/** The call a frame ran, for the errors of precompiles, which have no run state. */
+export interface FrameCall {
+  to?: Uint8Array
+  input: Uint8Array
+}
+
+/** geth's text for a precompile's failure, where its words differ from the EVM library's. */
+function precompileErrorText(error: string, call: FrameCall): string | undefined {
+  const to = call.to
+  const isBlake2f =
+    to !== undefined && to.length === 20 && to[19] === BLAKE2F && to.subarray(0, 19).every((b) => b === 0)
+  // The EVM library says "value out of range" for both of BLAKE2F's input checks; geth names each.
+  if (!isBlake2f || error !== 'value out of range') return undefined
+  return call.input.length === BLAKE2F_INPUT_LENGTH ? 'invalid final flag' : 'invalid input length'
+}
+
+/**
+ * geth's text for a frame's failure, from the EVM's error and the run state it stopped in (or, for
+ * a precompile, which has none, the call it ran).
+ */
+export function frameErrorText(exec: EVMResult['execResult'], call?: FrameCall): string | undefined {
   const err = exec.exceptionError?.error
   if (err === undefined) return undefined
   const run = exec.runState
-  return gethErrorText(err, run ? { opcode: run.opCode, stackLength: run.stack.length } : undefined)
+  if (!run && call) {
+    const text = precompileErrorText(err, call)
+    if (text !== undefined) return text
+  }
+  return gethErrorText(
+    err,
+    run
+      ? {
+          opcode: run.opCode,
+          stackLength: run.stack.length,
+          gasLeft: run.gasLeft,
+          hasSstoreSentry: run.interpreter._evm.common.gteHardfork('istanbul'),
+        }
+      : undefined,
+  )
 }

@@ -146,9 +146,11 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     for (const [addr, before] of this.pre) {
       const address = new Address(hexToBytes(addr))
       const account = await this.state!.getAccount(address)
-      const isCreated = this.created.has(addr) && before.isEmpty
+      // geth: `pre` leaves out an account empty before the transaction (a creation's address, or any
+      // other unless `includeEmpty`); `post` still lists what it became.
+      const isLeftOut = before.isEmpty && (this.created.has(addr) || !this.opts.includeEmpty)
       if (!account) {
-        if (!isCreated) pre[addr] = this.toJson(before)
+        if (!isLeftOut) pre[addr] = this.toJson(before)
         continue
       }
       const after: AccountState = {
@@ -171,7 +173,7 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
         after.storage.set(key, now)
       }
       if (!isModified) continue
-      if (!isCreated) pre[addr] = this.toJson({ ...before, storage: preSlots })
+      if (!isLeftOut) pre[addr] = this.toJson({ ...before, storage: preSlots })
       post[addr] = this.diffJson(before, after)
     }
     // geth's order: its result struct lists post first.
