@@ -11,12 +11,15 @@
  * (Besu's flat-database encoding: an empty storage root and code hash stored as empty strings),
  * which makes an account without code a dozen bytes.
  */
+import type { Common } from '@ethereumjs/common'
+import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+import { KECCAK256_NULL, KECCAK256_RLP, ValueEncoding } from '@ethereumjs/util'
 import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import { HistoryStore } from '../storage/historyStore.ts'
-import type { TrieLog } from './trieLog.ts'
+import type { TrieDb } from './trieDb.ts'
+import { STORAGE_KEY_PREFIX_BYTES, type TrieLog } from './trieLog.ts'
 
 /** The first block whose state the history holds (absent: the data path keeps no history). */
 const META_HISTORY_FROM = 'historyFrom'
@@ -127,6 +130,47 @@ export class StateHistory {
   /** Forgets what memory holds of rows a rolled-back transaction wrote. */
   forget(): void {
     this.rows.forget()
+  }
+
+  /**
+   * Writes the trie of the state after canonical block `n` into `db` (pending) from the history rows
+   * alone, and resolves to its root: every account and slot the history knows, read at `n`, put in a
+   * fresh account trie and fresh storage tries (their node keys prefixed as BONSAI's). Contract code
+   * is not written: the node store keeps it by code hash for good. Throws when a storage trie's root
+   * is not the one its account holds, or an account's code is not stored; the caller checks the
+   * returned root against the block's.
+   */
+  async writeTrie(db: TrieDb, common: Common, n: bigint): Promise<Uint8Array> {
+    const opts = { db, useKeyHashing: false, valueEncoding: ValueEncoding.Bytes, common }
+    const accounts = new MerklePatriciaTrie(opts)
+    let account: { key: Uint8Array; rlp: Uint8Array; storage?: MerklePatriciaTrie } | undefined
+    const putAccount = async () => {
+      if (!account) return
+      const [, , storageRoot, codeHash] = RLP.decode(account.rlp) as Uint8Array[]
+      const root = account.storage?.root() ?? KECCAK256_RLP
+      if (!equalBytes(root, storageRoot)) {
+        throw new Error(
+          `the slots of account ${bytesToHex(account.key)} give storage root ${bytesToHex(root)}, not its ${bytesToHex(storageRoot)}`,
+        )
+      }
+      if (!equalBytes(codeHash, KECCAK256_NULL) && db.getSync(`63${bytesToHex(codeHash).slice(2)}`) === undefined)
+        throw new Error(`the code ${bytesToHex(codeHash)} of account ${bytesToHex(account.key)} is not stored`)
+      await accounts.put(account.key, account.rlp)
+    }
+    for (const [key, value] of this.rows.valuesAt(n)) {
+      if (key.length === 32) {
+        await putAccount()
+        account = { key, rlp: fullAccount(value) }
+        continue
+      }
+      if (!account || !equalBytes(key.subarray(0, 32), account.key))
+        throw new Error(`a slot of account ${bytesToHex(key.subarray(0, 32))} outlives the account after block ${n}`)
+      const keyPrefix = account.key.slice(0, STORAGE_KEY_PREFIX_BYTES)
+      account.storage ??= new MerklePatriciaTrie({ ...opts, keyPrefix })
+      await account.storage.put(key.subarray(32), value)
+    }
+    await putAccount()
+    return accounts.root()
   }
 
   /** The account RLP under hashed key `key` after block `n`; undefined when it did not exist. */
