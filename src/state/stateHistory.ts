@@ -12,12 +12,13 @@
  * which makes an account without code a dozen bytes.
  */
 import type { Common } from '@ethereumjs/common'
-import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { KECCAK256_NULL, KECCAK256_RLP, ValueEncoding } from '@ethereumjs/util'
+import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import { HistoryStore } from '../storage/historyStore.ts'
+import { SortedTrieBuilder } from './sortedTrie.ts'
 import type { TrieDb } from './trieDb.ts'
 import { STORAGE_KEY_PREFIX_BYTES, type TrieLog } from './trieLog.ts'
 
@@ -134,17 +135,20 @@ export class StateHistory {
 
   /**
    * Writes the trie of the state after canonical block `n` into `db` (pending) from the history rows
-   * alone, and resolves to its root: every account and slot the history knows, read at `n`, put in a
-   * fresh account trie and fresh storage tries (their node keys prefixed as BONSAI's). Contract code
-   * is not written: the node store keeps it by code hash for good. Throws when a storage trie's root
-   * is not the one its account holds, or an account's code is not stored; the caller checks the
-   * returned root against the block's.
+   * alone, and resolves to its root: every account and slot the history knows, read at `n` in key
+   * order, built into an account trie and storage tries (their node keys prefixed as BONSAI's) in
+   * one pass each. Contract code is not written: the node store keeps it by code hash for good.
+   * Throws when a storage trie's root is not the one its account holds, or an account's code is not
+   * stored; the caller checks the returned root against the block's.
    */
   async writeTrie(db: TrieDb, common: Common, n: bigint): Promise<Uint8Array> {
-    const opts = { db, useKeyHashing: false, valueEncoding: ValueEncoding.Bytes, common }
-    const accounts = new MerklePatriciaTrie(opts)
-    let account: { key: Uint8Array; rlp: Uint8Array; storage?: MerklePatriciaTrie } | undefined
-    const putAccount = async () => {
+    const keccak = common.customCrypto.keccak256 ?? keccak_256
+    const nodes: [string, Uint8Array][] = []
+    const storeUnder = (prefix: string) => (hash: Uint8Array, node: Uint8Array) =>
+      nodes.push([prefix + bytesToHex(hash).slice(2), node])
+    const accounts = new SortedTrieBuilder(keccak, storeUnder(''))
+    let account: { key: Uint8Array; rlp: Uint8Array; storage?: SortedTrieBuilder } | undefined
+    const addAccount = () => {
       if (!account) return
       const [, , storageRoot, codeHash] = RLP.decode(account.rlp) as Uint8Array[]
       const root = account.storage?.root() ?? KECCAK256_RLP
@@ -155,22 +159,24 @@ export class StateHistory {
       }
       if (!equalBytes(codeHash, KECCAK256_NULL) && db.getSync(`63${bytesToHex(codeHash).slice(2)}`) === undefined)
         throw new Error(`the code ${bytesToHex(codeHash)} of account ${bytesToHex(account.key)} is not stored`)
-      await accounts.put(account.key, account.rlp)
+      accounts.add(account.key, account.rlp)
     }
     for (const [key, value] of this.rows.valuesAt(n)) {
       if (key.length === 32) {
-        await putAccount()
+        addAccount()
         account = { key, rlp: fullAccount(value) }
         continue
       }
       if (!account || !equalBytes(key.subarray(0, 32), account.key))
         throw new Error(`a slot of account ${bytesToHex(key.subarray(0, 32))} outlives the account after block ${n}`)
-      const keyPrefix = account.key.slice(0, STORAGE_KEY_PREFIX_BYTES)
-      account.storage ??= new MerklePatriciaTrie({ ...opts, keyPrefix })
-      await account.storage.put(key.subarray(32), value)
+      const prefix = bytesToHex(account.key.subarray(0, STORAGE_KEY_PREFIX_BYTES)).slice(2)
+      account.storage ??= new SortedTrieBuilder(keccak, storeUnder(prefix))
+      account.storage.add(key.subarray(32), value)
     }
-    await putAccount()
-    return accounts.root()
+    addAccount()
+    const root = accounts.root()
+    for (const [key, node] of nodes) await db.put(key, node)
+    return root
   }
 
   /** The account RLP under hashed key `key` after block `n`; undefined when it did not exist. */
