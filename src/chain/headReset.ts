@@ -16,8 +16,9 @@ export function rewindTo(chain: Chain, block: Block): Promise<void> {
 
 /**
  * The head-reset primitive (call inside `Chain.exclusive`): moves the head to the stored `block`.
- * A canonical block whose state has left the BONSAI history window gets it rebuilt from the genesis
- * (`rebuildStateAt`) instead of failing, so a dev chain can always go back to any of its blocks.
+ * A canonical block whose state has left the BONSAI history window gets it rebuilt (`rebuildStateAt`:
+ * from the state history when it holds the block, else by replaying from the genesis) instead of
+ * failing, so a dev chain can always go back to any of its blocks.
  */
 export function moveHead(chain: Chain, block: Block): Promise<void> {
   const isPruned = chain.bonsai && !chain.bonsai.isRetained(block.header.number, chain.head.header.number)

@@ -130,20 +130,61 @@ export async function rebuildHeadState(chain: Chain): Promise<number> {
   return Number(count)
 }
 
+/** How many head moves below the window each path rebuilt the state of (tests tell the paths apart by it). */
+export const stateRebuilds = { fromHistory: 0, byReplay: 0 }
+
 /**
  * Makes the canonical `target`, below the head, the head when its state has left the BONSAI history
- * window (the trie logs that would move the flat state back are pruned): the genesis state is written
- * again, the canonical blocks up to `target` are replayed on it (every root checked against its
- * header), and the chain takes `target` with the state so rebuilt. The blocks above stay stored.
- * Call inside `Chain.exclusive`.
+ * window (the trie logs that would move the flat state back are pruned). When the state history
+ * holds `target`'s state, its trie is written from the history rows (a cost that follows the
+ * state's size); otherwise, or when that trie's root is not `target`'s, the genesis state is written
+ * again and the canonical blocks up to `target` are replayed on it (every root checked against its
+ * header; a cost that follows the chain's length). The chain then takes `target` with the state so
+ * rebuilt. The blocks above stay stored. Call inside `Chain.exclusive`.
  */
 export async function rebuildStateAt(chain: Chain, target: Block): Promise<void> {
   const bonsai = chain.bonsai
   if (!bonsai) throw new Error('only BONSAI state storage prunes states')
-  await rewriteGenesisState(chain, bonsai)
-  await replayBlocks(chain, chain.genesis, canonicalBlocks(chain, target.header.number))
+  const startedMs = Date.now()
+  const isFromHistory = await writeStateFromHistory(chain, bonsai, target)
+  if (!isFromHistory) {
+    await rewriteGenesisState(chain, bonsai)
+    await replayBlocks(chain, chain.genesis, canonicalBlocks(chain, target.header.number))
+  }
+  stateRebuilds[isFromHistory ? 'fromHistory' : 'byReplay']++
   await chain.resetHeadRebuilt(target)
-  log.info('rebuilt the state of a block below the history window', { block: target.header.number })
+  log.info('rebuilt the state of a block below the history window', {
+    block: target.header.number,
+    from: isFromHistory ? 'state history' : 'replay from the genesis',
+    ms: Date.now() - startedMs,
+  })
+}
+
+/**
+ * Writes `target`'s state trie (pending) from the state history when it holds that state; resolves
+ * to whether the trie's root is the one the chain recorded after `target` (the header's, or the
+ * dev tools' edit of it). Anything else is logged as an error and left to the replay.
+ */
+async function writeStateFromHistory(chain: Chain, bonsai: BonsaiState, target: Block): Promise<boolean> {
+  const n = target.header.number
+  if (!bonsai.history?.covers(n)) return false
+  const expected = chain.postStateRoot(target)
+  try {
+    const root = await bonsai.history.writeTrie(chain.trieDb, chain.common, n)
+    if (equalBytes(root, expected)) return true
+    log.error('the state history gives a wrong state root; replaying from the genesis instead', {
+      block: n,
+      root: bytesToHex(root),
+      expected: bytesToHex(expected),
+    })
+  } catch (e) {
+    const reason = e instanceof Error ? e.message : String(e)
+    log.error('cannot write the state from the state history; replaying from the genesis instead', {
+      block: n,
+      reason,
+    })
+  }
+  return false
 }
 
 async function* canonicalBlocks(chain: Chain, upTo: bigint): AsyncGenerator<Block> {

@@ -1,7 +1,9 @@
+import type { Block } from '@ethereumjs/block'
 import { createFeeMarket1559Tx, createTxFromRLP } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { executeBlock } from '../chain/blockImporter.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
+import { stateRebuilds } from '../chain/stateRecovery.ts'
 import { openChain, poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
@@ -19,6 +21,8 @@ const STORE_CODE = hexToBytes('0x600134016000550000')
 /** BONSAI with a history window of 4 blocks: a few mined blocks push a state out of it. */
 /** Plain BONSAI (no state history): the states below the window are gone. */
 const SMALL_WINDOW = { dataStorageFormat: 'BONSAI' as const, bonsaiHistoricalBlockLimit: 4, isBonsaiArchive: false }
+/** The same window with the state history (the dev chain's default): every older state stays readable. */
+const SMALL_WINDOW_HISTORY = { ...SMALL_WINDOW, isBonsaiArchive: true }
 
 async function openTools(storage: Partial<typeof SMALL_WINDOW> = {}) {
   const { chain } = await openChain({ dataPath: ':memory:', ...storage })
@@ -119,8 +123,45 @@ describe('DevTools', () => {
     expect(() => chain.stateAt(start)).toThrow(StateUnavailableError)
   })
 
+  it("goes back below the window from the state history, to the block's own state root", async () => {
+    const opened = await openTools(SMALL_WINDOW_HISTORY)
+    const { chain, pool, sealer, tools } = opened
+    tools.markInitial()
+    const genesis = chain.head
+    await sealer.mine(1n)
+    // Code and a slot set by the dev tools (an edited state), then a call to it in each block.
+    const slot = new Uint8Array(32)
+    await tools.setAccounts([[TARGET.bytes, { code: STORE_CODE, storage: [[slot, new Uint8Array(32).fill(7)]] }]])
+    for (let nonce = 0; nonce < 23; nonce++) {
+      await pool.add(transfer(nonce, 1n, chain.commonForNextBlock()))
+      await sealer.sealBlock(false)
+    }
+    expect(chain.head.header.number).toBe(24n)
+    const before = { ...stateRebuilds }
+    // anvil_rollback / debug_setHead 20 blocks back: block 4, rebuilt from the history rows.
+    await tools.rollback(20n)
+    expect(stateRebuilds).toEqual({ fromHistory: before.fromHistory + 1, byReplay: before.byReplay })
+    const fourth = chain.head
+    expect(fourth.header.number).toBe(4n)
+    expect(bytesToHex(chain.postStateRoot(fourth))).toBe(bytesToHex(fourth.header.stateRoot))
+    const state = chain.stateAt(fourth)
+    expect((await state.getAccount(TARGET))?.balance).toBe(3n)
+    expect(bytesToHex(await state.getCode(TARGET))).toBe(bytesToHex(STORE_CODE))
+    expect(bytesToHex(await state.getStorage(TARGET, slot))).toBe('0x02')
+    // The chain builds on it, and what it builds re-executes to its roots.
+    await pool.add(transfer(3, 10n, chain.commonForNextBlock()))
+    const next = (await sealer.sealBlock(false))!
+    await executeBlock(chain, next, fourth)
+    expect((await chain.stateAt(next).getAccount(TARGET))?.balance).toBe(13n)
+    expect(bytesToHex(await chain.stateAt(next).getStorage(TARGET, slot))).toBe('0x0b')
+    // hardhat_reset / anvil_reset: back to the genesis, from the history too.
+    await resetsToGenesis(opened, genesis)
+    expect(stateRebuilds).toEqual({ fromHistory: before.fromHistory + 2, byReplay: before.byReplay })
+  })
+
   it('goes back to a block whose state left the history window by rebuilding it from the genesis', async () => {
-    const { chain, pool, sealer, tools } = await openTools(SMALL_WINDOW)
+    const opened = await openTools(SMALL_WINDOW)
+    const { chain, pool, sealer, tools } = opened
     tools.markInitial()
     const genesis = chain.head
     for (let nonce = 0; nonce < 12; nonce++) {
@@ -130,7 +171,9 @@ describe('DevTools', () => {
     const third = (await chain.getBlockByNumber(3n))!
     expect(() => chain.stateAt(third)).toThrow(StateUnavailableError)
     // anvil_rollback / debug_setHead to block 3: its state comes back, the older ones stay gone.
+    const replays = stateRebuilds.byReplay
     await tools.rollback(chain.head.header.number - 3n)
+    expect(stateRebuilds.byReplay).toBe(replays + 1)
     expect(chain.head.header.number).toBe(3n)
     expect((await chain.stateAt(chain.head).getAccount(TARGET))?.balance).toBe(3n)
     const second = (await chain.getBlockByNumber(2n))!
@@ -140,13 +183,19 @@ describe('DevTools', () => {
     await executeBlock(chain, next, third)
     expect((await chain.stateAt(next).getAccount(TARGET))?.balance).toBe(13n)
     // hardhat_reset / anvil_reset: back to the state at start, the genesis.
-    await sealer.mine(10n)
-    await tools.reset()
-    expect(bytesToHex(chain.head.hash())).toBe(bytesToHex(genesis.hash()))
-    expect((await chain.stateAt(chain.head).getAccount(TARGET))?.balance ?? 0n).toBe(0n)
-    await pool.add(transfer(0, 2n, chain.commonForNextBlock()))
-    const first = (await sealer.sealBlock(false))!
-    await executeBlock(chain, first, genesis)
-    expect((await chain.stateAt(first).getAccount(TARGET))?.balance).toBe(2n)
+    await resetsToGenesis(opened, genesis)
   })
 })
+
+/** Mines 10 blocks, resets (hardhat_reset) to the genesis `genesis` and checks the chain builds on it. */
+async function resetsToGenesis(opened: Awaited<ReturnType<typeof openTools>>, genesis: Block): Promise<void> {
+  const { chain, pool, sealer, tools } = opened
+  await sealer.mine(10n)
+  await tools.reset()
+  expect(bytesToHex(chain.head.hash())).toBe(bytesToHex(genesis.hash()))
+  expect((await chain.stateAt(chain.head).getAccount(TARGET))?.balance ?? 0n).toBe(0n)
+  await pool.add(transfer(0, 2n, chain.commonForNextBlock()))
+  const first = (await sealer.sealBlock(false))!
+  await executeBlock(chain, first, genesis)
+  expect((await chain.stateAt(first).getAccount(TARGET))?.balance).toBe(2n)
+}

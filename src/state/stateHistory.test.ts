@@ -4,14 +4,16 @@ import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
 import { getMerkleStateProof } from '@ethereumjs/statemanager'
 import { Address } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
 import { devAccounts } from '../chain/devAccounts.ts'
-import { moveHead } from '../chain/headReset.ts'
+import { moveHead, rewindTo } from '../chain/headReset.ts'
+import { stateRebuilds } from '../chain/stateRecovery.ts'
 import { call } from '../evm/callService.ts'
 import { replayBlock } from '../evm/tracers/blockReplayer.ts'
 import { openChain } from '../node/node.ts'
 import { sealTransfers } from '../node/testChain.ts'
-import { bigintToPaddedBytes, bytesToBigint, hexToBytes } from '../primitives/hex.ts'
+import { bigintToPaddedBytes, bytesToBigint, bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { afterEach, describe, expect, it } from '../runtime/testing.ts'
 import { StateUnavailableError } from './bonsaiState.ts'
 import { openState } from './worldState.ts'
@@ -203,6 +205,71 @@ describe('BONSAI state history', () => {
       expect(reopened.chain.bonsai?.history?.from).toBe(10n)
     } finally {
       reopened.close()
+    }
+  })
+  it('moves the head below the window from the history rows, to the state the replay gives', async () => {
+    const dataPath = tempDir()
+    const archive = await sealTransfers(dataPath, 30, 1, ARCHIVE)
+    const plain = await sealTransfers(tempDir(), 30, 1, { ...ARCHIVE, isBonsaiArchive: false })
+    const { recipient } = archive
+    const accounts = [recipient, sender, new Address(new Uint8Array(20).fill(0xc0)), beaconRoots]
+    /** What a head state answers: its root, then balance, nonce and code of each account, the ring buffer's slot. */
+    const headState = async (chain: Chain) => {
+      const state = chain.stateAt(chain.head)
+      const out: string[] = [bytesToHex(chain.postStateRoot(chain.head))]
+      for (const a of accounts) {
+        const account = await state.getAccount(a)
+        out.push(`${account?.balance}/${account?.nonce}/${bytesToHex(await state.getCode(a))}`)
+      }
+      out.push(bytesToHex(await state.getStorage(beaconRoots, timestampSlot(chain.head.header.timestamp))))
+      return out
+    }
+    try {
+      const before = { ...stateRebuilds }
+      await rewindTo(archive.chain, await blockAt(archive.chain, 10n))
+      expect(stateRebuilds).toEqual({ fromHistory: before.fromHistory + 1, byReplay: before.byReplay })
+      // Plain BONSAI keeps no history: the replay from the genesis, as before.
+      await rewindTo(plain.chain, await blockAt(plain.chain, 10n))
+      expect(stateRebuilds).toEqual({ fromHistory: before.fromHistory + 1, byReplay: before.byReplay + 1 })
+      const state = await headState(archive.chain)
+      expect(state[0]).toBe(bytesToHex(archive.chain.head.header.stateRoot))
+      expect(state).toEqual(await headState(plain.chain))
+      expect(await balanceAt(archive.chain, 10n, recipient)).toBe(10_000n)
+      expect(bytesToBigint(hexToBytes(state.at(-1)!))).toBe(archive.chain.head.header.timestamp)
+      // New blocks seal on top, the same on both chains; the history still serves what is below.
+      await archive.sealMore(20, 3n)
+      await plain.sealMore(20, 3n)
+      expect(bytesToHex(archive.chain.head.hash())).toBe(bytesToHex(plain.chain.head.hash()))
+      expect(await headState(archive.chain)).toEqual(await headState(plain.chain))
+      expect(await balanceAt(archive.chain, 5n, recipient)).toBe(5_000n)
+      expect(await balanceAt(archive.chain, 11n, recipient)).toBe(10_003n)
+    } finally {
+      plain.close()
+      archive.close()
+    }
+    const expected = bytesToHex(archive.chain.head.hash())
+    const reopened = await openChain({ dataPath, ...ARCHIVE })
+    try {
+      expect(bytesToHex(reopened.chain.head.hash())).toBe(expected)
+      expect(await balanceAt(reopened.chain, 30n, recipient)).toBe(10_000n + 20n * 3n)
+      expect(await balanceAt(reopened.chain, 10n, recipient)).toBe(10_000n)
+    } finally {
+      reopened.close()
+    }
+  })
+  it('falls back to the replay when the history rows give another state root', async () => {
+    const { chain, recipient, close } = await sealTransfers(tempDir(), 30, 1, ARCHIVE)
+    try {
+      // A damaged history: the recipient missing after block 10.
+      const rows = chain.bonsai!.history!.rows
+      rows.write(rows.idOf(keccak_256(recipient.bytes))!, 10n, new Uint8Array(0))
+      const before = { ...stateRebuilds }
+      await rewindTo(chain, await blockAt(chain, 10n))
+      expect(stateRebuilds).toEqual({ fromHistory: before.fromHistory, byReplay: before.byReplay + 1 })
+      expect(bytesToHex(chain.postStateRoot(chain.head))).toBe(bytesToHex(chain.head.header.stateRoot))
+      expect((await chain.stateAt(chain.head).getAccount(recipient))?.balance).toBe(10_000n)
+    } finally {
+      close()
     }
   })
 })

@@ -11,12 +11,16 @@
  * (Besu's flat-database encoding: an empty storage root and code hash stored as empty strings),
  * which makes an account without code a dozen bytes.
  */
+import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import { HistoryStore } from '../storage/historyStore.ts'
-import type { TrieLog } from './trieLog.ts'
+import { SortedTrieBuilder } from './sortedTrie.ts'
+import type { TrieDb } from './trieDb.ts'
+import { STORAGE_KEY_PREFIX_BYTES, type TrieLog } from './trieLog.ts'
 
 /** The first block whose state the history holds (absent: the data path keeps no history). */
 const META_HISTORY_FROM = 'historyFrom'
@@ -127,6 +131,52 @@ export class StateHistory {
   /** Forgets what memory holds of rows a rolled-back transaction wrote. */
   forget(): void {
     this.rows.forget()
+  }
+
+  /**
+   * Writes the trie of the state after canonical block `n` into `db` (pending) from the history rows
+   * alone, and resolves to its root: every account and slot the history knows, read at `n` in key
+   * order, built into an account trie and storage tries (their node keys prefixed as BONSAI's) in
+   * one pass each. Contract code is not written: the node store keeps it by code hash for good.
+   * Throws when a storage trie's root is not the one its account holds, or an account's code is not
+   * stored; the caller checks the returned root against the block's.
+   */
+  async writeTrie(db: TrieDb, common: Common, n: bigint): Promise<Uint8Array> {
+    const keccak = common.customCrypto.keccak256 ?? keccak_256
+    const nodes: [string, Uint8Array][] = []
+    const storeUnder = (prefix: string) => (hash: Uint8Array, node: Uint8Array) =>
+      nodes.push([prefix + bytesToHex(hash).slice(2), node])
+    const accounts = new SortedTrieBuilder(keccak, storeUnder(''))
+    let account: { key: Uint8Array; rlp: Uint8Array; storage?: SortedTrieBuilder } | undefined
+    const addAccount = () => {
+      if (!account) return
+      const [, , storageRoot, codeHash] = RLP.decode(account.rlp) as Uint8Array[]
+      const root = account.storage?.root() ?? KECCAK256_RLP
+      if (!equalBytes(root, storageRoot)) {
+        throw new Error(
+          `the slots of account ${bytesToHex(account.key)} give storage root ${bytesToHex(root)}, not its ${bytesToHex(storageRoot)}`,
+        )
+      }
+      if (!equalBytes(codeHash, KECCAK256_NULL) && db.getSync(`63${bytesToHex(codeHash).slice(2)}`) === undefined)
+        throw new Error(`the code ${bytesToHex(codeHash)} of account ${bytesToHex(account.key)} is not stored`)
+      accounts.add(account.key, account.rlp)
+    }
+    for (const [key, value] of this.rows.valuesAt(n)) {
+      if (key.length === 32) {
+        addAccount()
+        account = { key, rlp: fullAccount(value) }
+        continue
+      }
+      if (!account || !equalBytes(key.subarray(0, 32), account.key))
+        throw new Error(`a slot of account ${bytesToHex(key.subarray(0, 32))} outlives the account after block ${n}`)
+      const prefix = bytesToHex(account.key.subarray(0, STORAGE_KEY_PREFIX_BYTES)).slice(2)
+      account.storage ??= new SortedTrieBuilder(keccak, storeUnder(prefix))
+      account.storage.add(key.subarray(32), value)
+    }
+    addAccount()
+    const root = accounts.root()
+    for (const [key, node] of nodes) await db.put(key, node)
+    return root
   }
 
   /** The account RLP under hashed key `key` after block `n`; undefined when it did not exist. */

@@ -9,6 +9,8 @@ import type { SqlDatabase } from './sqlite.ts'
 
 /** Bound on the ids remembered in memory (all are forgotten when full). */
 const ID_MEMO_ENTRIES = 1 << 16
+/** Keys read per query when walking the whole state at a block. */
+const STATE_PAGE_KEYS = 4096
 
 export class HistoryStore {
   readonly db: SqlDatabase
@@ -90,6 +92,29 @@ export class HistoryStore {
       key.set(r.account as Uint8Array, 0)
       key.set(r.slot as Uint8Array, 32)
       yield [key, r.value as Uint8Array]
+    }
+  }
+
+  /**
+   * Every key with a value after block `number` (keys whose value is empty are left out), in key
+   * order, so that an account's slots (account ‖ slot keys) follow the account; read a page of keys
+   * at a time.
+   */
+  *valuesAt(number: bigint): Generator<[Uint8Array, Uint8Array]> {
+    const page = this.db.prepare(
+      `SELECT k.key AS key, (SELECT h.value FROM state_history h WHERE h.id = k.id AND h.number <= ?
+         ORDER BY h.number DESC LIMIT 1) AS value
+       FROM history_keys k WHERE k.key > ? ORDER BY k.key LIMIT ${STATE_PAGE_KEYS}`,
+    )
+    let after: Uint8Array = new Uint8Array(0)
+    for (;;) {
+      const rows = page.all(number, after)
+      for (const r of rows) {
+        const value = r.value as Uint8Array | null
+        if (value && value.length > 0) yield [r.key as Uint8Array, value]
+      }
+      if (rows.length < STATE_PAGE_KEYS) return
+      after = rows[rows.length - 1].key as Uint8Array
     }
   }
 

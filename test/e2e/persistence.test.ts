@@ -61,7 +61,7 @@ describe('persistence', () => {
     expect(await second.rpc('eth_getTransactionCount', [first.config.accounts[3].address, 'latest'])).toBe('0x1')
   })
 
-  it.each(['FOREST', 'BONSAI'])(
+  it.each(['FOREST', 'BONSAI', 'X_BONSAI_ARCHIVE'])(
     'keeps every block whose receipt was returned when killed with SIGKILL mid-stream (%s)',
     async (format) => {
       const dataPath = join(dir, `kill-${format}`)
