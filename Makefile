@@ -25,7 +25,8 @@ install: node_modules/.installed
 # `npm install` rather than `npm ci`: the lock file holds only this platform's optional binaries.
 # npm may skip install scripts of packages it has not approved; bun's postinstall only links the
 # platform binary, so run it explicitly when the bun launcher does not answer. better-sqlite3 (the
-# storage driver under Node, tested by src/storage/sqliteNode.test.ts) is rebuilt the same way.
+# storage driver under Node, tested by src/storage/sqliteNode.test.ts) is rebuilt the same way; it is
+# an optional dependency, which npm drops when its build fails, so a second npm install comes first.
 # Hardhat's EDR binding needs Node 22, so npm under Node 20 skips that optional package: npm runs
 # again with the npm Node 22 first on PATH when the binding does not load.
 # secp256k1 ships prebuilt N-API addons (linux x64 glibc/musl, darwin arm64, win32 x64) and needs no
@@ -37,6 +38,7 @@ node_modules/.installed: package.json package-lock.json
 		echo "secp256k1: no prebuilt addon for this platform; sender recovery uses @noble/curves"
 	@$(BUN) --version >/dev/null 2>&1 || node node_modules/bun/install.js
 	@$(BUN) --version >/dev/null
+	@node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null || npm install --no-audit --no-fund
 	@node -e "new (require('better-sqlite3'))(':memory:').close()" 2>/dev/null || npm rebuild better-sqlite3
 	@node -e "new (require('better-sqlite3'))(':memory:').close()"
 	@$(NODE22) -e "require('@nomicfoundation/edr')" 2>/dev/null || ! test -x $(NODE22) || \
