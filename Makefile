@@ -79,11 +79,11 @@ $(DENO):
 # then the data path written in turn by all three runtimes. Deno's own type check is left out: it
 # checks with its own lib settings; `make typecheck` is the one that counts.
 test-deno: build $(DENO)
-	$(DENO) test -A --no-check src/
+	$(DENO) test -A --no-check --parallel src/
 	BASALT_RUNTIME=deno BASALT_BIN=$(CURDIR)/test/runtime/basalt-deno $(BUN) test --timeout 60000 $(E2E_ALL) test/runtime
 
 test-deno-ci: build $(DENO)
-	$(DENO) test -A --no-check src/
+	$(DENO) test -A --no-check --parallel src/
 	BASALT_RUNTIME=deno BASALT_BIN=$(CURDIR)/test/runtime/basalt-deno $(BUN) test --timeout 60000 $(E2E_DENO_CI) test/runtime
 
 test-node: build
