@@ -19,7 +19,7 @@ export function recipient(i: number): Address {
 }
 
 /** The transfer with nonce `i`, to `recipient(i)`. */
-function transfer(i: number, common: Common): FeeMarket1559Tx {
+export function transfer(i: number, common: Common): FeeMarket1559Tx {
   return createFeeMarket1559Tx(
     { nonce: i, to: recipient(i), value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 1n },
     { common },

@@ -8,8 +8,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { createFeeMarket1559Tx, createTxFromRLP } from '@ethereumjs/tx'
-import { hexToBytes } from '@ethereumjs/util'
+import { createTxFromRLP } from '@ethereumjs/tx'
 import { openChain, poolChainView } from '../src/node/node.ts'
 import { systemClock } from '../src/primitives/clock.ts'
 import { setLogLevel } from '../src/primitives/logger.ts'
@@ -17,10 +16,10 @@ import { DevSealer } from '../src/producer/devSealer.ts'
 import { migrate } from '../src/storage/schema.ts'
 import { openSqlite } from '../src/storage/sqlite.ts'
 import { TxPool } from '../src/txpool/txPool.ts'
+import { transfer } from './transfers.ts'
 
 const WARM = Number(process.argv[2] ?? 1000)
 const MEASURED = Number(process.argv[3] ?? 200)
-const KEY = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
 
 setLogLevel('WARN')
 const dir = mkdtempSync(join(tmpdir(), 'basalt-wal-'))
@@ -35,13 +34,7 @@ try {
   const common = chain.commonForNextBlock()
   for (let i = 0; i < WARM + MEASURED; i++) {
     if (i === WARM) db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
-    const to = new Uint8Array(20)
-    new DataView(to.buffer).setUint32(16, (i % 1000) + 1)
-    to[0] = 0x42
-    const tx = createFeeMarket1559Tx(
-      { nonce: i, to, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 10n ** 9n },
-      { common },
-    ).sign(KEY)
+    const tx = transfer(i, common)
     await pool.add(createTxFromRLP(tx.serialize(), { common }))
     await sealer.sealBlock(false)
   }
