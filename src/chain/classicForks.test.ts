@@ -60,12 +60,14 @@ async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint, c
   common.setHardforkBy({ blockNumber: number, timestamp })
   const vm = await createVm(common, openState(chain.trieDb, common, parent.header.stateRoot, true), chain)
   const preset = difficulty ?? presetPowDifficulty(common, parent.header, timestamp)
+  // London's first block doubles the gas limit (EIP-1559's elasticity).
+  const isLondonBlock = common.isActivatedEIP(1559) && common.hardforkBlock('london') === number
   const builder = await buildBlock(vm, {
     parentBlock: parent,
     headerData: {
       number,
       timestamp,
-      gasLimit: parent.header.gasLimit,
+      gasLimit: isLondonBlock ? parent.header.gasLimit * 2n : parent.header.gasLimit,
       coinbase: createAddressFromString(coinbase),
       difficulty: preset,
     },
@@ -387,13 +389,157 @@ describe('Ethereum Classic genesis', () => {
     expect(chain.head.header.number).toBe(2n)
   })
 
-  it('refuses in one line what it cannot combine or run', () => {
+  it('reads Ethereum and ETC keys together', () => {
     const parse = (config: Record<string, unknown>) =>
       parseGenesisText(JSON.stringify({ config, difficulty: '0x1' }), 'etc.json')
-    expect(() => parse({ ...CLASSIC_CONFIG, londonBlock: 20 })).toThrow(
-      'invalid genesis file etc.json: config.londonBlock: this Ethereum milestone cannot be combined with Ethereum Classic forks in Basalt',
-    )
+    expect(parse({ ...CLASSIC_CONFIG, londonBlock: 20 }).config.londonBlock).toBe(20)
     expect(parse({ chainId: 63, atlantisBlock: 0, aghartaBlock: 30, ethash: {} }).config.aghartaBlock).toBe(30)
+  })
+})
+
+/**
+ * Ethereum's forks up to London, then every ETC milestone (the class of Besu's `all_forks.json`;
+ * own values). Besu runs one list of milestones by block number, each its own protocol spec.
+ */
+const MIXED_CONFIG = {
+  chainId: 6262,
+  homesteadBlock: 1,
+  eip150Block: 2,
+  eip158Block: 3,
+  byzantiumBlock: 4,
+  constantinopleBlock: 5,
+  petersburgBlock: 5,
+  istanbulBlock: 6,
+  berlinBlock: 7,
+  londonBlock: 8,
+  ecip1015Block: 10,
+  diehardBlock: 11,
+  gothamBlock: 12,
+  ecip1041Block: 12,
+  atlantisBlock: 13,
+  aghartaBlock: 14,
+  phoenixBlock: 15,
+  thanosBlock: 16,
+  ecip1049Block: 18,
+  ecip1017EraRounds: 4,
+  ethash: {},
+}
+
+describe('a schedule of Ethereum and ETC milestones', () => {
+  const at = (common: ReturnType<typeof createChainCommon>, blockNumber: number) => {
+    const c = common.copy()
+    c.setHardforkBy({ blockNumber, timestamp: 1000 + blockNumber })
+    return c
+  }
+
+  it("runs each block on its milestone's own rules, going back from London to Classic Tangerine Whistle", () => {
+    const common = createChainCommon(classicGenesis(MIXED_CONFIG), {})
+    const names = [0, 2, 3, 7, 9, 10, 11, 12, 13, 14, 15, 17, 18].map((n) => at(common, n).hardfork())
+    expect(names).toEqual([
+      'chainstart',
+      'tangerineWhistle',
+      'spuriousDragon',
+      'berlin',
+      'london',
+      'classicTangerineWhistle',
+      'dieHard',
+      'ecip1041',
+      'atlantis',
+      'agharta',
+      'phoenix',
+      'thanos',
+      'ecip1049',
+    ])
+    // EIP-1559, EIP-2929 (Berlin), EIP-3529 (London), Constantinople, Istanbul.
+    const eips = (n: number) => {
+      const c = at(common, n)
+      return [
+        ...[1559, 2929, 3529].map((e) => c.isActivatedEIP(e)),
+        c.gteHardfork('constantinople'),
+        c.gteHardfork('istanbul'),
+      ]
+    }
+    expect(eips(9)).toEqual([true, true, true, true, true])
+    expect(eips(10)).toEqual([false, false, false, false, false])
+    expect(eips(13)).toEqual([false, false, false, false, false])
+    expect(eips(14)).toEqual([false, false, false, true, false])
+    expect(eips(15)).toEqual([false, false, false, true, true])
+    expect(eips(18)).toEqual([false, false, false, true, true])
+    expect(['spuriousDragon', 'byzantium', 'dieHard'].map((f) => at(common, 11).gteHardfork(f))).toEqual([
+      false,
+      false,
+      true,
+    ])
+    expect(['spuriousDragon', 'byzantium', 'dieHard'].map((f) => at(common, 13).gteHardfork(f))).toEqual([
+      true,
+      true,
+      true,
+    ])
+    expect(at(common, 9).gteHardfork('dieHard')).toBe(false)
+  })
+
+  it("runs each milestone's EVM: SHL (Constantinople) and EXP's price by block", async () => {
+    const chain = await openMemoryChain(classicGenesis(MIXED_CONFIG))
+    const run = async (blockNumber: number, code: number[]) => {
+      const common = at(chain.common, blockNumber)
+      const vm = await createVm(common, openState(chain.trieDb, common, chain.head.header.stateRoot, true), chain)
+      return vm.evm.runCode!({ code: Uint8Array.from(code), gasLimit: 1000n })
+    }
+    // PUSH1 1 PUSH1 1 SHL: valid on Ethereum's Constantinople and later (9) and ETC's Agharta (14),
+    // not on Classic Tangerine Whistle (10) or Atlantis (13).
+    const shl = [0x60, 0x01, 0x60, 0x01, 0x1b]
+    const fails = async (n: number) => (await run(n, shl)).exceptionError !== undefined
+    expect([await fails(9), await fails(10), await fails(13), await fails(14)]).toEqual([false, true, true, false])
+    // PUSH2 0xffff PUSH1 2 EXP: 10 gas a byte before Spurious Dragon and DieHard, 50 from them.
+    const exp = [0x61, 0xff, 0xff, 0x60, 0x02, 0x0a]
+    const expGas = async (n: number) => (await run(n, exp)).executionGasUsed - 6n
+    expect([await expGas(2), await expGas(3), await expGas(10), await expGas(11)]).toEqual([30n, 110n, 30n, 110n])
+  })
+
+  it('imports blocks through every milestone: fee market, difficulty, rewards and EIP-155 of each', async () => {
+    const key = new Uint8Array(32).fill(0x43)
+    const sender = createAddressFromPrivateKey(key)
+    const chain = await openMemoryChain(
+      classicGenesis(MIXED_CONFIG, { [sender.toString()]: { balance: '0x1000000000000000' } }),
+    )
+    const rewards: bigint[] = []
+    for (let n = 1n; n <= 17n; n++) {
+      const before = await coinbaseBalance(chain)
+      const block = await buildPow(chain)
+      await importBlock(chain, block, { setHead: true, skipPowValidation: true })
+      rewards.push((await coinbaseBalance(chain)) - before)
+      // London's blocks carry a base fee, Classic Tangerine Whistle's and later ones do not.
+      expect(block.header.baseFeePerGas !== undefined).toBe(n === 8n || n === 9n)
+    }
+    expect(chain.head.header.number).toBe(17n)
+    // Frontier's 5 ether, Byzantium's 3, Constantinople's 2 (Ethereum), then ETC's: 5 ether until
+    // Gotham, ECIP-1017's eras of 4 blocks from it.
+    const expected = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17].map((n) => {
+      if (n < 4) return 5n * ETHER
+      if (n === 4) return 3n * ETHER
+      if (n < 10) return 2n * ETHER
+      if (n < 12) return 5n * ETHER
+      return classicWinnerReward(BigInt(n), 4n)
+    })
+    expect(rewards).toEqual(expected)
+    // DieHard's difficulty (the paused bomb, 2^28 over the Homestead rule) from block 11 on.
+    const eleven = await chain.getBlockByNumber(11n)
+    const ten = await chain.getBlockByNumber(10n)
+    expect(eleven!.header.difficulty - ten!.header.difficulty).toBeGreaterThanOrEqual(2n ** 28n - 2n ** 20n)
+    // EIP-155 signatures: not on Ethereum's Tangerine Whistle (block 2), from Spurious Dragon (3),
+    // and on ETC's Classic Tangerine Whistle (10) again.
+    const data = { nonce: 0n, gasPrice: 1n, gasLimit: 21000n, to: createAddressFromString(COINBASE), value: 1n }
+    const raw = createLegacyTx(data, { common: at(chain.common, 10) })
+      .sign(key)
+      .serialize()
+    const senderAt = (n: number) =>
+      createTxFromRLP(raw, { common: at(chain.common, n) })
+        .getSenderAddress()
+        .toString()
+    expect(() => senderAt(2)).toThrow()
+    expect(senderAt(3)).toBe(sender.toString())
+    expect(senderAt(10)).toBe(sender.toString())
+    expect(senderAt(13)).toBe(sender.toString())
   })
 })
 

@@ -32,7 +32,11 @@ export const CLASSIC_KEYS = [
   'spiralBlock',
   'ecip1049Block',
 ]
-/** Ethereum keys Basalt does not combine with ETC milestones (Besu schedules both lists; the library cannot run such a mix). */
+/**
+ * Ethereum keys whose milestones have no ETC twin. A config with one of them and ETC milestones
+ * (Besu's `all_forks.json`) is a mixed schedule: Besu runs one list of milestones by block number,
+ * each its own protocol spec, so the chain may go from London back to Classic Tangerine Whistle.
+ */
 const LATER_ETHEREUM_KEYS = [
   'daoForkBlock',
   'muirGlacierBlock',
@@ -73,7 +77,7 @@ const CLASSIC_FORKS: [keys: string[], fork: string][] = [
   [['spiralBlock'], 'spiral'],
 ]
 
-/** The forks of Classic's own, as the library's hardfork definitions. */
+/** The forks of Classic's own, as the library's hardfork definitions (the last five name mixed schedules' milestones). */
 export const CLASSIC_FORK_DEFINITIONS: Record<string, { eips: number[]; params?: Record<string, unknown> }> = {
   dieHard: { eips: [], params: { expByteGas: 50 } },
   gotham: { eips: [] },
@@ -82,6 +86,108 @@ export const CLASSIC_FORK_DEFINITIONS: Record<string, { eips: number[]; params?:
   ecip1049: { eips: [] },
   mystique: { eips: [3529, 3541] },
   spiral: { eips: [3651, 3855, 3860] },
+  classicTangerineWhistle: { eips: [] },
+  atlantis: { eips: [] },
+  agharta: { eips: [] },
+  phoenix: { eips: [] },
+  magneto: { eips: [] },
+}
+
+/**
+ * The ETC milestones of a mixed schedule, in Besu's order (`MilestoneDefinitions`, after every
+ * Ethereum milestone): key, fork name, the milestone whose spec it builds on
+ * (`ClassicProtocolSpecs`) and the library forks it adds to it.
+ */
+const MIXED_CLASSIC: [key: string, fork: string, base: string | undefined, adds: string[]][] = [
+  ['ecip1015Block', 'classicTangerineWhistle', undefined, ['homestead', 'tangerineWhistle']],
+  ['diehardBlock', 'dieHard', 'classicTangerineWhistle', []],
+  ['gothamBlock', 'gotham', 'dieHard', []],
+  ['ecip1041Block', 'ecip1041', 'gotham', []],
+  ['atlantisBlock', 'atlantis', 'ecip1041', ['spuriousDragon', 'byzantium']],
+  ['aghartaBlock', 'agharta', 'atlantis', ['constantinople', 'petersburg']],
+  ['phoenixBlock', 'phoenix', 'agharta', ['istanbul']],
+  ['thanosBlock', 'thanos', 'phoenix', []],
+  ['magnetoBlock', 'magneto', 'thanos', ['berlin']],
+  ['mystiqueBlock', 'mystique', 'magneto', []],
+  ['spiralBlock', 'spiral', 'mystique', []],
+  ['ecip1049Block', 'ecip1049', 'thanos', []],
+]
+/** Library forks an ETC milestone's spec needs in the fork list, scheduled or not. */
+export const MIXED_CLASSIC_BASE_FORKS = [
+  'homestead',
+  'tangerineWhistle',
+  'spuriousDragon',
+  'byzantium',
+  'constantinople',
+  'petersburg',
+  'istanbul',
+  'berlin',
+]
+
+/** True when `config` mixes ETC milestones with Ethereum milestones that have no ETC twin. */
+export function isMixedClassicConfig(config: Record<string, unknown>): boolean {
+  if (!isClassicConfig(config)) return false
+  return (
+    LATER_ETHEREUM_KEYS.some((k) => config[k] !== undefined) || Object.keys(config).some((k) => /^bpo\d+Time$/.test(k))
+  )
+}
+
+/** The ETC milestones of a mixed schedule in Besu's order, each at its own key (undefined when absent). */
+export function mixedClassicMilestones(config: Record<string, unknown>): ClassicMilestone[] {
+  return MIXED_CLASSIC.map(([key, fork]) => ({
+    key,
+    fork,
+    at: config[key] === undefined ? undefined : toMilestone(config[key], `config.${key}`),
+  }))
+}
+
+/**
+ * The library forks each fork of a mixed schedule runs (itself included): an Ethereum fork runs
+ * every Ethereum fork listed before it, an ETC milestone the forks of the spec it builds on.
+ */
+export function mixedLineage(forks: string[]): Map<string, Set<string>> {
+  const classic = new Set(MIXED_CLASSIC.map(([, fork]) => fork))
+  const out = new Map<string, Set<string>>()
+  const ethereum: string[] = []
+  for (const fork of forks) {
+    if (classic.has(fork)) continue
+    ethereum.push(fork)
+    out.set(fork, new Set(ethereum))
+  }
+  for (const [, fork, base, adds] of MIXED_CLASSIC) {
+    const from = base === undefined ? ['chainstart'] : [...(out.get(base) ?? [])]
+    out.set(fork, new Set([...from, ...adds, fork]))
+  }
+  return out
+}
+
+/**
+ * Makes `common` and its copies (own properties survive `copy()`) run each fork with the rules of
+ * its lineage (`mixedLineage`) instead of every fork listed before it: fork checks
+ * (`gteHardfork`), activated EIPs and parameters follow the lineage.
+ */
+export function useForkLineage(common: Common, lineage: Map<string, Set<string>>): void {
+  type Internals = Common & { _hardfork: string; HARDFORK_CHANGES: [string, unknown][]; _buildParamsCache(): void }
+  const proto = Object.getPrototypeOf(common) as Internals
+  const hardforkGteHardfork = function (this: Internals, a: string | null, b: string) {
+    const forks = lineage.get(a ?? this._hardfork)
+    return forks === undefined ? proto.hardforkGteHardfork.call(this, a, b) : forks.has(b)
+  }
+  const buildParamsCache = function (this: Internals) {
+    const all = this.HARDFORK_CHANGES
+    const forks = lineage.get(this._hardfork)
+    if (forks !== undefined) this.HARDFORK_CHANGES = all.filter(([name]) => forks.has(name))
+    try {
+      proto._buildParamsCache.call(this)
+    } finally {
+      this.HARDFORK_CHANGES = all
+    }
+  }
+  Object.assign(common, { hardforkGteHardfork, _buildParamsCache: buildParamsCache, mixedClassic: true })
+  // The constructor built the current fork's caches with every fork listed before it.
+  const built = common as Internals & { _buildActivatedEIPsCache(): void }
+  built._buildParamsCache()
+  built._buildActivatedEIPsCache()
 }
 
 /** True when `common`'s current fork seals with ECIP-1049's keccak-256 proof of work (keccakPow.ts). */
@@ -103,16 +209,6 @@ export interface ClassicMilestone {
 
 /** The ETC chain's forks in order, each at the earliest of its keys (undefined when none is set). */
 export function classicMilestones(config: Record<string, unknown>): ClassicMilestone[] {
-  for (const key of LATER_ETHEREUM_KEYS) {
-    if (config[key] !== undefined)
-      throw new GenesisError(
-        `config.${key}: this Ethereum milestone cannot be combined with Ethereum Classic forks in Basalt`,
-      )
-  }
-  for (const key of Object.keys(config)) {
-    if (/^bpo\d+Time$/.test(key))
-      throw new GenesisError(`config.${key}: Ethereum forks cannot be combined with Ethereum Classic forks in Basalt`)
-  }
   return CLASSIC_FORKS.map(([keys, fork]) => {
     let at: number | undefined
     let key = keys[keys.length - 1]
@@ -164,8 +260,7 @@ export function classicOmmerRewards(
 ): BlockReward[] | undefined {
   const eraLength = (common as Common & { classicEraLength?: bigint }).classicEraLength
   if (ommers.length === 0 || eraLength === undefined || common.consensusType() !== 'pow') return undefined
-  const gotham = rank(common, 'gotham')
-  if (gotham === -1 || rank(common, common.getHardforkBy({ blockNumber: number })) < gotham) return undefined
+  if (!common.hardforkGteHardfork(common.getHardforkBy({ blockNumber: number }), 'gotham')) return undefined
   const winner = classicWinnerReward(number, eraLength)
   const firstEra = classicEra(number, eraLength) < 1n
   const rewards = [{ beneficiary: coinbase, amount: (winner * BigInt(ommers.length)) / 32n }]
@@ -175,11 +270,6 @@ export function classicOmmerRewards(
     rewards.push({ beneficiary: ommer.coinbase.bytes, amount })
   }
   return rewards.filter((r) => r.amount > 0n)
-}
-
-/** The fork rank of `name` in `common`'s schedule, or -1. */
-function rank(common: Common, name: string): number {
-  return common.hardforks().findIndex((h) => h.name === name)
 }
 
 /**
@@ -205,13 +295,15 @@ export function useClassicRules(common: Common, config: Record<string, unknown>)
   const agharta =
     config.aghartaBlock === undefined ? undefined : BigInt(toMilestone(config.aghartaBlock, 'config.aghartaBlock'))
   const hasEarlyBlake2f = function (this: Tracked) {
-    return agharta !== undefined && this.classicBlockNumber !== undefined && this.classicBlockNumber >= agharta
+    if (agharta === undefined || this.classicBlockNumber === undefined || this.classicBlockNumber < agharta)
+      return false
+    // In a mixed schedule an Ethereum milestone may run at or after Agharta's block.
+    return (this as Tracked & { mixedClassic?: boolean }).mixedClassic !== true || this.gteHardfork('agharta')
   }
   const param = function (this: Tracked, name: string) {
     if (name === 'blake2RoundGas' && hasEarlyBlake2f.call(this)) return BLAKE2_ROUND_GAS
     if (name !== 'minerReward' || this.classicBlockNumber === undefined) return proto.param.call(this, name)
-    const gotham = rank(this, 'gotham')
-    if (gotham === -1 || rank(this, this.hardfork()) < gotham) return proto.param.call(this, name)
+    if (!this.gteHardfork('gotham')) return proto.param.call(this, name)
     return classicWinnerReward(this.classicBlockNumber, eraLength)
   }
   // A transaction's rules: its constructor copies the common and gives the copy the transaction
@@ -222,9 +314,12 @@ export function useClassicRules(common: Common, config: Record<string, unknown>)
     if (params === paramsTx) this.classicTxRules = true
     return proto.updateParams.call(this, params)
   }
+  const isMixed = isMixedClassicConfig(config)
   const gteHardfork = function (this: TxTracked, name: string) {
-    const asked = this.classicTxRules === true && name === 'spuriousDragon' ? 'tangerineWhistle' : name
-    return proto.gteHardfork.call(this, asked)
+    if (this.classicTxRules !== true || name !== 'spuriousDragon') return proto.gteHardfork.call(this, name)
+    // A mixed schedule's Ethereum milestones take them from Spurious Dragon, its ETC ones from Classic Tangerine Whistle.
+    if (!isMixed) return proto.gteHardfork.call(this, 'tangerineWhistle')
+    return proto.gteHardfork.call(this, name) || proto.gteHardfork.call(this, 'classicTangerineWhistle')
   }
   Object.assign(common, {
     setHardforkBy,
@@ -263,12 +358,8 @@ interface DifficultyParent {
  */
 export function classicDifficulty(header: DifficultyHeader, parent: DifficultyParent): bigint | undefined {
   const c = header.common
-  const at = rank(c, c.hardfork())
-  const since = (name: string) => {
-    const r = rank(c, name)
-    return r !== -1 && at >= r
-  }
-  if (rank(c, 'dieHard') === -1 || !since('dieHard')) return undefined
+  const since = (name: string) => c.gteHardfork(name)
+  if (!since('dieHard')) return undefined
   const atLeastMinimum = (d: bigint) => (d < MINIMUM_DIFFICULTY ? MINIMUM_DIFFICULTY : d)
   const step = parent.difficulty / BOUND_DIVISOR
   const elapsed = header.timestamp - parent.timestamp

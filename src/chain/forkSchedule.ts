@@ -13,7 +13,15 @@ import { type BigIntLike, TypeOutput, toType } from '@ethereumjs/util'
 type ConsensusConfig = Record<string, unknown>
 
 import { allowHardforkNames } from '../evm/forkNames.ts'
-import { CLASSIC_FORK_DEFINITIONS, classicMilestones, isClassicConfig } from './classicForks.ts'
+import {
+  CLASSIC_FORK_DEFINITIONS,
+  classicMilestones,
+  isClassicConfig,
+  isMixedClassicConfig,
+  MIXED_CLASSIC_BASE_FORKS,
+  mixedClassicMilestones,
+  mixedLineage,
+} from './classicForks.ts'
 import { GenesisError, toAddressHex, toGenesisQuantity, toMilestone, toObject } from './genesisValues.ts'
 
 type ForkKind = 'block' | 'time'
@@ -99,6 +107,8 @@ interface Scheduled {
   fork: string
   block: number | null
   timestamp?: number
+  /** An ETC milestone of a mixed schedule (unscheduled ones are listed too, with no block). */
+  classic?: boolean
 }
 
 /** A milestone as Besu schedules it: the fork it runs, from a block number or a timestamp, at the configured value. */
@@ -117,12 +127,14 @@ function scheduleMilestones(
   config: Record<string, unknown>,
   genesisTimestamp: number,
 ): { scheduled: Scheduled[]; milestones: BesuMilestone[] } {
-  const set: { key: string; fork: string; kind: ForkKind; at?: number }[] = isClassicConfig(config)
-    ? classicMilestones(config).map((m) => ({ ...m, kind: 'block' as ForkKind }))
-    : milestonesOf(config).map(([key, fork, kind]) => {
-        const at = config[key] === undefined ? undefined : toMilestone(config[key], `config.${key}`)
-        return { key, fork, kind, at }
-      })
+  const isMixed = isMixedClassicConfig(config)
+  const set: { key: string; fork: string; kind: ForkKind; at?: number }[] =
+    isClassicConfig(config) && !isMixed
+      ? classicMilestones(config).map((m) => ({ ...m, kind: 'block' as ForkKind }))
+      : milestonesOf(config).map(([key, fork, kind]) => {
+          const at = config[key] === undefined ? undefined : toMilestone(config[key], `config.${key}`)
+          return { key, fork, kind, at }
+        })
   checkMilestoneOrder(config, set)
   const out: Scheduled[] = []
   let next: { kind: ForkKind; at: number } | undefined
@@ -146,6 +158,14 @@ function scheduleMilestones(
   // (its number is the highest reached): all of them are active from genesis too.
   if (!goesBack(configured) && out.some((s) => s.timestamp === 0))
     for (const s of out) if (s.block !== null) s.block = 0
+  // A mixed schedule's ETC milestones come after every Ethereum one (Besu's `MilestoneDefinitions`),
+  // each its own spec: they take no activation from each other (see `mixedLineage`).
+  if (isMixed) {
+    for (const m of mixedClassicMilestones(config)) {
+      out.push({ fork: m.fork, block: m.at ?? null, classic: true })
+      if (m.at !== undefined) configured.push({ fork: m.fork, kind: 'block', at: m.at })
+    }
+  }
   return { scheduled: out, milestones: configured }
 }
 
@@ -349,12 +369,20 @@ export function terminalTotalDifficultyOf(config: Record<string, unknown>): bigi
  * DAO fork at its block, `mergeNetsplitBlock`, Paris, then the timestamp forks), so each fork brings
  * the rules of every one before it even when the schedule goes back.
  */
-export function buildChainParams(input: ChainParamsInput): Record<string, unknown> & { milestones: BesuMilestone[] } {
+export function buildChainParams(
+  input: ChainParamsInput,
+): Record<string, unknown> & { milestones: BesuMilestone[]; lineage?: Map<string, Set<string>> } {
   const { config } = input
   allowHardforkNames(Object.keys(DEVELOPMENT_FORKS))
   const { scheduled, milestones } = scheduleMilestones(config, input.genesisTimestamp)
   const blockForks: HardforkTransitionConfig[] = [{ name: 'chainstart', block: 0 }]
-  for (const s of scheduled) if (s.block !== null) blockForks.push({ name: s.fork, block: s.block })
+  for (const s of scheduled) if (s.block !== null && !s.classic) blockForks.push({ name: s.fork, block: s.block })
+  const classicForks = scheduled.filter((s) => s.classic).map((s) => ({ name: s.fork, block: s.block }))
+  if (classicForks.length > 0) {
+    // The Ethereum forks the ETC milestones' specs build on, unscheduled when the config leaves them out.
+    for (const fork of MIXED_CLASSIC_BASE_FORKS)
+      if (!blockForks.some((h) => h.name === fork)) blockForks.push({ name: fork, block: null })
+  }
   const daoBlock = config.daoForkBlock === undefined ? 0 : toMilestone(config.daoForkBlock, 'config.daoForkBlock')
   if (daoBlock > 0) {
     // Besu checks the order of a chain with a DAO fork: the DAO fork goes before the first later block fork.
@@ -367,13 +395,14 @@ export function buildChainParams(input: ChainParamsInput): Record<string, unknow
       block: toMilestone(config.mergeNetsplitBlock, 'config.mergeNetsplitBlock'),
     })
   }
+  blockForks.push(...classicForks)
   const ttd = terminalTotalDifficultyOf(config)
   if (ttd !== undefined) {
     const block = ttd <= input.genesisDifficulty ? 0 : null
     blockForks.push({ name: 'paris', block, ttd: ttd.toString() } as HardforkTransitionConfig)
   }
   const timeForks = scheduled
-    .filter((s) => s.block === null)
+    .filter((s) => s.block === null && !s.classic)
     .map((s) => ({ name: s.fork, block: null, timestamp: s.timestamp }))
   const hardforks = [...blockForks, ...timeForks]
   const names = hardforks.map((h) => h.name)
@@ -392,6 +421,7 @@ export function buildChainParams(input: ChainParamsInput): Record<string, unknow
         : toAddressHex(config.depositContractAddress, 'config.depositContractAddress'),
     hardfork: active[active.length - 1].name,
     milestones,
+    lineage: classicForks.length > 0 ? mixedLineage(names) : undefined,
   }
 }
 

@@ -11,7 +11,7 @@ import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
 import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE, INITIAL_BASE_FEE } from './baseFee.ts'
-import { isClassicConfig, useClassicRules } from './classicForks.ts'
+import { isClassicConfig, useClassicRules, useForkLineage } from './classicForks.ts'
 import { DEV_ACCOUNT_BALANCE_WEI, devAccounts } from './devAccounts.ts'
 import { DEV_CHAIN_ID } from './devIds.ts'
 import { buildChainParams, useBesuForkRule } from './forkSchedule.ts'
@@ -234,7 +234,7 @@ export function createChainCommon(
   baseFeeMarket: BaseFeeMarket = baseFeeMarketOf(genesis.config, DEFAULT_MIN_GAS_PRICE),
 ): Common {
   const header = genesisHeader(genesis)
-  const { hardfork, milestones, ...chain } = buildChainParams({
+  const { hardfork, milestones, lineage, ...chain } = buildChainParams({
     config: genesis.config,
     genesis: header,
     genesisTimestamp: Number(BigInt(header.timestamp ?? 0)),
@@ -247,6 +247,7 @@ export function createChainCommon(
     customCrypto: customCrypto as never,
   })
   useBesuForkRule(common, milestones)
+  if (lineage) useForkLineage(common, lineage)
   if (isClassicConfig(genesis.config)) useClassicRules(common, genesis.config)
   const bft = bftConsensusOf(genesis)
   // The library knows ethash, clique and casper only: its PoS rules (difficulty 0, extraData of at
