@@ -266,6 +266,23 @@ describe('Besu genesis classes', () => {
     expect(noChainId.hardfork()).toBe('spuriousDragon')
   })
 
+  it('answers CHAINID with 0 on a chain without chainId, as Besu builds its EVM with no chain id', async () => {
+    // PUSH1 0 ... CHAINID PUSH1 0 MSTORE PUSH1 32 PUSH1 0 RETURN
+    const code = Uint8Array.from([0x46, 0x60, 0x00, 0x52, 0x60, 0x20, 0x60, 0x00, 0xf3])
+    const chainIdOf = async (config: Record<string, unknown>) => {
+      const chain = await openGenesis({ config, difficulty: '0x20000', gasLimit: '0x2fefd8' })
+      const common = chain.common.copy()
+      common.setHardforkBy({ blockNumber: 1n, timestamp: 100n })
+      const vm = await createVm(common, openState(chain.trieDb, common, chain.head.header.stateRoot, true), chain)
+      const r = await vm.evm.runCode!({ code, gasLimit: 1000n })
+      return r.exceptionError === undefined ? BigInt(utilBytesToHex(r.returnValue)) : r.exceptionError.error
+    }
+    expect(await chainIdOf({ ...PRE_MERGE_BLOCKS, ethash: {} })).toBe(0n)
+    expect(await chainIdOf({ chainId: 77, ...PRE_MERGE_BLOCKS, ethash: {} })).toBe(77n)
+    // Before Istanbul the opcode does not exist, with or without a chain id.
+    expect(await chainIdOf({ byzantiumBlock: 0, ethash: {} })).toBe('invalid opcode')
+  })
+
   it('puts the withdrawal and consolidation request contracts where the config says', () => {
     const withdrawals = `0x${'71'.repeat(20)}`
     const consolidations = `0x${'72'.repeat(20)}`

@@ -11,8 +11,9 @@ import type { VM } from '@ethereumjs/vm'
 /** The library's (and Besu's default) operand stack size. */
 export const DEFAULT_STACK_SIZE = 1024
 
-type OpHandler = (runState: { stack: { _maxHeight: number } }, common: unknown) => unknown
+type OpHandler = (runState: { stack: { _maxHeight: number; push(v: bigint): void } }, common: unknown) => unknown
 interface OpEntry {
+  opcodeInfo: { name: string }
   opHandler: OpHandler
 }
 interface OpcodeTables {
@@ -33,10 +34,9 @@ export function chainStackSize(common: Common): number {
 /** Makes `vm`'s frames hold `size` stack items (tables are rebuilt on a fork change). */
 export function applyStackSize(vm: VM, size: number): void {
   if (size === DEFAULT_STACK_SIZE) return
-  const tables = vm.evm as unknown as OpcodeTables
-  const wrap = () => {
+  patchOpcodeTables(vm, (map) => {
     const seen = new Map<OpEntry, OpEntry>()
-    tables._opcodeMap = tables._opcodeMap.map((entry) => {
+    return map.map((entry) => {
       // Unassigned opcodes share one INVALID entry: wrapped once.
       let sized = seen.get(entry)
       if (!sized) {
@@ -52,12 +52,17 @@ export function applyStackSize(vm: VM, size: number): void {
       }
       return sized
     })
-  }
+  })
+}
+
+/** Applies `patch` to `vm`'s opcode table now and each time the EVM rebuilds it (on a fork change). */
+export function patchOpcodeTables(vm: VM, patch: (map: OpEntry[]) => OpEntry[]): void {
+  const tables = vm.evm as unknown as OpcodeTables
   const rebuild = tables.getActiveOpcodes.bind(tables)
   tables.getActiveOpcodes = () => {
     const out = rebuild()
-    wrap()
+    tables._opcodeMap = patch(tables._opcodeMap)
     return out
   }
-  wrap()
+  tables._opcodeMap = patch(tables._opcodeMap)
 }

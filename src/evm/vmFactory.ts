@@ -7,6 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import { createVM, type VM } from '@ethereumjs/vm'
 import { ForkStateManager } from '../state/forkState.ts'
 import type { StateManager } from '../state/worldState.ts'
+import { applyMissingChainId } from './chainIdOpcode.ts'
 import { applyClassicPrecompiles } from './classicPrecompiles.ts'
 import { checkExecutionDeadline, makeInterruptible } from './executionDeadline.ts'
 import { allowSendersWithCode } from './senderCode.ts'
@@ -55,6 +56,7 @@ export async function createVm(
     setHardfork: true,
   })
   applyStackSize(vm, chainStackSize(common))
+  applyMissingChainId(vm, common)
   applyClassicPrecompiles(vm)
   if (opts.isInterruptible) makeInterruptible(vm)
   if (opts.isSenderCodeAllowed) allowSendersWithCode(vm)
