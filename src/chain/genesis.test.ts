@@ -200,8 +200,17 @@ describe('parseGenesisText', () => {
   })
 
   it('refuses a key Besu knows and Basalt cannot run, by name', () => {
-    const text = JSON.stringify({ config: { chainId: 1, cancunEOFTime: 0 } })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.cancunEOFTime: the CancunEOF fork is not supported')
+    const text = JSON.stringify({ config: { chainId: 1, ibft: {} } })
+    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.ibft: legacy IBFT 1.0 consensus is not supported')
+  })
+
+  it('ignores cancunEOFTime and verkleTime, milestones Besu no longer (or never) schedules', () => {
+    const config = { chainId: 1, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, cancunEOFTime: 0, verkleTime: 0 }
+    const common = createChainCommon(parseGenesisText(JSON.stringify({ config }), 'g.json'), {})
+    common.setHardforkBy({ blockNumber: 1n, timestamp: 100n })
+    expect(common.hardfork()).toBe('cancun')
+    // No EOF (EIP-3540) and no Prague rules (EIP-7702) come with them.
+    expect([3540, 7702].map((e) => common.isActivatedEIP(e))).toEqual([false, false])
   })
 
   it('takes forks out of order as Besu does: London from block 5, Berlin (the higher number) from 10', () => {

@@ -99,10 +99,12 @@ const BY_LOWER = new Map(CANONICAL_KEYS.map((k) => [k.toLowerCase(), k]))
 /** Objects whose keys are data (addresses, storage slots, fork names), not field names. */
 const DATA_KEYED = new Set(['alloc', 'storage', 'blobSchedule'])
 
-/** `config` keys Besu knows whose rules Basalt does not implement: refused, never silently ignored. */
+/**
+ * `config` keys Besu knows whose rules Basalt does not implement: refused, never silently ignored.
+ * (`cancunEOFTime` is read by older Besu releases only and scheduled by none today, `verkleTime` by
+ * none: both are ignored, as Besu ignores them; docs/genesis.md.)
+ */
 const UNSUPPORTED_CONFIG: Record<string, string> = {
-  cancuneoftime: 'the CancunEOF fork',
-  verkletime: 'the Verkle fork',
   ibft: 'legacy IBFT 1.0 consensus',
 }
 /** Boolean `config` switches (Besu's fee markets, see baseFee.ts). */
