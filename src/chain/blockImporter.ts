@@ -13,7 +13,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { metrics } from '../primitives/metrics.ts'
 import { openState } from '../state/worldState.ts'
 import type { Chain } from './chain.ts'
-import { classicOmmerRewards, hasKeccakSeal } from './classicForks.ts'
+import { classicOmmerRewards, hasKeccakSeal, isKeccakSealFork } from './classicForks.ts'
 import { validateCliqueSeal } from './clique.ts'
 import { validateHeader, validateOmmers } from './headerValidation.ts'
 import { keccakSealError } from './keccakPow.ts'
@@ -82,8 +82,8 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
     throw new BlockImportError('invalid', block.header.number, hash, reason)
   }
   if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation && hasKeccakSeal(block.header.common)) {
-    // ECIP-1049's keccak-256 seal needs no dataset: checked as Besu checks it.
-    const reason = keccakSealError(block.header)
+    // ECIP-1049's keccak-256 seal needs no dataset: checked as Besu checks it, the ommers' too.
+    const reason = keccakSealError(block.header) ?? ommerSealError(chain, block)
     if (reason !== undefined) {
       chain.store.writeBadBlock(hash, block.serialize(), reason, Date.now())
       throw new BlockImportError('invalid', block.header.number, hash, reason)
@@ -112,6 +112,20 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
   await chain.commitBlock(block, receipts, senders, { setHead: opts.setHead })
   metrics.inc('blockchain', 'blocks_imported')
   return { block, receipts, isKnown: false }
+}
+
+/**
+ * Why an ommer of `block` has an invalid ECIP-1049 seal (Besu's ommer header validator checks the
+ * proof of work too); ommers of a fork before ECIP-1049 carry ethash seals, which are not verified.
+ */
+function ommerSealError(chain: Chain, block: Block): string | undefined {
+  for (const ommer of block.uncleHeaders) {
+    const fork = chain.common.getHardforkBy({ blockNumber: ommer.number, timestamp: ommer.timestamp })
+    if (!isKeccakSealFork(fork)) continue
+    const reason = keccakSealError(ommer)
+    if (reason !== undefined) return `invalid ommer ${bytesToHex(ommer.hash())}: ${reason}`
+  }
+  return undefined
 }
 
 /**

@@ -2,24 +2,35 @@
  * Ethereum Classic genesis files as Besu reads them: each milestone on its library fork, ETC's
  * difficulty calculators and ECIP-1017 era rewards, checked by building and importing blocks.
  */
-import { type Block, createBlock, createBlockFromBytesArray, createBlockFromRLP } from '@ethereumjs/block'
+import {
+  type Block,
+  createBlock,
+  createBlockFromBytesArray,
+  createBlockFromRLP,
+  createBlockHeader,
+} from '@ethereumjs/block'
 import { RLP } from '@ethereumjs/rlp'
 import { Capability, createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
 import { Account, createAddressFromPrivateKey, createAddressFromString } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { createVm } from '../evm/vmFactory.ts'
+import { poolChainView } from '../node/node.ts'
+import { manualClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { DevSealer } from '../producer/devSealer.ts'
+import { importJsonBlocks, parseJsonBlocks } from '../producer/jsonBlocks.ts'
 import type { RpcContext } from '../rpc/context.ts'
 import { rewardTraces } from '../rpc/trace/blockTraces.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { openState } from '../state/worldState.ts'
+import { TxPool } from '../txpool/txPool.ts'
 import { importBlock, runChainBlock } from './blockImporter.ts'
 import type { Chain } from './chain.ts'
 import { classicDifficulty, classicWinnerReward } from './classicForks.ts'
 import { createChainCommon, normalizeGenesis, parseGenesisText } from './genesis.ts'
 import { presetPowDifficulty } from './headerValidation.ts'
-import { keccakSealError, keccakSealHash, keccakSolution } from './keccakPow.ts'
+import { keccakSealError, keccakSealed, keccakSealHash, keccakSolution } from './keccakPow.ts'
 import { openMemoryChain } from './memoryChain.ts'
 
 const COINBASE = `0x${'c0'.repeat(20)}`
@@ -387,6 +398,63 @@ describe('Ethereum Classic genesis', () => {
     const next = await buildPow(chain)
     await importBlock(chain, next, { setHead: true, skipPowValidation: true })
     expect(chain.head.header.number).toBe(2n)
+  })
+
+  it('mines ECIP-1049 blocks (dev sealer, JSON block files) that import elsewhere with every seal checked, ommers too', async () => {
+    // A tiny fixed difficulty: 16 nonces a block on average.
+    const genesis = normalizeGenesis({
+      config: { chainId: 2022, ecip1049Block: 0, ethash: { fixeddifficulty: 16 } },
+      difficulty: '0x10',
+      gasLimit: '0x7a1200',
+      timestamp: '0x10',
+    })
+    const chain = await openMemoryChain(genesis)
+    const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
+    const coinbase = hexToBytes(COINBASE)
+    const sealer = new DevSealer(chain, pool, { coinbase, clock: manualClock(1_700_000_000_000) })
+    const mined = [(await sealer.sealBlock(true))!, (await sealer.sealBlock(true))!]
+    await importJsonBlocks(
+      chain,
+      parseJsonBlocks('{"blocks": [{"number": 3, "transactions": []}]}'),
+      () => 1_700_000_100n,
+      () => {},
+    )
+    mined.push(chain.head)
+    expect(mined.map((b) => [b.header.number, b.header.difficulty, keccakSealError(b.header)])).toEqual([
+      [1n, 16n, undefined],
+      [2n, 16n, undefined],
+      [3n, 16n, undefined],
+    ])
+    const other = await openMemoryChain(genesis)
+    for (const b of mined) await importBlock(other, b, { setHead: true })
+    expect(other.head.hash()).toEqual(chain.head.hash())
+    // Block 4 with an ommer (a sibling of block 3): refused when the ommer's seal is wrong.
+    const side = await openMemoryChain(genesis)
+    for (const b of mined.slice(0, 2)) await importBlock(side, b, { setHead: true })
+    const sibling = await keccakSealed(await buildPow(side, 13n, undefined, `0x${'0e'.repeat(20)}`), async () => {})
+    const badSibling = createBlockHeader(
+      { ...sibling.header.toJSON(), mixHash: new Uint8Array(32) },
+      { common: sibling.common, setHardfork: true },
+    )
+    const four = async (ommer: Block) =>
+      keccakSealed(
+        await withOmmers(
+          chain,
+          await buildPow(chain),
+          [ommer],
+          [
+            [COINBASE, 5n * ETHER + (5n * ETHER) / 32n],
+            [`0x${'0e'.repeat(20)}`, (35n * ETHER) / 8n],
+          ],
+        ),
+        async () => {},
+      )
+    const withBad = await four(createBlock({ header: badSibling.toJSON() }, { common: sibling.common }))
+    await expect(importBlock(chain, withBad, { setHead: true })).rejects.toThrow(
+      `invalid ommer ${bytesToHex(badSibling.hash())}: invalid proof of work`,
+    )
+    await importBlock(chain, await four(sibling), { setHead: true })
+    expect(chain.head.header.number).toBe(4n)
   })
 
   it('reads Ethereum and ETC keys together', () => {

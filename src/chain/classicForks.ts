@@ -192,7 +192,12 @@ export function useForkLineage(common: Common, lineage: Map<string, Set<string>>
 
 /** True when `common`'s current fork seals with ECIP-1049's keccak-256 proof of work (keccakPow.ts). */
 export function hasKeccakSeal(common: Common): boolean {
-  return common.hardfork() === 'ecip1049'
+  return isKeccakSealFork(common.hardfork())
+}
+
+/** True for the fork of ECIP-1049's keccak-256 proof of work. */
+export function isKeccakSealFork(fork: string): boolean {
+  return fork === 'ecip1049'
 }
 
 /** True when `config` schedules any Ethereum Classic milestone. */

@@ -11,9 +11,11 @@ import type { TxReceipt } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { producedBaseFee } from '../chain/baseFee.ts'
 import type { Chain } from '../chain/chain.ts'
+import { hasKeccakSeal } from '../chain/classicForks.ts'
 import { cliqueHeaderFields } from '../chain/clique.ts'
 import { baseGasLimit, isLondonForkBlock, nextGasLimit } from '../chain/gasLimit.ts'
 import { presetPowDifficulty } from '../chain/headerValidation.ts'
+import { keccakSealed } from '../chain/keccakPow.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
@@ -169,7 +171,9 @@ export class BlockAssembler {
         this.pool.drop(t.hash)
       }
     }
-    const { block } = await builder.build()
+    const built = (await builder.build()).block
+    // ECIP-1049's keccak-256 seal is mined here (ethash blocks stay unsealed: no dataset).
+    const block = isPow && hasKeccakSeal(vm.common) ? await keccakSealed(built, nextTurn) : built
     this.vmRoot = bytesToHex(block.header.stateRoot)
     return { block, receipts: builder.transactionReceipts, included }
   }

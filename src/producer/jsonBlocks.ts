@@ -13,15 +13,18 @@ import { Address, privateToAddress } from '@ethereumjs/util'
 import { producedBaseFee } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
+import { hasKeccakSeal } from '../chain/classicForks.ts'
 import { type CliqueHeaderFields, cliqueHeaderFields } from '../chain/clique.ts'
 import { baseGasLimit, isLondonForkBlock } from '../chain/gasLimit.ts'
 import { toBytes, toGenesisQuantity, toObject, toWord } from '../chain/genesisValues.ts'
 import { presetPowDifficulty } from '../chain/headerValidation.ts'
+import { keccakSealed } from '../chain/keccakPow.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
 import { openState, type StateManager } from '../state/worldState.ts'
+import { nextTurn } from './blockAssembler.ts'
 
 export interface JsonTxSpec {
   gasLimit: bigint
@@ -169,7 +172,9 @@ async function buildJsonBlock(
     throw new Error(
       `Unable to create block.  ${invalid} transaction(s) were found to be invalid. First: ${firstReason}`,
     )
-  return (await builder.build()).block
+  const { block } = await builder.build()
+  // Besu's JSON import mines its blocks with the chain's proof of work: ECIP-1049's can be.
+  return isPow && hasKeccakSeal(common) ? keccakSealed(block, nextTurn) : block
 }
 
 /**

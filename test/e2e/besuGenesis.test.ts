@@ -335,6 +335,50 @@ describe('Ethereum Classic genesis and block files', () => {
     alloc: { [SENDER.slice(2)]: { balance: '90000000000000000000000' } },
   })
 
+  it('mines ECIP-1049 blocks with --miner-enabled that import elsewhere with their keccak-256 seals checked', async () => {
+    // A tiny fixed difficulty: 16 nonces a block on average.
+    const genesis = writeJson('keccak.json', {
+      config: { chainId: 2023, ecip1049Block: 0, ethash: { fixeddifficulty: 16 } },
+      timestamp: '0x10',
+      gasLimit: '0x7a1200',
+      difficulty: '0x10',
+      alloc: { [SENDER.slice(2)]: { balance: '90000000000000000000000' } },
+    })
+    const dataPath = join(tmp, 'keccak-data')
+    const node = await startNode({ dataPath, args: ['--genesis-file', genesis, '--miner-enabled'] })
+    try {
+      const raw = await privateKeyToAccount(KEY).signTransaction({
+        type: 'legacy',
+        chainId: 2023,
+        nonce: 0,
+        to: RECIPIENT as `0x${string}`,
+        value: 5n,
+        gas: 21_000n,
+        gasPrice: 2_000_000_000n,
+      })
+      const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+      const receipt = (await until(
+        'the receipt',
+        () => node.rpc<{ blockNumber: string } | null>('eth_getTransactionReceipt', [hash]),
+        (r) => r !== null,
+      ))!
+      const block = await node.rpc<{ difficulty: string; mixHash: string }>('eth_getBlockByNumber', [
+        receipt.blockNumber,
+        false,
+      ])
+      expect(block.difficulty).toBe('0x10')
+      expect(block.mixHash).not.toBe(`0x${'00'.repeat(32)}`)
+    } finally {
+      await node.cleanup()
+    }
+    const rlp = join(tmp, 'keccak.rlp')
+    const dataArgs = (path: string) => ['--genesis-file', genesis, '--data-path', path]
+    expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
+    // No --skip-pow-validation-enabled: every seal is checked.
+    const again = await basalt(['blocks', 'import', '--from', rlp, ...dataArgs(join(tmp, 'keccak-rlp'))])
+    expect(again.out).toMatch(/imported (\d+) blocks \(1\.\.\1\)/)
+  })
+
   it('builds, exports and re-imports blocks through every milestone with ETC difficulty and rewards', async () => {
     const tx = { gasLimit: '0x5208', gasPrice: '0x3b9aca00', to: RECIPIENT, value: '0x1', secretKey: KEY }
     const blocks = writeJson('etc-blocks.json', {
