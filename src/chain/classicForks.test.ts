@@ -62,6 +62,11 @@ function classicGenesis(config: Record<string, unknown> = CLASSIC_CONFIG, alloc:
   return normalizeGenesis({ config, alloc, difficulty: '0x20000', gasLimit: '0x7a1200', timestamp: '0x10' })
 }
 
+/** An ECIP-1049 genesis of `config` with the genesis difficulty `difficulty`. */
+function keccakGenesis(config: Record<string, unknown>, difficulty: string) {
+  return normalizeGenesis({ config, difficulty, gasLimit: '0x7a1200', timestamp: '0x10' })
+}
+
 /** An empty block on the head, `secondsLater` after it, with the difficulty the chain's rules give it. */
 async function buildPow(chain: Chain, secondsLater = 12n, difficulty?: bigint, coinbase = COINBASE): Promise<Block> {
   const parent = chain.head
@@ -360,12 +365,7 @@ describe('Ethereum Classic genesis', () => {
 
   it("imports ECIP-1049 blocks with Besu's keccak-256 seal checked, and refuses a wrong one", async () => {
     // ecip1049_dev.json's class: keccak256.fixeddifficulty is not read by Besu (only ethash's is).
-    const genesis = normalizeGenesis({
-      config: { chainId: 2021, ecip1049Block: 0, keccak256: { fixeddifficulty: 100 } },
-      difficulty: '0x10000',
-      gasLimit: '0x7a1200',
-      timestamp: '0x10',
-    })
+    const genesis = keccakGenesis({ chainId: 2021, ecip1049Block: 0, keccak256: { fixeddifficulty: 100 } }, '0x10000')
     const chain = await openMemoryChain(genesis)
     const block = await buildPow(chain)
     expect([block.common.hardfork(), block.header.difficulty]).toEqual(['ecip1049', 131072n])
@@ -402,12 +402,7 @@ describe('Ethereum Classic genesis', () => {
 
   it('mines ECIP-1049 blocks (dev sealer, JSON block files) that import elsewhere with every seal checked, ommers too', async () => {
     // A tiny fixed difficulty: 16 nonces a block on average.
-    const genesis = normalizeGenesis({
-      config: { chainId: 2022, ecip1049Block: 0, ethash: { fixeddifficulty: 16 } },
-      difficulty: '0x10',
-      gasLimit: '0x7a1200',
-      timestamp: '0x10',
-    })
+    const genesis = keccakGenesis({ chainId: 2022, ecip1049Block: 0, ethash: { fixeddifficulty: 16 } }, '0x10')
     const chain = await openMemoryChain(genesis)
     const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
     const coinbase = hexToBytes(COINBASE)

@@ -21,6 +21,18 @@ const FORKS = { londonBlock: 0 }
 
 const writeJson = (name: string, value: unknown) => writeJsonFile(tmp, name, value)
 
+/** A legacy transfer of 5 wei from the funded key to RECIPIENT, signed for `chainId`. */
+const transfer = (chainId: number) =>
+  privateKeyToAccount(KEY).signTransaction({
+    type: 'legacy',
+    chainId,
+    nonce: 0,
+    to: RECIPIENT as `0x${string}`,
+    value: 5n,
+    gas: 21_000n,
+    gasPrice: 2_000_000_000n,
+  })
+
 const basalt = (args: string[]) => runBasalt(args)
 
 /** `basalt blocks import --format=JSON` of `blocks` on `genesis` into `dataPath`. */
@@ -107,16 +119,7 @@ describe('Besu genesis and block files', () => {
   it('mines a sent transaction into a proof-of-work block with the fixed difficulty (--miner-enabled)', async () => {
     const node = await startNode({ args: ['--genesis-file', powGenesis, '--miner-enabled'] })
     try {
-      const raw = await privateKeyToAccount(KEY).signTransaction({
-        type: 'legacy',
-        chainId: 2018,
-        nonce: 0,
-        to: RECIPIENT as `0x${string}`,
-        value: 5n,
-        gas: 21_000n,
-        gasPrice: 2_000_000_000n,
-      })
-      const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+      const hash = await node.rpc<string>('eth_sendRawTransaction', [await transfer(2018)])
       let receipt: { blockNumber: string; status: string } | null = null
       for (let i = 0; i < 100 && !receipt; i++) {
         receipt = await node.rpc('eth_getTransactionReceipt', [hash])
@@ -347,16 +350,7 @@ describe('Ethereum Classic genesis and block files', () => {
     const dataPath = join(tmp, 'keccak-data')
     const node = await startNode({ dataPath, args: ['--genesis-file', genesis, '--miner-enabled'] })
     try {
-      const raw = await privateKeyToAccount(KEY).signTransaction({
-        type: 'legacy',
-        chainId: 2023,
-        nonce: 0,
-        to: RECIPIENT as `0x${string}`,
-        value: 5n,
-        gas: 21_000n,
-        gasPrice: 2_000_000_000n,
-      })
-      const hash = await node.rpc<string>('eth_sendRawTransaction', [raw])
+      const hash = await node.rpc<string>('eth_sendRawTransaction', [await transfer(2023)])
       const receipt = (await until(
         'the receipt',
         () => node.rpc<{ blockNumber: string } | null>('eth_getTransactionReceipt', [hash]),
