@@ -338,6 +338,53 @@ describe('Ethereum Classic genesis and block files', () => {
     alloc: { [SENDER.slice(2)]: { balance: '90000000000000000000000' } },
   })
 
+  it("runs a schedule of Ethereum's forks to London and then ETC's (all_forks.json's class) block by block", async () => {
+    // Own values: London at 3, then back to Classic Tangerine Whistle at 5, Atlantis at 7.
+    const genesis = writeJson('mixed.json', {
+      config: {
+        chainId: 6262,
+        homesteadBlock: 0,
+        eip150Block: 0,
+        eip158Block: 1,
+        byzantiumBlock: 1,
+        constantinopleBlock: 2,
+        petersburgBlock: 2,
+        istanbulBlock: 2,
+        berlinBlock: 2,
+        londonBlock: 3,
+        ecip1015Block: 5,
+        diehardBlock: 6,
+        gothamBlock: 6,
+        ecip1041Block: 6,
+        atlantisBlock: 7,
+        ethash: {},
+      },
+      timestamp: '0x10',
+      gasLimit: '0x7a1200',
+      difficulty: '0x20000',
+      alloc: { [SENDER.slice(2)]: { balance: '90000000000000000000000' } },
+    })
+    const tx = { gasLimit: '0x5208', gasPrice: '0x3b9aca00', to: RECIPIENT, value: '0x1', secretKey: KEY }
+    const blocks = writeJson('mixed-blocks.json', {
+      blocks: Array.from({ length: 8 }, () => ({ coinbase: COINBASE, transactions: [tx] })),
+    })
+    const dataPath = join(tmp, 'mixed-data')
+    expect((await importJson(blocks, genesis, dataPath)).out).toContain('imported 8 blocks (1..8)')
+    const node = await startNode({ dataPath, args: ['--genesis-file', genesis, '--miner-enabled=false'] })
+    try {
+      const baseFees: (string | undefined)[] = []
+      for (let n = 1; n <= 8; n++) {
+        const b = await node.rpc<{ baseFeePerGas?: string }>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
+        baseFees.push(b.baseFeePerGas)
+      }
+      // London's blocks (3, 4) have a base fee; Classic Tangerine Whistle (5) and later ones do not.
+      expect(baseFees.map((f) => f !== undefined)).toEqual([false, false, true, true, false, false, false, false])
+      expect(BigInt(await node.rpc<string>('eth_getBalance', [RECIPIENT, 'latest']))).toBe(8n)
+    } finally {
+      await node.cleanup()
+    }
+  })
+
   it('mines ECIP-1049 blocks with --miner-enabled that import elsewhere with their keccak-256 seals checked', async () => {
     // A tiny fixed difficulty: 16 nonces a block on average.
     const genesis = writeJson('keccak.json', {
