@@ -103,7 +103,7 @@ const MIXED_CLASSIC: [key: string, fork: string, base: string | undefined, adds:
   ['diehardBlock', 'dieHard', 'classicTangerineWhistle', []],
   ['gothamBlock', 'gotham', 'dieHard', []],
   ['ecip1041Block', 'ecip1041', 'gotham', []],
-  ['atlantisBlock', 'atlantis', 'ecip1041', ['spuriousDragon', 'byzantium']],
+  ['atlantisBlock', 'atlantis', 'gotham', ['spuriousDragon', 'byzantium']],
   ['aghartaBlock', 'agharta', 'atlantis', ['constantinople', 'petersburg']],
   ['phoenixBlock', 'phoenix', 'agharta', ['istanbul']],
   ['thanosBlock', 'thanos', 'phoenix', []],
