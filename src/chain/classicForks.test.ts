@@ -539,6 +539,16 @@ describe('a schedule of Ethereum and ETC milestones', () => {
       true,
     ])
     expect(at(common, 9).gteHardfork('dieHard')).toBe(false)
+    // An Ethereum fork the config leaves out is in no Ethereum milestone's rules, even when an ETC
+    // milestone's spec lists it (Atlantis: Byzantium); here the netsplit marker after Atlantis.
+    const marker = createChainCommon(
+      classicGenesis({ chainId: 6263, ecip1015Block: 1, atlantisBlock: 2, mergeNetsplitBlock: 3, ethash: {} }),
+      {},
+    )
+    expect([2, 3].map((n) => [at(marker, n).hardfork(), at(marker, n).gteHardfork('byzantium')])).toEqual([
+      ['atlantis', true],
+      ['mergeNetsplitBlock', false],
+    ])
   })
 
   it("runs each milestone's EVM: SHL (Constantinople) and EXP's price by block", async () => {

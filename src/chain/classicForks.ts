@@ -143,14 +143,15 @@ export function mixedClassicMilestones(config: Record<string, unknown>): Classic
 
 /**
  * The library forks each fork of a mixed schedule runs (itself included): an Ethereum fork runs
- * every Ethereum fork listed before it, an ETC milestone the forks of the spec it builds on.
+ * every scheduled Ethereum fork listed before it, an ETC milestone the forks of the spec it builds
+ * on (`unscheduled`: Ethereum forks listed only for those specs).
  */
-export function mixedLineage(forks: string[]): Map<string, Set<string>> {
+export function mixedLineage(forks: string[], unscheduled: Set<string>): Map<string, Set<string>> {
   const classic = new Set(MIXED_CLASSIC.map(([, fork]) => fork))
   const out = new Map<string, Set<string>>()
   const ethereum: string[] = []
   for (const fork of forks) {
-    if (classic.has(fork)) continue
+    if (classic.has(fork) || unscheduled.has(fork)) continue
     ethereum.push(fork)
     out.set(fork, new Set(ethereum))
   }

@@ -378,11 +378,11 @@ export function buildChainParams(
   const blockForks: HardforkTransitionConfig[] = [{ name: 'chainstart', block: 0 }]
   for (const s of scheduled) if (s.block !== null && !s.classic) blockForks.push({ name: s.fork, block: s.block })
   const classicForks = scheduled.filter((s) => s.classic).map((s) => ({ name: s.fork, block: s.block }))
-  if (classicForks.length > 0) {
-    // The Ethereum forks the ETC milestones' specs build on, unscheduled when the config leaves them out.
-    for (const fork of MIXED_CLASSIC_BASE_FORKS)
-      if (!blockForks.some((h) => h.name === fork)) blockForks.push({ name: fork, block: null })
-  }
+  // The Ethereum forks the ETC milestones' specs build on, unscheduled when the config leaves them out.
+  const unscheduled = new Set(
+    classicForks.length === 0 ? [] : MIXED_CLASSIC_BASE_FORKS.filter((f) => !blockForks.some((h) => h.name === f)),
+  )
+  for (const fork of unscheduled) blockForks.push({ name: fork, block: null })
   const daoBlock = config.daoForkBlock === undefined ? 0 : toMilestone(config.daoForkBlock, 'config.daoForkBlock')
   if (daoBlock > 0) {
     // Besu checks the order of a chain with a DAO fork: the DAO fork goes before the first later block fork.
@@ -421,7 +421,7 @@ export function buildChainParams(
         : toAddressHex(config.depositContractAddress, 'config.depositContractAddress'),
     hardfork: active[active.length - 1].name,
     milestones,
-    lineage: classicForks.length > 0 ? mixedLineage(names) : undefined,
+    lineage: classicForks.length > 0 ? mixedLineage(names, unscheduled) : undefined,
   }
 }
 
