@@ -549,6 +549,21 @@ describe('a schedule of Ethereum and ETC milestones', () => {
       ['atlantis', true],
       ['mergeNetsplitBlock', false],
     ])
+    // A timestamp fork after an ETC milestone: one list by value (block 5 < time 100), as Besu's.
+    const timed = createChainCommon(
+      classicGenesis({ chainId: 6264, londonBlock: 0, shanghaiTime: 100, atlantisBlock: 5, ethash: {} }),
+      {},
+    )
+    const timedAt = (n: number, t: number) => {
+      const c = timed.copy()
+      c.setHardforkBy({ blockNumber: n, timestamp: t })
+      return [c.hardfork(), c.isActivatedEIP(1559), c.isActivatedEIP(3855)]
+    }
+    expect([timedAt(1, 20), timedAt(5, 50), timedAt(6, 100)]).toEqual([
+      ['london', true, false],
+      ['atlantis', false, false],
+      ['shanghai', true, true],
+    ])
   })
 
   it("runs each milestone's EVM: SHL (Constantinople) and EXP's price by block", async () => {
