@@ -34,11 +34,15 @@ export function keccakSealHash(header: BlockHeader): Uint8Array {
 }
 
 /** The keccak-256 solution of a header (its `keccakSealHash`) for `nonce` (8 bytes): the mix hash it must carry. */
-export function keccakSolution(sealHash: Uint8Array, nonce: Uint8Array): Uint8Array {
+export function keccakSolution(
+  sealHash: Uint8Array,
+  nonce: Uint8Array,
+  hash: (data: Uint8Array) => Uint8Array = keccak_256,
+): Uint8Array {
   const input = new Uint8Array(40)
   input.set(sealHash, 0)
   input.set(nonce, 32)
-  return keccak_256(input)
+  return hash(input)
 }
 
 /** Why `header`'s ECIP-1049 seal is invalid, in Besu's words, or undefined when it holds. */
@@ -73,10 +77,12 @@ export async function keccakSealed(block: Block, yieldTurn: () => Promise<void>)
   const start = new DataView(crypto.getRandomValues(new Uint8Array(8)).buffer).getBigUint64(0)
   const nonce = new Uint8Array(8)
   const view = new DataView(nonce.buffer)
+  // The chain's WebAssembly keccak-256 when it has one (primitives/keccak.ts): 3-4 times faster.
+  const hash = header.common.customCrypto.keccak256 ?? keccak_256
   for (let i = 0; i < MAX_ATTEMPTS; i++) {
     if (i > 0 && i % YIELD_EVERY === 0) await yieldTurn()
     view.setBigUint64(0, BigInt.asUintN(64, start + BigInt(i)))
-    const solution = keccakSolution(sealHash, nonce)
+    const solution = keccakSolution(sealHash, nonce, hash)
     if (bytesToBigint(solution) > target) continue
     const sealed = createBlockHeader(
       { ...header.toJSON(), mixHash: solution, nonce },
