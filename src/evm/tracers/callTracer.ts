@@ -75,6 +75,8 @@ function bigintToWord(n: bigint): Uint8Array {
 interface OpenFrame {
   frame: CallFrame
   message: Message
+  /** The gas the frame had before its latest opcode, from that opcode's step. */
+  gasBeforeStep?: bigint
 }
 
 export class CallTracer implements TxTracer<CallFrame> {
@@ -171,7 +173,7 @@ export class CallTracer implements TxTracer<CallFrame> {
     const err = exec.exceptionError?.error
     if (err === undefined) frame.output = exec.returnValue
     else {
-      frame.error = frameErrorText(exec, frame)
+      frame.error = frameErrorText(exec, frame, open.gasBeforeStep)
       if (err === 'revert') frame.output = exec.returnValue
       // geth leaves out the address of a create that failed.
       if (frame.type === 'CREATE' || frame.type === 'CREATE2') frame.to = undefined
@@ -192,6 +194,7 @@ export class CallTracer implements TxTracer<CallFrame> {
     if (!open) return
     const op = s.opcode.code
     const frame = open.frame
+    open.gasBeforeStep = s.gasLeft
     if (this.failFast) this.addFailFast(frame, s.gasLeft)
     this.failFast = failFastCall(s)
     this.selfdestruct = undefined

@@ -335,6 +335,16 @@ describe('callTracer error texts geth words apart from the EVM library', () => {
     expect(short.error).toBe('out of gas')
   })
 
+  it('names the sentry for an SSTORE reached with no gas left at all (geth: gas left <= 2,300, zero included)', async () => {
+    const writer = await t.deploy(WRITE_RUNTIME)
+    // The two pushes take the last 6 gas: the SSTORE's step finds 0 left.
+    const empty = await callTrace(writer, { gasLimit: 21_000n + 6n })
+    expect(empty.error).toBe('out of gas: not enough gas for reentrancy sentry')
+    // One gas short of the second push: that push runs out, not the SSTORE.
+    const push = await callTrace(writer, { gasLimit: 21_000n + 5n })
+    expect(push.error).toBe('out of gas')
+  })
+
   it("gives BLAKE2F's two input checks geth's texts: the length, then the final flag", async () => {
     // CALL(GAS, 0x09, 0, mem[0..0], out 0..0), POP; PUSH1 2, PUSH1 212, MSTORE8 (final flag 2);
     // CALL(GAS, 0x09, 0, mem[0..213], out 0..0), POP, STOP. Zero rounds cost no gas.

@@ -24,6 +24,8 @@ export interface FailurePoint {
   stackLength: number
   /** Gas the frame had left when it stopped, and whether the fork has EIP-2200's SSTORE sentry (Istanbul on). */
   gasLeft?: bigint
+  /** Gas the frame had before its last opcode (from that opcode's step), where a tracer saw it. */
+  gasBefore?: bigint
   hasSstoreSentry?: boolean
 }
 
@@ -119,12 +121,17 @@ export function gethErrorText(error: string, at?: FailurePoint): string {
   if (error === 'stack underflow' && at) return `stack underflow (${at.stackLength} <=> ${stackInputs(at.opcode)})`
   if (error === 'stack overflow' && at) return `stack limit reached ${at.stackLength} (1023)`
   // geth wraps the sentry's own error in its out-of-gas error; the EVM library says only "out of gas".
-  // Its sentry check fails before any gas is taken, while every other out-of-gas of an SSTORE empties
-  // the frame's gas first: gas still left at a failed SSTORE is the sentry's (one reached with none
-  // left at all reads as plain out of gas).
+  // geth's rule: the SSTORE found no more than 2,300 gas before it ran, none at all included. With
+  // the gas of the SSTORE's step, that is read directly. Without it: the sentry check fails before
+  // any gas is taken, while every other out-of-gas of an SSTORE empties the frame's gas first, so gas
+  // still left at a failed SSTORE is the sentry's (one reached with none left then reads as plain
+  // out of gas).
   if (error === 'out of gas' && at?.opcode === SSTORE && at.hasSstoreSentry) {
-    const left = at.gasLeft ?? 0n
-    if (left > 0n && left <= SSTORE_SENTRY_GAS) return 'out of gas: not enough gas for reentrancy sentry'
+    const isSentry =
+      at.gasBefore !== undefined
+        ? at.gasBefore <= SSTORE_SENTRY_GAS
+        : (at.gasLeft ?? 0n) > 0n && (at.gasLeft ?? 0n) <= SSTORE_SENTRY_GAS
+    if (isSentry) return 'out of gas: not enough gas for reentrancy sentry'
   }
   return GETH_ERRORS[error] ?? error
 }
@@ -147,9 +154,14 @@ function precompileErrorText(error: string, call: FrameCall): string | undefined
 
 /**
  * geth's text for a frame's failure, from the EVM's error and the run state it stopped in (or, for
- * a precompile, which has none, the call it ran).
+ * a precompile, which has none, the call it ran), and the gas the frame had before its last opcode
+ * where the caller saw that opcode's step.
  */
-export function frameErrorText(exec: EVMResult['execResult'], call?: FrameCall): string | undefined {
+export function frameErrorText(
+  exec: EVMResult['execResult'],
+  call?: FrameCall,
+  gasBefore?: bigint,
+): string | undefined {
   const err = exec.exceptionError?.error
   if (err === undefined) return undefined
   const run = exec.runState
@@ -164,6 +176,7 @@ export function frameErrorText(exec: EVMResult['execResult'], call?: FrameCall):
           opcode: run.opCode,
           stackLength: run.stack.length,
           gasLeft: run.gasLeft,
+          gasBefore,
           hasSstoreSentry: run.interpreter._evm.common.gteHardfork('istanbul'),
         }
       : undefined,

@@ -70,6 +70,8 @@ export class StandardJsonTracer implements TxTracer<string[]> {
   private readonly onExit = (r: EVMResult): void => {
     const err = r.execResult.exceptionError
     const last = this.lines[this.lines.length - 1]
-    if (err && last && last.error === undefined) last.error = frameErrorText(r.execResult)
+    if (err && last && last.error === undefined) {
+      last.error = frameErrorText(r.execResult, undefined, typeof last.gas === 'string' ? BigInt(last.gas) : undefined)
+    }
   }
 }
