@@ -24,13 +24,17 @@ export interface FailurePoint {
   stackLength: number
   /** Gas the frame had left when it stopped, and whether the fork has EIP-2200's SSTORE sentry (Istanbul on). */
   gasLeft?: bigint
-  /** Gas the frame had before its last opcode (from that opcode's step), where a tracer saw it. */
+  /** Gas the frame had before its last opcode, and that opcode's cost (from its step), where a tracer saw it. */
   gasBefore?: bigint
+  stepCost?: bigint
+  /** Whether the frame is a contract creation. */
+  isCreate?: boolean
   hasSstoreSentry?: boolean
 }
 
 const INVALID = 0xfe
 const SSTORE = 0x55
+const RETURN = 0xf3
 /** EIP-2200: an SSTORE with no more than this gas left fails, whatever it would cost. */
 const SSTORE_SENTRY_GAS = 2300n
 /** The BLAKE2F precompile, whose input is 213 bytes ending in a final flag of 0 or 1. */
@@ -133,6 +137,18 @@ export function gethErrorText(error: string, at?: FailurePoint): string {
         : (at.gasLeft ?? 0n) > 0n && (at.gasLeft ?? 0n) <= SSTORE_SENTRY_GAS
     if (isSentry) return 'out of gas: not enough gas for reentrancy sentry'
   }
+  // A creation whose RETURN could pay for itself but whose code deposit (200 a byte) could not: the
+  // EVM library says "out of gas" from Homestead on, geth names the deposit.
+  if (
+    error === 'out of gas' &&
+    at?.isCreate === true &&
+    at.opcode === RETURN &&
+    at.gasBefore !== undefined &&
+    at.stepCost !== undefined &&
+    at.gasBefore >= at.stepCost
+  ) {
+    return 'contract creation code storage out of gas'
+  }
   return GETH_ERRORS[error] ?? error
 }
 
@@ -152,15 +168,22 @@ function precompileErrorText(error: string, call: FrameCall): string | undefined
   return call.input.length === BLAKE2F_INPUT_LENGTH ? 'invalid final flag' : 'invalid input length'
 }
 
+/** A frame's last opcode as a tracer saw it at its step: the gas before it and its cost. */
+export interface LastStep {
+  gasLeft: bigint
+  cost: bigint
+}
+
 /**
  * geth's text for a frame's failure, from the EVM's error and the run state it stopped in (or, for
- * a precompile, which has none, the call it ran), and the gas the frame had before its last opcode
- * where the caller saw that opcode's step.
+ * a precompile, which has none, the call it ran), the frame's last step where the caller saw it,
+ * and whether the frame is a creation.
  */
 export function frameErrorText(
   exec: EVMResult['execResult'],
   call?: FrameCall,
-  gasBefore?: bigint,
+  last?: LastStep,
+  isCreate = false,
 ): string | undefined {
   const err = exec.exceptionError?.error
   if (err === undefined) return undefined
@@ -176,7 +199,9 @@ export function frameErrorText(
           opcode: run.opCode,
           stackLength: run.stack.length,
           gasLeft: run.gasLeft,
-          gasBefore,
+          gasBefore: last?.gasLeft,
+          stepCost: last?.cost,
+          isCreate,
           hasSstoreSentry: run.interpreter._evm.common.gteHardfork('istanbul'),
         }
       : undefined,

@@ -71,7 +71,11 @@ export class StandardJsonTracer implements TxTracer<string[]> {
     const err = r.execResult.exceptionError
     const last = this.lines[this.lines.length - 1]
     if (err && last && last.error === undefined) {
-      last.error = frameErrorText(r.execResult, undefined, typeof last.gas === 'string' ? BigInt(last.gas) : undefined)
+      const step =
+        typeof last.gas === 'string' && typeof last.gasCost === 'string'
+          ? { gasLeft: BigInt(last.gas), cost: BigInt(last.gasCost) }
+          : undefined
+      last.error = frameErrorText(r.execResult, undefined, step)
     }
   }
 }
