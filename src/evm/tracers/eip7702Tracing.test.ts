@@ -135,6 +135,15 @@ describe('tracers on an EIP-7702 delegation', () => {
     expect(callAt(inner)).toMatchObject({ cost: 2_600 + 1_998, ex: null })
   })
 
+  it('prestateTracer: a transaction to an account delegated before it looks up the delegation target', async () => {
+    // geth (#32080) looks up the recipient's delegation target at the transaction's start, where the
+    // delegation is already in place (the first transaction above set it, so there it was not).
+    const callHash = await t.send({ to: B })
+    const pre = (await t.trace(callHash, new PrestateTracer())) as any
+    expect(pre[B].code).toBe(`0xef0100${store.slice(2)}`)
+    expect(pre[store]).toMatchObject({ code: `0x${STORE_RUNTIME}`, nonce: 1 })
+  })
+
   it('prestateTracer diff mode: a cleared delegation leaves empty code with the empty-code hash', async () => {
     // B authorizes the zero address (EIP-7702: clears its delegation) at its nonce, 1.
     const authorization = eoaCode7702SignAuthorization(
