@@ -139,7 +139,7 @@ describe('tracers on an EIP-7702 delegation', () => {
     // geth (#32080) looks up the recipient's delegation target at the transaction's start, where the
     // delegation is already in place (the first transaction above set it, so there it was not).
     const callHash = await t.send({ to: B })
-    const pre = (await t.trace(callHash, new PrestateTracer())) as any
+    const pre = (await t.trace(callHash, new PrestateTracer())) as Record<string, { code?: string }>
     expect(pre[B].code).toBe(`0xef0100${store.slice(2)}`)
     expect(pre[store]).toMatchObject({ code: `0x${STORE_RUNTIME}`, nonce: 1 })
   })
