@@ -9,8 +9,9 @@
  * opcode's gas handler and reports the step with its base fee only, while Besu's trace carries this
  * cost. The handler has already warmed the target by the time the step is reported, so whether it
  * was cold is read from the journal: an address the handler warmed is one added to the journal's
- * warm set since the previous EVM event. Not counted: the gas Besu adds for resolving an EIP-7702
- * delegation of the target, which it charges only once the rest is paid.
+ * warm set since the previous EVM event. The gas Besu adds for resolving an EIP-7702 delegation of
+ * the target is apart (delegationCost): Besu charges it only once the rest is paid, and never counts
+ * it in the cost its trace records for the opcode.
  */
 import { type Common, Hardfork } from '@ethereumjs/common'
 import type { InterpreterStep } from '@ethereumjs/evm'
@@ -79,4 +80,35 @@ export function callOwnCost(
     (a) => (a === undefined || (isSpurious && a.isEmpty()) ? cost + newAccount : cost),
     () => cost,
   )
+}
+
+/** EIP-7702's delegation designator: 0xef0100 and the 20-byte address code runs from. */
+const DELEGATION_PREFIX = [0xef, 0x01, 0x00]
+const DELEGATION_LENGTH = 23
+
+/**
+ * The gas Besu charges (Prague on, EIP-7702) for resolving the delegation of the target of the
+ * CALL-family opcode at step `s`: 0 for a target without a delegation, else EIP-2929's warm (100)
+ * or cold (2,600) access of the delegation address (a precompile is warm). Besu takes it from the
+ * frame after the opcode's own cost is paid and leaves it out of the cost it reports, while the EVM
+ * library adds it to the opcode's gas. The library has warmed the delegation address by the step,
+ * so whether it was cold is read from the journal as for the target (an address the step warmed);
+ * a delegation to the target itself finds it warm, the target's own access having warmed it.
+ */
+export async function delegationCost(
+  s: InterpreterStep,
+  common: Common,
+  journal: WarmJournal | undefined,
+  warmSizeBefore: number,
+): Promise<bigint> {
+  if (!common.isActivatedEIP(7702)) return 0n
+  const target = bigintToPaddedBytes((s.stack[s.stack.length - 2] ?? 0n) & ADDRESS_MASK, 20)
+  const code = await s.stateManager.getCode(new Address(target))
+  if (code.length !== DELEGATION_LENGTH || DELEGATION_PREFIX.some((b, i) => code[i] !== b)) return 0n
+  const delegate = bytesToHex(code.subarray(3)).slice(2)
+  const isCold =
+    journal !== undefined &&
+    delegate !== bytesToHex(target).slice(2) &&
+    wasWarmedSince(journal, warmSizeBefore, delegate)
+  return isCold ? common.param('coldaccountaccessGas') : common.param('warmstoragereadGas')
 }

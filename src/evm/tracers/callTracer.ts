@@ -7,7 +7,7 @@ import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { completeFailFast, type FailFastCall, failFastCall } from './failFastCalls.ts'
-import { frameErrorText } from './gethErrors.ts'
+import { frameErrorText, type LastStep } from './gethErrors.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export type CallType = 'CALL' | 'STATICCALL' | 'DELEGATECALL' | 'CALLCODE' | 'CREATE' | 'CREATE2' | 'SELFDESTRUCT'
@@ -75,6 +75,8 @@ function bigintToWord(n: bigint): Uint8Array {
 interface OpenFrame {
   frame: CallFrame
   message: Message
+  /** The frame's latest opcode: the gas before it and its cost, from its step. */
+  lastStep?: LastStep
 }
 
 export class CallTracer implements TxTracer<CallFrame> {
@@ -171,7 +173,7 @@ export class CallTracer implements TxTracer<CallFrame> {
     const err = exec.exceptionError?.error
     if (err === undefined) frame.output = exec.returnValue
     else {
-      frame.error = frameErrorText(exec, frame)
+      frame.error = frameErrorText(exec, frame, open.lastStep, frame.type === 'CREATE' || frame.type === 'CREATE2')
       if (err === 'revert') frame.output = exec.returnValue
       // geth leaves out the address of a create that failed.
       if (frame.type === 'CREATE' || frame.type === 'CREATE2') frame.to = undefined
@@ -192,6 +194,7 @@ export class CallTracer implements TxTracer<CallFrame> {
     if (!open) return
     const op = s.opcode.code
     const frame = open.frame
+    open.lastStep = { gasLeft: s.gasLeft, cost: s.opcode.dynamicFee ?? BigInt(s.opcode.fee) }
     if (this.failFast) this.addFailFast(frame, s.gasLeft)
     this.failFast = failFastCall(s)
     this.selfdestruct = undefined

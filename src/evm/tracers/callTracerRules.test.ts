@@ -335,6 +335,32 @@ describe('callTracer error texts geth words apart from the EVM library', () => {
     expect(short.error).toBe('out of gas')
   })
 
+  it('names the sentry for an SSTORE reached with no gas left at all (geth: gas left <= 2,300, zero included)', async () => {
+    const writer = await t.deploy(WRITE_RUNTIME)
+    // The two pushes take the last 6 gas: the SSTORE's step finds 0 left.
+    const empty = await callTrace(writer, { gasLimit: 21_000n + 6n })
+    expect(empty.error).toBe('out of gas: not enough gas for reentrancy sentry')
+    // One gas short of the second push: that push runs out, not the SSTORE.
+    const push = await callTrace(writer, { gasLimit: 21_000n + 5n })
+    expect(push.error).toBe('out of gas')
+  })
+
+  it('names the code deposit a creation cannot pay, and leaves a RETURN that cannot pay for its memory out of gas', async () => {
+    // Init code PUSH1 100, PUSH1 0, RETURN: 100 zero bytes, whose deposit costs 20,000 (200 a byte).
+    // Intrinsic gas 53,070 (21,000 + 32,000 for the creation + 4 non-zero bytes at 16 and a zero byte
+    // at 4 + one initcode word at 2); the pushes 6, the RETURN 12 for four words of memory.
+    const data = hexToBytes('60646000f3')
+    const deposit = await t.trace(await t.send({ data, gasLimit: 53_070n + 18n + 19_999n }), new CallTracer())
+    expect(formatCallFrame(deposit as never)).toMatchObject({
+      type: 'CREATE',
+      error: 'contract creation code storage out of gas',
+    })
+    const memory = await t.trace(await t.send({ data, gasLimit: 53_070n + 17n }), new CallTracer())
+    expect(formatCallFrame(memory as never)).toMatchObject({ type: 'CREATE', error: 'out of gas' })
+    const paid = await t.trace(await t.send({ data, gasLimit: 53_070n + 18n + 20_000n }), new CallTracer())
+    expect((formatCallFrame(paid as never) as { error?: string }).error).toBeUndefined()
+  })
+
   it("gives BLAKE2F's two input checks geth's texts: the length, then the final flag", async () => {
     // CALL(GAS, 0x09, 0, mem[0..0], out 0..0), POP; PUSH1 2, PUSH1 212, MSTORE8 (final flag 2);
     // CALL(GAS, 0x09, 0, mem[0..213], out 0..0), POP, STOP. Zero rounds cost no gas.

@@ -24,11 +24,17 @@ export interface FailurePoint {
   stackLength: number
   /** Gas the frame had left when it stopped, and whether the fork has EIP-2200's SSTORE sentry (Istanbul on). */
   gasLeft?: bigint
+  /** Gas the frame had before its last opcode, and that opcode's cost (from its step), where a tracer saw it. */
+  gasBefore?: bigint
+  stepCost?: bigint
+  /** Whether the frame is a contract creation. */
+  isCreate?: boolean
   hasSstoreSentry?: boolean
 }
 
 const INVALID = 0xfe
 const SSTORE = 0x55
+const RETURN = 0xf3
 /** EIP-2200: an SSTORE with no more than this gas left fails, whatever it would cost. */
 const SSTORE_SENTRY_GAS = 2300n
 /** The BLAKE2F precompile, whose input is 213 bytes ending in a final flag of 0 or 1. */
@@ -119,12 +125,29 @@ export function gethErrorText(error: string, at?: FailurePoint): string {
   if (error === 'stack underflow' && at) return `stack underflow (${at.stackLength} <=> ${stackInputs(at.opcode)})`
   if (error === 'stack overflow' && at) return `stack limit reached ${at.stackLength} (1023)`
   // geth wraps the sentry's own error in its out-of-gas error; the EVM library says only "out of gas".
-  // Its sentry check fails before any gas is taken, while every other out-of-gas of an SSTORE empties
-  // the frame's gas first: gas still left at a failed SSTORE is the sentry's (one reached with none
-  // left at all reads as plain out of gas).
+  // geth's rule: the SSTORE found no more than 2,300 gas before it ran, none at all included. With
+  // the gas of the SSTORE's step, that is read directly. Without it: the sentry check fails before
+  // any gas is taken, while every other out-of-gas of an SSTORE empties the frame's gas first, so gas
+  // still left at a failed SSTORE is the sentry's (one reached with none left then reads as plain
+  // out of gas).
   if (error === 'out of gas' && at?.opcode === SSTORE && at.hasSstoreSentry) {
-    const left = at.gasLeft ?? 0n
-    if (left > 0n && left <= SSTORE_SENTRY_GAS) return 'out of gas: not enough gas for reentrancy sentry'
+    const isSentry =
+      at.gasBefore !== undefined
+        ? at.gasBefore <= SSTORE_SENTRY_GAS
+        : (at.gasLeft ?? 0n) > 0n && (at.gasLeft ?? 0n) <= SSTORE_SENTRY_GAS
+    if (isSentry) return 'out of gas: not enough gas for reentrancy sentry'
+  }
+  // A creation whose RETURN could pay for itself but whose code deposit (200 a byte) could not: the
+  // EVM library says "out of gas" from Homestead on, geth names the deposit.
+  if (
+    error === 'out of gas' &&
+    at?.isCreate === true &&
+    at.opcode === RETURN &&
+    at.gasBefore !== undefined &&
+    at.stepCost !== undefined &&
+    at.gasBefore >= at.stepCost
+  ) {
+    return 'contract creation code storage out of gas'
   }
   return GETH_ERRORS[error] ?? error
 }
@@ -145,11 +168,23 @@ function precompileErrorText(error: string, call: FrameCall): string | undefined
   return call.input.length === BLAKE2F_INPUT_LENGTH ? 'invalid final flag' : 'invalid input length'
 }
 
+/** A frame's last opcode as a tracer saw it at its step: the gas before it and its cost. */
+export interface LastStep {
+  gasLeft: bigint
+  cost: bigint
+}
+
 /**
  * geth's text for a frame's failure, from the EVM's error and the run state it stopped in (or, for
- * a precompile, which has none, the call it ran).
+ * a precompile, which has none, the call it ran), the frame's last step where the caller saw it,
+ * and whether the frame is a creation.
  */
-export function frameErrorText(exec: EVMResult['execResult'], call?: FrameCall): string | undefined {
+export function frameErrorText(
+  exec: EVMResult['execResult'],
+  call?: FrameCall,
+  last?: LastStep,
+  isCreate = false,
+): string | undefined {
   const err = exec.exceptionError?.error
   if (err === undefined) return undefined
   const run = exec.runState
@@ -164,6 +199,9 @@ export function frameErrorText(exec: EVMResult['execResult'], call?: FrameCall):
           opcode: run.opCode,
           stackLength: run.stack.length,
           gasLeft: run.gasLeft,
+          gasBefore: last?.gasLeft,
+          stepCost: last?.cost,
+          isCreate,
           hasSstoreSentry: run.interpreter._evm.common.gteHardfork('istanbul'),
         }
       : undefined,

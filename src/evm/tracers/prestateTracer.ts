@@ -120,7 +120,11 @@ export class PrestateTracer implements TxTracer<PrestateResult> {
     this.evm = vm.evm as EVM
     await this.lookupAccount(new Address(sender))
     // A creation: the new address as it was before the transaction (geth looks it up at the start).
-    await this.lookupAccount(tx.to ?? createdAddress(new Address(sender), tx.nonce))
+    const recipient = await this.lookupAccount(tx.to ?? createdAddress(new Address(sender), tx.nonce))
+    // A recipient already delegated (EIP-7702) runs its target's code: geth looks the target up too
+    // (go-ethereum #32080). A delegation the transaction's own authorizations set is not there yet.
+    const target = tx.to ? delegationTarget(recipient.code) : undefined
+    if (target) await this.lookupAccount(target)
     await this.lookupAccount(block.header.coinbase)
     // EIP-7702: the authorities, before their delegations are applied.
     for (const authority of authorities(tx)) await this.lookupAccount(authority)

@@ -70,6 +70,12 @@ export class StandardJsonTracer implements TxTracer<string[]> {
   private readonly onExit = (r: EVMResult): void => {
     const err = r.execResult.exceptionError
     const last = this.lines[this.lines.length - 1]
-    if (err && last && last.error === undefined) last.error = frameErrorText(r.execResult)
+    if (err && last && last.error === undefined) {
+      const step =
+        typeof last.gas === 'string' && typeof last.gasCost === 'string'
+          ? { gasLeft: BigInt(last.gas), cost: BigInt(last.gasCost) }
+          : undefined
+      last.error = frameErrorText(r.execResult, undefined, step)
+    }
   }
 }

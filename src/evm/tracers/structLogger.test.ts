@@ -68,6 +68,15 @@ describe('StructLogger', () => {
     expect(r.structLogs[0].memory).toBeUndefined()
   })
 
+  it("marks an SSTORE reached with no gas left with geth's reentrancy sentry error (EIP-2200: 2,300 or less)", async () => {
+    // The store contract opens with PUSH1 0x2a, PUSH1 0, SSTORE: the pushes take the last 6 gas.
+    const store = await t.deploy(STORE_RUNTIME)
+    const r = await trace(await t.send({ to: store, gasLimit: 21_000n + 6n }))
+    expect(r.failed).toBe(true)
+    const last = r.structLogs[r.structLogs.length - 1]
+    expect([last.op, last.gas, last.error]).toEqual(['SSTORE', 0, 'out of gas: not enough gas for reentrancy sentry'])
+  })
+
   it('reports a reverted call as failed', async () => {
     const r = await trace(revertTx)
     expect(r.failed).toBe(true)

@@ -199,6 +199,7 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     const err = r.execResult.exceptionError
     if (!err || err.error === REVERT_MESSAGE || !frame || this.logs.length <= frame.firstLog) return
     const last = this.logs[this.logs.length - 1]
-    if (last.error === undefined) last.error = frameErrorText(r.execResult)
+    if (last.error === undefined)
+      last.error = frameErrorText(r.execResult, undefined, { gasLeft: BigInt(last.gas), cost: BigInt(last.gasCost) })
   }
 }

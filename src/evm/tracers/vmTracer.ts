@@ -24,7 +24,7 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex, toQuantity } from '../../primitives/hex.ts'
-import { callOwnCost, type WarmJournal } from './callOwnCost.ts'
+import { callOwnCost, delegationCost, type WarmJournal } from './callOwnCost.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export interface VmTraceJson {
@@ -135,6 +135,8 @@ interface PendingOp {
   callee?: CalleeResult
   /** A CALL-family opcode's own cost as Besu counts it (a promise while the target's emptiness is read). */
   ownCost?: bigint | Promise<bigint>
+  /** The gas for resolving the EIP-7702 delegation of a CALL-family opcode's target (see delegationCost). */
+  delegation: bigint
 }
 
 interface OpenTrace {
@@ -295,9 +297,13 @@ export class VmTracer implements TxTracer<VmTraceJson> {
     }
   }
 
-  private readonly onStep = (s: InterpreterStep): void => {
+  // Two parameters: the EVM waits for `done`, so a call's delegation can be read from the state first.
+  private readonly onStep = (s: InterpreterStep, done?: () => void): void => {
     const frame = this.open[this.open.length - 1]
-    if (!frame) return
+    if (!frame) {
+      done?.()
+      return
+    }
     this.stepCount++
     if (frame.pending) {
       this.close(frame.pending, frame === this.open[0], {
@@ -323,8 +329,28 @@ export class VmTracer implements TxTracer<VmTraceJson> {
       out: CALLS.has(op) ? callOutput(op, s.stack) : undefined,
       store: op === SSTORE && n >= 2 ? { key: toQuantity(s.stack[n - 1]), val: toQuantity(s.stack[n - 2]) } : undefined,
       ownCost: CALLS.has(op) && this.evm ? callOwnCost(s, this.evm.common, this.journal, this.warmSize) : undefined,
+      delegation: 0n,
     }
+    const pending = frame.pending
+    const delegation =
+      CALLS.has(op) && this.evm?.common.isActivatedEIP(7702)
+        ? delegationCost(s, this.evm.common, this.journal, this.warmSize)
+        : undefined
     this.warmSize = this.journal?.journal.size ?? 0
+    if (!delegation) {
+      done?.()
+      return
+    }
+    // Besu leaves the delegation's gas out of the opcode's cost (the EVM library counts it in).
+    delegation.then(
+      (d) => {
+        pending.delegation = d
+        pending.cost -= d
+        json.cost = Number(pending.cost)
+        done?.()
+      },
+      () => done?.(),
+    )
   }
 
   /** Fills the pending opcode's `ex` from the frame as it stands after it. */
@@ -401,14 +427,24 @@ export class VmTracer implements TxTracer<VmTraceJson> {
    */
   private closeUnpaidCall(p: PendingOp, isRoot: boolean): void {
     const own = p.ownCost as bigint
+    // Besu records the cost its operation reports plus the gas the frame still has. A call that pays
+    // its own cost but not its target's EIP-7702 delegation reports the delegation's gas, the own
+    // cost having been taken; one that cannot pay its own cost reports that, nothing taken.
+    const isDelegationUnpaid = p.delegation > 0n && p.gasLeft >= own
+    const recorded = isDelegationUnpaid ? p.delegation + p.gasLeft - own : own + p.gasLeft
     if (!isRoot) {
-      p.json.cost = Number(own + p.gasLeft)
+      p.json.cost = Number(recorded)
       p.json.ex = null
       return
     }
     const top = p.stack[p.stack.length - 1]
     p.json.cost = Number(p.gasLeft)
-    p.json.ex = { mem: null, push: top === undefined ? [] : [toQuantity(top)], store: null, used: Number(-own) }
+    p.json.ex = {
+      mem: null,
+      push: top === undefined ? [] : [toQuantity(top)],
+      store: null,
+      used: Number(p.gasLeft - recorded),
+    }
     p.json.sub = { code: '0x', ops: [] }
     this.rootCallSubs.push(p.json.sub)
   }
