@@ -22,6 +22,11 @@ const META_FLAT_ROOT = 'flatRoot'
 /** The lowest block whose state is kept, after a head reset rebuilt the state of a block below the window. */
 const META_RETAINED_FROM = 'retainedFrom'
 /**
+ * The canonical block up to which the stale-node records are written; those of the blocks above it
+ * are held in memory until the next flush and, after a crash, replayed from their trie logs.
+ */
+const META_STALE_THROUGH = 'staleThrough'
+/**
  * What left the window is deleted every this many blocks (or every window, if shorter). One delete
  * of a long run touches each page of `trie_nodes` and `stale_nodes` once for many rows, and the
  * pending trie nodes are written at the same time: 128 rather than 32 cut the pages a one-transfer
@@ -65,6 +70,20 @@ export class BonsaiState {
   private readonly pins = new Map<bigint, number>()
   /** No state below this block is kept (set when a head reset rebuilt a state below the window). */
   private retainedFrom: bigint
+  /**
+   * Stale-node records of the blocks the head moved forward over since the last flush, not written
+   * yet: node key (hex) → the block from which it is stale, or null when a block created it again
+   * (its record is deleted). About 23 records a one-transfer block, each at a random key of
+   * `stale_nodes`, were a third of the pages a block's commit wrote; held until the flush (with the
+   * trie nodes, at most 1 s or 256 blocks later, and before every prune) they share pages.
+   */
+  private readonly pendingStale = new Map<string, { key: Uint8Array; at: bigint | null }>()
+  /** Whether `applyForward` holds its stale-node records back (a forward move of the head). */
+  private isStaleDeferred = false
+  /** The head block of the flat state as far as stale-node records go (what `writeStale` records). */
+  private staleHead?: bigint
+  /** A transaction that moved the head failed: the held-back records are to be replayed from the trie logs. */
+  private isStaleLost = false
 
   private readonly store: ChainStore
   private readonly trieDb: TrieDb
@@ -110,7 +129,60 @@ export class BonsaiState {
     this.flatRoot = emptyRoot
     this.applyForward(this.computeLog(emptyRoot, root), 0n)
     this.store.writeMeta(META_FLAT_ROOT, root)
+    this.setStaleThrough(0n)
     this.history?.start(0n)
+  }
+
+  /**
+   * Writes the stale-node records held back since the last flush (the chain calls it with every
+   * flush of pending trie nodes, inside that transaction).
+   */
+  writeStale(): void {
+    if (this.isStaleLost) this.recoverStale(0n)
+    if (this.pendingStale.size === 0) return
+    for (const { key, at } of this.pendingStale.values()) {
+      if (at === null) this.flat.markLive([key])
+      else this.flat.markStale([key], at)
+    }
+    this.pendingStale.clear()
+    if (this.staleHead !== undefined) this.setStaleThrough(this.staleHead)
+  }
+
+  /**
+   * Makes the stored stale-node records whole for the canonical chain (at start-up, with the head
+   * `headNumber`, and after a transaction that moved the head failed): the records held back when
+   * the process died, or rolled back, are replayed from the trie logs of the canonical blocks above
+   * `staleThrough`, which every block writes in its own transaction. Replaying records already
+   * written changes nothing: each key ends with its last record, in block order. A data path
+   * without `staleThrough` was written by a version that stored every record with its block (so
+   * it is whole up to its head). Inside a transaction.
+   */
+  recoverStale(headNumber: bigint): void {
+    this.pendingStale.clear()
+    this.isStaleLost = false
+    const stored = this.store.readMeta(META_STALE_THROUGH)
+    let last = stored ? BigInt(bytesToHex(stored)) : headNumber
+    for (let n = last + 1n; ; n++) {
+      const hash = this.store.readCanonicalHash(n)
+      if (!hash) break
+      for (const bytes of this.flat.readTrieLogs(hash)) {
+        const log = decodeTrieLog(bytes)
+        this.flat.markStale(log.staled, n)
+        this.flat.markLive(log.created)
+      }
+      last = n
+    }
+    this.setStaleThrough(last)
+  }
+
+  /**
+   * Called when a transaction that may have moved the head failed: the records held back may
+   * include some of its rolled-back blocks, so they are dropped and replayed from the stored trie
+   * logs before the next write (inside that write's transaction).
+   */
+  forgetStale(): void {
+    this.pendingStale.clear()
+    this.isStaleLost = true
   }
 
   /**
@@ -139,7 +211,8 @@ export class BonsaiState {
    * inside the window still holds (a block recorded it left them behind), are referenced, so the
    * next flush writes them and nothing else. Inside the caller's transaction.
    */
-  rebuildFlat(root: Uint8Array, emptyRoot: Uint8Array, pendingKeys: Iterable<string>): void {
+  rebuildFlat(root: Uint8Array, emptyRoot: Uint8Array, pendingKeys: Iterable<string>, headNumber: bigint): void {
+    this.writeStale()
     const log = this.computeLog(emptyRoot, root)
     for (const key of pendingKeys) {
       if (!this.referenced.has(key) && this.flat.isStale(hexToBytes(`0x${key}`))) this.referenced.add(key)
@@ -150,6 +223,7 @@ export class BonsaiState {
       this.flatRoot = emptyRoot
       this.applyForward(log, 0n)
       this.store.writeMeta(META_FLAT_ROOT, root)
+      this.setStaleThrough(headNumber)
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
@@ -188,6 +262,10 @@ export class BonsaiState {
    */
   move(undo: LogBlock[], redo: LogBlock[], headNumber: bigint): void {
     const rootBefore = this.flatRoot
+    // Only a move forward holds its stale-node records back: a start-up replays exactly those (the
+    // trie logs of the canonical blocks above the last flush). Any other move writes them at once.
+    if (this.isStaleLost || undo.length > 0) this.writeStale()
+    this.isStaleDeferred = undo.length === 0
     try {
       for (const b of undo) {
         for (const log of this.logsOf(b).reverse()) {
@@ -202,20 +280,31 @@ export class BonsaiState {
         }
       }
       if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
+      this.staleHead = headNumber
+      if (this.isStaleDeferred) {
+        // A block created again a node an older block left behind: its record must go before the prune.
+        if (this.isPruneDue(headNumber)) this.writeStale()
+      } else {
+        this.setStaleThrough(headNumber)
+      }
       if (this.isPruneDue(headNumber)) this.prune(this.pruneLimit(headNumber))
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
+    } finally {
+      this.isStaleDeferred = false
     }
   }
 
   /** Applies an edit of the head's state (already recorded with `recordLog`) to the flat tables. */
   applyEdit(log: TrieLog, head: LogBlock): void {
     const rootBefore = this.flatRoot
+    this.writeStale()
     try {
       this.applyForward(log, head.number)
       this.history?.record(log, head.number)
       this.store.writeMeta(META_FLAT_ROOT, log.rootAfter)
+      this.setStaleThrough(head.number)
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
@@ -261,7 +350,12 @@ export class BonsaiState {
    */
   retainFrom(n: bigint): void {
     this.retainedFrom = n
-    this.store.writeMeta(META_RETAINED_FROM, hexToBytes(`0x${n.toString(16).padStart(16, '0')}`))
+    this.store.writeMeta(META_RETAINED_FROM, blockNumberBytes(n))
+  }
+
+  private setStaleThrough(n: bigint): void {
+    this.staleHead = n
+    this.store.writeMeta(META_STALE_THROUGH, blockNumberBytes(n))
   }
 
   private lowestPin(): bigint | undefined {
@@ -319,8 +413,13 @@ export class BonsaiState {
     this.expectRoot(log.rootBefore)
     for (const a of log.accounts) this.flat.writeAccount(a.key, a.after)
     for (const s of log.slots) this.flat.writeSlot(s.account, s.slot, s.after)
-    this.flat.markStale(log.staled, n)
-    this.flat.markLive(log.created)
+    if (this.isStaleDeferred) {
+      for (const key of log.staled) this.pendingStale.set(bytesToHex(key), { key, at: n })
+      for (const key of log.created) this.pendingStale.set(bytesToHex(key), { key, at: null })
+    } else {
+      this.flat.markStale(log.staled, n)
+      this.flat.markLive(log.created)
+    }
     this.flatRoot = log.rootAfter
   }
 
@@ -336,4 +435,8 @@ export class BonsaiState {
   private expectRoot(root: Uint8Array): void {
     if (!this.isAt(root)) throw new Error('the flat state is not at the state this trie log starts from')
   }
+}
+
+function blockNumberBytes(n: bigint): Uint8Array {
+  return hexToBytes(`0x${n.toString(16).padStart(16, '0')}`)
 }
