@@ -456,7 +456,7 @@ export class Chain {
     const referenced = isEverything ? undefined : this.bonsai?.referenced
     this.store.writeTrieNodes(this.trieDb.takePending(referenced))
     referenced?.clear()
-    this.bonsai?.writeStale()
+    this.bonsai?.writeDeferred()
     this.blocksSinceFlush = 0
     this.unflushedSinceMs = undefined
     clearTimeout(this.flushTimer)
@@ -583,14 +583,14 @@ export class Chain {
   /**
    * Runs `fn` in one SQLite transaction that may move the BONSAI state; after a rollback the state
    * history forgets the key ids it holds in memory (some may be of rows that were rolled back), and
-   * the stale-node records held back are replayed from the stored trie logs before the next write.
+   * the records held back (stale nodes, history rows) are replayed from the stored trie logs before the next write.
    */
   private stateTransaction(fn: () => void): void {
     try {
       this.store.db.transaction(fn)
     } catch (e) {
       this.bonsai?.history?.forget()
-      this.bonsai?.forgetStale()
+      this.bonsai?.forgetDeferred()
       throw e
     }
   }

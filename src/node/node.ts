@@ -174,8 +174,8 @@ export async function openChain(
     const bonsai = chain.bonsai
     if (bonsai) {
       db.transaction(() => {
+        bonsai.recoverDeferred(chain.head.header.number)
         bonsai.settleHistory(chain.head.header.number)
-        bonsai.recoverStale(chain.head.header.number)
       })
     }
     await recoverHeadState(chain)

@@ -22,10 +22,11 @@ const META_FLAT_ROOT = 'flatRoot'
 /** The lowest block whose state is kept, after a head reset rebuilt the state of a block below the window. */
 const META_RETAINED_FROM = 'retainedFrom'
 /**
- * The canonical block up to which the stale-node records are written; those of the blocks above it
- * are held in memory until the next flush and, after a crash, replayed from their trie logs.
+ * The canonical block up to which the stale-node records and state history rows are written; those
+ * of the blocks above it are held in memory until the next flush and, after a crash, replayed from
+ * their trie logs.
  */
-const META_STALE_THROUGH = 'staleThrough'
+const META_DEFERRED_THROUGH = 'deferredThrough'
 /**
  * What left the window is deleted every this many blocks (or every window, if shorter). One delete
  * of a long run touches each page of `trie_nodes` and `stale_nodes` once for many rows, and the
@@ -78,12 +79,18 @@ export class BonsaiState {
    * trie nodes, at most 1 s or 256 blocks later, and before every prune) they share pages.
    */
   private readonly pendingStale = new Map<string, { key: Uint8Array; at: bigint | null }>()
-  /** Whether `applyForward` holds its stale-node records back (a forward move of the head). */
-  private isStaleDeferred = false
-  /** The head block of the flat state as far as stale-node records go (what `writeStale` records). */
-  private staleHead?: bigint
+  /**
+   * The state history rows of the same blocks, held back likewise (about 12 pages a commit at
+   * random ids). No read misses them: the history serves states below the window only, and a
+   * prune (which writes them) comes at least once per window.
+   */
+  private readonly pendingHistory: { log: TrieLog; n: bigint }[] = []
+  /** Whether `applyForward` holds its records back (a forward move of the head). */
+  private isDeferring = false
+  /** The head block of the flat state as far as the held-back records go (what `writeDeferred` records). */
+  private deferredHead?: bigint
   /** A transaction that moved the head failed: the held-back records are to be replayed from the trie logs. */
-  private isStaleLost = false
+  private isDeferredLost = false
 
   private readonly store: ChainStore
   private readonly trieDb: TrieDb
@@ -129,38 +136,41 @@ export class BonsaiState {
     this.flatRoot = emptyRoot
     this.applyForward(this.computeLog(emptyRoot, root), 0n)
     this.store.writeMeta(META_FLAT_ROOT, root)
-    this.setStaleThrough(0n)
+    this.setDeferredThrough(0n)
     this.history?.start(0n)
   }
 
   /**
-   * Writes the stale-node records held back since the last flush (the chain calls it with every
-   * flush of pending trie nodes, inside that transaction).
+   * Writes the stale-node records and history rows held back since the last flush (the chain calls
+   * it with every flush of pending trie nodes, inside that transaction).
    */
-  writeStale(): void {
-    if (this.isStaleLost) this.recoverStale(0n)
-    if (this.pendingStale.size === 0) return
+  writeDeferred(): void {
+    if (this.isDeferredLost) this.recoverDeferred(0n)
+    if (this.pendingStale.size === 0 && this.pendingHistory.length === 0) return
     for (const { key, at } of this.pendingStale.values()) {
       if (at === null) this.flat.markLive([key])
       else this.flat.markStale([key], at)
     }
     this.pendingStale.clear()
-    if (this.staleHead !== undefined) this.setStaleThrough(this.staleHead)
+    for (const { log, n } of this.pendingHistory) this.history?.record(log, n)
+    this.pendingHistory.length = 0
+    if (this.deferredHead !== undefined) this.setDeferredThrough(this.deferredHead)
   }
 
   /**
-   * Makes the stored stale-node records whole for the canonical chain (at start-up, with the head
-   * `headNumber`, and after a transaction that moved the head failed): the records held back when
-   * the process died, or rolled back, are replayed from the trie logs of the canonical blocks above
-   * `staleThrough`, which every block writes in its own transaction. Replaying records already
-   * written changes nothing: each key ends with its last record, in block order. A data path
-   * without `staleThrough` was written by a version that stored every record with its block (so
-   * it is whole up to its head). Inside a transaction.
+   * Makes the stored stale-node records and history rows whole for the canonical chain (at
+   * start-up, with the head `headNumber`, and after a transaction that moved the head failed): the
+   * records held back when the process died, or rolled back, are replayed from the trie logs of the
+   * canonical blocks above `deferredThrough`, which every block writes in its own transaction.
+   * Replaying records already written changes nothing: each key ends with its last record, in block
+   * order. A data path without `deferredThrough` was written by a version that stored every record
+   * with its block (so it is whole up to its head). Inside a transaction.
    */
-  recoverStale(headNumber: bigint): void {
+  recoverDeferred(headNumber: bigint): void {
     this.pendingStale.clear()
-    this.isStaleLost = false
-    const stored = this.store.readMeta(META_STALE_THROUGH)
+    this.pendingHistory.length = 0
+    this.isDeferredLost = false
+    const stored = this.store.readMeta(META_DEFERRED_THROUGH)
     let last = stored ? BigInt(bytesToHex(stored)) : headNumber
     for (let n = last + 1n; ; n++) {
       const hash = this.store.readCanonicalHash(n)
@@ -169,10 +179,11 @@ export class BonsaiState {
         const log = decodeTrieLog(bytes)
         this.flat.markStale(log.staled, n)
         this.flat.markLive(log.created)
+        this.history?.record(log, n)
       }
       last = n
     }
-    this.setStaleThrough(last)
+    this.setDeferredThrough(last)
   }
 
   /**
@@ -180,9 +191,10 @@ export class BonsaiState {
    * include some of its rolled-back blocks, so they are dropped and replayed from the stored trie
    * logs before the next write (inside that write's transaction).
    */
-  forgetStale(): void {
+  forgetDeferred(): void {
     this.pendingStale.clear()
-    this.isStaleLost = true
+    this.pendingHistory.length = 0
+    this.isDeferredLost = true
   }
 
   /**
@@ -212,7 +224,7 @@ export class BonsaiState {
    * next flush writes them and nothing else. Inside the caller's transaction.
    */
   rebuildFlat(root: Uint8Array, emptyRoot: Uint8Array, pendingKeys: Iterable<string>, headNumber: bigint): void {
-    this.writeStale()
+    this.writeDeferred()
     const log = this.computeLog(emptyRoot, root)
     for (const key of pendingKeys) {
       if (!this.referenced.has(key) && this.flat.isStale(hexToBytes(`0x${key}`))) this.referenced.add(key)
@@ -223,7 +235,7 @@ export class BonsaiState {
       this.flatRoot = emptyRoot
       this.applyForward(log, 0n)
       this.store.writeMeta(META_FLAT_ROOT, root)
-      this.setStaleThrough(headNumber)
+      this.setDeferredThrough(headNumber)
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
@@ -262,10 +274,10 @@ export class BonsaiState {
    */
   move(undo: LogBlock[], redo: LogBlock[], headNumber: bigint): void {
     const rootBefore = this.flatRoot
-    // Only a move forward holds its stale-node records back: a start-up replays exactly those (the
-    // trie logs of the canonical blocks above the last flush). Any other move writes them at once.
-    if (this.isStaleLost || undo.length > 0) this.writeStale()
-    this.isStaleDeferred = undo.length === 0
+    // Only a move forward holds its records back: a start-up replays exactly those (the trie logs
+    // of the canonical blocks above the last flush). Any other move writes them at once.
+    if (this.isDeferredLost || undo.length > 0) this.writeDeferred()
+    this.isDeferring = undo.length === 0
     try {
       for (const b of undo) {
         for (const log of this.logsOf(b).reverse()) {
@@ -276,35 +288,37 @@ export class BonsaiState {
       for (const b of redo) {
         for (const log of this.logsOf(b)) {
           this.applyForward(log, b.number)
-          this.history?.record(log, b.number)
+          if (!this.history) continue
+          if (this.isDeferring) this.pendingHistory.push({ log, n: b.number })
+          else this.history.record(log, b.number)
         }
       }
       if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
-      this.staleHead = headNumber
-      if (this.isStaleDeferred) {
+      this.deferredHead = headNumber
+      if (this.isDeferring) {
         // A block created again a node an older block left behind: its record must go before the prune.
-        if (this.isPruneDue(headNumber)) this.writeStale()
+        if (this.isPruneDue(headNumber)) this.writeDeferred()
       } else {
-        this.setStaleThrough(headNumber)
+        this.setDeferredThrough(headNumber)
       }
       if (this.isPruneDue(headNumber)) this.prune(this.pruneLimit(headNumber))
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
     } finally {
-      this.isStaleDeferred = false
+      this.isDeferring = false
     }
   }
 
   /** Applies an edit of the head's state (already recorded with `recordLog`) to the flat tables. */
   applyEdit(log: TrieLog, head: LogBlock): void {
     const rootBefore = this.flatRoot
-    this.writeStale()
+    this.writeDeferred()
     try {
       this.applyForward(log, head.number)
       this.history?.record(log, head.number)
       this.store.writeMeta(META_FLAT_ROOT, log.rootAfter)
-      this.setStaleThrough(head.number)
+      this.setDeferredThrough(head.number)
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
@@ -353,9 +367,9 @@ export class BonsaiState {
     this.store.writeMeta(META_RETAINED_FROM, blockNumberBytes(n))
   }
 
-  private setStaleThrough(n: bigint): void {
-    this.staleHead = n
-    this.store.writeMeta(META_STALE_THROUGH, blockNumberBytes(n))
+  private setDeferredThrough(n: bigint): void {
+    this.deferredHead = n
+    this.store.writeMeta(META_DEFERRED_THROUGH, blockNumberBytes(n))
   }
 
   private lowestPin(): bigint | undefined {
@@ -413,7 +427,7 @@ export class BonsaiState {
     this.expectRoot(log.rootBefore)
     for (const a of log.accounts) this.flat.writeAccount(a.key, a.after)
     for (const s of log.slots) this.flat.writeSlot(s.account, s.slot, s.after)
-    if (this.isStaleDeferred) {
+    if (this.isDeferring) {
       for (const key of log.staled) this.pendingStale.set(bytesToHex(key), { key, at: n })
       for (const key of log.created) this.pendingStale.set(bytesToHex(key), { key, at: null })
     } else {
