@@ -70,9 +70,11 @@ try {
   const burst = signTransfers(chainId, COUNT, COUNT, 2)
   const out: Record<string, number> = {}
   let cpu0 = node.cpuMs()
+  const main0 = node.mainThreadCpuMs()
   let t0 = performance.now()
   for (const raw of awaited) await receipt((await rpc('eth_sendRawTransaction', [raw])) as string)
   out.await_cpu_us_per_tx = Math.round(((node.cpuMs() - cpu0) * 1000) / COUNT)
+  out.await_main_thread_us_per_tx = Math.round(((node.mainThreadCpuMs() - main0) * 1000) / COUNT)
   out.await_tx_per_s = Math.round((COUNT * 1000) / (performance.now() - t0))
   cpu0 = node.cpuMs()
   t0 = performance.now()
