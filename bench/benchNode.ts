@@ -13,6 +13,8 @@ export interface BenchNode {
   rpc(method: string, params: unknown[]): Promise<unknown>
   /** CPU milliseconds the node has used so far (clock ticks of 10 ms). */
   cpuMs(): number
+  /** The same for its main thread alone (the JavaScript thread: the JIT and GC threads left out). */
+  mainThreadCpuMs(): number
   rssMib(): number
   /** Milliseconds from the spawn to the first answer. */
   startMs: number
@@ -58,12 +60,14 @@ export async function startBenchNode(binary: string, portBase: number): Promise<
     await stop()
     throw e
   }
+  const ticksMs = (statFile: string) => {
+    const fields = readFileSync(statFile, 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  }
   return {
     rpc,
-    cpuMs: () => {
-      const fields = readFileSync(`/proc/${proc.pid}/stat`, 'utf8').split(') ')[1].split(' ')
-      return (Number(fields[11]) + Number(fields[12])) * 10
-    },
+    cpuMs: () => ticksMs(`/proc/${proc.pid}/stat`),
+    mainThreadCpuMs: () => ticksMs(`/proc/${proc.pid}/task/${proc.pid}/stat`),
     rssMib: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
     startMs: performance.now() - startedAt,
     stop,

@@ -5,13 +5,15 @@
  * /proc/<pid>/stat) by the number of transactions. Two modes, as the harness runs them: `await`
  * (each transaction's receipt polled for, back to back, before the next is sent: a block per
  * transaction) and `burst` (every transaction sent, each send awaited, then the last receipt
- * polled for). Wall-clock rates on a loaded machine swing by a factor of two or more; this figure
+ * polled for), plus `await` from 8 senders at once (other dev accounts), with the transactions a
+ * block held. Wall-clock rates on a loaded machine swing by a factor of two or more; this figure
  * moves much less. Compare binaries back to back.
  * Usage: `bun bench/writeCpu.ts <binary> [transactions]` (default 500 per mode).
  */
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
+import { devAccounts } from '../src/chain/devAccounts.ts'
 import { startBenchNode } from './benchNode.ts'
 
 const binary = process.argv[2]
@@ -19,6 +21,11 @@ if (!binary) throw new Error('usage: bun bench/writeCpu.ts <binary> [transaction
 const COUNT = Number(process.argv[3] ?? 500)
 const RECEIPT_LIMIT_MS = 60_000
 const KEY = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
+/** The 8 concurrent senders: dev accounts other than KEY's. */
+const SENDER_KEYS = devAccounts()
+  .map((a) => hexToBytes(a.privateKey as `0x${string}`))
+  .filter((k) => bytesToHex(k) !== bytesToHex(KEY))
+  .slice(0, 8)
 
 const node = await startBenchNode(binary, 19900)
 const rpc = node.rpc
@@ -33,7 +40,7 @@ async function receipt(hash: string): Promise<void> {
 }
 
 /** Transfers from the funded dev account, nonces from `firstNonce`, each to a new address. */
-function signTransfers(chainId: number, firstNonce: number, count: number, tag: number): string[] {
+function signTransfers(chainId: number, firstNonce: number, count: number, tag: number, key = KEY): string[] {
   const common = createCustomCommon({ chainId }, Mainnet, { hardfork: Hardfork.Prague })
   const out: string[] = []
   for (let i = 0; i < count; i++) {
@@ -51,7 +58,7 @@ function signTransfers(chainId: number, firstNonce: number, count: number, tag: 
         maxPriorityFeePerGas: 10n ** 9n,
       },
       { common },
-    ).sign(KEY)
+    ).sign(key)
     out.push(bytesToHex(tx.serialize()))
   }
   return out
@@ -63,9 +70,11 @@ try {
   const burst = signTransfers(chainId, COUNT, COUNT, 2)
   const out: Record<string, number> = {}
   let cpu0 = node.cpuMs()
+  const main0 = node.mainThreadCpuMs()
   let t0 = performance.now()
   for (const raw of awaited) await receipt((await rpc('eth_sendRawTransaction', [raw])) as string)
   out.await_cpu_us_per_tx = Math.round(((node.cpuMs() - cpu0) * 1000) / COUNT)
+  out.await_main_thread_us_per_tx = Math.round(((node.mainThreadCpuMs() - main0) * 1000) / COUNT)
   out.await_tx_per_s = Math.round((COUNT * 1000) / (performance.now() - t0))
   cpu0 = node.cpuMs()
   t0 = performance.now()
@@ -74,6 +83,21 @@ try {
   await receipt(last)
   out.burst_cpu_us_per_tx = Math.round(((node.cpuMs() - cpu0) * 1000) / COUNT)
   out.burst_tx_per_s = Math.round((COUNT * 1000) / (performance.now() - t0))
+  const perSender = Math.ceil(COUNT / SENDER_KEYS.length)
+  const lists = SENDER_KEYS.map((key, i) => signTransfers(chainId, 0, perSender, 3 + i, key))
+  const blockBefore = Number((await rpc('eth_blockNumber', [])) as string)
+  cpu0 = node.cpuMs()
+  t0 = performance.now()
+  await Promise.all(
+    lists.map(async (list) => {
+      for (const raw of list) await receipt((await rpc('eth_sendRawTransaction', [raw])) as string)
+    }),
+  )
+  const sent = perSender * SENDER_KEYS.length
+  out.await8_cpu_us_per_tx = Math.round(((node.cpuMs() - cpu0) * 1000) / sent)
+  out.await8_tx_per_s = Math.round((sent * 1000) / (performance.now() - t0))
+  const blocks = Number((await rpc('eth_blockNumber', [])) as string) - blockBefore
+  out.await8_txs_per_block = Math.round((sent / blocks) * 100) / 100
   console.log(JSON.stringify(out))
 } finally {
   await node.stop()

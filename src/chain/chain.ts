@@ -456,6 +456,7 @@ export class Chain {
     const referenced = isEverything ? undefined : this.bonsai?.referenced
     this.store.writeTrieNodes(this.trieDb.takePending(referenced))
     referenced?.clear()
+    this.bonsai?.writeDeferred()
     this.blocksSinceFlush = 0
     this.unflushedSinceMs = undefined
     clearTimeout(this.flushTimer)
@@ -532,7 +533,7 @@ export class Chain {
     if (!bonsai) throw new Error('only BONSAI state storage rebuilds a state below its window')
     this.stateTransaction(() => {
       this.store.deleteCanonicalFrom(block.header.number + 1n)
-      bonsai.rebuildFlat(this.postStateRoot(block), KECCAK256_RLP, this.trieDb.pendingKeys())
+      bonsai.rebuildFlat(this.postStateRoot(block), KECCAK256_RLP, this.trieDb.pendingKeys(), block.header.number)
       bonsai.retainFrom(block.header.number)
       bonsai.history?.truncate(block.header.number)
       this.writePendingState()
@@ -581,13 +582,15 @@ export class Chain {
 
   /**
    * Runs `fn` in one SQLite transaction that may move the BONSAI state; after a rollback the state
-   * history forgets the key ids it holds in memory (some may be of rows that were rolled back).
+   * history forgets the key ids it holds in memory (some may be of rows that were rolled back), and
+   * the records held back (stale nodes, history rows) are replayed from the stored trie logs before the next write.
    */
   private stateTransaction(fn: () => void): void {
     try {
       this.store.db.transaction(fn)
     } catch (e) {
       this.bonsai?.history?.forget()
+      this.bonsai?.forgetDeferred()
       throw e
     }
   }

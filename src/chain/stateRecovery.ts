@@ -118,7 +118,7 @@ export async function rebuildHeadState(chain: Chain): Promise<number> {
   await replayBlocks(chain, chain.genesis, canonicalBlocks(chain, head.header.number))
   if (bonsai) {
     chain.store.db.transaction(() => {
-      bonsai.rebuildFlat(chain.postStateRoot(head), KECCAK256_RLP, chain.trieDb.pendingKeys())
+      bonsai.rebuildFlat(chain.postStateRoot(head), KECCAK256_RLP, chain.trieDb.pendingKeys(), head.header.number)
       chain.flushState()
     })
     chain.dropStateViews()

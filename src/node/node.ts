@@ -172,7 +172,12 @@ export async function openChain(
   try {
     await chain.open(genesisBlock, forkPoint ? () => fundDevAccounts(trieDb, common) : undefined)
     const bonsai = chain.bonsai
-    if (bonsai) db.transaction(() => bonsai.settleHistory(chain.head.header.number))
+    if (bonsai) {
+      db.transaction(() => {
+        bonsai.recoverDeferred(chain.head.header.number)
+        bonsai.settleHistory(chain.head.header.number)
+      })
+    }
     await recoverHeadState(chain)
   } catch (e) {
     // Refused (another genesis, another storage format): release the data path's lock.

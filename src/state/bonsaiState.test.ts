@@ -242,6 +242,63 @@ describe('BONSAI state storage', () => {
     expect(await balanceAt(after.chain, after.chain.head, sender)).toBeGreaterThan(0n)
     after.close()
   })
+
+  for (const [name, storage] of [
+    ['', BONSAI],
+    [' and history rows', { ...BONSAI, isBonsaiArchive: true }],
+  ] as const) {
+    it(`replays the stale-node records${name} held back until the flush when the process dies before it`, async () => {
+      const recordRows = (chain: Chain) => [
+        ...chain.store.db
+          .prepare('SELECT hex(key) AS key, stale_at FROM stale_nodes ORDER BY key')
+          .all()
+          .map((r) => `${r.key}@${r.stale_at}`),
+        ...chain.store.db
+          .prepare(
+            'SELECT hex(k.key) AS key, h.number, hex(h.value) AS value FROM state_history h JOIN history_keys k ON k.id = h.id ORDER BY k.key, h.number',
+          )
+          .all()
+          .map((r) => `${r.key}@${r.number}=${r.value}`),
+      ]
+      // The same ten blocks sealed twice: flushed as usual, and with the process dying unflushed.
+      const reference = await sealTransfers(tempDir(), 10, 1, storage)
+      reference.chain.flushState()
+      const dataPath = tempDir()
+      const before = await sealTransfers(dataPath, 0, 1, storage)
+      before.chain.flushState = () => {}
+      await before.sealMore(10)
+      // The prune at block 8 wrote the records up to it; those of blocks 9 and 10 are held back.
+      expect(bytesToHex(before.chain.store.readMeta('deferredThrough')!)).toBe('0x0000000000000008')
+      const written = recordRows(before.chain)
+      expect(written).not.toEqual(recordRows(reference.chain))
+      before.chain.store.db.close()
+      const after = await openChain({ dataPath, ...storage })
+      expect(after.chain.head.hash()).toEqual(reference.chain.head.hash())
+      expect(recordRows(after.chain)).toEqual(recordRows(reference.chain))
+      expect(bytesToHex(after.chain.store.readMeta('deferredThrough')!)).toBe('0x000000000000000a')
+      after.close()
+      // Sealing on past the window prunes the same records as the chain that never died.
+      const resumed = await sealTransfers(dataPath, 0, 1, storage)
+      await resumed.sealMore(12)
+      resumed.chain.flushState()
+      await reference.sealMore(12)
+      reference.chain.flushState()
+      expect(resumed.chain.head.hash()).toEqual(reference.chain.head.hash())
+      expect(recordRows(resumed.chain)).toEqual(recordRows(reference.chain))
+      // Block 9, whose records were replayed, now lies below the window.
+      const block9 = (await resumed.chain.getBlockByNumber(9n))!
+      if (storage.isBonsaiArchive)
+        expect(await balanceAt(resumed.chain, block9, resumed.recipient)).toBe(9n * WEI_PER_TRANSFER)
+      else expect(() => resumed.chain.stateAt(block9)).toThrow(StateUnavailableError)
+      reference.close()
+      await expectFlatMatchesTrie(resumed.chain, resumed.chain.head.header.stateRoot)
+      const oldest = (await resumed.chain.getBlockByNumber(resumed.chain.head.header.number - 4n))!
+      expect((await getMerkleStateProof(resumed.chain.stateAt(oldest), sender)).nonce).toBe(
+        `0x${oldest.header.number.toString(16)}`,
+      )
+      resumed.close()
+    })
+  }
 })
 
 describe('rebuildHeadState (debug_resyncWorldstate) on BONSAI', () => {

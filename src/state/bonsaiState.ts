@@ -22,6 +22,12 @@ const META_FLAT_ROOT = 'flatRoot'
 /** The lowest block whose state is kept, after a head reset rebuilt the state of a block below the window. */
 const META_RETAINED_FROM = 'retainedFrom'
 /**
+ * The canonical block up to which the stale-node records and state history rows are written; those
+ * of the blocks above it are held in memory until the next flush and, after a crash, replayed from
+ * their trie logs.
+ */
+const META_DEFERRED_THROUGH = 'deferredThrough'
+/**
  * What left the window is deleted every this many blocks (or every window, if shorter). One delete
  * of a long run touches each page of `trie_nodes` and `stale_nodes` once for many rows, and the
  * pending trie nodes are written at the same time: 128 rather than 32 cut the pages a one-transfer
@@ -65,6 +71,26 @@ export class BonsaiState {
   private readonly pins = new Map<bigint, number>()
   /** No state below this block is kept (set when a head reset rebuilt a state below the window). */
   private retainedFrom: bigint
+  /**
+   * Stale-node records of the blocks the head moved forward over since the last flush, not written
+   * yet: node key (hex) → the block from which it is stale, or null when a block created it again
+   * (its record is deleted). About 23 records a one-transfer block, each at a random key of
+   * `stale_nodes`, were a third of the pages a block's commit wrote; held until the flush (with the
+   * trie nodes, at most 1 s or 256 blocks later, and before every prune) they share pages.
+   */
+  private readonly pendingStale = new Map<string, { key: Uint8Array; at: bigint | null }>()
+  /**
+   * The state history rows of the same blocks, held back likewise (about 12 pages a commit at
+   * random ids). No read misses them: the history serves states below the window only, and a
+   * prune (which writes them) comes at least once per window.
+   */
+  private readonly pendingHistory: { log: TrieLog; n: bigint }[] = []
+  /** Whether `applyForward` holds its records back (a forward move of the head). */
+  private isDeferring = false
+  /** The head block of the flat state as far as the held-back records go (what `writeDeferred` records). */
+  private deferredHead?: bigint
+  /** A transaction that moved the head failed: the held-back records are to be replayed from the trie logs. */
+  private isDeferredLost = false
 
   private readonly store: ChainStore
   private readonly trieDb: TrieDb
@@ -110,7 +136,65 @@ export class BonsaiState {
     this.flatRoot = emptyRoot
     this.applyForward(this.computeLog(emptyRoot, root), 0n)
     this.store.writeMeta(META_FLAT_ROOT, root)
+    this.setDeferredThrough(0n)
     this.history?.start(0n)
+  }
+
+  /**
+   * Writes the stale-node records and history rows held back since the last flush (the chain calls
+   * it with every flush of pending trie nodes, inside that transaction).
+   */
+  writeDeferred(): void {
+    if (this.isDeferredLost) this.recoverDeferred(0n)
+    if (this.pendingStale.size === 0 && this.pendingHistory.length === 0) return
+    for (const { key, at } of this.pendingStale.values()) {
+      if (at === null) this.flat.markLive([key])
+      else this.flat.markStale([key], at)
+    }
+    this.pendingStale.clear()
+    for (const { log, n } of this.pendingHistory) this.history?.record(log, n)
+    this.pendingHistory.length = 0
+    if (this.deferredHead !== undefined) this.setDeferredThrough(this.deferredHead)
+  }
+
+  /**
+   * Makes the stored stale-node records and history rows whole for the canonical chain (at
+   * start-up, with the head `headNumber`, and after a transaction that moved the head failed): the
+   * records held back when the process died, or rolled back, are replayed from the trie logs of the
+   * canonical blocks above `deferredThrough`, which every block writes in its own transaction.
+   * Replaying records already written changes nothing: each key ends with its last record, in block
+   * order. A data path without `deferredThrough` was written by a version that stored every record
+   * with its block (so it is whole up to its head). Inside a transaction.
+   */
+  recoverDeferred(headNumber: bigint): void {
+    this.pendingStale.clear()
+    this.pendingHistory.length = 0
+    this.isDeferredLost = false
+    const stored = this.store.readMeta(META_DEFERRED_THROUGH)
+    let last = stored ? BigInt(bytesToHex(stored)) : headNumber
+    for (let n = last + 1n; ; n++) {
+      const hash = this.store.readCanonicalHash(n)
+      if (!hash) break
+      for (const bytes of this.flat.readTrieLogs(hash)) {
+        const log = decodeTrieLog(bytes)
+        this.flat.markStale(log.staled, n)
+        this.flat.markLive(log.created)
+        this.history?.record(log, n)
+      }
+      last = n
+    }
+    this.setDeferredThrough(last)
+  }
+
+  /**
+   * Called when a transaction that may have moved the head failed: the records held back may
+   * include some of its rolled-back blocks, so they are dropped and replayed from the stored trie
+   * logs before the next write (inside that write's transaction).
+   */
+  forgetDeferred(): void {
+    this.pendingStale.clear()
+    this.pendingHistory.length = 0
+    this.isDeferredLost = true
   }
 
   /**
@@ -139,7 +223,8 @@ export class BonsaiState {
    * inside the window still holds (a block recorded it left them behind), are referenced, so the
    * next flush writes them and nothing else. Inside the caller's transaction.
    */
-  rebuildFlat(root: Uint8Array, emptyRoot: Uint8Array, pendingKeys: Iterable<string>): void {
+  rebuildFlat(root: Uint8Array, emptyRoot: Uint8Array, pendingKeys: Iterable<string>, headNumber: bigint): void {
+    this.writeDeferred()
     const log = this.computeLog(emptyRoot, root)
     for (const key of pendingKeys) {
       if (!this.referenced.has(key) && this.flat.isStale(hexToBytes(`0x${key}`))) this.referenced.add(key)
@@ -150,6 +235,7 @@ export class BonsaiState {
       this.flatRoot = emptyRoot
       this.applyForward(log, 0n)
       this.store.writeMeta(META_FLAT_ROOT, root)
+      this.setDeferredThrough(headNumber)
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
@@ -188,6 +274,10 @@ export class BonsaiState {
    */
   move(undo: LogBlock[], redo: LogBlock[], headNumber: bigint): void {
     const rootBefore = this.flatRoot
+    // Only a move forward holds its records back: a start-up replays exactly those (the trie logs
+    // of the canonical blocks above the last flush). Any other move writes them at once.
+    if (this.isDeferredLost || undo.length > 0) this.writeDeferred()
+    this.isDeferring = undo.length === 0
     try {
       for (const b of undo) {
         for (const log of this.logsOf(b).reverse()) {
@@ -198,24 +288,37 @@ export class BonsaiState {
       for (const b of redo) {
         for (const log of this.logsOf(b)) {
           this.applyForward(log, b.number)
-          this.history?.record(log, b.number)
+          if (!this.history) continue
+          if (this.isDeferring) this.pendingHistory.push({ log, n: b.number })
+          else this.history.record(log, b.number)
         }
       }
       if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
+      this.deferredHead = headNumber
+      if (this.isDeferring) {
+        // A block created again a node an older block left behind: its record must go before the prune.
+        if (this.isPruneDue(headNumber)) this.writeDeferred()
+      } else {
+        this.setDeferredThrough(headNumber)
+      }
       if (this.isPruneDue(headNumber)) this.prune(this.pruneLimit(headNumber))
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
+    } finally {
+      this.isDeferring = false
     }
   }
 
   /** Applies an edit of the head's state (already recorded with `recordLog`) to the flat tables. */
   applyEdit(log: TrieLog, head: LogBlock): void {
     const rootBefore = this.flatRoot
+    this.writeDeferred()
     try {
       this.applyForward(log, head.number)
       this.history?.record(log, head.number)
       this.store.writeMeta(META_FLAT_ROOT, log.rootAfter)
+      this.setDeferredThrough(head.number)
     } catch (e) {
       this.flatRoot = rootBefore
       throw e
@@ -261,7 +364,12 @@ export class BonsaiState {
    */
   retainFrom(n: bigint): void {
     this.retainedFrom = n
-    this.store.writeMeta(META_RETAINED_FROM, hexToBytes(`0x${n.toString(16).padStart(16, '0')}`))
+    this.store.writeMeta(META_RETAINED_FROM, blockNumberBytes(n))
+  }
+
+  private setDeferredThrough(n: bigint): void {
+    this.deferredHead = n
+    this.store.writeMeta(META_DEFERRED_THROUGH, blockNumberBytes(n))
   }
 
   private lowestPin(): bigint | undefined {
@@ -319,8 +427,13 @@ export class BonsaiState {
     this.expectRoot(log.rootBefore)
     for (const a of log.accounts) this.flat.writeAccount(a.key, a.after)
     for (const s of log.slots) this.flat.writeSlot(s.account, s.slot, s.after)
-    this.flat.markStale(log.staled, n)
-    this.flat.markLive(log.created)
+    if (this.isDeferring) {
+      for (const key of log.staled) this.pendingStale.set(bytesToHex(key), { key, at: n })
+      for (const key of log.created) this.pendingStale.set(bytesToHex(key), { key, at: null })
+    } else {
+      this.flat.markStale(log.staled, n)
+      this.flat.markLive(log.created)
+    }
     this.flatRoot = log.rootAfter
   }
 
@@ -336,4 +449,8 @@ export class BonsaiState {
   private expectRoot(root: Uint8Array): void {
     if (!this.isAt(root)) throw new Error('the flat state is not at the state this trie log starts from')
   }
+}
+
+function blockNumberBytes(n: bigint): Uint8Array {
+  return hexToBytes(`0x${n.toString(16).padStart(16, '0')}`)
 }

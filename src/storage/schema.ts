@@ -19,7 +19,9 @@
  *   trie_logs       (block hash, seq) → the block's state diff, with its number; seq 0 is the
  *                   block's execution, later ones the dev tools' edits of the state after it
  *   stale_nodes     trie node key → the block number from which no canonical state needs it;
- *                   deleted with the node once that block leaves the history window
+ *                   deleted with the node once that block leaves the history window; it and
+ *                   state_history are written up to block meta.deferredThrough, the blocks above
+ *                   it replayed from their trie logs at start-up
  *
  * and, with the state history on (the dev chain's default), every canonical state beyond the window:
  *   history_keys    keccak(address), or keccak(address) ‖ keccak(slot) → a small id
@@ -61,6 +63,11 @@ const MIGRATIONS: string[] = [
   `CREATE TABLE history_keys (key BLOB PRIMARY KEY, id INTEGER NOT NULL) WITHOUT ROWID;
    CREATE TABLE state_history (id INTEGER NOT NULL, number INTEGER NOT NULL, value BLOB NOT NULL,
      PRIMARY KEY (id, number)) WITHOUT ROWID;`,
+  // No table changes: from here on `stale_nodes` and `state_history` may lag the head after a
+  // crash, up to `meta.deferredThrough`, until the start-up replays the trie logs above it
+  // (state/bonsaiState.ts). A Basalt without that replay must refuse such a data path, so the
+  // version moves; an older data path has no `deferredThrough` and is whole up to its head.
+  "DELETE FROM meta WHERE key = 'deferredThrough';",
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
