@@ -84,8 +84,10 @@ await build()
 const dir = mkdtempSync(join(tmpdir(), 'basalt-build-'))
 try {
   const orderFile = join(dir, 'bytecode-order.txt')
-  if (await recordStart(orderFile, dir)) await build(orderFile)
-  else console.warn('build: recording the start failed; the executable is built without a bytecode order')
+  if (await recordStart(orderFile, dir)) {
+    await build(orderFile)
+    console.log(`build: ${outfile} with the bytecode order of a recorded start`)
+  } else console.warn('build: recording the start failed; the executable is built without a bytecode order')
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
