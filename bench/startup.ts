@@ -1,26 +1,30 @@
 /**
  * Start-up time and idle memory of a basalt command: the time from spawn to the first eth_chainId
- * answer (and the process's CPU time then), to the first eth_blockNumber answer (the chain is open),
- * and the resident memory 1 s later. Usage: `bun bench/startup.ts [runs] -- <command…>`
- * (e.g. `-- dist/basalt` or `-- test/runtime/basalt-deno`). Prints the medians as JSON.
+ * answer (and the process's CPU time and minor page faults then), to the first eth_blockNumber
+ * answer (the chain is open; CPU time then too), and the resident memory 1 s later. Usage:
+ * `bun bench/startup.ts [runs] -- <command…> [-- <command…>]…` (e.g. `-- dist/basalt` or
+ * `-- test/runtime/basalt-deno`); several commands are started in turn, round after round, so that
+ * they share the machine's load. Prints the medians of each command as JSON, one line each.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const sep = process.argv.indexOf('--')
 const runs = Number(process.argv[2] === '--' ? 5 : (process.argv[2] ?? 5))
-const command = process.argv.slice(sep + 1)
+const commands: string[][] = []
+for (const arg of process.argv.slice(process.argv.indexOf('--'))) {
+  if (arg === '--') commands.push([])
+  else commands[commands.length - 1].push(arg)
+}
 const PORT = 18900 + (process.pid % 500)
 const POLL_LIMIT_MS = 60_000
 
 const rssKib = (pid: number) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
 
+const statFields = (pid: number) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
+
 /** User and system CPU time of a process so far, in ms (clock ticks of 10 ms). */
-const cpuMs = (pid: number) => {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
-}
+const cpuMs = (fields: string[]) => (Number(fields[11]) + Number(fields[12])) * 10
 
 const ask = (method: string) =>
   fetch(`http://127.0.0.1:${PORT}`, {
@@ -32,7 +36,9 @@ const ask = (method: string) =>
     () => false,
   )
 
-async function once(): Promise<{ startMs: number; cpuMs: number; readyMs: number; rssMib: number }> {
+type Run = { startMs: number; cpuMs: number; faults: number; readyMs: number; readyCpuMs: number; rssMib: number }
+
+async function once(command: string[]): Promise<Run> {
   const dir = mkdtempSync(join(tmpdir(), 'basalt-startup-'))
   const startedAt = performance.now()
   const proc = Bun.spawn(
@@ -45,12 +51,14 @@ async function once(): Promise<{ startMs: number; cpuMs: number; readyMs: number
       await Bun.sleep(2)
     }
     const startMs = performance.now() - startedAt
-    const cpu = cpuMs(proc.pid)
+    const first = statFields(proc.pid)
     // Waits for the chain: answered once the node has opened it.
     await ask('eth_blockNumber')
     const readyMs = performance.now() - startedAt
+    const readyCpuMs = cpuMs(statFields(proc.pid))
     await Bun.sleep(1000)
-    return { startMs, cpuMs: cpu, readyMs, rssMib: rssKib(proc.pid) / 1024 }
+    const rssMib = rssKib(proc.pid) / 1024
+    return { startMs, cpuMs: cpuMs(first), faults: Number(first[7]), readyMs, readyCpuMs, rssMib }
   } finally {
     proc.kill('SIGKILL')
     await proc.exited
@@ -59,15 +67,20 @@ async function once(): Promise<{ startMs: number; cpuMs: number; readyMs: number
 }
 
 const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
-const results = []
-for (let i = 0; i < runs; i++) results.push(await once())
-console.log(
-  JSON.stringify({
-    command: command.join(' '),
-    runs,
-    startMs: Math.round(median(results.map((r) => r.startMs))),
-    cpuMs: median(results.map((r) => r.cpuMs)),
-    readyMs: Math.round(median(results.map((r) => r.readyMs))),
-    rssMib: Math.round(median(results.map((r) => r.rssMib))),
-  }),
-)
+const results: Run[][] = commands.map(() => [])
+for (let i = 0; i < runs; i++) for (const [c, command] of commands.entries()) results[c].push(await once(command))
+for (const [c, command] of commands.entries()) {
+  const of = (key: keyof Run) => median(results[c].map((r) => r[key]))
+  console.log(
+    JSON.stringify({
+      command: command.join(' '),
+      runs,
+      startMs: Math.round(of('startMs')),
+      cpuMs: of('cpuMs'),
+      faults: of('faults'),
+      readyMs: Math.round(of('readyMs')),
+      readyCpuMs: of('readyCpuMs'),
+      rssMib: Math.round(of('rssMib') * 10) / 10,
+    }),
+  )
+}

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '../runtime/testing.ts'
-import { ImportProgress, parseBlocksOptions } from './blocksCommand.ts'
+import { ImportProgress } from './blockFiles.ts'
+import { parseBlocksOptions } from './blocksCommand.ts'
 
 describe('parseBlocksOptions', () => {
   it('reads an import with Besu defaults: from block 0, to the end of the file, seals checked', () => {
