@@ -57,18 +57,22 @@ describe('withExecutionDeadline', () => {
   })
 
   it('lets timers run while a long call runs', async () => {
+    // The subject is that the call yields to the event loop: the timer must fire while the call is
+    // still running. How soon it fires depends on the machine's load, so that is not bounded here.
     const startMs = performance.now()
-    let firedAtMs = 0
+    let running = true
+    let firedWhileRunning = false
     setTimeout(() => {
-      firedAtMs = performance.now() - startMs
+      firedWhileRunning = running
     }, 5)
     const run = withExecutionDeadline(250, () =>
       call(chain, chain.head, { to: CONTRACT }, { gasCap: 0n, stateOverrides: code(LOOP) }),
-    )
+    ).finally(() => {
+      running = false
+    })
     await expect(run).rejects.toBeInstanceOf(ExecutionTimeoutError)
     const endMs = performance.now() - startMs
-    expect(firedAtMs).toBeGreaterThan(0)
-    expect(firedAtMs).toBeLessThan(100)
+    expect(firedWhileRunning).toBe(true)
     expect(endMs).toBeGreaterThanOrEqual(250)
     expect(endMs).toBeLessThan(1500)
   })
