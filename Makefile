@@ -50,7 +50,7 @@ build: dist/basalt
 # Bytecode (which needs a CommonJS bundle) halves the start-up: parsing the bundle was most of it.
 dist/basalt: node_modules/.installed $(SRC)
 	@mkdir -p dist
-	$(BUN) build --compile --minify --sourcemap --bytecode --format=cjs --external better-sqlite3 src/cli/main.ts src/chain/kzgWorker.ts --outfile dist/basalt
+	$(BUN) build --compile --minify --sourcemap --bytecode --format=cjs --external better-sqlite3 src/cli/main.ts src/chain/kzgWorker.ts src/node/callWorker.ts --outfile dist/basalt
 
 run: build
 	./dist/basalt run
