@@ -18,7 +18,7 @@ const OWNER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const HISTORY = '0x0000f90827f1c53a10cb7a02335b175320002935'
 const params = [{ from: OWNER, to: HISTORY, data: `0x${'00'.repeat(32)}` }, 'latest']
 
-const node = await startBenchNode(binary, 19900, nodeArgs)
+const node = await startBenchNode(binary, 19900, ['--rpc-http-api', 'ETH,NET,WEB3,DEBUG', ...nodeArgs])
 
 async function load(count: number, concurrency: number): Promise<void> {
   let sent = 0
@@ -43,6 +43,8 @@ try {
     out[`c${c}_cpu_us_per_call`] = Math.round(((node.cpuMs() - cpu0) * 10_000) / CALLS) / 10
   }
   out.rssMib = Math.round(node.rssMib())
+  const gauges = await node.rpc('debug_metrics', []).catch(() => undefined)
+  if (gauges) out.answers = (gauges as Record<string, unknown>).rpc_calls
   out.loadAfter = loadavg()[0].toFixed(2)
   console.log(JSON.stringify(out))
 } finally {

@@ -6,10 +6,11 @@ import type { CallRequest } from '../evm/callService.ts'
 import { RpcError } from '../jsonrpc/errors.ts'
 import { hexToBytes } from '../primitives/hex.ts'
 import { answerCall, answerEstimate, type EthCallArgs } from '../rpc/eth/callMethods.ts'
-import { afterAll, beforeAll, describe, expect, it } from '../runtime/testing.ts'
+import { afterAll, beforeAll, describe, expect, it, sleep } from '../runtime/testing.ts'
 import { CallPool } from './callPool.ts'
 import { databaseFile } from './dataPath.ts'
 import { sealTransfers } from './testChain.ts'
+import { type CallQuestion, WorkerChain } from './workerChain.ts'
 
 const dir = mkdtempSync(join(tmpdir(), 'basalt-call-pool-'))
 const GAS_CAP = 0n
@@ -70,7 +71,7 @@ async function both(block: Block, args: EthCallArgs, method: 'eth_call' | 'eth_e
 async function workerAnswering(): Promise<void> {
   for (let i = 0; i < 200 && pool.counts.worker === 0; i++) {
     await both(setup.chain.head, withCode(BALANCE_OF_RECIPIENT))
-    await new Promise((r) => setTimeout(r, 25))
+    await sleep(25)
   }
   expect(pool.counts.worker).toBeGreaterThan(0)
 }
@@ -80,7 +81,9 @@ describe('CallPool', () => {
     await workerAnswering()
     const head = setup.chain.head
     const before = pool.counts.worker
-    expect(await both(head, withCode(BALANCE_OF_RECIPIENT))).toEqual({ result: `0x${(3000).toString(16).padStart(64, '0')}` })
+    expect(await both(head, withCode(BALANCE_OF_RECIPIENT))).toEqual({
+      result: `0x${(3000).toString(16).padStart(64, '0')}`,
+    })
     expect(await both(head, [{ to: HISTORY, data: new Uint8Array(32) }, undefined, undefined])).toHaveProperty('result')
     expect(await both(head, withCode(REVERT_NO))).toMatchObject({ code: 3, message: 'Execution reverted: no' })
     expect(await both(head, withCode('0xfe'))).toHaveProperty('code')
@@ -94,16 +97,62 @@ describe('CallPool', () => {
     await workerAnswering()
     const older = (await setup.chain.getBlockByNumber(1n))!
     const here = pool.counts.here
-    expect(await both(older, withCode(BALANCE_OF_RECIPIENT))).toEqual({ result: `0x${(1000).toString(16).padStart(64, '0')}` })
+    expect(await both(older, withCode(BALANCE_OF_RECIPIENT))).toEqual({
+      result: `0x${(1000).toString(16).padStart(64, '0')}`,
+    })
     await setup.sealMore(1)
     expect(setup.chain.isStateWritten).toBe(false)
     const sealed = setup.chain.head
-    expect(await both(sealed, withCode(BALANCE_OF_RECIPIENT))).toEqual({ result: `0x${(4000).toString(16).padStart(64, '0')}` })
+    expect(await both(sealed, withCode(BALANCE_OF_RECIPIENT))).toEqual({
+      result: `0x${(4000).toString(16).padStart(64, '0')}`,
+    })
     expect(pool.counts.here - here).toBe(2)
     // Once the block's state is written, the worker answers at it.
     setup.chain.flushState()
     const worker = pool.counts.worker
-    expect(await both(sealed, withCode(BALANCE_OF_RECIPIENT))).toEqual({ result: `0x${(4000).toString(16).padStart(64, '0')}` })
+    expect(await both(sealed, withCode(BALANCE_OF_RECIPIENT))).toEqual({
+      result: `0x${(4000).toString(16).padStart(64, '0')}`,
+    })
     expect(pool.counts.worker - worker).toBe(1)
+  }, 60_000)
+})
+
+function question(): CallQuestion {
+  const head = setup.chain.head
+  return {
+    type: 'call',
+    id: 1,
+    method: 'eth_call',
+    blockHash: head.hash(),
+    stateRoot: setup.chain.postStateRoot(head),
+    args: withCode(BALANCE_OF_RECIPIENT),
+  }
+}
+
+const balance = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
+
+describe('WorkerChain', () => {
+  it('answers at the head the node names, and never from another state', async () => {
+    setup.chain.flushState()
+    const worker = await WorkerChain.open({
+      dbFile: databaseFile(join(dir, 'data')),
+      rpcGasCap: 0n,
+      rpcEvmTimeoutMs: 5000,
+    })
+    try {
+      const before = question()
+      const blocks = Number(setup.chain.head.header.number)
+      expect(await worker.answer(before)).toEqual({ type: 'answer', id: 1, result: balance(1000 * blocks) })
+      // The next block's flat state is committed with it: a question about the old head is stale.
+      await setup.sealMore(1)
+      expect(await worker.answer(before)).toEqual({ type: 'answer', id: 1, isStale: true })
+      setup.chain.flushState()
+      expect(await worker.answer(question())).toEqual({ type: 'answer', id: 1, result: balance(1000 * (blocks + 1)) })
+      // A state root the flat tables do not hold (an edit the node has not committed) is stale too.
+      const unknownRoot = { ...question(), stateRoot: new Uint8Array(32) }
+      expect(await worker.answer(unknownRoot)).toEqual({ type: 'answer', id: 1, isStale: true })
+    } finally {
+      worker.db.close()
+    }
   }, 60_000)
 })

@@ -16,15 +16,23 @@ import type { Block } from '@ethereumjs/block'
 import type { Chain } from '../chain/chain.ts'
 import type { CallRequest } from '../evm/callService.ts'
 import { RpcError } from '../jsonrpc/errors.ts'
+import { nextTurn } from '../primitives/clock.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { CallOffload, OffloadedMethod } from '../rpc/context.ts'
 import { entryPointSpecifier } from '../runtime/runtime.ts'
 import { type StartedWorker, startWorker } from '../runtime/worker.ts'
-import type { CallWorkerInit, FromCallWorker, ToCallWorker } from './callWorker.ts'
+import type { CallWorkerInit, FromCallWorker, ToCallWorker } from './workerChain.ts'
 
 const log = createLogger('callPool')
 
 type Answer = Extract<FromCallWorker, { type: 'answer' }>
+
+/**
+ * Calls a busy thread keeps queued at each worker before taking the next one itself. The node's
+ * thread also parses and answers every request (about half of a call's cost), so a worker should
+ * never run dry: it answers most of the calls, the thread the rest.
+ */
+const WORKER_DEPTH = 4
 
 /** One worker thread and the questions it has not answered. */
 class PoolWorker {
@@ -57,6 +65,8 @@ export class CallPool implements CallOffload {
   private workers: PoolWorker[] = []
   /** Calls this thread has taken and not finished. */
   private running = 0
+  /** Calls sent to workers and not answered. */
+  private offloaded = 0
   private nextId = 0
   private isClosed = false
   /** Calls answered by workers and by this thread, for the metrics and the tests. */
@@ -70,14 +80,27 @@ export class CallPool implements CallOffload {
   }
 
   async run(method: OffloadedMethod, block: Block, args: unknown[], here: () => Promise<string>): Promise<string> {
-    const worker = this.isQualified(block, args[0] as CallRequest) ? this.pick() : undefined
+    if (!this.isQualified(block, args[0] as CallRequest)) return this.runHere(here)
+    if (!this.opts.isAlwaysOffloaded && this.running === 0 && this.offloaded === 0) {
+      // A call runs to its end without letting the event loop in, so requests waiting on other
+      // connections stay unseen: one turn of the loop lets them in, and they find this one running.
+      this.running++
+      try {
+        await nextTurn()
+      } finally {
+        this.running--
+      }
+      if (this.offloaded === 0 && this.running === 0) return this.runHere(here)
+    }
+    const worker = this.pick()
     if (!worker) return this.runHere(here)
     const stateRoot = this.chain.postStateRoot(block)
     const id = this.nextId++
+    this.offloaded++
     const answer = await new Promise<Answer | undefined>((resolve) => {
       worker.waiting.set(id, resolve)
       worker.thread.postMessage({ type: 'call', id, method, blockHash: block.hash(), stateRoot, args })
-    })
+    }).finally(() => this.offloaded--)
     if (!answer || answer.isStale) {
       if (answer) this.counts.stale++
       return this.runHere(here)
@@ -112,14 +135,13 @@ export class CallPool implements CallOffload {
     return (
       bonsai !== undefined &&
       !this.isClosed &&
-      (this.running > 0 || this.opts.isAlwaysOffloaded === true) &&
       req.blobVersionedHashes === undefined &&
       this.chain.isStateWritten &&
       bonsai.isAt(this.chain.postStateRoot(block))
     )
   }
 
-  /** The ready worker with the fewest calls waiting, when it has fewer than this thread. */
+  /** The ready worker with the fewest calls waiting, while it has fewer than WORKER_DEPTH. */
   private pick(): PoolWorker | undefined {
     if (this.workers.length < this.size) this.start()
     let best: PoolWorker | undefined
@@ -127,7 +149,7 @@ export class CallPool implements CallOffload {
       if (w.isReady && (!best || w.waiting.size < best.waiting.size)) best = w
     }
     if (!best) return undefined
-    return this.opts.isAlwaysOffloaded || best.waiting.size < this.running ? best : undefined
+    return this.opts.isAlwaysOffloaded || best.waiting.size < WORKER_DEPTH ? best : undefined
   }
 
   private start(): void {

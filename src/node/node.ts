@@ -83,7 +83,7 @@ import {
   resolveForkPoint,
 } from './forkPoint.ts'
 import type { EarlyListeners } from './launch.ts'
-import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
+import { dropNodeGauges, registerCallGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
 const log = createLogger('node')
@@ -402,7 +402,9 @@ function startCallPool(config: NodeConfig, chain: Chain): CallPool | undefined {
     rpcGasCap: config.rpcGasCap,
     rpcEvmTimeoutMs: config.rpcEvmTimeoutMs,
   }
-  return new CallPool(chain, init, { size: config.rpcCallWorkers })
+  const pool = new CallPool(chain, init, { size: config.rpcCallWorkers })
+  registerCallGauges(pool)
+  return pool
 }
 
 /** Where files of the node go (trace files, log bloom caches): the data path, or a temp directory for `:memory:`. */
