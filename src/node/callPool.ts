@@ -44,6 +44,23 @@ class PoolWorker {
     this.thread = thread
   }
 
+  /** Sends a question; resolves to its answer, or to undefined when the worker stopped first. */
+  ask(question: Extract<ToCallWorker, { type: 'call' }>): Promise<Answer | undefined> {
+    return new Promise((resolve) => {
+      // Kept alive while a question waits (an idle worker must not keep the process alive).
+      if (this.waiting.size === 0) this.thread.ref()
+      this.waiting.set(question.id, resolve)
+      this.thread.postMessage(question)
+    })
+  }
+
+  /** Hands an answer to its question. */
+  settle(answer: Answer): void {
+    this.waiting.get(answer.id)?.(answer)
+    this.waiting.delete(answer.id)
+    if (this.waiting.size === 0) this.thread.unref()
+  }
+
   /** Settles every waiting question with no answer (they run on the node's thread). */
   drop(): void {
     for (const settle of this.waiting.values()) settle(undefined)
@@ -97,10 +114,8 @@ export class CallPool implements CallOffload {
     const stateRoot = this.chain.postStateRoot(block)
     const id = this.nextId++
     this.offloaded++
-    const answer = await new Promise<Answer | undefined>((resolve) => {
-      worker.waiting.set(id, resolve)
-      worker.thread.postMessage({ type: 'call', id, method, blockHash: block.hash(), stateRoot, args })
-    }).finally(() => this.offloaded--)
+    const answer = await worker.ask({ type: 'call', id, method, blockHash: block.hash(), stateRoot, args })
+    this.offloaded--
     if (!answer || answer.isStale) {
       if (answer) this.counts.stale++
       return this.runHere(here)
@@ -170,10 +185,7 @@ export class CallPool implements CallOffload {
     thread.onMessage((message) => {
       if (message.type === 'ready') worker.isReady = true
       else if (message.type === 'failed') fail(message.error)
-      else {
-        worker.waiting.get(message.id)?.(message)
-        worker.waiting.delete(message.id)
-      }
+      else worker.settle(message)
     })
     thread.onError(fail)
     // An idle worker must not keep the process alive.
