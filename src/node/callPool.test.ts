@@ -155,4 +155,31 @@ describe('WorkerChain', () => {
       worker.db.close()
     }
   }, 60_000)
+
+  it('answers a call while a long one runs, and ends the long one at the time limit', async () => {
+    const init = { dbFile: databaseFile(join(dir, 'data')), rpcGasCap: 0n, rpcEvmTimeoutMs: 100 }
+    const worker = await WorkerChain.open(init)
+    try {
+      let isLoopDone = false
+      // JUMPDEST PUSH1 0 JUMP: loops until the gas or the time runs out.
+      const loop = worker.answer({
+        ...question(),
+        id: 2,
+        args: [{ to: CONTRACT }, [[CONTRACT, { code: hexToBytes('0x5b600056') }]], undefined],
+      })
+      void loop.then(() => {
+        isLoopDone = true
+      })
+      const blocks = Number(setup.chain.head.header.number)
+      expect(await worker.answer(question())).toEqual({ type: 'answer', id: 1, result: balance(1000 * blocks) })
+      expect(isLoopDone).toBe(false)
+      expect(await loop).toEqual({
+        type: 'answer',
+        id: 2,
+        error: { code: -32000, message: 'execution aborted (timeout = 100ms)' },
+      })
+    } finally {
+      worker.db.close()
+    }
+  }, 60_000)
 })

@@ -1,7 +1,7 @@
 /**
  * Worker thread answering eth_call and eth_estimateGas at the head of a BONSAI data path
- * (node/callPool.ts decides which calls come here; workerChain.ts answers them). Questions are
- * answered one at a time: each holds the connection's read transaction while it runs.
+ * (node/callPool.ts decides which calls come here; workerChain.ts answers them, several at a time
+ * when a long one runs).
  */
 import { setLogLevel } from '../primitives/logger.ts'
 import { parentThread } from '../runtime/worker.ts'
@@ -9,7 +9,6 @@ import { type FromCallWorker, type ToCallWorker, WorkerChain } from './workerCha
 
 const self = parentThread<ToCallWorker, FromCallWorker>()
 let opened: Promise<WorkerChain> | undefined
-let queue: Promise<unknown> = Promise.resolve()
 
 self.onMessage((message) => {
   if (message.type === 'init') {
@@ -24,5 +23,5 @@ self.onMessage((message) => {
   }
   const worker = opened
   if (!worker) return
-  queue = queue.then(async () => self.postMessage(await (await worker).answer(message)))
+  void worker.then(async (chain) => self.postMessage(await chain.answer(message)))
 })

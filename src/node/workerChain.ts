@@ -75,6 +75,8 @@ export class WorkerChain {
   readonly init: CallWorkerInit
   /** The state the flat tables hold in the open read transaction; undefined outside one. */
   private snapshotRoot?: Uint8Array
+  /** Questions being answered (they share the read transaction). */
+  private running = 0
   /** The state root after each block the node asked about (its header's, unless the dev tools edited it). */
   private readonly roots = new Map<string, Uint8Array>()
 
@@ -114,14 +116,21 @@ export class WorkerChain {
     return new WorkerChain(db, chain, init)
   }
 
+  /**
+   * Answers `q`. Questions asked while others run join their read transaction (one snapshot for
+   * all of them), so a long call (a loop, up to `--rpc-evm-timeout`) never holds the ones behind it;
+   * the transaction ends, and the next question sees the newest commit, when none is left running.
+   */
   async answer(q: CallQuestion): Promise<FromCallWorker> {
-    this.db.exec('BEGIN')
+    if (this.running++ === 0) {
+      this.db.exec('BEGIN')
+      // The first read of the transaction fixes its snapshot.
+      this.snapshotRoot = this.chain.store.readMeta(META_FLAT_ROOT)
+    }
     try {
-      const flatRoot = this.chain.store.readMeta(META_FLAT_ROOT)
-      const isAtRoot = flatRoot !== undefined && equalBytes(flatRoot, q.stateRoot)
+      const isAtRoot = this.snapshotRoot !== undefined && equalBytes(this.snapshotRoot, q.stateRoot)
       const block = isAtRoot ? await this.chain.getBlockByHash(q.blockHash) : undefined
       if (!block) return { type: 'answer', id: q.id, isStale: true }
-      this.snapshotRoot = flatRoot
       this.remember(block, q.stateRoot)
       this.chain.head = block
       const result = await withExecutionDeadline(this.init.rpcEvmTimeoutMs, () => this.run(q, block))
@@ -129,8 +138,10 @@ export class WorkerChain {
     } catch (e) {
       return { type: 'answer', id: q.id, error: wireError(e) }
     } finally {
-      this.snapshotRoot = undefined
-      this.db.exec('COMMIT')
+      if (--this.running === 0) {
+        this.snapshotRoot = undefined
+        this.db.exec('COMMIT')
+      }
     }
   }
 
