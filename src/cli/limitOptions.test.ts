@@ -37,9 +37,9 @@ describe('--tx-pool-price-bump', () => {
 })
 
 describe('--rpc-call-workers', () => {
-  it('defaults to one per core beside the main thread (at most 4), and takes 0 to turn them off', () => {
+  it('defaults to one per core beyond two (at most 4), and takes 0 to turn them off', () => {
     const cores = availableParallelism()
-    expect(runConfig([]).rpcCallWorkers).toBe(Math.max(0, Math.min(4, cores - 1)))
+    expect(runConfig([]).rpcCallWorkers).toBe(Math.max(0, Math.min(4, cores - 2)))
     expect(runConfig(['--rpc-call-workers', '0']).rpcCallWorkers).toBe(0)
     expect(runConfig(['--rpc-call-workers', '3']).rpcCallWorkers).toBe(3)
     expect(() => runConfig(['--rpc-call-workers', '-1'])).toThrow('--rpc-call-workers')

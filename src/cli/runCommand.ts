@@ -24,8 +24,12 @@ const RPC_APIS = [
  * The dev network's default groups add the test controls Hardhat and Foundry drive, and Otterscan's.
  * DEBUG, TRACE and TXPOOL stay off by default, as in Besu: they are asked for with --rpc-http-api.
  */
-/** Call workers by default: one per core beside the main thread's, at most 4 (each holds its own EVM and caches). */
-const DEFAULT_CALL_WORKERS = Math.max(0, Math.min(4, availableParallelism() - 1))
+/**
+ * Call workers by default: one per core beyond two (the main thread's, and one left to the clients
+ * and the rest of the machine), at most 4. On two cores a worker cost more CPU per call than it
+ * saved (docs/performance.md, "Issue 18: eth_call on both cores").
+ */
+const DEFAULT_CALL_WORKERS = Math.max(0, Math.min(4, availableParallelism() - 2))
 const DEFAULT_APIS = 'ETH,NET,WEB3'
 const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL,OTS`
 
@@ -75,7 +79,7 @@ export function registerRunCommand(cli: CAC): void {
     })
     .option(
       '--rpc-call-workers <n>',
-      'Threads answering eth_call and eth_estimateGas while the main one is busy (0: none; default: cores - 1, at most 4)',
+      'Threads answering eth_call and eth_estimateGas while the main one is busy (0: none; default: cores - 2, at most 4)',
     )
     .option('--rpc-max-active-filters <n>', 'Most filters (eth_newFilter, …) alive at once', { default: '1000' })
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })

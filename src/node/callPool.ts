@@ -21,11 +21,16 @@ import { createLogger } from '../primitives/logger.ts'
 import type { CallOffload, OffloadedMethod } from '../rpc/context.ts'
 import { entryPointSpecifier } from '../runtime/runtime.ts'
 import { type StartedWorker, startWorker } from '../runtime/worker.ts'
-import type { CallWorkerInit, FromCallWorker, ToCallWorker } from './workerChain.ts'
+import {
+  type CallAnswer,
+  type CallQuestion,
+  type CallWorkerInit,
+  encodeQuestion,
+  type FromCallWorker,
+  type ToCallWorker,
+} from './workerChain.ts'
 
 const log = createLogger('callPool')
-
-type Answer = Extract<FromCallWorker, { type: 'answer' }>
 
 /**
  * Calls a busy thread keeps queued at each worker before taking the next one itself. The node's
@@ -38,24 +43,24 @@ const WORKER_DEPTH = 4
 class PoolWorker {
   readonly thread: StartedWorker<ToCallWorker, FromCallWorker>
   isReady = false
-  readonly waiting = new Map<number, (answer: Answer | undefined) => void>()
+  readonly waiting = new Map<number, (answer: CallAnswer | undefined) => void>()
 
   constructor(thread: StartedWorker<ToCallWorker, FromCallWorker>) {
     this.thread = thread
   }
 
   /** Sends a question; resolves to its answer, or to undefined when the worker stopped first. */
-  ask(question: Extract<ToCallWorker, { type: 'call' }>): Promise<Answer | undefined> {
+  ask(question: CallQuestion): Promise<CallAnswer | undefined> {
     return new Promise((resolve) => {
       // Kept alive while a question waits (an idle worker must not keep the process alive).
       if (this.waiting.size === 0) this.thread.ref()
       this.waiting.set(question.id, resolve)
-      this.thread.postMessage(question)
+      this.thread.postMessage(encodeQuestion(question))
     })
   }
 
   /** Hands an answer to its question. */
-  settle(answer: Answer): void {
+  settle(answer: CallAnswer): void {
     this.waiting.get(answer.id)?.(answer)
     this.waiting.delete(answer.id)
     if (this.waiting.size === 0) this.thread.unref()
@@ -183,9 +188,9 @@ export class CallPool implements CallOffload {
       this.size = this.workers.length
     }
     thread.onMessage((message) => {
-      if (message.type === 'ready') worker.isReady = true
-      else if (message.type === 'failed') fail(message.error)
-      else worker.settle(message)
+      if (typeof message === 'string') worker.settle(JSON.parse(message) as CallAnswer)
+      else if (message.type === 'ready') worker.isReady = true
+      else fail(message.error)
     })
     thread.onError(fail)
     // An idle worker must not keep the process alive.

@@ -5,13 +5,13 @@
  */
 import { setLogLevel } from '../primitives/logger.ts'
 import { parentThread } from '../runtime/worker.ts'
-import { type FromCallWorker, type ToCallWorker, WorkerChain } from './workerChain.ts'
+import { decodeQuestion, type FromCallWorker, type ToCallWorker, WorkerChain } from './workerChain.ts'
 
 const self = parentThread<ToCallWorker, FromCallWorker>()
 let opened: Promise<WorkerChain> | undefined
 
 self.onMessage((message) => {
-  if (message.type === 'init') {
+  if (typeof message !== 'string') {
     // The node has logged the chain's opening; a worker logs failures only.
     setLogLevel('WARN')
     opened = WorkerChain.open(message.init)
@@ -23,5 +23,5 @@ self.onMessage((message) => {
   }
   const worker = opened
   if (!worker) return
-  void worker.then(async (chain) => self.postMessage(await chain.answer(message)))
+  void worker.then(async (chain) => self.postMessage(JSON.stringify(await chain.answer(decodeQuestion(message)))))
 })
