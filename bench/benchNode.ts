@@ -21,14 +21,23 @@ export interface BenchNode {
   stop(): Promise<void>
 }
 
-/** Starts `binary` on a free-ish port above `portBase` and resolves once it answers. */
-export async function startBenchNode(binary: string, portBase: number): Promise<BenchNode> {
+/** Starts `binary` (with `extraArgs`) on a free-ish port above `portBase` and resolves once it answers. */
+export async function startBenchNode(binary: string, portBase: number, extraArgs: string[] = []): Promise<BenchNode> {
   const port = portBase + (process.pid % 500)
   const url = `http://127.0.0.1:${port}`
   const dir = mkdtempSync(join(tmpdir(), 'basalt-bench-node-'))
   const startedAt = performance.now()
   const proc = Bun.spawn(
-    [binary, 'run', '--data-path', join(dir, 'data'), '--rpc-http-port', String(port), '--rpc-ws-enabled=false'],
+    [
+      binary,
+      'run',
+      '--data-path',
+      join(dir, 'data'),
+      '--rpc-http-port',
+      String(port),
+      '--rpc-ws-enabled=false',
+      ...extraArgs,
+    ],
     { stdout: 'ignore', stderr: 'ignore' },
   )
   const stop = async () => {

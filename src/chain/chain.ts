@@ -444,6 +444,14 @@ export class Chain {
   }
 
   /**
+   * Whether the trie nodes and code of every committed state are in SQLite (none waits for the
+   * flush timer), so that another connection reading the head state finds all of it.
+   */
+  get isStateWritten(): boolean {
+    return this.unflushedSinceMs === undefined
+  }
+
+  /**
    * Writes the state nodes held in memory (before close, and on the flush timer). On BONSAI only the
    * nodes a committed state holds are written (see TrieDb.takePending); `isEverything` writes all
    * (crash recovery, whose replayed blocks record no trie logs).

@@ -1,4 +1,5 @@
 /** `basalt run`: Besu's option names, validated here into a NodeConfig, then handed to the node. */
+import { availableParallelism } from 'node:os'
 import type { CAC } from 'cac'
 import type { NodeConfig } from '../node/config.ts'
 import { hexToBytes } from '../primitives/hex.ts'
@@ -23,6 +24,12 @@ const RPC_APIS = [
  * The dev network's default groups add the test controls Hardhat and Foundry drive, and Otterscan's.
  * DEBUG, TRACE and TXPOOL stay off by default, as in Besu: they are asked for with --rpc-http-api.
  */
+/**
+ * Call workers by default: one per core beyond two (the main thread's, and one left to the clients
+ * and the rest of the machine), at most 4. On two cores a worker cost more CPU per call than it
+ * saved (docs/performance.md, "Issue 18: eth_call on both cores").
+ */
+const DEFAULT_CALL_WORKERS = Math.max(0, Math.min(4, availableParallelism() - 2))
 const DEFAULT_APIS = 'ETH,NET,WEB3'
 const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL,OTS`
 
@@ -70,6 +77,10 @@ export function registerRunCommand(cli: CAC): void {
     .option('--rpc-evm-timeout <seconds>', 'Time limit of one call, estimate, simulation or trace (0: none)', {
       default: '5',
     })
+    .option(
+      '--rpc-call-workers <n>',
+      'Threads answering eth_call and eth_estimateGas while the main one is busy (0: none; default: cores - 2, at most 4)',
+    )
     .option('--rpc-max-active-filters <n>', 'Most filters (eth_newFilter, …) alive at once', { default: '1000' })
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })
     .option(
@@ -164,6 +175,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     gasPriceMax: bigintOpt('api-gas-price-max', s('apiGasPriceMax')),
     rpcGasCap: bigintOpt('rpc-gas-cap', s('rpcGasCap')),
     rpcEvmTimeoutMs: secondsOpt('rpc-evm-timeout', s('rpcEvmTimeout')),
+    rpcCallWorkers: intOpt('rpc-call-workers', s('rpcCallWorkers') ?? String(DEFAULT_CALL_WORKERS), 0, 64),
     maxActiveFilters: intOpt('rpc-max-active-filters', s('rpcMaxActiveFilters'), 1),
     txPoolMaxSize: intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1),
     // Besu: without the option, a node that takes free transactions needs no bump to replace one.

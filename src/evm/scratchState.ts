@@ -9,9 +9,8 @@ import type { Common } from '@ethereumjs/common'
 import { RLP } from '@ethereumjs/rlp'
 import { type Address, unpadBytes } from '@ethereumjs/util'
 import { bytesToHex } from '../primitives/hex.ts'
-import type { BonsaiState } from '../state/bonsaiState.ts'
 import type { TrieDb } from '../state/trieDb.ts'
-import { openFlatView, openState, type StateManager } from '../state/worldState.ts'
+import { type FlatHead, openFlatView, openState, type StateManager } from '../state/worldState.ts'
 import { OverlayTrieDb } from './tracers/overlayTrieDb.ts'
 
 /** Where scratch state reads from. */
@@ -19,7 +18,7 @@ export interface StateSource {
   readonly common: Common
   readonly trieDb: TrieDb
   /** The BONSAI flat head state, when the chain keeps one. */
-  readonly bonsai?: BonsaiState
+  readonly bonsai?: FlatHead
   /** The state after `block` when only a state history holds it (its trie is not kept); else undefined. */
   openHistoricalState?(block: Block, code: TrieDb): StateManager | undefined
 }

@@ -38,6 +38,8 @@ export interface NodeConfig {
   rpcGasCap: bigint
   /** Time limit of one EVM-running request (eth_call, estimates, simulations, traces); 0 = none. */
   rpcEvmTimeoutMs: number
+  /** Worker threads answering eth_call / eth_estimateGas at the head while the main thread is busy; 0 = none. */
+  rpcCallWorkers: number
   /** Most installed filters at once (Besu's --rpc-max-active-filters). */
   maxActiveFilters: number
   txPoolMaxSize: number

@@ -1,6 +1,9 @@
 /**
  * The data path: one directory per node holding its SQLite database (and its node key, JWT
- * secret). Only one process may use it at a time.
+ * secret). Only one process may use it at a time: a second SQLite file, `basalt.lock`, is held
+ * under SQLite's exclusive lock for as long as the node runs. The database itself is opened in
+ * SQLite's normal locking mode, so that the node's own call workers (docs/performance.md, "Issue 18:
+ * eth_call on both cores") can read it on connections of their own while the node writes.
  */
 import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { join } from 'node:path'
@@ -8,6 +11,8 @@ import { DatabaseInUseError, lockExclusively, openSqlite, type SqlDatabase } fro
 
 /** The database file inside a data path. */
 const DB_FILE = 'basalt.sqlite'
+/** Held exclusively by the process using the data path (see above); holds no data. */
+const LOCK_FILE = 'basalt.lock'
 /** The loaded KZG trusted setup (chain/kzgCache.ts), written on its first use. */
 const KZG_CACHE_FILE = 'kzg-setup.mem'
 
@@ -24,17 +29,39 @@ export async function openDataPath(dataPath: string): Promise<SqlDatabase> {
   } catch (e) {
     throw new Error(`cannot create the data path ${dataPath}: ${(e as Error).message}`)
   }
-  const db = await openSqlite(join(dataPath, DB_FILE))
+  // The lock first: a second process must fail before it touches the database.
+  const lock = await openSqlite(join(dataPath, LOCK_FILE))
   try {
-    lockExclusively(db)
+    lockExclusively(lock)
   } catch (e) {
-    db.close()
+    lock.close()
     if (!(e instanceof DatabaseInUseError)) throw e
     throw new Error(
       `the data path ${dataPath} is in use by another basalt process; stop it or choose another --data-path`,
     )
   }
-  return db
+  let db: SqlDatabase
+  try {
+    db = await openSqlite(databaseFile(dataPath))
+    // Readers never block the writer in WAL mode, but a reader recovering the WAL index may hold it briefly.
+    db.exec('PRAGMA busy_timeout = 1000')
+  } catch (e) {
+    lock.close()
+    throw e
+  }
+  // The lock goes with the database: closing it releases the data path.
+  return {
+    ...db,
+    close: () => {
+      db.close()
+      lock.close()
+    },
+  }
+}
+
+/** The SQLite database inside a data path (the call workers open it read-only). */
+export function databaseFile(dataPath: string): string {
+  return join(dataPath, DB_FILE)
 }
 
 /** Where the data path keeps the loaded KZG trusted setup. */

@@ -70,8 +70,10 @@ import { migrate } from '../storage/schema.ts'
 import { openSqlite, type SqlDatabase, skipCheckpointSyncs } from '../storage/sqlite.ts'
 import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftProtocol, createBftValidator, prepareBftCommon } from './bftNode.ts'
+import { CallPool } from './callPool.ts'
+import { chainRules, loadGenesis } from './chainRules.ts'
 import type { NodeConfig } from './config.ts'
-import { kzgCacheFile, openDataPath } from './dataPath.ts'
+import { databaseFile, kzgCacheFile, openDataPath } from './dataPath.ts'
 import {
   type ForkConfig,
   forkAnchorBlock,
@@ -81,7 +83,7 @@ import {
   resolveForkPoint,
 } from './forkPoint.ts'
 import type { EarlyListeners } from './launch.ts'
-import { dropNodeGauges, registerNodeGauges } from './nodeGauges.ts'
+import { dropNodeGauges, registerCallGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
 const log = createLogger('node')
@@ -90,17 +92,6 @@ export interface RunningNode {
   services: RpcServices
   listeners: RunningListener[]
   stop(): Promise<void>
-}
-
-function loadGenesis(config: NodeConfig): GenesisJson {
-  if (!config.genesisFile) return devGenesis()
-  let text: string
-  try {
-    text = readFileSync(config.genesisFile, 'utf8')
-  } catch (e) {
-    throw new Error(`cannot read genesis file ${config.genesisFile}: ${(e as Error).message}`)
-  }
-  return parseGenesisText(text, config.genesisFile)
 }
 
 /**
@@ -120,14 +111,7 @@ export async function openChain(
   fork?: ForkConfig
   close(): void
 }> {
-  installCommonParamsMemo()
-  installDebugColorsMemo()
-  installDecodedNodeCache()
-  installFastRlp()
-  await installJumpAnalysisCache()
   const genesis = loadGenesis(config as NodeConfig)
-  const ecrecover = nativeEcrecover()
-  const crypto: CryptoHolder = { keccak256: await loadKeccak256(), ...(ecrecover ? { ecrecover } : {}) }
   const isMemory = config.dataPath === ':memory:'
   const db = opened ?? (isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath))
   if (!opened) migrate(db, isMemory)
@@ -140,14 +124,7 @@ export async function openChain(
   const forkCache = fork ? await openForkCache(fork, db) : undefined
   const forkPoint = fork && forkCache ? await resolveForkPoint(fork, store, forkCache.cache) : undefined
   if (forkPoint) genesis.config.chainId = Number(forkPoint.chainId)
-  const baseFeeMarket = config.genesisFile
-    ? baseFeeMarketOf(genesis.config, config.minGasPrice ?? DEFAULT_MIN_GAS_PRICE)
-    : { kind: 'eip1559' as const, floor: DEV_BASE_FEE_FLOOR }
-  const common = createChainCommon(genesis, crypto, baseFeeMarket)
-  const bftOptions = bftConsensusOf(genesis)
-  // An unknown ecCurve is refused before anything else of the genesis, as Besu refuses it.
-  genesisEcCurve(genesis.config)
-  if (bftOptions) prepareBftCommon(common, bftOptions, genesis)
+  const { crypto, baseFeeMarket, common, bftOptions } = await chainRules(genesis, config)
   const trieDb = new TrieDb(store)
   if (trieDb.preimages && crypto.keccak256) trieDb.preimages.hash = crypto.keccak256
   // A forked chain's state stays FOREST (the CLI refuses BONSAI with --fork-url).
@@ -299,7 +276,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     : undefined
   const logBloomCache = new LogBloomCache(chain, join(scratchDir(config.dataPath), 'caches'))
   if (config.isAutoLogBloomCaching) autoIndexLogBlooms(chain, logBloomCache)
-  const services: RpcServices & Pick<EngineContext, 'engine'> = {
+  const services: RpcServices & Pick<EngineContext, 'engine'> & { callWorkers?: CallPool } = {
     chain,
     pool,
     sealer,
@@ -315,6 +292,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
       forkHistory && forkCache && devTools
         ? (url, blockNumber) => refork(chain, forkHistory, forkCache, url, blockNumber)
         : undefined,
+    callWorkers: startCallPool(config, chain),
   }
   if (config.p2p.isEnabled) {
     network = await startP2p(config, services, curve, !engine, bftProtocol ? [bftProtocol] : [])
@@ -400,6 +378,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
       engine?.stop()
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))
+      services.callWorkers?.close()
       await logBloomCache.idle()
       if (config.dataPath === ':memory:') rmSync(scratchDir(config.dataPath), { recursive: true, force: true })
       dropNodeGauges()
@@ -412,6 +391,25 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   process.once('SIGINT', onSignal)
   process.once('SIGTERM', onSignal)
   return { services, listeners, stop }
+}
+
+/**
+ * The call workers, on a BONSAI data path of its own (a worker reads the flat head state from the
+ * database file; `:memory:` has no file, a forked chain keeps FOREST state); none with
+ * `--rpc-call-workers 0`.
+ */
+function startCallPool(config: NodeConfig, chain: Chain): CallPool | undefined {
+  if (config.rpcCallWorkers <= 0 || config.dataPath === ':memory:' || !chain.bonsai || chain.trieDb.fork) return
+  const init = {
+    dbFile: databaseFile(config.dataPath),
+    genesisFile: config.genesisFile,
+    minGasPrice: config.minGasPrice,
+    rpcGasCap: config.rpcGasCap,
+    rpcEvmTimeoutMs: config.rpcEvmTimeoutMs,
+  }
+  const pool = new CallPool(chain, init, { size: config.rpcCallWorkers })
+  registerCallGauges(pool)
+  return pool
 }
 
 /** Where files of the node go (trace files, log bloom caches): the data path, or a temp directory for `:memory:`. */

@@ -5,11 +5,13 @@
 import type { Chain } from '../chain/chain.ts'
 import { metrics } from '../primitives/metrics.ts'
 import type { TxPool } from '../txpool/txPool.ts'
+import type { CallPool } from './callPool.ts'
 
 const GAUGE_CATEGORY_POOL = 'transaction_pool'
 const GAUGE_CATEGORY_STORAGE = 'storage'
 const GAUGE_CATEGORY_PROCESS = 'process'
 const GAUGE_CATEGORY_CHAIN = 'blockchain'
+const GAUGE_CATEGORY_CALLS = 'rpc_calls'
 
 /** The figures read when debug_metrics asks: pool counts, head, database size, process memory. */
 export function registerNodeGauges(chain: Chain, pool: TxPool): void {
@@ -25,8 +27,21 @@ export function registerNodeGauges(chain: Chain, pool: TxPool): void {
   metrics.gauge(GAUGE_CATEGORY_PROCESS, 'heap_used_bytes', () => process.memoryUsage().heapUsed)
 }
 
+/** How many eth_call / eth_estimateGas the call workers answered, and how many ran on the main thread. */
+export function registerCallGauges(calls: CallPool): void {
+  metrics.gauge(GAUGE_CATEGORY_CALLS, 'worker_answers', () => calls.counts.worker)
+  metrics.gauge(GAUGE_CATEGORY_CALLS, 'main_thread_answers', () => calls.counts.here)
+  metrics.gauge(GAUGE_CATEGORY_CALLS, 'stale_worker_answers', () => calls.counts.stale)
+}
+
 /** Removes the gauges of a stopped node (their sources are closed). */
 export function dropNodeGauges(): void {
-  for (const category of [GAUGE_CATEGORY_POOL, GAUGE_CATEGORY_STORAGE, GAUGE_CATEGORY_PROCESS, GAUGE_CATEGORY_CHAIN])
+  for (const category of [
+    GAUGE_CATEGORY_POOL,
+    GAUGE_CATEGORY_STORAGE,
+    GAUGE_CATEGORY_PROCESS,
+    GAUGE_CATEGORY_CHAIN,
+    GAUGE_CATEGORY_CALLS,
+  ])
     metrics.dropGauges(category)
 }

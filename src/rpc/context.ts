@@ -1,4 +1,5 @@
 /** What RPC handlers are given: the node's services, and the connection a request came on. */
+import type { Block } from '@ethereumjs/block'
 import type { Chain } from '../chain/chain.ts'
 import type { LogBloomCache } from '../chain/logBloomCache.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
@@ -43,6 +44,18 @@ export interface RpcSettings {
   filesDir: string
 }
 
+/** The methods a call worker can answer. */
+export type OffloadedMethod = 'eth_call' | 'eth_estimateGas'
+
+/**
+ * Worker threads that answer eth_call and eth_estimateGas at the head while this thread is busy
+ * (`--rpc-call-workers`; node/callPool.ts). `here` computes the answer on this thread: the pool runs
+ * it when the thread is idle, when the call does not qualify, or when no worker sees that state.
+ */
+export interface CallOffload {
+  run(method: OffloadedMethod, block: Block, args: unknown[], here: () => Promise<string>): Promise<string>
+}
+
 export interface RpcServices {
   chain: Chain
   pool: TxPool
@@ -66,6 +79,8 @@ export interface RpcServices {
    * at `url`; resolves to the new fork block's number. Call inside `Chain.exclusive`.
    */
   refork?: (url: string, blockNumber?: bigint) => Promise<bigint>
+  /** Call workers, when the node runs them. */
+  callWorkers?: CallOffload
 }
 
 export interface RpcContext extends RpcServices {

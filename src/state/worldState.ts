@@ -18,6 +18,9 @@ import type { TrieDb } from './trieDb.ts'
 
 export type StateManager = MerkleStateManager
 
+/** What a flat view reads: the flat tables, and whether they hold a given state. */
+export type FlatHead = Pick<BonsaiState, 'flat' | 'isAt'>
+
 /**
  * A state manager rooted at `root`. `isWriter` adds the account/storage/code caches that make
  * block building fast; readers go without, so that they cost nothing to create.
@@ -37,7 +40,7 @@ export function openState(db: TrieDb, common: Common, root: Uint8Array, isWriter
  * is read-only; a simulation's scratch copy (over an overlay store) may write, its writes staying
  * in its caches and overlay, never in the flat tables.
  */
-export function openFlatView(db: TrieDb, common: Common, root: Uint8Array, bonsai: BonsaiState): StateManager {
+export function openFlatView(db: TrieDb, common: Common, root: Uint8Array, bonsai: FlatHead): StateManager {
   return new FlatView({ common, trie: openTrie(db, common, root), caches: new Caches(), ...prefixOpts(db) }, bonsai)
 }
 
@@ -57,7 +60,7 @@ const FLAT_MEMO_ENTRIES = 1 << 16
 class FlatView extends MerkleStateManager {
   private readonly viewRoot: Uint8Array
   private readonly keccak: (b: Uint8Array) => Uint8Array
-  private readonly bonsai: BonsaiState
+  private readonly bonsai: FlatHead
   /**
    * Storage root of each account as read from the flat tables, by address. The flat slots of an
    * account answer only while its current storage root is still that one: a cleared, deleted or
@@ -71,7 +74,7 @@ class FlatView extends MerkleStateManager {
    */
   private readonly flatRows = new Map<string, Uint8Array | undefined>()
 
-  constructor(opts: StateOpts, bonsai: BonsaiState) {
+  constructor(opts: StateOpts, bonsai: FlatHead) {
     super(opts)
     this.bonsai = bonsai
     this.viewRoot = opts!.trie!.root()

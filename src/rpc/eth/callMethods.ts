@@ -1,6 +1,9 @@
 /** Message execution: eth_call, eth_estimateGas, eth_createAccessList. Spec: execution-apis src/eth/execute.yaml */
-import { call } from '../../evm/callService.ts'
+import type { Block } from '@ethereumjs/block'
+import { type CallChain, type CallRequest, call } from '../../evm/callService.ts'
 import { createAccessList, estimateGas } from '../../evm/gasEstimator.ts'
+import type { BlockOverrides } from '../../evm/simulationBlock.ts'
+import type { StateOverrides } from '../../evm/stateOverrides.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
@@ -11,16 +14,43 @@ import { requireBlock } from './resolveBlock.ts'
 
 const latest = p.block.optional('latest' as const)
 
+/** The arguments of eth_call after its block: the call, state overrides, block overrides. */
+export type EthCallArgs = [CallRequest, StateOverrides | undefined, BlockOverrides | undefined]
+/** The arguments of eth_estimateGas after its block. */
+export type EstimateArgs = [CallRequest, StateOverrides | undefined]
+
+/** eth_call's answer at `block` (hex return data), or its RPC error; also what a call worker runs. */
+export async function answerCall(chain: CallChain, block: Block, gasCap: bigint, args: EthCallArgs): Promise<string> {
+  const [req, stateOverrides, blockOverrides] = args
+  const opts = { gasCap, stateOverrides, blockOverrides, isBalanceChecked: req.strict }
+  const r = await mapCallErrors(chain.common, () => call(chain, block, req, opts))
+  if (r.exceptionError !== undefined) throw failedCallError(r)
+  return bytesToHex(r.returnData)
+}
+
+/** eth_estimateGas's answer at `block` (a quantity), or its RPC error; also what a call worker runs. */
+export async function answerEstimate(
+  chain: CallChain,
+  block: Block,
+  gasCap: bigint,
+  args: EstimateArgs,
+): Promise<string> {
+  const [req, stateOverrides] = args
+  const opts = { gasCap, stateOverrides, isBalanceChecked: req.strict }
+  const r = await mapCallErrors(chain.common, () => estimateGas(chain, block, req, opts))
+  if (r.failure) throw failedCallError(r.failure)
+  return toQuantity(r.gas)
+}
+
 /** Executes a message at a block without creating a transaction. Spec: execution-apis src/eth/execute.yaml */
 export const ethCall = defineMethod({
   name: 'eth_call',
   params: [callParams.call, latest, callParams.stateOverrides.optional(), callParams.blockOverrides.optional()],
   handler: async (ctx: RpcContext, [req, ref, stateOverrides, blockOverrides]) => {
     const block = await requireBlock(ctx, ref)
-    const opts = { gasCap: ctx.settings.rpcGasCap, stateOverrides, blockOverrides, isBalanceChecked: req.strict }
-    const r = await mapCallErrors(ctx.chain.common, () => call(ctx.chain, block, req, opts))
-    if (r.exceptionError !== undefined) throw failedCallError(r)
-    return bytesToHex(r.returnData)
+    const args: EthCallArgs = [req, stateOverrides, blockOverrides]
+    const here = () => answerCall(ctx.chain, block, ctx.settings.rpcGasCap, args)
+    return ctx.callWorkers ? ctx.callWorkers.run('eth_call', block, args, here) : here()
   },
 })
 
@@ -30,10 +60,9 @@ export const ethEstimateGas = defineMethod({
   params: [callParams.call, latest, callParams.stateOverrides.optional()],
   handler: async (ctx: RpcContext, [req, ref, stateOverrides]) => {
     const block = await requireBlock(ctx, ref)
-    const opts = { gasCap: ctx.settings.rpcGasCap, stateOverrides, isBalanceChecked: req.strict }
-    const r = await mapCallErrors(ctx.chain.common, () => estimateGas(ctx.chain, block, req, opts))
-    if (r.failure) throw failedCallError(r.failure)
-    return toQuantity(r.gas)
+    const args: EstimateArgs = [req, stateOverrides]
+    const here = () => answerEstimate(ctx.chain, block, ctx.settings.rpcGasCap, args)
+    return ctx.callWorkers ? ctx.callWorkers.run('eth_estimateGas', block, args, here) : here()
   },
 })
 
