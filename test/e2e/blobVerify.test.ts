@@ -3,13 +3,11 @@
  * requests are answered meanwhile, and a transaction with bad proofs is refused as before.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createBlob4844Tx } from '@ethereumjs/tx'
 import { commitmentsToVersionedHashes, getBlobs, hexToBytes } from '@ethereumjs/util'
 import { restoreKzg } from '../../src/chain/kzgSnapshot.ts'
-import { type StartedNode, startNode } from './harness.ts'
+import { kzgSetupMemory, type StartedNode, startNode } from './harness.ts'
 
 type Hex = `0x${string}`
 
@@ -39,13 +37,13 @@ let commitment: string
 let cellProofs: string[]
 
 beforeAll(async () => {
-  node = await startNode({ args: ['--rpc-ws-enabled=false'] })
+  // The node restores the KZG trusted setup put in its data path (loaded once per test process); this
+  // process restores the same for the sidecars.
+  node = await startNode({ args: ['--rpc-ws-enabled=false'], withKzgSetup: true })
   started.push(node)
-  // Load KZG in the node, then take the setup it keeps in its data path for this process.
   await node.rpc('eth_call', [{ to: PRECOMPILE, data: POINT_EVALUATION }, 'latest'])
-  const cache = join(node.dataPath, 'kzg-setup.mem')
-  for (let i = 0; i < 200 && !existsSync(cache); i++) await Bun.sleep(50)
-  kzg = (await restoreKzg(new Uint8Array(readFileSync(cache)))) as CellKzg
+  expect(node.output()).toContain('KZG trusted setup restored')
+  kzg = (await restoreKzg(await kzgSetupMemory())) as CellKzg
   // One blob used six times: a valid sidecar, computed once.
   blob = getBlobs('basalt blob verification')[0]
   commitment = kzg.blobToKzgCommitment(blob)

@@ -1,7 +1,8 @@
 /**
  * A blob transaction through the Engine API: pooled via eth_sendRawTransaction on the engine port,
  * served by engine_getBlobsV1, bundled by getPayloadV3 and checked against the expected versioned
- * hashes by newPayloadV3. The node loads KZG for it (slow), so this is the only blob test.
+ * hashes by newPayloadV3. The node verifies the proofs with the KZG trusted setup put in its data
+ * path first (loaded once per test process, shared with blobVerify.test.ts).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { RLP } from '@ethereumjs/rlp'
@@ -14,8 +15,8 @@ let en: EngineNode
 const BEACON_ROOT = `0x${'be'.repeat(32)}`
 
 beforeAll(async () => {
-  en = await startEngineNode()
-})
+  en = await startEngineNode({ withKzgSetup: true })
+}, 150_000)
 afterAll(async () => {
   await en?.node.cleanup()
 })
@@ -49,6 +50,7 @@ describe('blob transactions', () => {
   it('serves pooled blobs and bundles them with the payload that includes them', async () => {
     const { raw, versionedHash } = await signedBlobTx()
     await en.rpc('eth_sendRawTransaction', [raw])
+    expect(en.node.output()).toContain('KZG trusted setup restored')
     const blobs = await en.rpc('engine_getBlobsV1', [[versionedHash, ZERO32]])
     expect(blobs[0].blob).toHaveLength(2 + 131072 * 2)
     expect(blobs[0].proof).toHaveLength(2 + 48 * 2)

@@ -46,6 +46,8 @@ export interface EngineNodeOptions {
   shanghaiTime?: number
   /** More `basalt run` options. */
   args?: string[]
+  /** The loaded KZG trusted setup in the data path first (StartOptions.withKzgSetup). */
+  withKzgSetup?: boolean
 }
 
 /** Starts a post-merge node with the Engine API on a free port and the known JWT secret. */
@@ -76,6 +78,7 @@ export async function startEngineNode(opts: EngineNodeOptions = {}): Promise<Eng
       jwtFile,
       ...(opts.args ?? []),
     ],
+    withKzgSetup: opts.withKzgSetup,
   })
   // The genesis and secret files go with the node's own temporary directory.
   const removeNode = node.cleanup

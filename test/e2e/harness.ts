@@ -2,7 +2,7 @@
  * Starts the compiled binary for e2e tests: free ports (port 0, read back from --config-out), a temp
  * data path removed afterwards, and a small JSON-RPC client. BASALT_BIN overrides the binary.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -17,6 +17,8 @@ import {
   type TransactionSerializable,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
+import { loadKzgMemory } from '../../src/chain/kzgSnapshot.ts'
+import { kzgCacheFile } from '../../src/node/dataPath.ts'
 
 export const BASALT_BIN = process.env.BASALT_BIN ?? new URL('../../dist/basalt', import.meta.url).pathname
 /** `deno` or `node` when BASALT_BIN runs the source under that runtime (`make test-deno`, `make test-node`). */
@@ -54,12 +56,33 @@ export interface StartOptions {
   timeoutMs?: number
   /** The command that runs basalt (another runtime's launcher); BASALT_BIN otherwise. */
   bin?: string
+  /**
+   * Puts the loaded KZG trusted setup in the data path first (`kzgSetupMemory`), as a node leaves it
+   * after its first load: the node restores KZG in about 100 ms instead of loading it for 15 s or more.
+   * For tests whose subject is not the load itself.
+   */
+  withKzgSetup?: boolean
+}
+
+let kzgSetup: Promise<Uint8Array> | undefined
+
+/**
+ * The memory of the loaded KZG trusted setup, the bytes a node keeps in its data path: loaded once per
+ * test process, on first need (15 s or more), so the test files that only use KZG share one load.
+ */
+export function kzgSetupMemory(): Promise<Uint8Array> {
+  kzgSetup ??= loadKzgMemory().then((loaded) => loaded.memory)
+  return kzgSetup
 }
 
 export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
   const dir = mkdtempSync(join(tmpdir(), 'basalt-e2e-'))
   const dataPath = opts.dataPath ?? join(dir, 'data')
   const configOut = join(dir, 'config-out.json')
+  if (opts.withKzgSetup) {
+    mkdirSync(dataPath, { recursive: true })
+    writeFileSync(kzgCacheFile(dataPath), await kzgSetupMemory())
+  }
   const args = [
     'run',
     '--data-path',
