@@ -3,6 +3,7 @@
  * of a stream of transactions keeps every block whose receipt a client saw, and a data path made
  * from another genesis is refused.
  */
+import { Database } from 'bun:sqlite'
 import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -109,14 +110,33 @@ describe('persistence', () => {
     const key = node.config.accounts[5].privateKey as Hex
     const hash = await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, 0)])
     const receipt = await receiptOf(node, hash)
-    // hardhat_mine commits its blocks 1,024 at a time; the kill lands inside the call.
-    const mining = node.rpc('hardhat_mine', ['0x2710']).catch(() => undefined)
-    await Bun.sleep(4000)
+    // hardhat_mine commits its blocks 1,024 at a time; the kill lands inside the call, once the
+    // database (read beside the node: it is opened in SQLite's normal locking mode) shows a batch.
+    let settled = false
+    const mining = node.rpc('hardhat_mine', ['0x2710']).then(
+      () => (settled = true),
+      () => (settled = true),
+    )
+    const db = new Database(join(dataPath, 'basalt.sqlite'), { readonly: true })
+    const firstBatch = Number(receipt.blockNumber) + 1024
+    let committed = 0
+    try {
+      const deadline = Date.now() + 60_000
+      while (!settled && committed < firstBatch && Date.now() < deadline) {
+        committed = db.query<{ n: number | null }, []>('SELECT MAX(number) AS n FROM canonical').get()?.n ?? 0
+        if (committed < firstBatch) await Bun.sleep(10)
+      }
+    } finally {
+      db.close()
+    }
     node.proc.kill('SIGKILL')
+    expect(settled).toBe(false)
+    expect(committed).toBeGreaterThanOrEqual(firstBatch)
     await mining
     await node.proc.exited
     const again = await start(dataPath)
     const head = Number(await again.rpc<string>('eth_blockNumber'))
+    expect(head).toBeGreaterThanOrEqual(committed)
     expect(head).toBeLessThan(1 + 10_000)
     expect((head - Number(receipt.blockNumber)) % 1024).toBe(0)
     const top = await again.rpc<{ hash: string; parentHash: string }>('eth_getBlockByNumber', ['latest', false])
