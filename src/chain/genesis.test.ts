@@ -9,6 +9,7 @@ import { manualClock } from '../primitives/clock.ts'
 import { bytesToBigint, bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import { chainId } from '../rpc/eth/chainMethods.ts'
+import { config as ethConfig } from '../rpc/eth/configMethods.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { TrieDb } from '../state/trieDb.ts'
 import { openState } from '../state/worldState.ts'
@@ -106,6 +107,11 @@ describe('genesis', () => {
     const settings = { chainId: 1n }
     expect(await chainId.call({ chain: chainless, settings } as never, [])).toBeNull()
     expect(await chainId.call({ chain: withId, settings } as never, [])).toBe('0x1')
+    // eth_config's chainId likewise, as Besu's EthConfig.
+    const forkChainId = async (chain: typeof withId) =>
+      ((await ethConfig.call({ chain, settings } as never, [])) as { current: { chainId: unknown } }).current.chainId
+    expect(await forkChainId(chainless)).toBeNull()
+    expect(await forkChainId(withId)).toBe('0x1')
   })
 
   it('gives the dev preset a stable hash, so a restart finds its own chain', async () => {

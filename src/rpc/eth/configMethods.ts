@@ -2,8 +2,10 @@
  * The node's fork configuration and what it serves: eth_config (EIP-7910), eth_capabilities and
  * eth_baseFee. Spec: execution-apis src/eth/client.yaml, src/eth/fee_market.yaml
  */
+
 import type { Common } from '@ethereumjs/common'
 import { Mainnet } from '@ethereumjs/common'
+import { hasChainId } from '../../chain/genesis.ts'
 import { SYSTEM_CONTRACTS } from '../../chain/systemContracts.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { bytesToHex, type Hex, padHex, toQuantity } from '../../primitives/hex.ts'
@@ -78,7 +80,8 @@ function forkConfig(ctx: RpcContext, fork: string): Record<string, unknown> {
   return {
     activationTime: Number(c.hardforkTimestamp(fork) ?? 0n),
     blobSchedule,
-    chainId: toQuantity(c.chainId()),
+    // null on a chain whose genesis names none, as Besu's eth_config (and eth_chainId) answer there.
+    chainId: hasChainId(ctx.chain.common) ? toQuantity(c.chainId()) : null,
     forkId: c.forkHash(fork, ctx.chain.genesis.hash()),
     precompiles,
     systemContracts,
