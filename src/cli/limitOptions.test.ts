@@ -1,5 +1,4 @@
 /** `basalt run`'s options that bound what one client can take, parsed as the executable parses them. */
-import { availableParallelism } from 'node:os'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { runConfig } from './runArgs.test-helper.ts'
 
@@ -37,9 +36,8 @@ describe('--tx-pool-price-bump', () => {
 })
 
 describe('--rpc-call-workers', () => {
-  it('defaults to one per core beyond two (at most 4), and takes 0 to turn them off', () => {
-    const cores = availableParallelism()
-    expect(runConfig([]).rpcCallWorkers).toBe(Math.max(0, Math.min(4, cores - 2)))
+  it('defaults to none, and takes a count or 0 to turn them off', () => {
+    expect(runConfig([]).rpcCallWorkers).toBe(0)
     expect(runConfig(['--rpc-call-workers', '0']).rpcCallWorkers).toBe(0)
     expect(runConfig(['--rpc-call-workers', '3']).rpcCallWorkers).toBe(3)
     expect(() => runConfig(['--rpc-call-workers', '-1'])).toThrow('--rpc-call-workers')

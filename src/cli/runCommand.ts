@@ -1,5 +1,4 @@
 /** `basalt run`: Besu's option names, validated here into a NodeConfig, then handed to the node. */
-import { availableParallelism } from 'node:os'
 import type { CAC } from 'cac'
 import type { NodeConfig } from '../node/config.ts'
 import { hexToBytes } from '../primitives/hex.ts'
@@ -25,11 +24,11 @@ const RPC_APIS = [
  * DEBUG, TRACE and TXPOOL stay off by default, as in Besu: they are asked for with --rpc-http-api.
  */
 /**
- * Call workers by default: one per core beyond two (the main thread's, and one left to the clients
- * and the rest of the machine), at most 4. On two cores a worker cost more CPU per call than it
- * saved (docs/performance.md, "Issue 18: eth_call on both cores").
+ * Call workers are off unless asked for: on two cores a worker cost more CPU per call than it saved,
+ * and no machine with spare cores has shown a gain yet (docs/performance.md, "Issue 18: eth_call on
+ * both cores"), while each worker holds a second copy of the chain's libraries in memory.
  */
-const DEFAULT_CALL_WORKERS = Math.max(0, Math.min(4, availableParallelism() - 2))
+const DEFAULT_CALL_WORKERS = 0
 const DEFAULT_APIS = 'ETH,NET,WEB3'
 const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL,OTS`
 
