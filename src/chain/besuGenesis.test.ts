@@ -3,14 +3,16 @@
  * library's block builder and imported through the importer.
  */
 
-import { type Block, createBlock, createBlockHeader } from '@ethereumjs/block'
-import { Address, privateToAddress, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
+import { type Block, createBlockHeader } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
+import { Address, intToUnpaddedBytes, privateToAddress, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
 import { buildBlock } from '@ethereumjs/vm'
 import { createVm } from '../evm/vmFactory.ts'
 import { hexToBytes } from '../primitives/hex.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { openState } from '../state/worldState.ts'
 import { importBlock } from './blockImporter.ts'
+import { decodeBlockRlp } from './blockRlp.ts'
 import type { Chain } from './chain.ts'
 import { fixedDifficulty } from './forkSchedule.ts'
 import { createChainCommon, normalizeGenesis } from './genesis.ts'
@@ -308,7 +310,7 @@ describe('Besu genesis classes', () => {
 })
 
 describe('amsterdamTime', () => {
-  it('decodes an Amsterdam block (block access list hash) and refuses it in one line naming the fork', async () => {
+  it("refuses in one line a block of a later Besu's Amsterdam (a slot number after the access list hash)", async () => {
     const g = normalizeGenesis({
       config: { chainId: 7, ...PRE_MERGE_BLOCKS, terminalTotalDifficulty: 0, pragueTime: 0, amsterdamTime: 0 },
       difficulty: '0x0',
@@ -316,14 +318,13 @@ describe('amsterdamTime', () => {
     })
     const chain = await openGenesis(g)
     const header = createBlockHeader(
-      { number: 1n, parentHash: chain.genesis.hash(), timestamp: 12n, blockAccessListHash: new Uint8Array(32) },
+      { number: 1n, parentHash: chain.genesis.hash(), timestamp: 12n },
       { common: chain.common, setHardfork: true },
     )
-    const block = createBlock({ header, withdrawals: [] }, { common: chain.common, setHardfork: true })
-    expect(block.header.blockAccessListHash).toBeDefined()
-    await expect(importOne(chain, block)).rejects.toThrow(
-      'the Amsterdam fork (EIP-7928 block access lists) is not supported',
+    expect(header.blockAccessListHash).toBeDefined()
+    const withSlot = [[...header.raw(), intToUnpaddedBytes(3)], [], [], []]
+    await expect(decodeBlockRlp(chain, RLP.encode(withSlot as never))).rejects.toThrow(
+      'the Amsterdam fork with EIP-7843 slot numbers (and the later Amsterdam EIPs) is not supported by Basalt',
     )
-    expect(chain.store.readBadBlocks()).toHaveLength(0)
   })
 })

@@ -76,11 +76,6 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
     )
   }
   block = withCurrentForkRules(chain, block)
-  if (block.header.common.gteHardfork('amsterdam')) {
-    // The library's Amsterdam is a moving draft (its EIP set differs from other clients'): a refusal.
-    const reason = 'the Amsterdam fork (EIP-7928 block access lists) is not supported by Basalt yet'
-    throw new BlockImportError('invalid', block.header.number, hash, reason)
-  }
   if (block.header.common.consensusType() === 'pow' && !opts.skipPowValidation && hasKeccakSeal(block.header.common)) {
     // ECIP-1049's keccak-256 seal needs no dataset: checked as Besu checks it, the ommers' too.
     const reason = keccakSealError(block.header) ?? ommerSealError(chain, block)
@@ -166,7 +161,23 @@ export async function executeBlock(
   const vm = await createVm(block.common, state, ancestorSource(chain, parent), { isSenderCodeAllowed: isOwnBlock })
   const opts = { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true }
   const result = await runChainBlock(chain, vm, opts)
+  checkBlockAccessListHash(vm, block)
   return result.receipts
+}
+
+/**
+ * EIP-7928: the header's `blockAccessListHash` must be the hash of the access list the execution
+ * recorded (the library checks it only against a list given with the block), Besu's message.
+ */
+function checkBlockAccessListHash(vm: VM, block: Block): void {
+  const recorded = vm.evm.blockLevelAccessList
+  const claimed = block.header.blockAccessListHash
+  if (!block.common.isActivatedEIP(7928) || recorded === undefined || claimed === undefined) return
+  const calculated = recorded.hash()
+  if (bytesToHex(calculated) === bytesToHex(claimed)) return
+  throw new Error(
+    `Block access list hash mismatch, calculated: ${bytesToHex(calculated)} header: ${bytesToHex(claimed)}`,
+  )
 }
 
 /**

@@ -48,10 +48,23 @@ export async function decodeBlockRlp(chain: Pick<Chain, 'common'>, rlp: Uint8Arr
   const values = RLP.decode(rlp) as unknown as Uint8Array[][]
   if (!Array.isArray(values) || values.length < 3)
     throw new RlpFileError('not an RLP block (expected a list of header, transactions, ommers…)')
-  return decodeWithoutKzg(chain.common, () =>
-    createBlockFromBytesArray(values as never, { common: chain.common, setHardfork: true }),
-  )
+  try {
+    return decodeWithoutKzg(chain.common, () =>
+      createBlockFromBytesArray(values as never, { common: chain.common, setHardfork: true }),
+    )
+  } catch (e) {
+    if (/slotNumber can only be provided/.test((e as Error).message)) throw new RlpFileError(LATER_AMSTERDAM)
+    throw e
+  }
 }
+
+/**
+ * A header with a slot number (EIP-7843) after its block access list hash comes from a later
+ * Besu's Amsterdam, whose draft EIPs (EIP-7708, EIP-7778, EIP-7843, EIP-8037, EIP-8282, …) Basalt
+ * does not run: it runs the Amsterdam of the releases that added block access lists alone.
+ */
+const LATER_AMSTERDAM =
+  'the Amsterdam fork with EIP-7843 slot numbers (and the later Amsterdam EIPs) is not supported by Basalt: it runs Amsterdam as BPO5 with EIP-7928 block access lists'
 
 /**
  * The hash the chain names a header by, from its RLP values: the keccak of its RLP, except on a BFT

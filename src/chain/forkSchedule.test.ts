@@ -136,7 +136,7 @@ describe('fork order', () => {
 })
 
 describe("Besu's development forks", () => {
-  it('schedules futureEipsTime after Osaka and the BPO forks, with EOF v1 and without Amsterdam', () => {
+  it('schedules futureEipsTime after Osaka and the BPO forks, with EOF v1 and block access lists, without Amsterdam', () => {
     // future.json's class: proof of work with a fixed difficulty, FutureEips from genesis.
     const config = { futureEipsTime: 0, ethash: { fixeddifficulty: 100 } }
     const common = createChainCommon(parseGenesisText(genesisText(config), 'future.json'), {})
@@ -147,7 +147,7 @@ describe("Besu's development forks", () => {
     c.setHardforkBy({ blockNumber: 1n, timestamp: 12n })
     expect(c.hardfork()).toBe('futureEips')
     expect([7692, 3540, 7698, 7702, 7594].map((eip) => c.isActivatedEIP(eip))).toEqual([true, true, true, true, true])
-    expect(c.isActivatedEIP(7928)).toBe(false)
+    expect(c.isActivatedEIP(7928)).toBe(true)
   })
 
   it('runs Osaka before futureEipsTime and ExperimentalEips (FutureEips and more) after experimentalEipsTime', () => {
@@ -193,6 +193,18 @@ describe("Besu's development forks", () => {
     const fork = (await sealer.sealBlock(true))!
     expect(fork.header.baseFeePerGas).toBe(1_000_000_000n)
     expect(later.pendingBaseFee()).toBe(later.nextBaseFee(fork.header))
+  })
+
+  it("runs Besu's Amsterdam: BPO5's rules with block access lists, none of the library's other draft EIPs", () => {
+    const common = createChainCommon(
+      parseGenesisText(genesisText({ amsterdamTime: 0, terminalTotalDifficulty: 0 }), 'g.json'),
+      {},
+    )
+    common.setHardforkBy({ blockNumber: 1n, timestamp: 12n })
+    expect(common.hardfork()).toBe('amsterdam')
+    expect([7928, 7594, 7702].map((eip) => common.isActivatedEIP(eip))).toEqual([true, true, true])
+    const drafts = [2780, 7708, 7843, 7778, 7954, 7976, 7981, 7997, 8024, 8037, 8038, 8246, 8282]
+    expect(drafts.filter((eip) => common.isActivatedEIP(eip))).toEqual([])
   })
 
   it('keeps a configured Amsterdam before FutureEips, in Besu order', () => {

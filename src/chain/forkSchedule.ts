@@ -51,13 +51,16 @@ const LATE_MILESTONES: [key: string, fork: string, kind: ForkKind][] = [
   ['experimentalEipsTime', 'experimentalEips', 'time'],
 ]
 /**
- * Besu's development forks, as far as the EVM library has their EIPs. Besu's FutureEips is BPO5's
- * spec (Osaka and the BPO forks, not Amsterdam) with EOF v1 (EIP-7692), which the library has, and
- * block access lists, which it has only in its draft Amsterdam (left out: docs/genesis.md);
- * ExperimentalEips is FutureEips with an EVM of Besu's own experiments, none of them in the library.
+ * Forks whose EIP set Basalt takes from Besu rather than from the EVM library. Besu's Amsterdam is
+ * BPO5's spec with block access lists (EIP-7928) and nothing else; the library's Amsterdam is a
+ * draft of 14 EIPs (gas repricings, a slot number header field, …) that Besu does not run, so only
+ * its EIP-7928 is taken. Besu's FutureEips is BPO5's spec (not Amsterdam) with EOF v1 (EIP-7692)
+ * and block access lists; ExperimentalEips is FutureEips with an EVM of Besu's own experiments,
+ * none of them in the library (docs/genesis.md).
  */
-const DEVELOPMENT_FORKS: Record<string, { eips: number[] }> = {
-  futureEips: { eips: [3540, 3670, 4200, 4750, 5450, 6206, 7069, 7480, 7620, 7698, 7692] },
+const DEVELOPMENT_FORKS: Record<string, { eips: number[]; params?: Record<string, unknown> }> = {
+  amsterdam: { eips: [7928] },
+  futureEips: { eips: [3540, 3670, 4200, 4750, 5450, 6206, 7069, 7480, 7620, 7698, 7692, 7928] },
   experimentalEips: { eips: [] },
 }
 /** Forks whose blob parameters `blobSchedule` sets (the BPO forks as well). */
@@ -342,7 +345,7 @@ function customForks(config: Record<string, unknown>, forks: string[]): Record<s
   // bring the library's mainnet BPO values with the BPO forks it fills in).
   let current: Record<string, unknown> | undefined
   for (const fork of forks) {
-    const base = builtin(fork) ?? CLASSIC_FORK_DEFINITIONS[fork] ?? DEVELOPMENT_FORKS[fork] ?? { eips: [] }
+    const base = DEVELOPMENT_FORKS[fork] ?? builtin(fork) ?? CLASSIC_FORK_DEFINITIONS[fork] ?? { eips: [] }
     const params: Record<string, unknown> = { ...base.params, ...everywhere }
     const isBpo = /^bpo\d+$/.test(fork)
     const defaults = BLOB_DEFAULTS[fork]

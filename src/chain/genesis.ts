@@ -5,7 +5,7 @@
  */
 import { type Block, createBlock } from '@ethereumjs/block'
 import { Common, type GenesisState } from '@ethereumjs/common'
-import { KECCAK256_RLP } from '@ethereumjs/util'
+import { KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
@@ -358,6 +358,8 @@ export function createGenesisBlock(common: Common, stateRoot: Uint8Array): Block
         stateRoot,
         withdrawalsRoot: rules.isActivatedEIP(4895) ? KECCAK256_RLP : undefined,
         requestsHash: rules.isActivatedEIP(7685) ? sha256(new Uint8Array(0)) : undefined,
+        // EIP-7928: the genesis executes nothing, its access list is the empty list.
+        blockAccessListHash: rules.isActivatedEIP(7928) ? KECCAK256_RLP_ARRAY : undefined,
       },
       withdrawals: rules.isActivatedEIP(4895) ? [] : undefined,
     },

@@ -83,7 +83,7 @@ export const getBlobsV2 = defineMethod({
   name: 'engine_getBlobsV2',
   params: [ep.hashes],
   handler: async (ctx: RpcContext, [hashes]) => {
-    checkBlobRequest(ctx, hashes, ['osaka'])
+    checkBlobRequest(ctx, hashes, ['osaka', 'amsterdam'])
     const found = await poolBlobs(ctx.chain, ctx.pool, hashes, true)
     return found.some((b) => b === null) ? null : found.map((b) => ({ blob: b!.blob, proofs: b!.proofs }))
   },
@@ -94,7 +94,7 @@ export const getBlobsV3 = defineMethod({
   name: 'engine_getBlobsV3',
   params: [ep.hashes],
   handler: async (ctx: RpcContext, [hashes]) => {
-    checkBlobRequest(ctx, hashes, ['osaka'])
+    checkBlobRequest(ctx, hashes, ['osaka', 'amsterdam'])
     const found = await poolBlobs(ctx.chain, ctx.pool, hashes, true)
     return found.map((b) => (b ? { blob: b.blob, proofs: b.proofs } : null))
   },

@@ -2,14 +2,22 @@
 import type { Common } from '@ethereumjs/common'
 import { engineError } from './errors.ts'
 
-export const ENGINE_FORKS = ['paris', 'shanghai', 'cancun', 'prague', 'osaka'] as const
+export const ENGINE_FORKS = ['paris', 'shanghai', 'cancun', 'prague', 'osaka', 'amsterdam'] as const
 export type EngineFork = (typeof ENGINE_FORKS)[number]
+
+/**
+ * The library forks each Engine API fork starts with. Besu's FutureEips and ExperimentalEips carry
+ * block access lists as its Amsterdam does, so their payloads take Amsterdam's versions.
+ */
+const STARTS: Partial<Record<EngineFork, string[]>> = { amsterdam: ['amsterdam', 'futureEips', 'experimentalEips'] }
 
 /** The newest Engine API fork active at `timestamp` (BPO forks count as Osaka). */
 export function engineForkAt(common: Common, timestamp: bigint): EngineFork {
   for (let i = ENGINE_FORKS.length - 1; i > 0; i--) {
-    const at = common.hardforkTimestamp(ENGINE_FORKS[i])
-    if (at !== null && at !== undefined && timestamp >= BigInt(at)) return ENGINE_FORKS[i]
+    for (const fork of STARTS[ENGINE_FORKS[i]] ?? [ENGINE_FORKS[i]]) {
+      const at = common.hardforkTimestamp(fork)
+      if (at !== null && at !== undefined && timestamp >= BigInt(at)) return ENGINE_FORKS[i]
+    }
   }
   return 'paris'
 }

@@ -1,7 +1,7 @@
 /**
- * engine_getPayloadV1…V5 (the best payload built so far for a payload id, in each version's
+ * engine_getPayloadV1…V6 (the best payload built so far for a payload id, in each version's
  * envelope) and engine_getPayloadBodiesByHashV1 / ByRangeV1. Spec: execution-apis src/engine/
- * paris.md, shanghai.md, cancun.md, prague.md, osaka.md (#engine_getpayloadvN).
+ * paris.md, shanghai.md, cancun.md, prague.md, osaka.md, amsterdam.md (#engine_getpayloadvN).
  */
 import { p } from '../jsonrpc/codecs.ts'
 import { defineMethod } from '../jsonrpc/defineMethod.ts'
@@ -75,6 +75,22 @@ export const getPayloadV5 = defineMethod({
   },
 })
 
+/** Amsterdam's: V5 with the block access list in the payload (Besu's EngineGetPayloadV6). */
+export const getPayloadV6 = defineMethod({
+  name: 'engine_getPayloadV6',
+  params: [ep.payloadId],
+  handler: async (ctx: RpcContext, [id]) => {
+    const b = await built(ctx, id, ['amsterdam'])
+    const out = await envelope(ctx, b, true)
+    const blockAccessList = bytesToHex(b.blockAccessList ?? new Uint8Array(0))
+    return {
+      ...out,
+      executionPayload: { ...out.executionPayload, blockAccessList },
+      executionRequests: (b.executionRequests ?? []).map(bytesToHex),
+    }
+  },
+})
+
 export const getPayloadBodiesByHashV1 = defineMethod({
   name: 'engine_getPayloadBodiesByHashV1',
   params: [ep.hashes],
@@ -113,6 +129,7 @@ export const getPayloadMethods = [
   getPayloadV3,
   getPayloadV4,
   getPayloadV5,
+  getPayloadV6,
   getPayloadBodiesByHashV1,
   getPayloadBodiesByRangeV1,
 ]

@@ -1,7 +1,7 @@
 /**
- * engine_newPayloadV1…V4: the version checks of each (payload fields, extra parameters, fork of the
+ * engine_newPayloadV1…V5: the version checks of each (payload fields, extra parameters, fork of the
  * payload's timestamp), then EngineService.newPayload. Spec: execution-apis src/engine/paris.md,
- * shanghai.md, cancun.md, prague.md (#engine_newpayloadvN).
+ * shanghai.md, cancun.md, prague.md, amsterdam.md (#engine_newpayloadvN).
  */
 import { defineMethod } from '../jsonrpc/defineMethod.ts'
 import { InvalidParamsError, RpcError } from '../jsonrpc/errors.ts'
@@ -9,7 +9,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import type { RpcContext } from '../rpc/context.ts'
 import { engineOf } from './engineOf.ts'
 import type { NewPayloadOptions, PayloadStatus } from './engineService.ts'
-import { engineForkAt, requireFork } from './forkRules.ts'
+import { type EngineFork, engineForkAt, requireFork } from './forkRules.ts'
 import { type ExecutionPayload, ep } from './payloadCodec.ts'
 
 /** PayloadStatusV1 as JSON. */
@@ -81,20 +81,40 @@ export const newPayloadV3 = defineMethod({
   },
 })
 
-export const newPayloadV4 = defineMethod({
-  name: 'engine_newPayloadV4',
-  params: [ep.payload, ep.hashes, ep.beaconRoot, ep.requests],
-  handler: async (ctx: RpcContext, [payload, expectedBlobHashes, parentBeaconBlockRoot, executionRequests]) => {
+/** newPayloadV4 and V5 (Prague's shape, with V5's block access list in the payload) on the forks given. */
+function withRequests(forks: readonly EngineFork[]) {
+  return async (
+    ctx: RpcContext,
+    [payload, expectedBlobHashes, parentBeaconBlockRoot, executionRequests]: readonly [
+      ExecutionPayload,
+      Uint8Array[],
+      Uint8Array,
+      Uint8Array[],
+    ],
+  ) => {
     requireFields(payload, ['withdrawals', 'blobGasUsed', 'excessBlobGas'], true)
     checkRequests(executionRequests)
-    requireFork(ctx.chain.common, payload.timestamp, ['prague', 'osaka'])
+    requireFork(ctx.chain.common, payload.timestamp, forks)
     return run(ctx, payload, {
       expectedBlobHashes,
       parentBeaconBlockRoot,
       executionRequests,
       hasInvalidBlockHashStatus: false,
     })
-  },
+  }
+}
+
+export const newPayloadV4 = defineMethod({
+  name: 'engine_newPayloadV4',
+  params: [ep.payload, ep.hashes, ep.beaconRoot, ep.requests],
+  handler: withRequests(['prague', 'osaka']),
 })
 
-export const newPayloadMethods = [newPayloadV1, newPayloadV2, newPayloadV3, newPayloadV4]
+/** Amsterdam's (Besu: from `amsterdamTime`; FutureEips and ExperimentalEips too): V4 with the block access list. */
+export const newPayloadV5 = defineMethod({
+  name: 'engine_newPayloadV5',
+  params: [ep.payload, ep.hashes, ep.beaconRoot, ep.requests],
+  handler: withRequests(['amsterdam']),
+})
+
+export const newPayloadMethods = [newPayloadV1, newPayloadV2, newPayloadV3, newPayloadV4, newPayloadV5]

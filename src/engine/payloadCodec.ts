@@ -27,6 +27,8 @@ export interface ExecutionPayload {
   withdrawals?: WithdrawalData[]
   blobGasUsed?: bigint
   excessBlobGas?: bigint
+  /** newPayloadV5 (Amsterdam): the RLP of the block access list (EIP-7928), whose hash the header carries. */
+  blockAccessList?: Uint8Array
 }
 
 export interface ForkchoiceState {
@@ -113,6 +115,7 @@ function executionPayload(v: unknown): ExecutionPayload {
     withdrawals: field(o, 'withdrawals', list(withdrawal), false),
     blobGasUsed: field(o, 'blobGasUsed', quantity, false),
     excessBlobGas: field(o, 'excessBlobGas', quantity, false),
+    blockAccessList: field(o, 'blockAccessList', data, false),
   }
 }
 

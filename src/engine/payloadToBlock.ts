@@ -11,8 +11,15 @@ import {
   genWithdrawalsTrieRoot,
 } from '@ethereumjs/block'
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
-import { CLRequest, type CLRequestType, createWithdrawal, equalsBytes } from '@ethereumjs/util'
+import {
+  CLRequest,
+  type CLRequestType,
+  createBlockLevelAccessListFromRLP,
+  createWithdrawal,
+  equalsBytes,
+} from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { Chain } from '../chain/chain.ts'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { bytesToHex } from '../primitives/hex.ts'
@@ -53,6 +60,7 @@ export async function payloadToBlock(chain: Chain, payload: ExecutionPayload, ex
         sha256,
       )
     : undefined
+  const blockAccessListHash = accessListHash(common.isActivatedEIP(7928), payload.blockAccessList)
   const transactionsTrie = await genTransactionsTrieRoot(transactions)
   const withdrawalsRoot = withdrawals ? await genWithdrawalsTrieRoot(withdrawals) : undefined
   let block: Block
@@ -81,6 +89,7 @@ export async function payloadToBlock(chain: Chain, payload: ExecutionPayload, ex
             excessBlobGas: payload.excessBlobGas,
             parentBeaconBlockRoot: extras.parentBeaconBlockRoot,
             requestsHash,
+            blockAccessListHash,
           },
           transactions,
           withdrawals,
@@ -98,4 +107,21 @@ export async function payloadToBlock(chain: Chain, payload: ExecutionPayload, ex
     )
   }
   return block
+}
+
+/**
+ * The header's `blockAccessListHash` from the payload's access list (EIP-7928): Besu decodes the
+ * list first and answers INVALID with its messages when it is missing or not a list's encoding.
+ * The executed list is checked against the hash on import.
+ */
+function accessListHash(isActive: boolean, encoded: Uint8Array | undefined): Uint8Array | undefined {
+  if (!isActive) return undefined
+  if (encoded === undefined || encoded.length === 0)
+    throw new PayloadBlockError('malformed', 'Missing block access list field')
+  try {
+    createBlockLevelAccessListFromRLP(encoded)
+  } catch {
+    throw new PayloadBlockError('malformed', 'Invalid block access list encoding')
+  }
+  return keccak_256(encoded)
 }

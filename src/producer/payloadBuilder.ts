@@ -33,6 +33,8 @@ export interface BuiltPayload {
   blockValue: bigint
   /** EIP-7685 requests, type-prefixed, empty ones left out (Prague and later). */
   executionRequests?: Uint8Array[]
+  /** The RLP of the block's access list (EIP-7928: Amsterdam, FutureEips), for engine_getPayloadV6. */
+  blockAccessList?: Uint8Array
   /** The included blob transactions as the pool holds them, with their blobs, commitments and proofs. */
   blobTxs: TypedTransaction[]
 }
@@ -150,7 +152,8 @@ export class PayloadBuilder {
       txs: block.transactions.length,
       value: builder.minerValue,
     })
-    return { block, blockValue: builder.minerValue, executionRequests, blobTxs }
+    const blockAccessList = vm.common.isActivatedEIP(7928) ? vm.evm.blockLevelAccessList?.serialize() : undefined
+    return { block, blockValue: builder.minerValue, executionRequests, blockAccessList, blobTxs }
   }
 
   /** Adds `tx` when it fits; a transaction that cannot execute stays in the pool (the next head may change that). */

@@ -21,6 +21,7 @@ export function formatHeader(h: BlockHeader, hash: Uint8Array, sizeBytes?: numbe
   const out: Json = {
     baseFeePerGas: h.baseFeePerGas === undefined ? undefined : toQuantity(h.baseFeePerGas),
     blobGasUsed: h.blobGasUsed === undefined ? undefined : toQuantity(h.blobGasUsed),
+    blockAccessListHash: h.blockAccessListHash === undefined ? undefined : bytesToHex(h.blockAccessListHash),
     difficulty: toQuantity(h.difficulty),
     excessBlobGas: h.excessBlobGas === undefined ? undefined : toQuantity(h.excessBlobGas),
     extraData: bytesToHex(h.extraData),

@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
+import { SYSTEM_CONTRACTS } from '../../src/chain/systemContracts.ts'
 import { generateBftNetwork, runBasalt, startNode, until, writeJsonFile } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-genesis-'))
@@ -131,6 +132,47 @@ describe('Besu genesis and block files', () => {
     } finally {
       await node.cleanup()
     }
+  })
+
+  it('seals Amsterdam blocks with a block access list hash (--miner-enabled) that import elsewhere', async () => {
+    // Besu's Amsterdam (BPO5 with EIP-7928) from genesis, proof of stake, Prague's system contracts.
+    const alloc: Record<string, unknown> = { [SENDER]: { balance: '90000000000000000000000' } }
+    for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { code: c.code, nonce: '0x1' }
+    const genesis = writeJson('amsterdam.json', {
+      config: { chainId: 2019, ...FORKS, terminalTotalDifficulty: 0, amsterdamTime: 0 },
+      timestamp: '0x0',
+      gasLimit: '0x1c9c380',
+      difficulty: '0x0',
+      alloc,
+    })
+    const dataPath = join(tmp, 'amsterdam-data')
+    const node = await startNode({ dataPath, args: ['--genesis-file', genesis, '--miner-enabled'] })
+    let head: { number: string; hash: string; blockAccessListHash?: string }
+    try {
+      const zero = await node.rpc<{ blockAccessListHash?: string }>('eth_getBlockByNumber', ['0x0', false])
+      // The genesis executes nothing: the hash of the empty list, keccak256(rlp([])).
+      expect(zero.blockAccessListHash).toBe('0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347')
+      const hash = await node.rpc<string>('eth_sendRawTransaction', [await transfer(2019)])
+      const receipt = await until(
+        'the receipt',
+        () => node.rpc<{ blockNumber: string; status: string } | null>('eth_getTransactionReceipt', [hash]),
+        (r) => r !== null,
+      )
+      expect(receipt?.status).toBe('0x1')
+      head = await node.rpc('eth_getBlockByNumber', [receipt?.blockNumber, false])
+      expect(head.blockAccessListHash).toMatch(/^0x[0-9a-f]{64}$/)
+      expect(head.blockAccessListHash).not.toBe(zero.blockAccessListHash)
+    } finally {
+      await node.cleanup()
+    }
+    // Imported elsewhere, every block's access list is executed again and checked against its header.
+    const rlp = join(tmp, 'amsterdam.rlp')
+    const dataArgs = (path: string) => ['--genesis-file', genesis, '--data-path', path]
+    expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
+    const again = await basalt(['blocks', 'import', '--from', rlp, ...dataArgs(join(tmp, 'amsterdam-rlp'))])
+    expect(again.code).toBe(0)
+    const count = Number(again.out.match(/imported (\d+) blocks/)?.[1])
+    expect(count).toBeGreaterThanOrEqual(Number(head.number))
   })
 
   it('starts a clique chain merged at genesis (terminalTotalDifficulty 0) with a 32-byte vanity extraData', async () => {

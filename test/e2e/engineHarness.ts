@@ -44,6 +44,8 @@ export interface EngineNodeOptions {
   cancunTime?: number
   /** Shanghai time; 0 (at genesis) by default. */
   shanghaiTime?: number
+  /** Amsterdam time (Besu's: BPO5 with block access lists); none by default. */
+  amsterdamTime?: number
   /** More `basalt run` options. */
   args?: string[]
   /** The loaded KZG trusted setup in the data path first (StartOptions.withKzgSetup). */
@@ -62,6 +64,7 @@ export async function startEngineNode(opts: EngineNodeOptions = {}): Promise<Eng
     cancunTime: opts.cancunTime ?? 0,
     pragueTime,
     osakaTime,
+    ...(opts.amsterdamTime === undefined ? {} : { amsterdamTime: opts.amsterdamTime }),
   })
   const genesisFile = join(dir, 'genesis.json')
   writeFileSync(genesisFile, JSON.stringify(genesis))
