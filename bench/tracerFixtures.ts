@@ -125,7 +125,15 @@ function baseFee(ctx: Obj, tx: ReturnType<typeof createTxFromRLP>): bigint {
   return t.maxFeePerGas !== undefined ? t.maxFeePerGas - (t.maxPriorityFeePerGas ?? 0n) : 0n
 }
 
-async function runFixture(tracer: string, fixture: Obj): Promise<{ have: unknown; gasLimit: bigint; gasUsed: bigint }> {
+interface FixtureRun {
+  have: unknown
+  gasLimit: bigint
+  gasUsed: bigint
+  /** Each account's code after the transaction, for the accounts the fixture's `post` names. */
+  postCode: Map<string, string>
+}
+
+async function runFixture(tracer: string, fixture: Obj): Promise<FixtureRun> {
   const g = structuredClone(fixture.genesis) as Obj
   const ctxNumber = quantity((fixture.context as Obj).number)
   const fixtureConfig = g.config as Obj
@@ -183,7 +191,13 @@ async function runFixture(tracer: string, fixture: Obj): Promise<{ have: unknown
   const txCtx: TxContext = { vm, tx, block, index: 0, sender: tx.getSenderAddress().bytes }
   await t.start(txCtx)
   const result = await runTx(vm, { tx, block, skipBlockGasLimitValidation: true, skipHardForkValidation: true })
-  return { have: await t.finish(txCtx, result), gasLimit: tx.gasLimit, gasUsed: result.totalGasSpent }
+  const have = await t.finish(txCtx, result)
+  const postCode = new Map<string, string>()
+  const post = ((fixture.result as Obj | undefined)?.post ?? {}) as Obj
+  for (const addr of Object.keys(post)) {
+    postCode.set(addr.toLowerCase(), bytesToHex(await state.getCode(new Address(hexToBytes(addr)))))
+  }
+  return { have, gasLimit: tx.gasLimit, gasUsed: result.totalGasSpent, postCode }
 }
 
 // ---- geth's comparisons ----
@@ -311,7 +325,7 @@ function codeHashOf(code: Json | undefined): string | undefined {
  * added: in `pre` (or the whole result) from the account's code in `genesis.alloc`, in `post` from
  * the new code shown there. Returns undefined for a fixture that already carries the field.
  */
-function withCodeHashes(fixture: Obj): Json | undefined {
+function withCodeHashes(fixture: Obj, postCode: Map<string, string> = new Map()): Json | undefined {
   const result = fixture.result as Obj
   if (JSON.stringify(result).includes('"codeHash"')) return undefined
   const alloc = (fixture.genesis as Obj).alloc as Obj
@@ -325,8 +339,15 @@ function withCodeHashes(fixture: Obj): Json | undefined {
       }),
     )
   if (result.pre !== undefined && result.post !== undefined) {
+    // A `post` account lists its code hash where the code changed; under `disableCode` the fixture
+    // has no code to hash, so the code the account holds after the transaction stands in.
+    const changedCode = (a: string, acc: Obj) => {
+      if (acc.code !== undefined || (fixture.tracerConfig as Obj | undefined)?.disableCode !== true) return acc.code
+      const after = postCode.get(a.toLowerCase())
+      return after !== undefined && after !== allocCode(a) ? after : undefined
+    }
     return {
-      post: addTo(result.post as Obj, (_a, acc) => acc.code),
+      post: addTo(result.post as Obj, changedCode),
       pre: addTo(result.pre as Obj, (a) => allocCode(a)),
     }
   }
@@ -405,8 +426,15 @@ function withTopFlatGas(fixture: Obj, gasLimit: bigint, gasUsed: bigint): Obj | 
   return { ...fixture, result: [{ ...top, action: { ...action, gas: `0x${gasLimit.toString(16)}` }, result }, ...rest] }
 }
 
-function compare(dir: string, fixture: Obj, have: unknown): { isEqual: boolean; have: string; want: string } {
-  const result = (dir.startsWith('prestate') ? (withCodeHashes(fixture) ?? fixture.result) : fixture.result) as Json
+function compare(
+  dir: string,
+  fixture: Obj,
+  have: unknown,
+  postCode: Map<string, string>,
+): { isEqual: boolean; have: string; want: string } {
+  const result = (
+    dir.startsWith('prestate') ? (withCodeHashes(fixture, postCode) ?? fixture.result) : fixture.result
+  ) as Json
   if (dir === 'call_tracer_flat') {
     const h = JSON.stringify((have as Obj[]).map(gethFlatTrace))
     const w = JSON.stringify((result as Obj[]).map(gethFlatTrace))
@@ -443,7 +471,7 @@ async function runDirectory(path: string, isVerbose: boolean): Promise<Outcome[]
     const file = `${dir}/${name}`
     const fixture = JSON.parse(readFileSync(join(path, name), 'utf8')) as Obj
     try {
-      const { have, gasLimit, gasUsed } = await runFixture(tracer, fixture)
+      const { have, gasLimit, gasUsed, postCode } = await runFixture(tracer, fixture)
       const isCallTree = dir.startsWith('call_tracer') && dir !== 'call_tracer_flat'
       const gasRuled = isCallTree
         ? withTopGasLimit(fixture, gasLimit)
@@ -451,7 +479,7 @@ async function runDirectory(path: string, isVerbose: boolean): Promise<Outcome[]
           ? withTopFlatGas(fixture, gasLimit, gasUsed)
           : undefined
       const isMethodless = dir === 'call_tracer_flat' && !JSON.stringify(fixture.result).includes('"creationMethod"')
-      const c = compare(dir, gasRuled ?? fixture, isMethodless ? withoutCreationMethod(have as Obj[]) : have)
+      const c = compare(dir, gasRuled ?? fixture, isMethodless ? withoutCreationMethod(have as Obj[]) : have, postCode)
       const notes = [
         dir.startsWith('prestate') && withCodeHashes(fixture) !== undefined ? 'codeHash added' : '',
         gasRuled && isCallTree ? 'top gas as the gas limit' : '',
