@@ -22,7 +22,11 @@
  * result without `codeHash` (`codeHash added`), a call tree whose top frame's `gas` is the gas left
  * after intrinsic gas rather than the transaction's gas limit (`top gas as the gas limit`; in a
  * flat trace, whose top `gasUsed` was then its message's, both the gas limit and the transaction's
- * gas used), flat create actions without `creationMethod` (`creationMethod not compared`).
+ * gas used), flat create actions without `creationMethod` (`creationMethod not compared`), DELEGATECALL
+ * frames without `value` (`DELEGATECALL value as its frame's`), logs without `position` (`log position
+ * not compared`). A diff-mode `post` written under `disableCode` gets its `codeHash` from the code the
+ * account holds after the transaction. `call_tracer_legacy` fixtures (geth's legacy JavaScript tracer)
+ * are compared as geth's test compares them: both sides through the call-frame struct.
  *
  * Run: node_modules/.bin/bun bench/tracerFixtures.ts <dir> [-v]   (-v prints both sides of a mismatch)
  */
