@@ -22,7 +22,11 @@
  * result without `codeHash` (`codeHash added`), a call tree whose top frame's `gas` is the gas left
  * after intrinsic gas rather than the transaction's gas limit (`top gas as the gas limit`; in a
  * flat trace, whose top `gasUsed` was then its message's, both the gas limit and the transaction's
- * gas used), flat create actions without `creationMethod` (`creationMethod not compared`).
+ * gas used), flat create actions without `creationMethod` (`creationMethod not compared`), DELEGATECALL
+ * frames without `value` (`DELEGATECALL value as its frame's`), logs without `position` (`log position
+ * not compared`). A diff-mode `post` written under `disableCode` gets its `codeHash` from the code the
+ * account holds after the transaction. `call_tracer_legacy` fixtures (geth's legacy JavaScript tracer)
+ * are compared as geth's test compares them: both sides through the call-frame struct.
  *
  * Run: node_modules/.bin/bun bench/tracerFixtures.ts <dir> [-v]   (-v prints both sides of a mismatch)
  */
@@ -125,7 +129,15 @@ function baseFee(ctx: Obj, tx: ReturnType<typeof createTxFromRLP>): bigint {
   return t.maxFeePerGas !== undefined ? t.maxFeePerGas - (t.maxPriorityFeePerGas ?? 0n) : 0n
 }
 
-async function runFixture(tracer: string, fixture: Obj): Promise<{ have: unknown; gasLimit: bigint; gasUsed: bigint }> {
+interface FixtureRun {
+  have: unknown
+  gasLimit: bigint
+  gasUsed: bigint
+  /** Each account's code after the transaction, for the accounts the fixture's `post` names. */
+  postCode: Map<string, string>
+}
+
+async function runFixture(tracer: string, fixture: Obj): Promise<FixtureRun> {
   const g = structuredClone(fixture.genesis) as Obj
   const ctxNumber = quantity((fixture.context as Obj).number)
   const fixtureConfig = g.config as Obj
@@ -183,7 +195,13 @@ async function runFixture(tracer: string, fixture: Obj): Promise<{ have: unknown
   const txCtx: TxContext = { vm, tx, block, index: 0, sender: tx.getSenderAddress().bytes }
   await t.start(txCtx)
   const result = await runTx(vm, { tx, block, skipBlockGasLimitValidation: true, skipHardForkValidation: true })
-  return { have: await t.finish(txCtx, result), gasLimit: tx.gasLimit, gasUsed: result.totalGasSpent }
+  const have = await t.finish(txCtx, result)
+  const postCode = new Map<string, string>()
+  const post = ((fixture.result as Obj | undefined)?.post ?? {}) as Obj
+  for (const addr of Object.keys(post)) {
+    postCode.set(addr.toLowerCase(), bytesToHex(await state.getCode(new Address(hexToBytes(addr)))))
+  }
+  return { have, gasLimit: tx.gasLimit, gasUsed: result.totalGasSpent, postCode }
 }
 
 // ---- geth's comparisons ----
@@ -311,7 +329,7 @@ function codeHashOf(code: Json | undefined): string | undefined {
  * added: in `pre` (or the whole result) from the account's code in `genesis.alloc`, in `post` from
  * the new code shown there. Returns undefined for a fixture that already carries the field.
  */
-function withCodeHashes(fixture: Obj): Json | undefined {
+function withCodeHashes(fixture: Obj, postCode: Map<string, string> = new Map()): Json | undefined {
   const result = fixture.result as Obj
   if (JSON.stringify(result).includes('"codeHash"')) return undefined
   const alloc = (fixture.genesis as Obj).alloc as Obj
@@ -325,8 +343,15 @@ function withCodeHashes(fixture: Obj): Json | undefined {
       }),
     )
   if (result.pre !== undefined && result.post !== undefined) {
+    // A `post` account lists its code hash where the code changed; under `disableCode` the fixture
+    // has no code to hash, so the code the account holds after the transaction stands in.
+    const changedCode = (a: string, acc: Obj) => {
+      if (acc.code !== undefined || (fixture.tracerConfig as Obj | undefined)?.disableCode !== true) return acc.code
+      const after = postCode.get(a.toLowerCase())
+      return after !== undefined && after !== allocCode(a) ? after : undefined
+    }
     return {
-      post: addTo(result.post as Obj, (_a, acc) => acc.code),
+      post: addTo(result.post as Obj, changedCode),
       pre: addTo(result.pre as Obj, (a) => allocCode(a)),
     }
   }
@@ -342,6 +367,41 @@ function withTopGasLimit(fixture: Obj, gasLimit: bigint): Obj | undefined {
   const result = fixture.result as Obj
   if (quantity(result.gas) >= gasLimit) return undefined
   return { ...fixture, result: { ...result, gas: `0x${gasLimit.toString(16)}` } }
+}
+
+/**
+ * A call-tracer fixture written before geth gave a DELEGATECALL frame the value of the frame it runs
+ * in (such frames there carry no `value`): the result with that rule applied, or undefined for a
+ * fixture that already has it.
+ */
+function withDelegateValues(result: Obj): Obj | undefined {
+  let isChanged = false
+  const fill = (f: Obj, parentValue: Json | undefined): Obj => {
+    const isBare = f.type === 'DELEGATECALL' && f.value === undefined && parentValue !== undefined
+    if (isBare) isChanged = true
+    const value = isBare ? parentValue : f.value
+    const calls = Array.isArray(f.calls) ? (f.calls as Obj[]).map((c) => fill(c, value)) : f.calls
+    const out: Obj = { ...f, calls: calls as Json }
+    if (f.calls === undefined) delete out.calls
+    if (value !== undefined) out.value = value
+    return out
+  }
+  const filled = fill(result, result.value)
+  return isChanged ? filled : undefined
+}
+
+/** Whether a call-tracer fixture's logs predate geth's log `position` (none of them carries it). */
+function hasPositionlessLogs(result: Json): boolean {
+  const text = JSON.stringify(result)
+  return text.includes('"logs"') && !text.includes('"position"')
+}
+
+/** A call frame (as JSON) with every log's `position` dropped. */
+function withoutLogPositions(frame: Obj): Obj {
+  const out: Obj = { ...frame }
+  if (Array.isArray(frame.logs)) out.logs = (frame.logs as Obj[]).map(({ position: _, ...l }) => l)
+  if (Array.isArray(frame.calls)) out.calls = (frame.calls as Obj[]).map(withoutLogPositions)
+  return out
 }
 
 /**
@@ -370,15 +430,29 @@ function withTopFlatGas(fixture: Obj, gasLimit: bigint, gasUsed: bigint): Obj | 
   return { ...fixture, result: [{ ...top, action: { ...action, gas: `0x${gasLimit.toString(16)}` }, result }, ...rest] }
 }
 
-function compare(dir: string, fixture: Obj, have: unknown): { isEqual: boolean; have: string; want: string } {
-  const result = (dir.startsWith('prestate') ? (withCodeHashes(fixture) ?? fixture.result) : fixture.result) as Json
+function compare(
+  dir: string,
+  fixture: Obj,
+  have: unknown,
+  postCode: Map<string, string>,
+): { isEqual: boolean; have: string; want: string } {
+  const result = (
+    dir.startsWith('prestate') ? (withCodeHashes(fixture, postCode) ?? fixture.result) : fixture.result
+  ) as Json
   if (dir === 'call_tracer_flat') {
     const h = JSON.stringify((have as Obj[]).map(gethFlatTrace))
     const w = JSON.stringify((result as Obj[]).map(gethFlatTrace))
     return { isEqual: h === w, have: h, want: w }
   }
+  if (dir.startsWith('call_tracer')) {
+    const isPositionless = hasPositionlessLogs(result)
+    const want = gethCallFrame(withDelegateValues(result as Obj) ?? (result as Obj))
+    const h = JSON.stringify(isPositionless ? withoutLogPositions(have as Obj) : have)
+    const w = JSON.stringify(isPositionless ? withoutLogPositions(want) : want)
+    return { isEqual: h === w, have: h, want: w }
+  }
   const h = JSON.stringify(have)
-  const w = JSON.stringify(dir.startsWith('call_tracer') ? gethCallFrame(result as Obj) : sortedKeys(result))
+  const w = JSON.stringify(sortedKeys(result))
   return { isEqual: h === w, have: h, want: w }
 }
 
@@ -401,7 +475,7 @@ async function runDirectory(path: string, isVerbose: boolean): Promise<Outcome[]
     const file = `${dir}/${name}`
     const fixture = JSON.parse(readFileSync(join(path, name), 'utf8')) as Obj
     try {
-      const { have, gasLimit, gasUsed } = await runFixture(tracer, fixture)
+      const { have, gasLimit, gasUsed, postCode } = await runFixture(tracer, fixture)
       const isCallTree = dir.startsWith('call_tracer') && dir !== 'call_tracer_flat'
       const gasRuled = isCallTree
         ? withTopGasLimit(fixture, gasLimit)
@@ -409,12 +483,16 @@ async function runDirectory(path: string, isVerbose: boolean): Promise<Outcome[]
           ? withTopFlatGas(fixture, gasLimit, gasUsed)
           : undefined
       const isMethodless = dir === 'call_tracer_flat' && !JSON.stringify(fixture.result).includes('"creationMethod"')
-      const c = compare(dir, gasRuled ?? fixture, isMethodless ? withoutCreationMethod(have as Obj[]) : have)
+      const c = compare(dir, gasRuled ?? fixture, isMethodless ? withoutCreationMethod(have as Obj[]) : have, postCode)
       const notes = [
         dir.startsWith('prestate') && withCodeHashes(fixture) !== undefined ? 'codeHash added' : '',
         gasRuled && isCallTree ? 'top gas as the gas limit' : '',
         gasRuled && !isCallTree ? "top gas and gas used as the transaction's" : '',
         isMethodless && JSON.stringify(have).includes('"creationMethod"') ? 'creationMethod not compared' : '',
+        isCallTree && withDelegateValues(fixture.result as Obj) !== undefined
+          ? "DELEGATECALL value as its frame's"
+          : '',
+        isCallTree && hasPositionlessLogs(fixture.result) ? 'log position not compared' : '',
       ].filter((n) => n !== '')
       const added = notes.length > 0 ? ` (${notes.join('; ')})` : ''
       const detail = `${added}${isVerbose && !c.isEqual ? `\nhave ${c.have}\nwant ${c.want}` : ''}`

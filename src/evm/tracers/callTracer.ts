@@ -51,6 +51,11 @@ export interface CallTracerOptions {
 const LOG0 = 0xa0
 const LOG4 = 0xa4
 const SELFDESTRUCT = 0xff
+const RETURN = 0xf3
+/** The largest RETURN the tracer copies: far past what any block's gas pays for in memory. */
+const MAX_RETURN_COPY = 1n << 26n
+/** The EVM library's error for a creation that cannot pay for the code it returns. */
+const CODE_STORE_OOG = 'code store out of gas'
 const EMPTY = new Uint8Array(0)
 
 function callTypeOf(m: Message, parent: CallFrame | undefined): CallType {
@@ -77,6 +82,8 @@ interface OpenFrame {
   message: Message
   /** The frame's latest opcode: the gas before it and its cost, from its step. */
   lastStep?: LastStep
+  /** What a creation frame's RETURN handed back: the code it deploys. */
+  returned?: Uint8Array
 }
 
 export class CallTracer implements TxTracer<CallFrame> {
@@ -171,7 +178,11 @@ export class CallTracer implements TxTracer<CallFrame> {
     frame.gasUsed = exec.executionGasUsed
     if (r.createdAddress) frame.to = r.createdAddress.bytes
     const err = exec.exceptionError?.error
-    if (err === undefined) frame.output = exec.returnValue
+    if (err === CODE_STORE_OOG && this.evm?.common.gteHardfork('homestead') === false) {
+      // Before Homestead a creation that cannot pay for its code still succeeds, without code; geth
+      // clears the error of a frame whose changes stand and gives the code the RETURN handed back.
+      frame.output = open.returned ?? EMPTY
+    } else if (err === undefined) frame.output = exec.returnValue
     else {
       frame.error = frameErrorText(exec, frame, open.lastStep, frame.type === 'CREATE' || frame.type === 'CREATE2')
       if (err === 'revert') frame.output = exec.returnValue
@@ -200,7 +211,14 @@ export class CallTracer implements TxTracer<CallFrame> {
     this.selfdestruct = undefined
     const st = s.stack
     const n = st.length
-    if (op >= LOG0 && op <= LOG4 && this.opts.withLog && n >= 2 + op - LOG0) {
+    if (op === RETURN && (frame.type === 'CREATE' || frame.type === 'CREATE2') && n >= 2) {
+      // A size past any memory gas can pay for fails at this step: nothing to keep.
+      const size = st[n - 2] <= MAX_RETURN_COPY ? Number(st[n - 2]) : 0
+      const offset = size > 0 ? Number(st[n - 1]) : 0
+      const returned = new Uint8Array(size)
+      returned.set(s.memory.subarray(offset, offset + size))
+      open.returned = returned
+    } else if (op >= LOG0 && op <= LOG4 && this.opts.withLog && n >= 2 + op - LOG0) {
       const offset = Number(st[n - 1])
       const size = Number(st[n - 2])
       const data = new Uint8Array(size)

@@ -8,6 +8,7 @@ import type { EVM, EVMResult, InterpreterStep } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { frameErrorText } from './gethErrors.ts'
+import { gethStepCost } from './gethStepCost.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export interface StandardJsonOptions {
@@ -24,6 +25,8 @@ const hex = (n: bigint | number) => `0x${n.toString(16)}`
 export class StandardJsonTracer implements TxTracer<string[]> {
   private readonly lines: Record<string, unknown>[] = []
   private evm?: EVM
+  /** Whether EIP-150 (Tangerine Whistle) caps the gas a call hands over, for the CALL family's gasCost. */
+  private isEip150 = true
 
   private readonly opts: StandardJsonOptions
 
@@ -33,6 +36,7 @@ export class StandardJsonTracer implements TxTracer<string[]> {
 
   start({ vm }: TxContext): void {
     this.evm = vm.evm as EVM
+    this.isEip150 = this.evm.common.gteHardfork('tangerineWhistle')
     this.evm.events.on('step', this.onStep)
     this.evm.events.on('afterMessage', this.onExit)
   }
@@ -55,7 +59,7 @@ export class StandardJsonTracer implements TxTracer<string[]> {
       pc: s.pc,
       op: s.opcode.code,
       gas: hex(s.gasLeft),
-      gasCost: hex(s.opcode.dynamicFee ?? BigInt(s.opcode.fee)),
+      gasCost: hex(gethStepCost(s, this.isEip150)),
       memSize: s.memory.length,
     }
     if (this.opts.enableMemory === true || this.opts.disableMemory === false) line.memory = bytesToHex(s.memory)

@@ -1,4 +1,10 @@
-import { REVERT_RUNTIME, STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import {
+  callerRuntime,
+  REVERT_RUNTIME,
+  STORE_RUNTIME,
+  type TracingChain,
+  tracingChain,
+} from '../../../test/tracing/tracingChain.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { replayBlock } from './blockReplayer.ts'
 import { StructLogger, type StructLoggerOptions, type StructLoggerResult } from './structLogger.ts'
@@ -97,6 +103,22 @@ describe('StructLogger', () => {
       depth: 1,
       stack: [],
     })
+  })
+
+  it("counts the gas a CALL hands to its callee in the CALL's gasCost, as geth's struct logger", async () => {
+    // CALL(GAS, store, 0, mem[0..4], out mem[0..32]) to a contract not touched before: its own cost is
+    // 2,600 (cold account, EIP-2929) + 3 (one word of memory). geth's cost adds the call gas: all but a
+    // 64th of what the CALL leaves (EIP-150), less than the GAS asked for. No value: no stipend, so the
+    // callee starts with exactly that gas.
+    const store = await t.deploy(STORE_RUNTIME)
+    const caller = await t.deploy(callerRuntime(store))
+    const r = await trace(await t.send({ to: caller }))
+    const i = r.structLogs.findIndex((l) => l.op === 'CALL')
+    const call = r.structLogs[i]
+    const left = call.gas - 2603
+    const handed = left - Math.floor(left / 64)
+    expect(r.structLogs[i + 1]).toMatchObject({ depth: 2, gas: handed })
+    expect(call.gasCost).toBe(2603 + handed)
   })
 
   it('has no logs for a plain transfer and reports the gas used', async () => {

@@ -8,6 +8,7 @@ import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex } from '../../primitives/hex.ts'
 import { frameErrorText } from './gethErrors.ts'
+import { gethStepCost } from './gethStepCost.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export interface StructLoggerOptions {
@@ -79,6 +80,10 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
   /** Open frames (innermost last): where their logs start, the return data of their last call. */
   private readonly frames: { firstLog: number; returnData: Uint8Array; lastOp: number }[] = []
   private evm?: EVM
+  /** Whether EIP-150 (Tangerine Whistle) caps the gas a call hands over, for the CALL family's gasCost. */
+  private isEip150 = true
+  /** The own cost (without gas handed to a callee) of the opcode of the latest log. */
+  private lastOwnCost = 0n
 
   constructor(opts: StructLoggerOptions = {}) {
     this.isStack = opts.disableStack !== true
@@ -90,6 +95,7 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
 
   start({ vm }: TxContext): void {
     this.evm = vm.evm as EVM
+    this.isEip150 = this.evm.common.gteHardfork('tangerineWhistle')
     this.evm.events.on('step', this.onStep)
     this.evm.events.on('beforeMessage', this.onEnter)
     this.evm.events.on('afterMessage', this.onExit)
@@ -118,7 +124,7 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
       pc: s.pc,
       op: s.opcode.name,
       gas: Number(s.gasLeft),
-      gasCost: Number(s.opcode.dynamicFee ?? BigInt(s.opcode.fee)),
+      gasCost: Number(gethStepCost(s, this.isEip150)),
       depth,
     }
     if (this.isStack) {
@@ -134,6 +140,7 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     if (this.isStorage && (s.opcode.code === SLOAD || s.opcode.code === SSTORE)) this.recordStorage(s, log)
     if (s.gasRefund > 0n) log.refund = Number(s.gasRefund)
     this.logs.push(log)
+    this.lastOwnCost = s.opcode.dynamicFee ?? BigInt(s.opcode.fee)
   }
 
   /** Code that runs off its end stops there; geth logs that STOP, the EVM emits no step for it. */
@@ -200,6 +207,6 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     if (!err || err.error === REVERT_MESSAGE || !frame || this.logs.length <= frame.firstLog) return
     const last = this.logs[this.logs.length - 1]
     if (last.error === undefined)
-      last.error = frameErrorText(r.execResult, undefined, { gasLeft: BigInt(last.gas), cost: BigInt(last.gasCost) })
+      last.error = frameErrorText(r.execResult, undefined, { gasLeft: BigInt(last.gas), cost: this.lastOwnCost })
   }
 }
