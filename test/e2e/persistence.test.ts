@@ -81,7 +81,9 @@ describe('persistence', () => {
           }
         }
       })()
-      await Bun.sleep(400)
+      // The kill lands mid-stream once a few receipts came back (a fixed sleep could kill before
+      // the first on a loaded machine, leaving nothing to check).
+      for (let i = 0; i < 600 && seen.length < 5; i++) await Bun.sleep(50)
       node.proc.kill('SIGKILL')
       await stream
       await node.proc.exited
