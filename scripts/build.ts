@@ -34,8 +34,8 @@ const stubDebug: BunPlugin = {
  * The EVM interpreter gives every call frame a fresh 8 KiB memory (`CONTAINER_SIZE` in
  * @ethereumjs/evm's memory.js) and grows it in steps of that size. A view call such as an ERC-20
  * `balanceOf` touches a few hundred bytes, and the 8 KiB buffer of every frame, zeroed and
- * collected, cost about a quarter of the node's CPU per `eth_call` (docs/performance.md, "Issue
- * 18: the read rows, second round"). The executable starts frames at 1 KiB; memory grows the same
+ * collected, cost about a seventh of the node's CPU per `eth_call` at c=32 (up to a quarter in some
+ * pairs; docs/performance.md, "Issue 18: the read rows, second round"). The executable starts frames at 1 KiB; memory grows the same
  * way past it (only the step size differs, which nothing observes: gas and contents are the same).
  */
 const evmMemoryStart: BunPlugin = {
