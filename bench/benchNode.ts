@@ -16,6 +16,8 @@ export interface BenchNode {
   /** The same for its main thread alone (the JavaScript thread: the JIT and GC threads left out). */
   mainThreadCpuMs(): number
   rssMib(): number
+  /** The node's process id (its threads are under /proc/<pid>/task). */
+  pid: number
   /** Milliseconds from the spawn to the first answer. */
   startMs: number
   stop(): Promise<void>
@@ -78,6 +80,7 @@ export async function startBenchNode(binary: string, portBase: number, extraArgs
     cpuMs: () => ticksMs(`/proc/${proc.pid}/stat`),
     mainThreadCpuMs: () => ticksMs(`/proc/${proc.pid}/task/${proc.pid}/stat`),
     rssMib: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+    pid: proc.pid,
     startMs: performance.now() - startedAt,
     stop,
   }

@@ -1,10 +1,11 @@
 /**
  * Builds the executable `dist/basalt`: what `bun build --compile --minify --sourcemap --bytecode
  * --format=cjs --external better-sqlite3 src/cli/main.ts src/chain/kzgWorker.ts src/node/callWorker.ts --outfile dist/basalt`
- * builds, with two things the command line does not offer:
+ * builds, with three things the command line does not offer:
  *
  * - the `debug` package is replaced by scripts/debugStub.cjs (loggers that do nothing unless `DEBUG`
  *   is set when the process starts; see that file);
+ * - the EVM interpreter's memory starts at 1 KiB per call frame instead of 8 KiB (`evmMemoryStart`);
  * - profile-guided bytecode layout: a first build is started once (`basalt run` on a throw-away data
  *   path until it answers `eth_blockNumber`) with `BUN_BYTECODE_ORDER_OUT`, which records the
  *   functions the start uses, and the second build places their bytecode together at the front of
@@ -29,6 +30,27 @@ const stubDebug: BunPlugin = {
   },
 }
 
+/**
+ * The EVM interpreter gives every call frame a fresh 8 KiB memory (`CONTAINER_SIZE` in
+ * @ethereumjs/evm's memory.js) and grows it in steps of that size. A view call such as an ERC-20
+ * `balanceOf` touches a few hundred bytes, and the 8 KiB buffer of every frame, zeroed and
+ * collected, cost about a seventh of the node's CPU per `eth_call` at c=32 (up to a quarter in some
+ * pairs; docs/performance.md, "Issue 18: the read rows, second round"). The executable starts frames at 1 KiB; memory grows the same
+ * way past it (only the step size differs, which nothing observes: gas and contents are the same).
+ */
+const evmMemoryStart: BunPlugin = {
+  name: 'basalt-evm-memory-start',
+  setup(build) {
+    build.onLoad({ filter: /@ethereumjs[\\/]evm[\\/]dist[\\/](esm|cjs)[\\/]memory\.js$/ }, async (args) => {
+      const text = await Bun.file(args.path).text()
+      const patched = text.replace('const CONTAINER_SIZE = 8192;', `const CONTAINER_SIZE = ${EVM_MEMORY_START_BYTES};`)
+      if (patched === text) throw new Error(`${args.path}: CONTAINER_SIZE not found (library changed?)`)
+      return { contents: patched, loader: 'js' }
+    })
+  },
+}
+const EVM_MEMORY_START_BYTES = 1024
+
 async function build(bytecodeOrder?: string): Promise<void> {
   const result = await Bun.build({
     entrypoints: [`${root}src/cli/main.ts`, `${root}src/chain/kzgWorker.ts`, `${root}src/node/callWorker.ts`],
@@ -38,7 +60,7 @@ async function build(bytecodeOrder?: string): Promise<void> {
     bytecode: true,
     format: 'cjs',
     external: ['better-sqlite3'],
-    plugins: [stubDebug],
+    plugins: [stubDebug, evmMemoryStart],
   })
   if (!result.success) {
     for (const message of result.logs) console.error(message)

@@ -78,7 +78,7 @@ export function registerRunCommand(cli: CAC): void {
     })
     .option(
       '--rpc-call-workers <n>',
-      'Threads answering eth_call and eth_estimateGas while the main one is busy (0: none; default: cores - 2, at most 4)',
+      'Threads answering eth_call and eth_estimateGas while the main one is busy (default: 0, none)',
     )
     .option('--rpc-max-active-filters <n>', 'Most filters (eth_newFilter, …) alive at once', { default: '1000' })
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })

@@ -120,6 +120,24 @@ describe('eth_call', () => {
     expect(BigInt(await node.rpc<string>('eth_call', [calldata(SELECTOR.value), 'latest']))).toBe(7n)
   })
 
+  it("returns memory grown past the interpreter's first allocation, byte for byte", async () => {
+    // The executable's interpreter memory starts at 1 KiB (scripts/build.ts): MSTORE at 0x1fe0
+    // grows it, MSTORE8 at 0x3ff writes the last byte of the first allocation, an MSTORE at 0, then
+    // RETURN(0, 0x2000).
+    const code = '0x602a611fe05260076103ff5361ff016000526120006000f3'
+    const out = await node.rpc<string>('eth_call', [
+      { to: '0x00000000000000000000000000000000000c0de1' },
+      'latest',
+      { '0x00000000000000000000000000000000000c0de1': { code } },
+    ])
+    const bytes = Buffer.from(out.slice(2), 'hex')
+    expect(bytes.length).toBe(0x2000)
+    expect(bytes[0x3ff]).toBe(7)
+    expect(bytes[0x1fff]).toBe(0x2a)
+    expect(bytes.readUInt16BE(30)).toBe(0xff01)
+    expect(bytes.reduce((sum, b) => sum + b, 0)).toBe(7 + 0x2a + 0xff + 0x01)
+  })
+
   it('names the field of a malformed call object', async () => {
     const res = await node.rpcRaw({
       jsonrpc: '2.0',

@@ -90,6 +90,23 @@ describe('StructLogger', () => {
     expect(r.structLogs.map((l) => l.op)).toEqual(['PUSH1', 'PUSH1', 'REVERT'])
   })
 
+  it('shows each step its own stack when items move, go and come back at the same depth', async () => {
+    // PUSH1 1, PUSH1 2, SWAP1, POP, PUSH1 3, DUP1, ADD, PUSH1 2, STOP
+    const shuffler = await t.deploy('60016002905060038001600200')
+    const r = await trace(await t.send({ to: shuffler }))
+    expect(r.structLogs.map((l) => [l.op, l.stack])).toEqual([
+      ['PUSH1', []],
+      ['PUSH1', ['0x1']],
+      ['SWAP1', ['0x1', '0x2']],
+      ['POP', ['0x2', '0x1']],
+      ['PUSH1', ['0x2']],
+      ['DUP1', ['0x2', '0x3']],
+      ['ADD', ['0x2', '0x3', '0x3']],
+      ['PUSH1', ['0x2', '0x6']],
+      ['STOP', ['0x2', '0x6', '0x2']],
+    ])
+  })
+
   it('logs the implicit STOP of code that runs off its end', async () => {
     const runsOff = await t.deploy('6001600055')
     const r = await trace(await t.send({ to: runsOff }))

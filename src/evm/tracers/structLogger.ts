@@ -84,6 +84,9 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
   private isEip150 = true
   /** The own cost (without gas handed to a callee) of the opcode of the latest log. */
   private lastOwnCost = 0n
+  /** The previous step's stack and its hex: most items stay put between steps, and keep their text. */
+  private lastStack: readonly bigint[] = []
+  private lastStackHex: readonly Hex[] = []
 
   constructor(opts: StructLoggerOptions = {}) {
     this.isStack = opts.disableStack !== true
@@ -127,11 +130,7 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
       gasCost: Number(gethStepCost(s, this.isEip150)),
       depth,
     }
-    if (this.isStack) {
-      const stack: Hex[] = new Array(s.stack.length)
-      for (let i = 0; i < stack.length; i++) stack[i] = quantity(s.stack[i])
-      log.stack = stack
-    }
+    if (this.isStack) log.stack = this.stackHex(s.stack)
     if (this.isMemory && s.memory.length > 0) log.memory = memoryWords(s.memory)
     if (this.isReturnData) {
       const rd = this.frames[this.frames.length - 1]?.returnData
@@ -141,6 +140,20 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     if (s.gasRefund > 0n) log.refund = Number(s.gasRefund)
     this.logs.push(log)
     this.lastOwnCost = s.opcode.dynamicFee ?? BigInt(s.opcode.fee)
+  }
+
+  private stackHex(items: readonly bigint[]): Hex[] {
+    const last = this.lastStack
+    const lastHex = this.lastStackHex
+    const same = Math.min(items.length, last.length)
+    const stack: Hex[] = new Array(items.length)
+    for (let i = 0; i < items.length; i++) {
+      const v = items[i]
+      stack[i] = i < same && last[i] === v ? lastHex[i] : quantity(v)
+    }
+    this.lastStack = items
+    this.lastStackHex = stack
+    return stack
   }
 
   /** Code that runs off its end stops there; geth logs that STOP, the EVM emits no step for it. */
