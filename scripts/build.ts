@@ -1,6 +1,6 @@
 /**
  * Builds the executable `dist/basalt`: what `bun build --compile --minify --sourcemap --bytecode
- * --format=cjs --external better-sqlite3 src/cli/main.ts src/chain/kzgWorker.ts src/node/callWorker.ts --outfile dist/basalt`
+ * --format=cjs --external better-sqlite3 src/cli/launch.ts src/cli/main.ts src/chain/kzgWorker.ts src/node/callWorker.ts --outfile dist/basalt`
  * builds, with two things the command line does not offer:
  *
  * - the `debug` package is replaced by scripts/debugStub.cjs (loggers that do nothing unless `DEBUG`
@@ -31,7 +31,7 @@ const stubDebug: BunPlugin = {
 
 async function build(bytecodeOrder?: string): Promise<void> {
   const result = await Bun.build({
-    entrypoints: [`${root}src/cli/main.ts`, `${root}src/chain/kzgWorker.ts`, `${root}src/node/callWorker.ts`],
+    entrypoints: [`${root}src/cli/launch.ts`, `${root}src/cli/main.ts`, `${root}src/chain/kzgWorker.ts`, `${root}src/node/callWorker.ts`],
     compile: { outfile, bytecodeOrder },
     minify: true,
     sourcemap: 'linked',
