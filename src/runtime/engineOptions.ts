@@ -11,11 +11,16 @@
  * second start of the runtime, a few tens of milliseconds before the node opens its chain. Anyone
  * who sets `BUN_JSC_useFTLJIT` themselves (to either value) gets the engine as they set it.
  *
+ * Only the long-running commands restart (`run`, `blocks`): the others end before the tier would
+ * have compiled anything.
+ *
  * This module must be the first one the entry point imports: it runs before every other module
  * has been evaluated. It does nothing under `bun test`, `bun src/cli/main.ts`, Node or Deno.
  */
 
 const OPTION = 'BUN_JSC_useFTLJIT'
+/** The commands that run long enough for the option to matter (the first argument). */
+const LONG_COMMANDS = new Set(['run', 'blocks'])
 
 /** True in an executable built with `bun build --compile` (its modules live under `/$bunfs/`). */
 function isCompiledExecutable(): boolean {
@@ -25,7 +30,8 @@ function isCompiledExecutable(): boolean {
 
 function restartWithEngineOptions(): void {
   const execve = (process as { execve?: (file: string, args: string[], env: Record<string, string>) => void }).execve
-  if (process.env[OPTION] !== undefined || !isCompiledExecutable() || typeof execve !== 'function') return
+  if (process.env[OPTION] !== undefined || !LONG_COMMANDS.has(process.argv[2] ?? '')) return
+  if (!isCompiledExecutable() || typeof execve !== 'function') return
   const env: Record<string, string> = {}
   for (const [name, value] of Object.entries(process.env)) if (value !== undefined) env[name] = value
   env[OPTION] = 'false'
