@@ -1,5 +1,5 @@
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { Address } from '@ethereumjs/util'
+import { Address, privateToAddress } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
@@ -114,6 +114,35 @@ describe('DevSealer', () => {
     expect(await sealWatchingTurns()).toEqual({ txs: 1, hasTurnPassed: false })
     await addTransfers(1, 150)
     expect(await sealWatchingTurns()).toEqual({ txs: 150, hasTurnPassed: true })
+  })
+
+  it('slows a long burst from one sender down instead of refusing it past the per-sender limit', async () => {
+    const chain = await openDevChain()
+    const pool = openPool(chain)
+    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+    sealer.start()
+    const key = hexToBytes(devAccounts()[3].privateKey)
+    const common = chain.commonForNextBlock()
+    const txs = Array.from({ length: 400 }, (_, nonce) =>
+      createFeeMarket1559Tx(
+        { nonce, to: `0x${'0e'.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 11n },
+        { common },
+      ).sign(key),
+    )
+    try {
+      // What the RPC does for each eth_sendRawTransaction, back to back: tell the sealer, wait if
+      // it says so, add to the pool.
+      for (const tx of txs) {
+        await sealer.onRequest(true)
+        await pool.add(tx)
+      }
+      await sealer.idle()
+      expect(pool.size).toBe(0)
+      const sender = await chain.stateAt(chain.head).getAccount(new Address(privateToAddress(key)))
+      expect(sender?.nonce).toBe(400n)
+    } finally {
+      await sealer.stop()
+    }
   })
 
   it('seals a burst of sends together, and before any other request is answered', async () => {
