@@ -23,6 +23,23 @@ function openPool(chain: Chain): TxPool {
   return new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 1000, priceBumpPercent: 10 })
 }
 
+/** A dev chain with its pool and an automining sealer, started. */
+async function startAutomine(): Promise<{ chain: Chain; pool: TxPool; sealer: DevSealer }> {
+  const chain = await openDevChain()
+  const pool = openPool(chain)
+  const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+  sealer.start()
+  return { chain, pool, sealer }
+}
+
+/** A 1 wei transfer from `key` to the address of twenty `toByte`s. */
+function signedTransfer(chain: Chain, key: Uint8Array, nonce: number, toByte: string) {
+  return createFeeMarket1559Tx(
+    { nonce, to: `0x${toByte.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 11n },
+    { common: chain.commonForNextBlock() },
+  ).sign(key)
+}
+
 const contract = (eip: string) => SYSTEM_CONTRACTS.find((c) => c.eip === eip)!.address as `0x${string}`
 const WITHDRAWALS = contract('EIP-7002')
 const CONSOLIDATIONS = contract('EIP-7251')
@@ -117,18 +134,9 @@ describe('DevSealer', () => {
   })
 
   it('slows a long burst from one sender down instead of refusing it past the per-sender limit', async () => {
-    const chain = await openDevChain()
-    const pool = openPool(chain)
-    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
-    sealer.start()
+    const { chain, pool, sealer } = await startAutomine()
     const key = hexToBytes(devAccounts()[3].privateKey)
-    const common = chain.commonForNextBlock()
-    const txs = Array.from({ length: 400 }, (_, nonce) =>
-      createFeeMarket1559Tx(
-        { nonce, to: `0x${'0e'.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 11n },
-        { common },
-      ).sign(key),
-    )
+    const txs = Array.from({ length: 400 }, (_, nonce) => signedTransfer(chain, key, nonce, '0e'))
     try {
       // What the RPC does for each eth_sendRawTransaction, back to back: tell the sealer, wait if
       // it says so, add to the pool.
@@ -146,20 +154,13 @@ describe('DevSealer', () => {
   })
 
   it('seals a burst of sends together, and before any other request is answered', async () => {
-    const chain = await openDevChain()
-    const pool = openPool(chain)
-    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
-    sealer.start()
+    const { chain, pool, sealer } = await startAutomine()
     const key = hexToBytes(devAccounts()[2].privateKey)
     let nonce = 0
     // What the RPC does for one eth_sendRawTransaction: tell the sealer, then add to the pool.
     const send = async () => {
       expect(sealer.onRequest(true)).toBeUndefined()
-      const tx = createFeeMarket1559Tx(
-        { nonce: nonce++, to: `0x${'0d'.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 11n },
-        { common: chain.commonForNextBlock() },
-      ).sign(key)
-      await pool.add(tx)
+      await pool.add(signedTransfer(chain, key, nonce++, '0d'))
     }
     const head = () => Number(chain.head.header.number)
     try {
