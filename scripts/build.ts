@@ -1,6 +1,6 @@
 /**
  * Builds the executable `dist/basalt`: what `bun build --compile --minify --sourcemap --bytecode
- * --format=cjs --external better-sqlite3 src/cli/launch.ts src/cli/main.ts src/chain/kzgWorker.ts src/node/callWorker.ts --outfile dist/basalt`
+ * --format=cjs --external better-sqlite3 src/cli/main.ts src/chain/kzgWorker.ts src/node/callWorker.ts --outfile dist/basalt`
  * builds, with two things the command line does not offer:
  *
  * - the `debug` package is replaced by scripts/debugStub.cjs (loggers that do nothing unless `DEBUG`
@@ -10,6 +10,9 @@
  *   functions the start uses, and the second build places their bytecode together at the front of
  *   the executable, so that a start touches fewer of its pages (about 4 MiB less idle RSS). When the
  *   recording fails, the first build is kept as it is and a warning says so.
+ *
+ * The executable's entry is src/cli/launch.ts (the first entry point below): it sets the engine's
+ * options (src/runtime/engineOptions.ts) and then loads src/cli/main.ts, a further entry point.
  *
  * Usage: `bun scripts/build.ts [outfile]` (the Makefile's `build` target runs it).
  */
