@@ -49,7 +49,7 @@ build: dist/basalt
 
 # Bytecode (which needs a CommonJS bundle) halves the start-up: parsing the bundle was most of it.
 # scripts/build.ts is `bun build --compile --minify --sourcemap --bytecode --format=cjs --external
-# better-sqlite3 src/cli/main.ts src/chain/kzgWorker.ts src/node/callWorker.ts --outfile dist/basalt` through Bun.build, for a
+# better-sqlite3 src/cli/launch.ts src/cli/main.ts src/chain/kzgWorker.ts src/node/callWorker.ts --outfile dist/basalt` through Bun.build, for a
 # plugin the command line has no option for (the `debug` package replaced by scripts/debugStub.cjs).
 dist/basalt: node_modules/.installed $(SRC) $(wildcard scripts/*)
 	@mkdir -p dist

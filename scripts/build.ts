@@ -12,6 +12,9 @@
  *   the executable, so that a start touches fewer of its pages (about 4 MiB less idle RSS). When the
  *   recording fails, the first build is kept as it is and a warning says so.
  *
+ * The executable's entry is src/cli/launch.ts (the first entry point below): it sets the engine's
+ * options (src/runtime/engineOptions.ts) and then loads src/cli/main.ts, a further entry point.
+ *
  * Usage: `bun scripts/build.ts [outfile]` (the Makefile's `build` target runs it).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -53,7 +56,7 @@ const EVM_MEMORY_START_BYTES = 1024
 
 async function build(bytecodeOrder?: string): Promise<void> {
   const result = await Bun.build({
-    entrypoints: [`${root}src/cli/main.ts`, `${root}src/chain/kzgWorker.ts`, `${root}src/node/callWorker.ts`],
+    entrypoints: [`${root}src/cli/launch.ts`, `${root}src/cli/main.ts`, `${root}src/chain/kzgWorker.ts`, `${root}src/node/callWorker.ts`],
     compile: { outfile, bytecodeOrder },
     minify: true,
     sourcemap: 'linked',

@@ -29,7 +29,8 @@ export function buildCli() {
   return cli
 }
 
-async function main(argv: string[]): Promise<void> {
+/** Runs the command line `argv` (node's shape: runtime, script, arguments). cli/launch.ts calls it in the executable. */
+export async function main(argv: string[]): Promise<void> {
   const cli = buildCli()
   try {
     cli.parse([...argv.slice(0, 2), ...protectOptionValues(cli, argv.slice(2))], { run: false })

@@ -1,5 +1,5 @@
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
-import { Address } from '@ethereumjs/util'
+import { Address, privateToAddress } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
@@ -21,6 +21,23 @@ function openDevChain(baseFeeFloor = 0n): Promise<Chain> {
 
 function openPool(chain: Chain): TxPool {
   return new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 1000, priceBumpPercent: 10 })
+}
+
+/** A dev chain with its pool and an automining sealer, started. */
+async function startAutomine(): Promise<{ chain: Chain; pool: TxPool; sealer: DevSealer }> {
+  const chain = await openDevChain()
+  const pool = openPool(chain)
+  const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
+  sealer.start()
+  return { chain, pool, sealer }
+}
+
+/** A 1 wei transfer from `key` to the address of twenty `toByte`s. */
+function signedTransfer(chain: Chain, key: Uint8Array, nonce: number, toByte: string) {
+  return createFeeMarket1559Tx(
+    { nonce, to: `0x${toByte.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 11n },
+    { common: chain.commonForNextBlock() },
+  ).sign(key)
 }
 
 const contract = (eip: string) => SYSTEM_CONTRACTS.find((c) => c.eip === eip)!.address as `0x${string}`
@@ -116,21 +133,34 @@ describe('DevSealer', () => {
     expect(await sealWatchingTurns()).toEqual({ txs: 150, hasTurnPassed: true })
   })
 
+  it('slows a long burst from one sender down instead of refusing it past the per-sender limit', async () => {
+    const { chain, pool, sealer } = await startAutomine()
+    const key = hexToBytes(devAccounts()[3].privateKey)
+    const txs = Array.from({ length: 400 }, (_, nonce) => signedTransfer(chain, key, nonce, '0e'))
+    try {
+      // What the RPC does for each eth_sendRawTransaction, back to back: tell the sealer, wait if
+      // it says so, add to the pool.
+      for (const tx of txs) {
+        await sealer.onRequest(true)
+        await pool.add(tx)
+      }
+      await sealer.idle()
+      expect(pool.size).toBe(0)
+      const sender = await chain.stateAt(chain.head).getAccount(new Address(privateToAddress(key)))
+      expect(sender?.nonce).toBe(400n)
+    } finally {
+      await sealer.stop()
+    }
+  })
+
   it('seals a burst of sends together, and before any other request is answered', async () => {
-    const chain = await openDevChain()
-    const pool = openPool(chain)
-    const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
-    sealer.start()
+    const { chain, pool, sealer } = await startAutomine()
     const key = hexToBytes(devAccounts()[2].privateKey)
     let nonce = 0
     // What the RPC does for one eth_sendRawTransaction: tell the sealer, then add to the pool.
     const send = async () => {
       expect(sealer.onRequest(true)).toBeUndefined()
-      const tx = createFeeMarket1559Tx(
-        { nonce: nonce++, to: `0x${'0d'.repeat(20)}`, value: 1n, gasLimit: 21_000n, maxFeePerGas: 10n ** 11n },
-        { common: chain.commonForNextBlock() },
-      ).sign(key)
-      await pool.add(tx)
+      await pool.add(signedTransfer(chain, key, nonce++, '0d'))
     }
     const head = () => Number(chain.head.header.number)
     try {

@@ -26,6 +26,12 @@ const BATCH_MAX_MS = 100
 /** A burst is sealed at once when this many transactions wait (below the pool's per-sender future limit). */
 const BATCH_MAX_TXS = 128
 /**
+ * Automine: a send waits for the blocks being sealed once this many transactions are in the pool.
+ * Sends arriving while a long block is built (it yields to the event loop) would otherwise pile up
+ * against the head's nonce until the pool's per-sender future limit (200, Besu's) refused one.
+ */
+const BACKPRESSURE_TXS = 160
+/**
  * `mine` commits its blocks this many at a time in one SQLite transaction: one commit instead of
  * one a block, while a crash loses at most this many of a call's blocks and the WAL stays bounded.
  */
@@ -216,12 +222,16 @@ export class DevSealer {
    * Told by the RPC dispatcher before each method runs. A send (`eth_sendRawTransaction`,
    * `eth_sendTransaction`) only counts; any other request first waits for the transactions automine
    * holds back, so that whatever a client asks next (a receipt, a balance, the block number) sees
-   * them sealed. Undefined when there is nothing to wait for.
+   * them sealed. Undefined when there is nothing to wait for. Under automine a send also waits for
+   * the blocks being sealed while the pool holds `BACKPRESSURE_TXS` or more, so that a client
+   * sending without a pause is slowed down instead of refused.
    */
   onRequest(isSend: boolean): Promise<void> | undefined {
     if (isSend) {
       this.sendStreak++
-      return undefined
+      if (!this.isAutomineOn || !this.isStarted || this.pool.size < BACKPRESSURE_TXS) return undefined
+      this.sealBatch()
+      return this.sealing
     }
     this.sendStreak = 0
     if (this.batchTimer === undefined) return undefined

@@ -3,7 +3,9 @@
  * identity, network id, coinbase, fractional interval mining, logging, host allowlist, the gas price
  * oracle's bounds, the call gas cap, the target gas limit and the pool's size and price bump.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { type Hex, parseGwei, type TransactionSerializable } from 'viem'
 import { BASALT_BIN, SOURCE_RUNTIME, type StartedNode, signTransfer, startNode } from './harness.ts'
 
@@ -173,6 +175,19 @@ describe('basalt run options', () => {
     const hash = (await sendRaw(holding, bumped)).result
     expect((await holding.rpc<{ value: string }>('eth_getTransactionByHash', [hash])).value).toBe('0x3')
   })
+})
+
+describe('engine options of the executable', () => {
+  const environment = (pid: number) => readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+
+  // Only the compiled executable restarts itself (src/runtime/engineOptions.ts), and only when the
+  // option was not set by whoever started it.
+  it.skipIf(SOURCE_RUNTIME !== undefined || process.env.BUN_JSC_useFTLJIT !== undefined)(
+    'runs `basalt run` without the FTL tier, in the process that was started',
+    () => {
+      expect(environment(automine.proc.pid)).toContain('BUN_JSC_useFTLJIT=false')
+    },
+  )
 })
 
 describe('basalt --version and --help', () => {
