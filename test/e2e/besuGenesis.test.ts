@@ -72,6 +72,14 @@ async function expectRlpRoundTrip(genesis: string, dataPath: string, name: strin
   expect(again.out.match(head)?.[1]).toBe(imported.match(head)?.[1])
 }
 
+/** Exports the chain at `dataPath` to an RLP file and imports it into a fresh data path on the same genesis. */
+async function exportAndImport(genesis: string, dataPath: string, name: string) {
+  const rlp = join(tmp, `${name}.rlp`)
+  const dataArgs = (path: string) => ['--genesis-file', genesis, '--data-path', path]
+  expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
+  return basalt(['blocks', 'import', '--from', rlp, ...dataArgs(join(tmp, `${name}-rlp`))])
+}
+
 describe('Besu genesis and block files', () => {
   const powGenesis = writeJson('pow.json', {
     config: {
@@ -166,10 +174,7 @@ describe('Besu genesis and block files', () => {
       await node.cleanup()
     }
     // Imported elsewhere, every block's access list is executed again and checked against its header.
-    const rlp = join(tmp, 'amsterdam.rlp')
-    const dataArgs = (path: string) => ['--genesis-file', genesis, '--data-path', path]
-    expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
-    const again = await basalt(['blocks', 'import', '--from', rlp, ...dataArgs(join(tmp, 'amsterdam-rlp'))])
+    const again = await exportAndImport(genesis, dataPath, 'amsterdam')
     expect(again.code).toBe(0)
     const count = Number(again.out.match(/imported (\d+) blocks/)?.[1])
     expect(count).toBeGreaterThanOrEqual(Number(head.number))
@@ -454,11 +459,8 @@ describe('Ethereum Classic genesis and block files', () => {
     } finally {
       await node.cleanup()
     }
-    const rlp = join(tmp, 'keccak.rlp')
-    const dataArgs = (path: string) => ['--genesis-file', genesis, '--data-path', path]
-    expect((await basalt(['blocks', 'export', '--to', rlp, ...dataArgs(dataPath)])).code).toBe(0)
     // No --skip-pow-validation-enabled: every seal is checked.
-    const again = await basalt(['blocks', 'import', '--from', rlp, ...dataArgs(join(tmp, 'keccak-rlp'))])
+    const again = await exportAndImport(genesis, dataPath, 'keccak')
     expect(again.out).toMatch(/imported (\d+) blocks \(1\.\.\1\)/)
   })
 
