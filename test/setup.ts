@@ -5,6 +5,10 @@
  * under bun's 5 s default: e2e tests that start the compiled binary, or import a chain, failed on a
  * loaded machine while passing on an idle one.
  */
-import { setDefaultTimeout } from 'bun:test'
+import { afterAll, setDefaultTimeout } from 'bun:test'
+import { removeLeftTempDirs } from './e2e/tempDirs.ts'
 
 setDefaultTimeout(60_000)
+
+// In a preload, `afterAll` runs once, after the last test file.
+afterAll(removeLeftTempDirs)

@@ -19,6 +19,7 @@ import {
 import { privateKeyToAccount } from 'viem/accounts'
 import { loadKzgMemory } from '../../src/chain/kzgSnapshot.ts'
 import { kzgCacheFile } from '../../src/node/dataPath.ts'
+import { removeTempDir, trackTempDir } from './tempDirs.ts'
 
 export const BASALT_BIN = process.env.BASALT_BIN ?? new URL('../../dist/basalt', import.meta.url).pathname
 /** `deno` or `node` when BASALT_BIN runs the source under that runtime (`make test-deno`, `make test-node`). */
@@ -99,6 +100,7 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
     ...(opts.args ?? []),
   ]
   const proc = Bun.spawn([opts.bin ?? BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  trackTempDir(dir, proc)
   let out = ''
   const drain = async (s: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder()
@@ -110,7 +112,7 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
   let config: NodeConfigOut | undefined
   // A node that never came up leaves nothing behind: its temporary directory goes with the error.
   const fail = (message: string): never => {
-    rmSync(dir, { recursive: true, force: true })
+    removeTempDir(dir)
     throw new Error(message)
   }
   while (!config) {
@@ -165,7 +167,7 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
     },
     async cleanup() {
       await node.stop()
-      rmSync(dir, { recursive: true, force: true })
+      removeTempDir(dir)
     },
   }
   return node
