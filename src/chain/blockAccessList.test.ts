@@ -28,6 +28,8 @@ const CONTRACT: `0x${string}` = '0x00000000000000000000000000000000000000cc'
 /** Header fields up to the requests hash come first (EIP-7685 is field 20). */
 const BAL_HASH_INDEX = 21
 const COINBASE = '0x00000000000000000000000000000000000000c0'
+/** Both builder request contracts (EIP-8282) at one configured address: a stub returning nothing. */
+const BUILDERS = '0x0000000000000000000000000000000000009999'
 // BALANCE(0xbb), then SSTORE(1, 0x2a): a balance read and a storage write.
 const CODE = `0x73${READ.slice(2)}315060${'2a'}60015500`
 
@@ -36,10 +38,17 @@ function genesisText(config: Record<string, unknown>): string {
     [SENDER]: { balance: '0xde0b6b3a7640000' },
     [READ]: { balance: '0x7' },
     [CONTRACT]: { code: CODE },
+    [BUILDERS]: { code: '0x00' },
   }
   for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { code: c.code, nonce: '0x1' }
   return JSON.stringify({
-    config: { chainId: 7, terminalTotalDifficulty: 0, ...config },
+    config: {
+      chainId: 7,
+      terminalTotalDifficulty: 0,
+      builderDepositRequestContractAddress: BUILDERS,
+      builderExitRequestContractAddress: BUILDERS,
+      ...config,
+    },
     difficulty: '0x0',
     gasLimit: '0x1c9c380',
     baseFeePerGas: '0x7',
@@ -54,7 +63,7 @@ async function sealTransferAndCall(config: Record<string, unknown>) {
   const common = chain.commonForNextBlock()
   const tx = (nonce: bigint, to: `0x${string}`, value: bigint) =>
     createFeeMarket1559Tx(
-      { nonce, to, value, gasLimit: 100_000n, maxFeePerGas: 1000n, maxPriorityFeePerGas: 2n, chainId: 7n },
+      { nonce, to, value, gasLimit: 500_000n, maxFeePerGas: 1000n, maxPriorityFeePerGas: 2n, chainId: 7n },
       { common },
     ).sign(KEY)
   await pool.add(tx(0n, RECIPIENT, 5n))
@@ -76,7 +85,9 @@ describe('block access lists (EIP-7928)', () => {
     // nonceChanges, codeChanges], accounts by address, slots and values as scalars, changes by index
     // (0: before the transactions, 1 and 2: the transactions, 3: after them).
     const fee1 = await balance(COINBASE) // the coinbase after both transactions
-    const gas1 = 21_000n // a plain transfer
+    // A transfer to a new account: EIP-2780's 21,000 (12,000 + cold recipient 3,000 + value write
+    // 4,244 + transfer log 1,756) and EIP-8037's new account, 120 state bytes at 1,530 gas each.
+    const gas1 = 21_000n + 120n * 1530n
     // Base fee 7 (the genesis's, unchanged after an empty block) plus the tip of 2.
     const [tip1, senderAfter1] = [gas1 * 2n, 10n ** 18n - 5n - gas1 * 9n]
     const history = SYSTEM_CONTRACTS.find((c) => c.eip === 'EIP-2935')!.address
@@ -110,6 +121,8 @@ describe('block access lists (EIP-7928)', () => {
       ],
       // EIP-7002 / EIP-7251 dequeue calls after the transactions: their queue slots 0-3 read.
       ...queues.map((a): (typeof accounts)[number] => [a, [], [q(0), q(1), q(2), q(3)], [], [], []]),
+      // EIP-8282's builder request calls after them: the stub is called, nothing read or changed.
+      [BUILDERS, [], [], [], [], []],
       [
         SENDER,
         [],

@@ -48,23 +48,25 @@ export async function decodeBlockRlp(chain: Pick<Chain, 'common'>, rlp: Uint8Arr
   const values = RLP.decode(rlp) as unknown as Uint8Array[][]
   if (!Array.isArray(values) || values.length < 3)
     throw new RlpFileError('not an RLP block (expected a list of header, transactions, ommers…)')
-  try {
-    return decodeWithoutKzg(chain.common, () =>
-      createBlockFromBytesArray(values as never, { common: chain.common, setHardfork: true }),
-    )
-  } catch (e) {
-    if (/slotNumber can only be provided/.test((e as Error).message)) throw new RlpFileError(LATER_AMSTERDAM)
-    throw e
-  }
+  const block = decodeWithoutKzg(chain.common, () =>
+    createBlockFromBytesArray(values as never, { common: chain.common, setHardfork: true }),
+  )
+  // The library takes a missing slot number for 0; Besu's header has it as field 22 on Amsterdam.
+  if (block.common.isActivatedEIP(7843) && values[0].length <= SLOT_NUMBER_INDEX)
+    throw new RlpFileError(EARLIER_AMSTERDAM)
+  return block
 }
 
+/** The header field of the slot number (EIP-7843), after the block access list hash. */
+const SLOT_NUMBER_INDEX = 22
+
 /**
- * A header with a slot number (EIP-7843) after its block access list hash comes from a later
- * Besu's Amsterdam, whose draft EIPs (EIP-7708, EIP-7778, EIP-7843, EIP-8037, EIP-8282, …) Basalt
- * does not run: it runs the Amsterdam of the releases that added block access lists alone.
+ * An Amsterdam header without a slot number (EIP-7843) after its block access list hash comes from
+ * the Besu releases whose Amsterdam was BPO5 with block access lists alone; Basalt runs the later
+ * Amsterdam, whose EIPs (EIP-7708, EIP-7778, EIP-8037, …) change the gas and the receipts as well.
  */
-const LATER_AMSTERDAM =
-  'the Amsterdam fork with EIP-7843 slot numbers (and the later Amsterdam EIPs) is not supported by Basalt: it runs Amsterdam as BPO5 with EIP-7928 block access lists'
+const EARLIER_AMSTERDAM =
+  'an Amsterdam header without a slot number (EIP-7843) is of the earlier Besu Amsterdam (BPO5 with EIP-7928 block access lists only), which Basalt does not run: it runs Amsterdam as the latest Besu releases define it'
 
 /**
  * The hash the chain names a header by, from its RLP values: the keccak of its RLP, except on a BFT

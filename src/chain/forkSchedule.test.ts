@@ -136,18 +136,24 @@ describe('fork order', () => {
 })
 
 describe("Besu's development forks", () => {
-  it('schedules futureEipsTime after Osaka and the BPO forks, with EOF v1 and block access lists, without Amsterdam', () => {
+  it("schedules futureEipsTime after Osaka, the BPO forks and Amsterdam, on Amsterdam's rules without EOF", () => {
     // future.json's class: proof of work with a fixed difficulty, FutureEips from genesis.
     const config = { futureEipsTime: 0, ethash: { fixeddifficulty: 100 } }
     const common = createChainCommon(parseGenesisText(genesisText(config), 'future.json'), {})
     const names = common.hardforks().map((h) => h.name)
-    expect(names.slice(-3)).toEqual(['bpo4', 'bpo5', 'futureEips'])
-    expect(names.includes('amsterdam')).toBe(false)
+    expect(names.slice(-3)).toEqual(['bpo5', 'amsterdam', 'futureEips'])
     const c = common.copy()
     c.setHardforkBy({ blockNumber: 1n, timestamp: 12n })
     expect(c.hardfork()).toBe('futureEips')
-    expect([7692, 3540, 7698, 7702, 7594].map((eip) => c.isActivatedEIP(eip))).toEqual([true, true, true, true, true])
-    expect(c.isActivatedEIP(7928)).toBe(true)
+    expect([7702, 7594, 7928, 7708, 7843, 8037].map((eip) => c.isActivatedEIP(eip))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+      true,
+    ])
+    expect([7692, 3540].map((eip) => c.isActivatedEIP(eip))).toEqual([false, false])
   })
 
   it('runs Osaka before futureEipsTime and ExperimentalEips (FutureEips and more) after experimentalEipsTime', () => {
@@ -157,11 +163,23 @@ describe("Besu's development forks", () => {
     expect(forkAt(config, 3n, 200n)).toBe('experimentalEips')
     const common = createChainCommon(parseGenesisText(genesisText(config), 'experimental.json'), {})
     common.setHardforkBy({ blockNumber: 3n, timestamp: 200n })
-    expect(common.isActivatedEIP(7692)).toBe(true)
+    expect([7843, 7692].map((eip) => common.isActivatedEIP(eip))).toEqual([true, false])
   })
 
   it('seals blocks on ExperimentalEips: the EVM runs the fork', async () => {
-    const text = genesisText({ experimentalEipsTime: 0, terminalTotalDifficulty: 0, contractSizeLimit: 2147483647 })
+    const config = { experimentalEipsTime: 0, terminalTotalDifficulty: 0, contractSizeLimit: 2147483647 }
+    // Amsterdam's builder request calls (EIP-8282) need code at their contracts: a stub returning nothing.
+    const builders = '0x0000000000000000000000000000000000009999'
+    const text = JSON.stringify({
+      ...JSON.parse(genesisText(config)),
+      alloc: { [builders]: { code: '0x00' } },
+      config: {
+        chainId: 7,
+        ...config,
+        builderDepositRequestContractAddress: builders,
+        builderExitRequestContractAddress: builders,
+      },
+    })
     const chain = await openMemoryChain(parseGenesisText(text, 'experimental.json'))
     const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
     const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
@@ -169,6 +187,8 @@ describe("Besu's development forks", () => {
     expect((RLP.decode(chain.genesis.header.serialize()) as Uint8Array[]).length).toBe(15)
     const block = (await sealer.sealBlock(true))!
     expect([block.header.number, block.common.hardfork()]).toEqual([1n, 'experimentalEips'])
+    // The genesis header (15 fields) has no slot number: the first one after it is 0.
+    expect(block.header.slotNumber).toBe(0n)
     // The first block after it starts the fee market at EIP-1559's initial base fee.
     expect([block.header.baseFeePerGas, block.header.requestsHash !== undefined]).toEqual([1_000_000_000n, true])
   })
@@ -195,7 +215,7 @@ describe("Besu's development forks", () => {
     expect(later.pendingBaseFee()).toBe(later.nextBaseFee(fork.header))
   })
 
-  it("runs Besu's Amsterdam: BPO5's rules with block access lists, none of the library's other draft EIPs", () => {
+  it("runs the latest Besu's Amsterdam: BPO5's rules with the library's Amsterdam EIPs", () => {
     const common = createChainCommon(
       parseGenesisText(genesisText({ amsterdamTime: 0, terminalTotalDifficulty: 0 }), 'g.json'),
       {},
@@ -204,7 +224,7 @@ describe("Besu's development forks", () => {
     expect(common.hardfork()).toBe('amsterdam')
     expect([7928, 7594, 7702].map((eip) => common.isActivatedEIP(eip))).toEqual([true, true, true])
     const drafts = [2780, 7708, 7843, 7778, 7954, 7976, 7981, 7997, 8024, 8037, 8038, 8246, 8282]
-    expect(drafts.filter((eip) => common.isActivatedEIP(eip))).toEqual([])
+    expect(drafts.filter((eip) => !common.isActivatedEIP(eip))).toEqual([])
   })
 
   it('keeps a configured Amsterdam before FutureEips, in Besu order', () => {

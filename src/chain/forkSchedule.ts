@@ -52,15 +52,14 @@ const LATE_MILESTONES: [key: string, fork: string, kind: ForkKind][] = [
 ]
 /**
  * Forks whose EIP set Basalt takes from Besu rather than from the EVM library. Besu's Amsterdam is
- * BPO5's spec with block access lists (EIP-7928) and nothing else; the library's Amsterdam is a
- * draft of 14 EIPs (gas repricings, a slot number header field, …) that Besu does not run, so only
- * its EIP-7928 is taken. Besu's FutureEips is BPO5's spec (not Amsterdam) with EOF v1 (EIP-7692)
- * and block access lists; ExperimentalEips is FutureEips with an EVM of Besu's own experiments,
- * none of them in the library (docs/genesis.md).
+ * the library's (`amsterdam`: EIPs 2780, 7708, 7778, 7843, 7928, 7954, 7976, 7981, 7997, 8024, 8037,
+ * 8038, 8246, 8282), so it is not listed. Besu's FutureEips builds on Amsterdam (a FRAME transaction
+ * type and a PAY opcode that the library does not have), and ExperimentalEips is FutureEips with an
+ * EVM of Besu's own experiments, none of them in the library: both run Amsterdam's rules
+ * (docs/genesis.md).
  */
 const DEVELOPMENT_FORKS: Record<string, { eips: number[]; params?: Record<string, unknown> }> = {
-  amsterdam: { eips: [7928] },
-  futureEips: { eips: [3540, 3670, 4200, 4750, 5450, 6206, 7069, 7480, 7620, 7698, 7692, 7928] },
+  futureEips: { eips: [] },
   experimentalEips: { eips: [] },
 }
 /** Forks whose blob parameters `blobSchedule` sets (the BPO forks as well). */
@@ -100,10 +99,7 @@ function milestonesOf(config: Record<string, unknown>): [string, string, ForkKin
   const bpoForks = [...bpos]
     .sort((a, b) => a - b)
     .map((n): [string, string, ForkKind] => [`bpo${n}Time`, `bpo${n}`, 'time'])
-  // Amsterdam joins the list only when configured: a fork in the list before a scheduled one takes
-  // its activation, and Besu's FutureEips does not build on Amsterdam.
-  const late = LATE_MILESTONES.filter(([key, fork]) => fork !== 'amsterdam' || config[key] !== undefined)
-  return [...MILESTONES, ...bpoForks, ...late]
+  return [...MILESTONES, ...bpoForks, ...LATE_MILESTONES]
 }
 
 interface Scheduled {
@@ -336,6 +332,21 @@ function requestContractParams(config: Record<string, unknown>): Record<string, 
   return out
 }
 
+/**
+ * Amsterdam's builder request contracts (EIP-8282) at the addresses the config names; without them,
+ * the library's addresses, which are Besu's defaults too (`RequestContractAddresses`).
+ */
+function builderContractParams(config: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {}
+  for (const [key, param] of [
+    ['builderDepositRequestContractAddress', 'builderDepositContractAddress'],
+    ['builderExitRequestContractAddress', 'builderExitContractAddress'],
+  ]) {
+    if (config[key] !== undefined) out[param] = toAddressHex(config[key], `config.${key}`)
+  }
+  return out
+}
+
 /** Each scheduled fork's definition with the parameters the config adds to it. */
 function customForks(config: Record<string, unknown>, forks: string[]): Record<string, object> {
   const everywhere = chainWideParams(config)
@@ -355,6 +366,7 @@ function customForks(config: Record<string, unknown>, forks: string[]): Record<s
     if (isBpo && current) Object.assign(params, current)
     else if (blob) Object.assign(params, blob)
     if (fork === 'prague') Object.assign(params, requests)
+    if (fork === 'amsterdam') Object.assign(params, builderContractParams(config))
     out[fork] = { ...base, params }
   }
   return out

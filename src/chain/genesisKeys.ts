@@ -65,6 +65,8 @@ const CANONICAL_KEYS = [
   'depositContractAddress',
   'withdrawalRequestContractAddress',
   'consolidationRequestContractAddress',
+  'builderDepositRequestContractAddress',
+  'builderExitRequestContractAddress',
   'ethash',
   'fixeddifficulty',
   'keccak256',

@@ -268,6 +268,7 @@ export class EngineService {
       feeRecipient: a.suggestedFeeRecipient,
       withdrawals: a.withdrawals,
       parentBeaconBlockRoot: a.parentBeaconBlockRoot,
+      slotNumber: a.slotNumber,
     }
     this.payloads.set(key, this.builder.start(head, attrs))
     if (this.payloads.size > MAX_STORED_PAYLOADS) {
@@ -307,6 +308,7 @@ function payloadIdOf(head: Block, a: PayloadAttributes): Uint8Array {
     a.suggestedFeeRecipient,
     RLP.encode(withdrawals),
     a.parentBeaconBlockRoot ?? new Uint8Array(0),
+    a.slotNumber === undefined ? new Uint8Array(0) : bigintToBytes(a.slotNumber),
   )
   return keccak_256(preimage).subarray(0, 8)
 }

@@ -1,8 +1,9 @@
 /**
- * engine_forkchoiceUpdatedV1…V3: the attribute checks of each version, then
+ * engine_forkchoiceUpdatedV1…V4: the attribute checks of each version, then
  * EngineService.forkchoiceUpdated. V1/V2 attribute shapes are parameter checks (-32602, before the
- * update); V3's follow cancun.md: -38003 / -38005 after the update, which is not rolled back.
- * Spec: execution-apis src/engine/paris.md, shanghai.md, cancun.md (#engine_forkchoiceupdatedvN).
+ * update); V3's and V4's follow cancun.md and amsterdam.md: -38003 / -38005 after the update, which
+ * is not rolled back. Spec: execution-apis src/engine/paris.md, shanghai.md, cancun.md,
+ * amsterdam.md (#engine_forkchoiceupdatedvN).
  */
 import type { Block } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
@@ -14,7 +15,7 @@ import { engineOf } from './engineOf.ts'
 import type { ForkchoiceResult } from './engineService.ts'
 import { engineError } from './errors.ts'
 import { engineForkAt, isForkActive, requireFork } from './forkRules.ts'
-import { payloadStatusJson } from './newPayloadMethods.ts'
+import { payloadStatusJson, slotNumberError } from './newPayloadMethods.ts'
 import { ep, type ForkchoiceState, type PayloadAttributes } from './payloadCodec.ts'
 
 function resultJson(r: ForkchoiceResult) {
@@ -65,17 +66,37 @@ export const forkchoiceUpdatedV2 = defineMethod({
   },
 })
 
+/** Cancun's attribute checks (withdrawals and the beacon root), shared by V3 and V4. */
+function checkCancunAttributes(a: PayloadAttributes, common: Common): void {
+  if (a.withdrawals === undefined || a.parentBeaconBlockRoot === undefined) {
+    throw engineError('invalidPayloadAttributes', 'withdrawals and parentBeaconBlockRoot are required')
+  }
+  if (!isForkActive(common, 'cancun', a.timestamp))
+    throw engineError('unsupportedFork', `timestamp ${a.timestamp} is before Cancun`)
+}
+
+/** Cancun to Osaka; an Amsterdam timestamp is -38005 (amsterdam.md, "Update the methods of previous forks"). */
 export const forkchoiceUpdatedV3 = defineMethod({
   name: 'engine_forkchoiceUpdatedV3',
   params: [ep.forkchoiceState, ep.payloadAttributes.optional()],
   handler: async (ctx: RpcContext, [state, attributes]) =>
     run(ctx, state, attributes, (a, _head, common) => {
-      if (a.withdrawals === undefined || a.parentBeaconBlockRoot === undefined) {
-        throw engineError('invalidPayloadAttributes', 'withdrawals and parentBeaconBlockRoot are required')
-      }
-      if (!isForkActive(common, 'cancun', a.timestamp))
-        throw engineError('unsupportedFork', `timestamp ${a.timestamp} is before Cancun`)
+      checkCancunAttributes(a, common)
+      if (isForkActive(common, 'amsterdam', a.timestamp))
+        throw engineError('unsupportedFork', `timestamp ${a.timestamp} falls in amsterdam`)
     }),
 })
 
-export const forkchoiceMethods = [forkchoiceUpdatedV1, forkchoiceUpdatedV2, forkchoiceUpdatedV3]
+/** Amsterdam's: V3's attributes with the slot number of the payload (EIP-7843; Besu: "Invalid slotNumber"). */
+export const forkchoiceUpdatedV4 = defineMethod({
+  name: 'engine_forkchoiceUpdatedV4',
+  params: [ep.forkchoiceState, ep.payloadAttributes.optional()],
+  handler: async (ctx: RpcContext, [state, attributes]) =>
+    run(ctx, state, attributes, (a, _head, common) => {
+      checkCancunAttributes(a, common)
+      requireFork(common, a.timestamp, ['amsterdam'])
+      if (a.slotNumber === undefined) throw slotNumberError('Invalid slotNumber')
+    }),
+})
+
+export const forkchoiceMethods = [forkchoiceUpdatedV1, forkchoiceUpdatedV2, forkchoiceUpdatedV3, forkchoiceUpdatedV4]

@@ -81,7 +81,15 @@ export const newPayloadV3 = defineMethod({
   },
 })
 
-/** newPayloadV4 and V5 (Prague's shape, with V5's block access list in the payload) on the forks given. */
+/** Besu's answer to a V5 payload without a slot number (its INVALID_SLOT_NUMBER_PARAMS, detail in `data`). */
+export function slotNumberError(detail: string): RpcError {
+  return new RpcError(InvalidParamsError.code, 'Invalid slot number params', detail)
+}
+
+/**
+ * newPayloadV4 and V5 (Prague's shape; V5's payload adds the block access list and the slot number)
+ * on the forks given.
+ */
 function withRequests(forks: readonly EngineFork[]) {
   return async (
     ctx: RpcContext,
@@ -95,6 +103,8 @@ function withRequests(forks: readonly EngineFork[]) {
     requireFields(payload, ['withdrawals', 'blobGasUsed', 'excessBlobGas'], true)
     checkRequests(executionRequests)
     requireFork(ctx.chain.common, payload.timestamp, forks)
+    if (forks.includes('amsterdam') && payload.slotNumber === undefined)
+      throw slotNumberError('Missing slot number field')
     return run(ctx, payload, {
       expectedBlobHashes,
       parentBeaconBlockRoot,
@@ -110,7 +120,7 @@ export const newPayloadV4 = defineMethod({
   handler: withRequests(['prague', 'osaka']),
 })
 
-/** Amsterdam's (Besu: from `amsterdamTime`; FutureEips and ExperimentalEips too): V4 with the block access list. */
+/** Amsterdam's (Besu: from `amsterdamTime`; FutureEips and ExperimentalEips too): V4 with the access list and slot number. */
 export const newPayloadV5 = defineMethod({
   name: 'engine_newPayloadV5',
   params: [ep.payload, ep.hashes, ep.beaconRoot, ep.requests],

@@ -29,6 +29,8 @@ export interface ExecutionPayload {
   excessBlobGas?: bigint
   /** newPayloadV5 (Amsterdam): the RLP of the block access list (EIP-7928), whose hash the header carries. */
   blockAccessList?: Uint8Array
+  /** newPayloadV5 (Amsterdam): the header's slot number (EIP-7843). */
+  slotNumber?: bigint
 }
 
 export interface ForkchoiceState {
@@ -43,6 +45,8 @@ export interface PayloadAttributes {
   suggestedFeeRecipient: Uint8Array
   withdrawals?: WithdrawalData[]
   parentBeaconBlockRoot?: Uint8Array
+  /** forkchoiceUpdatedV4 (Amsterdam): the slot number of the payload to build (EIP-7843). */
+  slotNumber?: bigint
 }
 
 type Json = Record<string, unknown>
@@ -116,6 +120,7 @@ function executionPayload(v: unknown): ExecutionPayload {
     blobGasUsed: field(o, 'blobGasUsed', quantity, false),
     excessBlobGas: field(o, 'excessBlobGas', quantity, false),
     blockAccessList: field(o, 'blockAccessList', data, false),
+    slotNumber: field(o, 'slotNumber', quantity, false),
   }
 }
 
@@ -136,6 +141,7 @@ function payloadAttributes(v: unknown): PayloadAttributes {
     suggestedFeeRecipient: field(o, 'suggestedFeeRecipient', address, true),
     withdrawals: field(o, 'withdrawals', list(withdrawal), false),
     parentBeaconBlockRoot: field(o, 'parentBeaconBlockRoot', hash32, false),
+    slotNumber: field(o, 'slotNumber', quantity, false),
   }
 }
 

@@ -90,6 +90,7 @@ export async function payloadToBlock(chain: Chain, payload: ExecutionPayload, ex
             parentBeaconBlockRoot: extras.parentBeaconBlockRoot,
             requestsHash,
             blockAccessListHash,
+            slotNumber: common.isActivatedEIP(7843) ? payload.slotNumber : undefined,
           },
           transactions,
           withdrawals,

@@ -58,6 +58,12 @@ export interface FastBuildOptions {
 
 export class FastBlockBuilder extends BlockBuilder {
   private headerBlock?: Block
+  /**
+   * Gas of the receipts so far: after refunds. The header's `gasUsed` counts before them under
+   * EIP-7778 (and per dimension under EIP-8037), so the receipts' cumulative gas keeps its own sum,
+   * as the library's `runBlock` does on import.
+   */
+  private receiptGasUsed = 0n
 
   private readonly fastOpts: FastBuildOptions
 
@@ -107,7 +113,13 @@ export class FastBlockBuilder extends BlockBuilder {
         : createSealedCliqueBlock(headerOnly, signer, self.blockOpts)
     const bal = vm.evm.blockLevelAccessList
     if (vm.common.isActivatedEIP(7928) && bal !== undefined) bal.blockAccessIndex = self.transactions.length + 1
-    const result = await runTx(vm, { tx, block: this.headerBlock, skipHardForkValidation, blockGasUsed: this.gasUsed })
+    const result = await runTx(vm, {
+      tx,
+      block: this.headerBlock,
+      skipHardForkValidation,
+      blockGasUsed: this.receiptGasUsed,
+    })
+    this.receiptGasUsed += result.totalGasSpent
     let included = tx
     if (tx instanceof Blob4844Tx) {
       this.blobGasUsed += BigInt(tx.blobVersionedHashes.length) * blobGasPerBlob
@@ -132,6 +144,7 @@ export class FastBlockBuilder extends BlockBuilder {
    */
   override async build(sealOpts?: SealBlockOpts): ReturnType<BlockBuilder['build']> {
     const { vm } = this as unknown as BuilderFields
+    await this.requireBuilderRequestContracts()
     // After the transactions; withdrawals and requests follow, which neither read nor change it.
     if (this.fastOpts.reward) await payBlockReward(vm, this.fastOpts.reward)
     const idle = await this.idleRequestContracts()
@@ -149,6 +162,21 @@ export class FastBlockBuilder extends BlockBuilder {
     } finally {
       if (isOwn) evm.runCall = runCall
       else delete (evm as Partial<typeof evm>).runCall
+    }
+  }
+
+  /**
+   * EIP-8282's builder request calls are checked system calls: importing a block whose contract has
+   * no code fails ("system contract empty"), while the library's builder would leave the requests
+   * empty. The builder refuses in the same words, so no block is sealed that import would refuse.
+   */
+  private async requireBuilderRequestContracts(): Promise<void> {
+    const { vm } = this as unknown as BuilderFields
+    if (!vm.common.isActivatedEIP(8282)) return
+    for (const param of ['builderDepositContractAddress', 'builderExitContractAddress']) {
+      const address = createAddressFromBigInt(vm.common.param(param))
+      if ((await vm.stateManager.getCode(address)).length === 0)
+        throw new Error(`system contract empty: no code at builder request contract ${address}`)
     }
   }
 

@@ -7,10 +7,10 @@
  */
 import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { buildBlock } from '@ethereumjs/vm'
 import type { Chain } from '../chain/chain.ts'
 import { nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
+import { type FastBlockBuilder, startBlock } from '../evm/fastBlockBuilder.ts'
 import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
@@ -25,6 +25,8 @@ export interface BuildAttributes {
   feeRecipient: Uint8Array
   withdrawals?: { index: bigint; validatorIndex: bigint; address: Uint8Array; amount: bigint }[]
   parentBeaconBlockRoot?: Uint8Array
+  /** The header's slot number (EIP-7843, Amsterdam), from forkchoiceUpdatedV4's attributes. */
+  slotNumber?: bigint
 }
 
 export interface BuiltPayload {
@@ -126,7 +128,8 @@ export class PayloadBuilder {
     const state = openState(this.chain.trieDb, this.chain.common, this.chain.postStateRoot(parent), true)
     const vm = await createVm(this.chain.common, state, this.chain)
     vm.common.setHardforkBy({ blockNumber: parent.header.number + 1n, timestamp: attrs.timestamp })
-    const builder = await buildBlock(vm, {
+    // The fast builder: its receipts count gas after refunds while the header (EIP-7778) does not.
+    const builder = await startBlock(vm, {
       parentBlock: parent,
       headerData: {
         timestamp: attrs.timestamp,
@@ -136,6 +139,7 @@ export class PayloadBuilder {
         difficulty: 0n,
         baseFeePerGas: this.chain.nextBaseFee(parent.header),
         parentBeaconBlockRoot: attrs.parentBeaconBlockRoot,
+        slotNumber: vm.common.isActivatedEIP(7843) ? attrs.slotNumber : undefined,
       },
       withdrawals: attrs.withdrawals,
       blockOpts: { putBlockIntoBlockchain: false, setHardfork: true },
@@ -157,7 +161,7 @@ export class PayloadBuilder {
   }
 
   /** Adds `tx` when it fits; a transaction that cannot execute stays in the pool (the next head may change that). */
-  private async tryAdd(builder: Awaited<ReturnType<typeof buildBlock>>, tx: TypedTransaction): Promise<boolean> {
+  private async tryAdd(builder: FastBlockBuilder, tx: TypedTransaction): Promise<boolean> {
     try {
       await builder.addTransaction(tx, { skipHardForkValidation: true })
       return true

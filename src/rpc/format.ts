@@ -39,6 +39,7 @@ export function formatHeader(h: BlockHeader, hash: Uint8Array, sizeBytes?: numbe
     requestsHash: h.requestsHash === undefined ? undefined : bytesToHex(h.requestsHash),
     sha3Uncles: bytesToHex(h.uncleHash),
     size: sizeBytes === undefined ? undefined : toQuantity(sizeBytes),
+    slotNumber: h.slotNumber === undefined ? undefined : toQuantity(h.slotNumber),
     stateRoot: bytesToHex(h.stateRoot),
     timestamp: toQuantity(h.timestamp),
     transactionsRoot: bytesToHex(h.transactionsTrie),

@@ -43,6 +43,7 @@ export function blockToPayloadJson(block: Block): Json {
   if (block.withdrawals !== undefined) out.withdrawals = block.withdrawals.map(withdrawalJson)
   if (h.blobGasUsed !== undefined) out.blobGasUsed = toQuantity(h.blobGasUsed)
   if (h.excessBlobGas !== undefined) out.excessBlobGas = toQuantity(h.excessBlobGas)
+  if (h.slotNumber !== undefined) out.slotNumber = toQuantity(h.slotNumber)
   return out
 }
 

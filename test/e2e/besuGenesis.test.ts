@@ -143,11 +143,25 @@ describe('Besu genesis and block files', () => {
   })
 
   it('seals Amsterdam blocks with a block access list hash (--miner-enabled) that import elsewhere', async () => {
-    // Besu's Amsterdam (BPO5 with EIP-7928) from genesis, proof of stake, Prague's system contracts.
-    const alloc: Record<string, unknown> = { [SENDER]: { balance: '90000000000000000000000' } }
+    // The latest Besu's Amsterdam from genesis, proof of stake, Prague's system contracts, a stub at
+    // both builder request contracts (EIP-8282, returning nothing). The recipient exists: a plain
+    // transfer to it is EIP-2780's 21,000 (a new account would add EIP-8037's state gas).
+    const builders = '0x0000000000000000000000000000000000009999'
+    const alloc: Record<string, unknown> = {
+      [SENDER]: { balance: '90000000000000000000000' },
+      [RECIPIENT]: { balance: '0x1' },
+      [builders]: { code: '0x00' },
+    }
     for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { code: c.code, nonce: '0x1' }
     const genesis = writeJson('amsterdam.json', {
-      config: { chainId: 2019, ...FORKS, terminalTotalDifficulty: 0, amsterdamTime: 0 },
+      config: {
+        chainId: 2019,
+        ...FORKS,
+        terminalTotalDifficulty: 0,
+        amsterdamTime: 0,
+        builderDepositRequestContractAddress: builders,
+        builderExitRequestContractAddress: builders,
+      },
       timestamp: '0x0',
       gasLimit: '0x1c9c380',
       difficulty: '0x0',
@@ -155,7 +169,7 @@ describe('Besu genesis and block files', () => {
     })
     const dataPath = join(tmp, 'amsterdam-data')
     const node = await startNode({ dataPath, args: ['--genesis-file', genesis, '--miner-enabled'] })
-    let head: { number: string; hash: string; blockAccessListHash?: string }
+    let head: { number: string; hash: string; blockAccessListHash?: string; slotNumber?: string }
     try {
       const zero = await node.rpc<{ blockAccessListHash?: string }>('eth_getBlockByNumber', ['0x0', false])
       // The genesis executes nothing: the hash of the empty list, keccak256(rlp([])).
@@ -170,6 +184,21 @@ describe('Besu genesis and block files', () => {
       head = await node.rpc('eth_getBlockByNumber', [receipt?.blockNumber, false])
       expect(head.blockAccessListHash).toMatch(/^0x[0-9a-f]{64}$/)
       expect(head.blockAccessListHash).not.toBe(zero.blockAccessListHash)
+      // The dev sealer's slot numbers: the parent's plus one (the genesis has 0).
+      expect(head.slotNumber).toBe(head.number)
+      // EIP-7708: the transfer's log, from the system address, found by eth_getLogs.
+      const logs = await node.rpc<{ address: string; topics: string[]; data: string; transactionHash: string }[]>(
+        'eth_getLogs',
+        [{ fromBlock: head.number, toBlock: head.number, address: '0xfffffffffffffffffffffffffffffffffffffffe' }],
+      )
+      const word = (a: string) => `0x${a.slice(2).padStart(64, '0')}`
+      expect(logs.map((l) => [l.transactionHash, l.topics, l.data])).toEqual([
+        [
+          hash,
+          ['0xddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef', word(SENDER), word(RECIPIENT)],
+          word('0x5'),
+        ],
+      ])
     } finally {
       await node.cleanup()
     }

@@ -16,6 +16,8 @@ import { type StartedNode, startNode } from './harness.ts'
 
 export const ZERO32 = `0x${'00'.repeat(32)}`
 export const JWT_SECRET = new Uint8Array(32).fill(7)
+/** Where Amsterdam genesis files put a stub for both builder request contracts (it returns no requests). */
+const BUILDER_REQUESTS = '0x0000000000000000000000000000000000009999'
 
 export interface EngineNode {
   node: StartedNode
@@ -44,7 +46,10 @@ export interface EngineNodeOptions {
   cancunTime?: number
   /** Shanghai time; 0 (at genesis) by default. */
   shanghaiTime?: number
-  /** Amsterdam time (Besu's: BPO5 with block access lists); none by default. */
+  /**
+   * Amsterdam time (the latest Besu's); none by default. With it, the genesis has a stub at both
+   * builder request contracts (EIP-8282), which Amsterdam calls at every block.
+   */
   amsterdamTime?: number
   /** More `basalt run` options. */
   args?: string[]
@@ -66,6 +71,13 @@ export async function startEngineNode(opts: EngineNodeOptions = {}): Promise<Eng
     osakaTime,
     ...(opts.amsterdamTime === undefined ? {} : { amsterdamTime: opts.amsterdamTime }),
   })
+  if (opts.amsterdamTime !== undefined) {
+    Object.assign(genesis.config, {
+      builderDepositRequestContractAddress: BUILDER_REQUESTS,
+      builderExitRequestContractAddress: BUILDER_REQUESTS,
+    })
+    Object.assign(genesis.alloc, { [BUILDER_REQUESTS]: { code: '0x00' } })
+  }
   const genesisFile = join(dir, 'genesis.json')
   writeFileSync(genesisFile, JSON.stringify(genesis))
   const jwtFile = join(dir, 'jwt.hex')
