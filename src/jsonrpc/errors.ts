@@ -108,6 +108,8 @@ export const BESU_ERRORS = {
     'The method eth_sendTransaction is not supported. Use eth_sendRawTransaction to send a signed transaction to Basalt.',
   ],
   unknownBlock: [-39001, 'Unknown block'],
+  prunedHistoryUnavailable: [4444, 'Pruned history unavailable'],
+  blockAccessListBeforeAmsterdam: [4445, 'Block access list not available for pre-Amsterdam blocks'],
   invalidBlobs: [-32603, 'blobs failed kzg validation'],
   logBloomCacheDisabled: [-32000, 'The log bloom cache is not enabled'],
   worldStateUnavailable: [-32000, 'World state unavailable'],
