@@ -102,6 +102,8 @@ export const BESU_ERRORS = {
   subscriptionNotFound: [-32000, 'Subscription not found'],
   transactionNotFound: [-32000, 'Transaction not found'],
   blockNotFound: [-32000, 'Block not found'],
+  // A `{blockHash, requireCanonical: true}` naming a block off the canonical chain (Besu's JSON_RPC_NOT_CANONICAL_ERROR).
+  notCanonical: [-32000, 'Invalid input'],
   executionHalted: [-32000, 'Transaction processing could not be completed due to an exception'],
   sendTxNotAvailable: [
     -32604,

@@ -111,7 +111,8 @@ describe('block access lists over JSON-RPC', () => {
         params: [`0x${'ab'.repeat(32)}`],
       })
       expect(unknown.json.error).toEqual({ code: -32000, message: 'Block not found' })
-      expect(await node.rpc('eth_getBlockAccessList', ['0x99'])).toBeNull()
+      const beyond = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockAccessList', params: ['0x99'] })
+      expect(beyond.json.error).toEqual({ code: -32000, message: 'Block not found' })
     } finally {
       await node.stop('SIGKILL')
     }

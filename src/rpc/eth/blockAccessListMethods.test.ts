@@ -54,7 +54,8 @@ describe('eth_getBlockAccessList and its siblings', () => {
     const byTag = await call(ctx, getBlockAccessList, ['latest'])
     expect(byTag).toEqual(expected)
     expect(await call(ctx, getBlockAccessList, ['0x1'])).toEqual(expected)
-    expect(await call(ctx, getBlockAccessList, [{ blockHash: bytesToHex(block.hash()) }])).toEqual(expected)
+    const canonical = { blockHash: bytesToHex(block.hash()), requireCanonical: true }
+    expect(await call(ctx, getBlockAccessList, [canonical])).toEqual(expected)
     expect(await call(ctx, getBlockAccessListByBlockNumber, ['0x1'])).toEqual(expected)
     expect(await call(ctx, getBlockAccessListByBlockHash, [bytesToHex(block.hash())])).toEqual(expected)
     // The transfer of 5 wei (transaction 1) and the SSTORE of 0x2a at slot 1 (transaction 2).
@@ -84,9 +85,10 @@ describe('eth_getBlockAccessList and its siblings', () => {
   it("refuses unknown blocks, blocks before Amsterdam and lists not stored with Besu's codes", async () => {
     const { chain } = await sealTransferAndCall({ amsterdamTime: 0 })
     const ctx = contextOf(chain)
-    expect(await call(ctx, getBlockAccessList, ['0x9'])).toBeNull()
-    expect(await call(ctx, getBlockAccessList, [UNKNOWN])).toBeNull()
     const notFound = { code: -32000, message: 'Block not found' }
+    await expect(call(ctx, getBlockAccessList, ['0x9'])).rejects.toMatchObject(notFound)
+    await expect(call(ctx, getBlockAccessList, [UNKNOWN])).rejects.toMatchObject(notFound)
+    await expect(call(ctx, getBlockAccessList, [{ blockHash: UNKNOWN }])).rejects.toMatchObject(notFound)
     await expect(call(ctx, getBlockAccessListByBlockNumber, ['0x9'])).rejects.toMatchObject(notFound)
     await expect(call(ctx, getBlockAccessListByBlockHash, [UNKNOWN])).rejects.toMatchObject(notFound)
     await expect(call(ctx, getBlockAccessList, ['finalized'])).rejects.toMatchObject({ code: -39001 })

@@ -29,13 +29,24 @@ async function blockOfTag(ctx: RpcContext, ref: BlockParam): Promise<Block | und
   return block
 }
 
-/** execution-apis' method: a number, tag or hash; an unknown block is `null`. */
+/**
+ * execution-apis' method: a number, tag or hash. Besu's block-or-hash methods refuse a number past
+ * the head and an unknown hash with -32000 `Block not found` (execution-apis: `null`), and a
+ * `requireCanonical` hash off the canonical chain with -32000 `Invalid input`.
+ */
 export const getBlockAccessList = defineMethod({
   name: 'eth_getBlockAccessList',
   params: [p.block],
   handler: async (ctx: RpcContext, [ref]) => {
-    const block = await blockOfTag(ctx, ref)
-    return block ? blockAccessListJson(requireList(ctx, block)) : null
+    if (typeof ref !== 'object') {
+      const block = await blockOfTag(ctx, ref)
+      if (!block) throw besuError('blockNotFound')
+      return blockAccessListJson(requireList(ctx, block))
+    }
+    const block = await ctx.chain.getBlockByHash(ref.hash)
+    if (!block) throw besuError('blockNotFound')
+    if (ref.requireCanonical && !ctx.chain.isCanonical(block)) throw besuError('notCanonical')
+    return blockAccessListJson(requireList(ctx, block))
   },
 })
 
