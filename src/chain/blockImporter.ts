@@ -151,7 +151,8 @@ export interface ExecutedBlock {
 
 /**
  * Executes `block` on its parent's state and checks every root it commits to (state, receipts,
- * gas, bloom, requests, access list); resolves to its receipts and access list. Its state nodes land in the trie store's memory.
+ * gas, bloom, requests, access list); resolves to its receipts and access list. Its state nodes
+ * land in the trie store's memory.
  * `isOwnBlock`: a block this node already committed (crash recovery), which may hold transactions
  * from impersonated contracts (see evm/senderCode.ts).
  */
