@@ -89,9 +89,9 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
       'proof-of-work seal not verified: ethash verification is not supported (use --skip-pow-validation-enabled)'
     throw new BlockImportError('invalid', block.header.number, hash, reason)
   }
-  let receipts: TxReceipt[]
+  let executed: ExecutedBlock
   try {
-    receipts = await metrics.time('blockchain', 'block_import_ms', () => validateAndExecute(chain, block, parent))
+    executed = await metrics.time('blockchain', 'block_import_ms', () => validateAndExecute(chain, block, parent))
   } catch (e) {
     // Executed before KZG was loaded: the point-evaluation precompile needs it; load, run again.
     if (isKzgMissing(e)) {
@@ -104,7 +104,8 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
     throw new BlockImportError('invalid', block.header.number, hash, reason)
   }
   const senders = block.transactions.map((tx) => tx.getSenderAddress().bytes)
-  await chain.commitBlock(block, receipts, senders, { setHead: opts.setHead })
+  const { receipts, blockAccessList } = executed
+  await chain.commitBlock(block, receipts, senders, { setHead: opts.setHead, blockAccessList })
   metrics.inc('blockchain', 'blocks_imported')
   return { block, receipts, isKnown: false }
 }
@@ -133,7 +134,7 @@ function withCurrentForkRules(chain: Chain, block: Block): Block {
   return createBlockFromBytesArray(block.raw() as never, { common: chain.rulesAt(number), setHardfork: true })
 }
 
-async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<TxReceipt[]> {
+async function validateAndExecute(chain: Chain, block: Block, parent: Block): Promise<ExecutedBlock> {
   await chain.sealRules?.prepare?.(parent.header)
   validateHeader(block.header, parent.header, chain.baseFeeMarket, chain.sealRules)
   if (block.header.common.consensusType() === 'poa') await validateCliqueSeal(chain, block.header)
@@ -142,9 +143,16 @@ async function validateAndExecute(chain: Chain, block: Block, parent: Block): Pr
   return executeBlock(chain, block, parent)
 }
 
+/** What executing a block yields: its receipts and, from Amsterdam on, the RLP of its access list. */
+export interface ExecutedBlock {
+  receipts: TxReceipt[]
+  blockAccessList?: Uint8Array
+}
+
 /**
  * Executes `block` on its parent's state and checks every root it commits to (state, receipts,
- * gas, bloom, requests); resolves to its receipts. Its state nodes land in the trie store's memory.
+ * gas, bloom, requests, access list); resolves to its receipts and access list. Its state nodes
+ * land in the trie store's memory.
  * `isOwnBlock`: a block this node already committed (crash recovery), which may hold transactions
  * from impersonated contracts (see evm/senderCode.ts).
  */
@@ -153,7 +161,7 @@ export async function executeBlock(
   block: Block,
   parent: Block,
   isOwnBlock = false,
-): Promise<TxReceipt[]> {
+): Promise<ExecutedBlock> {
   // State nodes written here stay pending in the trie store until flushed; a failed block leaves
   // only unreferenced, content-addressed nodes behind, which are harmless.
   const state = openState(chain.trieDb, chain.common, chain.postStateRoot(parent), true)
@@ -162,7 +170,12 @@ export async function executeBlock(
   const opts = { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true }
   const result = await runChainBlock(chain, vm, opts)
   checkBlockAccessListHash(vm, block)
-  return result.receipts
+  return { receipts: result.receipts, blockAccessList: blockAccessListOf(vm) }
+}
+
+/** The RLP of the access list the VM recorded for the block it ran; undefined before EIP-7928. */
+export function blockAccessListOf(vm: VM): Uint8Array | undefined {
+  return vm.common.isActivatedEIP(7928) ? vm.evm.blockLevelAccessList?.serialize() : undefined
 }
 
 /**

@@ -54,6 +54,8 @@ export interface NewBlockEvent {
 export interface CommitOptions {
   /** Make this block the canonical head (reorganising when it is not on the current head's chain). */
   setHead: boolean
+  /** The RLP of the block's access list (EIP-7928), stored in the block's own transaction. */
+  blockAccessList?: Uint8Array
 }
 
 const META_HEAD = 'head'
@@ -420,7 +422,7 @@ export class Chain {
       this.trieDb.pendingCount >= STATE_FLUSH_NODES ||
       nowMs - this.unflushedSinceMs >= STATE_FLUSH_INTERVAL_MS
     this.stateTransaction(() => {
-      this.writeBlockRows(block, [receiptsRlp], sendersBytes, td)
+      this.writeBlockRows(block, [receiptsRlp], sendersBytes, td, opts.blockAccessList)
       if (isFlushDue) this.writePendingState()
       if (bonsai && trieLog) bonsai.recordLog(logBlock(block), trieLog, 0)
       if (!opts.setHead) return
@@ -679,7 +681,13 @@ export class Chain {
     return out
   }
 
-  private writeBlockRows(block: Block, receiptsRlp: Uint8Array[], senders: Uint8Array, td: bigint): void {
+  private writeBlockRows(
+    block: Block,
+    receiptsRlp: Uint8Array[],
+    senders: Uint8Array,
+    td: bigint,
+    blockAccessListRlp?: Uint8Array,
+  ): void {
     const raw = block.raw()
     this.store.writeBlock({
       hash: block.hash(),
@@ -689,6 +697,7 @@ export class Chain {
       bodyRlp: RLP.encode(raw.slice(1) as never),
       senders,
       receiptsRlp: receiptsRlp[0] ?? RLP.encode([]),
+      blockAccessListRlp,
     })
   }
 

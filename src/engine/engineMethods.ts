@@ -16,6 +16,7 @@ import { forkchoiceMethods } from './forkchoiceMethods.ts'
 import { type EngineFork, requireFork } from './forkRules.ts'
 import { getPayloadMethods } from './getPayloadMethods.ts'
 import { newPayloadMethods } from './newPayloadMethods.ts'
+import { payloadBodiesV2Methods } from './payloadBodiesV2.ts'
 import { ep } from './payloadCodec.ts'
 
 /** Most blobs one engine_getBlobs request may ask for. */
@@ -107,6 +108,7 @@ export const engineMethods: RpcMethod<RpcContext>[] = [
   ...forkchoiceMethods,
   ...newPayloadMethods,
   ...getPayloadMethods,
+  ...payloadBodiesV2Methods,
   getBlobsV1,
   getBlobsV2,
   getBlobsV3,

@@ -40,6 +40,8 @@ describe('BESU_ERRORS', () => {
       knownTransaction: -32000,
       replacementUnderpriced: -32000,
       unknownBlock: -39001,
+      prunedHistoryUnavailable: 4444,
+      blockAccessListBeforeAmsterdam: 4445,
     })
   })
 

@@ -102,12 +102,16 @@ export const BESU_ERRORS = {
   subscriptionNotFound: [-32000, 'Subscription not found'],
   transactionNotFound: [-32000, 'Transaction not found'],
   blockNotFound: [-32000, 'Block not found'],
+  // A `{blockHash, requireCanonical: true}` naming a block off the canonical chain (Besu's JSON_RPC_NOT_CANONICAL_ERROR).
+  notCanonical: [-32000, 'Invalid input'],
   executionHalted: [-32000, 'Transaction processing could not be completed due to an exception'],
   sendTxNotAvailable: [
     -32604,
     'The method eth_sendTransaction is not supported. Use eth_sendRawTransaction to send a signed transaction to Basalt.',
   ],
   unknownBlock: [-39001, 'Unknown block'],
+  prunedHistoryUnavailable: [4444, 'Pruned history unavailable'],
+  blockAccessListBeforeAmsterdam: [4445, 'Block access list not available for pre-Amsterdam blocks'],
   invalidBlobs: [-32603, 'blobs failed kzg validation'],
   logBloomCacheDisabled: [-32000, 'The log bloom cache is not enabled'],
   worldStateUnavailable: [-32000, 'World state unavailable'],

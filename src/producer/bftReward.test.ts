@@ -3,8 +3,10 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
 import { BlockImportError, importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
+import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { genesisExtraData } from '../consensus/bftExtraData.ts'
 import { addressOf } from '../consensus/bftHashing.ts'
 import { createBftValidator } from '../node/bftNode.ts'
@@ -12,6 +14,7 @@ import { openChain, poolChainView } from '../node/node.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
+import { blockAccessListJson } from '../rpc/blockAccessListJson.ts'
 import { afterAll, describe, expect, it, sleep } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 
@@ -30,7 +33,7 @@ afterAll(async () => {
 })
 
 /** A one-validator genesis: 2 ether (hex) to BENEFICIARY in blocks 1-2, then 3 ether (decimal) to the proposer. */
-function genesisFile(kind: 'qbft' | 'ibft2', withReward: boolean): string {
+function genesisFile(kind: 'qbft' | 'ibft2', withReward: boolean, forks: Record<string, unknown> = {}): string {
   const section = withReward ? { blockreward: `0x${(2n * ETHER).toString(16)}`, miningbeneficiary: BENEFICIARY } : {}
   const transitions = withReward
     ? { [kind]: [{ block: 3, blockreward: (3n * ETHER).toString(), miningbeneficiary: '' }] }
@@ -40,15 +43,22 @@ function genesisFile(kind: 'qbft' | 'ibft2', withReward: boolean): string {
       chainId: 1337,
       berlinBlock: 0,
       londonBlock: 0,
+      ...forks,
       [kind]: { blockperiodseconds: 1, requesttimeoutseconds: 2, ...section },
       transitions,
     },
     extraData: bytesToHex(genesisExtraData(kind, [addressOf(KEY)])),
     gasLimit: '0x1fffffffffffff',
     timestamp: GENESIS_TIME,
-    alloc: { fe3b557e8fb62b89f4916b721be55ceb828dbd73: { balance: '0xad78ebc5ac6200000' } },
+    alloc: {
+      fe3b557e8fb62b89f4916b721be55ceb828dbd73: { balance: '0xad78ebc5ac6200000' },
+      // The later forks' system contracts (EIP-2935, 4788, 7002, 7251), when a later fork is scheduled.
+      ...(Object.keys(forks).length === 0
+        ? {}
+        : Object.fromEntries(SYSTEM_CONTRACTS.map((c) => [c.address, { code: c.code, nonce: '0x1' }]))),
+    },
   }
-  const file = join(dir, `${kind}-${withReward}.json`)
+  const file = join(dir, `${kind}-${withReward}-${Object.keys(forks).join('-')}.json`)
   writeFileSync(file, JSON.stringify(genesis))
   return file
 }
@@ -121,6 +131,54 @@ describe.each(['qbft', 'ibft2'] as const)('%s block reward', (kind) => {
     const err = await importBlock(noReward, block1, { setHead: true }).catch((e) => e)
     expect(err).toBeInstanceOf(BlockImportError)
     expect((err as BlockImportError).reason).toContain('stateRoot')
+  }, 60_000)
+})
+
+/**
+ * EIP-7928 on a BFT chain: Besu builds a block's access list from the trackers of the system calls,
+ * the transactions and the post-transaction calls, and pays the `blockreward` afterwards through an
+ * untracked updater (AbstractBlockProcessor.rewardCoinbase), so the reward is in the state and the
+ * header's state root but not in the list; Basalt's list and hash are the same.
+ */
+describe('qbft block reward on Amsterdam', () => {
+  it('is paid but not recorded in the block access list, and the blocks import elsewhere with their lists', async () => {
+    const file = genesisFile('qbft', true, { shanghaiTime: 0, cancunTime: 0, pragueTime: 0, amsterdamTime: 0 })
+    const { chain, bft } = await openChain({ genesisFile: file, dataPath: ':memory:' })
+    const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
+    const validator = createBftValidator(chain, pool, bft!, KEY, systemClock)
+    closers.push(close(chain), () => validator.stop())
+    const fees = { gasLimit: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 2n, chainId: 1337n }
+    const tx = createFeeMarket1559Tx(
+      { nonce: 0n, to: hexToBytes(BENEFICIARY), value: 7n, ...fees },
+      {
+        common: chain.commonForNextBlock(),
+      },
+    ).sign(FUNDED_KEY)
+    await pool.add(tx)
+    validator.start()
+    const deadline = Date.now() + 30_000
+    while (chain.head.header.number < 2n) {
+      if (Date.now() > deadline) throw new Error(`timed out at block ${chain.head.header.number}`)
+      await sleep(50)
+    }
+    await validator.stop()
+    expect(await balanceAt(chain, 2n, BENEFICIARY)).toBe(7n + 4n * ETHER)
+    const entry = (n: bigint) => async () => {
+      const block = (await chain.getBlockByNumber(n))!
+      const rlp = chain.store.readBlockAccessList(block.hash())!
+      expect(bytesToHex(keccak_256(rlp))).toBe(bytesToHex(block.header.blockAccessListHash!))
+      return blockAccessListJson(rlp).find((a) => a.address === BENEFICIARY)
+    }
+    // Block 1: the transfer of 7 wei only; block 2 (no transaction): the beneficiary is not listed.
+    expect((await entry(1n)())?.balanceChanges).toEqual([{ index: '0x1', value: '0x7' }])
+    expect(await entry(2n)()).toBeUndefined()
+    const follower = await open(file)
+    for (let n = 1n; n <= 2n; n++) {
+      const block = (await chain.getBlockByNumber(n))!
+      await importBlock(follower, block, { setHead: true })
+      const stored = (c: Chain) => bytesToHex(c.store.readBlockAccessList(block.hash())!)
+      expect(stored(follower)).toBe(stored(chain))
+    }
   }, 60_000)
 })
 

@@ -10,6 +10,7 @@ import { toBytes } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { producedBaseFee } from '../chain/baseFee.ts'
+import { blockAccessListOf } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { hasKeccakSeal } from '../chain/classicForks.ts'
 import { cliqueHeaderFields } from '../chain/clique.ts'
@@ -75,6 +76,8 @@ export interface AssembledBlock {
   block: Block
   receipts: TxReceipt[]
   included: PoolTx[]
+  /** The RLP of the block's access list (EIP-7928), stored with it; undefined before Amsterdam. */
+  blockAccessList?: Uint8Array
 }
 
 export class BlockAssembler {
@@ -107,7 +110,10 @@ export class BlockAssembler {
   /** Stores `block` (the assembled one, or a sealed copy with the same body) as the new head. */
   async commit(block: Block, assembled: AssembledBlock): Promise<void> {
     const senders = assembled.included.map((t) => t.sender)
-    await this.chain.commitBlock(block, assembled.receipts, senders, { setHead: true })
+    await this.chain.commitBlock(block, assembled.receipts, senders, {
+      setHead: true,
+      blockAccessList: assembled.blockAccessList,
+    })
     this.pool.onNewHead(assembled.included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
     metrics.inc('blockchain', 'blocks_sealed')
     metrics.inc('blockchain', 'transactions_sealed', '', assembled.included.length)
@@ -175,7 +181,7 @@ export class BlockAssembler {
     // ECIP-1049's keccak-256 seal is mined here (ethash blocks stay unsealed: no dataset).
     const block = isPow && hasKeccakSeal(vm.common) ? await keccakSealed(built, nextTurn) : built
     this.vmRoot = bytesToHex(block.header.stateRoot)
-    return { block, receipts: builder.transactionReceipts, included }
+    return { block, receipts: builder.transactionReceipts, included, blockAccessList: blockAccessListOf(vm) }
   }
 
   /** Clique's header fields of the block after `parent`, sealed by the node key. */

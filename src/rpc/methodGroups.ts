@@ -10,6 +10,7 @@ import { getAccountInfo, infoMethods } from './dev/infoMethods.ts'
 import { miningMethods } from './dev/miningMethods.ts'
 import { reorgMethods } from './dev/reorgMethods.ts'
 import { stateMethods as devStateMethods } from './dev/stateMethods.ts'
+import { blockAccessListMethods } from './eth/blockAccessListMethods.ts'
 import { blockMethods } from './eth/blockMethods.ts'
 import { callMethods } from './eth/callMethods.ts'
 import { chainMethods } from './eth/chainMethods.ts'
@@ -46,6 +47,7 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
         ...chainMethods,
         ...stateMethods,
         ...blockMethods,
+        ...blockAccessListMethods,
         ...txMethods,
         ...feeMethods,
         sendTransaction,

@@ -27,6 +27,8 @@ export interface BlockRow {
   /** 20 bytes per transaction, in block order. */
   senders: Uint8Array
   receiptsRlp: Uint8Array
+  /** The RLP of the block's access list (EIP-7928); absent before Amsterdam. */
+  blockAccessListRlp?: Uint8Array
 }
 
 export interface CanonicalEntry {
@@ -122,6 +124,17 @@ export class ChainStore {
       .prepare('INSERT OR REPLACE INTO bodies (hash, rlp, senders) VALUES (?, ?, ?)')
       .run(b.hash, b.bodyRlp, b.senders)
     this.db.prepare('INSERT OR REPLACE INTO receipts (hash, rlp) VALUES (?, ?)').run(b.hash, b.receiptsRlp)
+    if (b.blockAccessListRlp === undefined) return
+    this.db
+      .prepare('INSERT OR REPLACE INTO block_access_lists (hash, rlp) VALUES (?, ?)')
+      .run(b.hash, b.blockAccessListRlp)
+  }
+
+  /** The RLP of a block's access list (EIP-7928), when one was stored with the block. */
+  readBlockAccessList(hash: Uint8Array): Uint8Array | undefined {
+    return (
+      (this.db.prepare('SELECT rlp FROM block_access_lists WHERE hash = ?').get(hash)?.rlp as Uint8Array) ?? undefined
+    )
   }
 
   /** Makes `e.hash` the canonical block at its height, indexing its transactions and logs. */

@@ -12,6 +12,8 @@
  *   trie_nodes  node hash (or prefixed code hash) → bytes; never deleted: archive state
  *   bad_blocks  hash → block RLP and the reason it was rejected
  *   preimages   keccak(address or slot) → the address or slot, for debug_accountRange / storageRangeAt
+ *   block_access_lists  hash → the RLP of the block's access list (EIP-7928), written with the
+ *               block for blocks of the forks that have one (none before Amsterdam)
  *
  * BONSAI data paths (see docs/state-storage.md) add the flat head state and its history:
  *   flat_accounts   keccak(address) → account RLP                   the head's accounts
@@ -68,6 +70,8 @@ const MIGRATIONS: string[] = [
   // (state/bonsaiState.ts). A Basalt without that replay must refuse such a data path, so the
   // version moves; an older data path has no `deferredThrough` and is whole up to its head.
   "DELETE FROM meta WHERE key = 'deferredThrough';",
+  // EIP-7928's block access lists, served by eth_getBlockAccessList*; blocks stored before have none.
+  'CREATE TABLE block_access_lists (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL) WITHOUT ROWID;',
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
