@@ -7,6 +7,7 @@
  */
 import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
+import { blockAccessListOf } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { nextGasLimit } from '../chain/gasLimit.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
@@ -156,7 +157,7 @@ export class PayloadBuilder {
       txs: block.transactions.length,
       value: builder.minerValue,
     })
-    const blockAccessList = vm.common.isActivatedEIP(7928) ? vm.evm.blockLevelAccessList?.serialize() : undefined
+    const blockAccessList = blockAccessListOf(vm)
     return { block, blockValue: builder.minerValue, executionRequests, blockAccessList, blobTxs }
   }
 
