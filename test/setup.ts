@@ -6,5 +6,9 @@
  * loaded machine while passing on an idle one.
  */
 import { setDefaultTimeout } from 'bun:test'
+import { libraryPatches } from '../scripts/libraryPatches.ts'
 
 setDefaultTimeout(60_000)
+
+// The unit tests run the libraries as the executable's build patches them.
+Bun.plugin(libraryPatches)
