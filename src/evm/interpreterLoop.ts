@@ -16,6 +16,7 @@
  * step completes with a function the package does not export. A call is async anyway.
  */
 import { EVMError } from '@ethereumjs/evm'
+import { EthereumJSErrorWithoutCode } from '@ethereumjs/util'
 import { interpreterPrototype } from './interpreterPrototype.ts'
 
 interface OpInfo {
@@ -106,7 +107,7 @@ async function runPlain(
   runState.programCounter = opts.pc ?? runState.programCounter
   const startPc = runState.programCounter
   if (startPc !== 0 && (startPc < 0 || startPc >= code.length)) {
-    throw new Error('Internal error: program counter not in range')
+    throw EthereumJSErrorWithoutCode('Internal error: program counter not in range')
   }
   let err: EVMError | undefined
   let cachedOpcodes: OpEntry[] | undefined
