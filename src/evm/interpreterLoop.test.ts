@@ -3,7 +3,7 @@ import { createEVM, type EVM } from '@ethereumjs/evm'
 import { Account, Address } from '@ethereumjs/util'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
-import { installInterpreterLoop } from './interpreterLoop.ts'
+import { installInterpreterLoop, withLibraryLoop } from './interpreterLoop.ts'
 import { interpreterPrototype } from './interpreterPrototype.ts'
 
 const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000000ca'))
@@ -55,6 +55,8 @@ interface Outcome {
   created?: string
   storage: string
   otherStorage: string
+  /** The step events, when traced: what a tracer reads of each. */
+  steps?: string[]
 }
 
 async function evmAt(hardfork: string, program: (typeof PROGRAMS)[string]): Promise<EVM> {
@@ -69,9 +71,17 @@ async function evmAt(hardfork: string, program: (typeof PROGRAMS)[string]): Prom
   return evm
 }
 
-async function run(hardfork: string, program: (typeof PROGRAMS)[string], withStepListener: boolean): Promise<Outcome> {
+async function run(hardfork: string, program: (typeof PROGRAMS)[string], isTraced: boolean): Promise<Outcome> {
   const evm = await evmAt(hardfork, program)
-  if (withStepListener) evm.events.on('step', () => {})
+  const steps: string[] = []
+  if (isTraced)
+    evm.events.on('step', (e) => {
+      const { pc, gasLeft, gasRefund, opcode, stack, depth, memory, memoryWordCount, error } = e
+      const seen = { pc, gasLeft, gasRefund, opcode, stack, depth, memory: bytesToHex(memory), memoryWordCount, error }
+      steps.push(
+        JSON.stringify(seen, (_, v) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? bytesToHex(v) : v)),
+      )
+    })
   const r = await evm.runCall({
     caller: CALLER,
     to: CONTRACT,
@@ -88,17 +98,20 @@ async function run(hardfork: string, program: (typeof PROGRAMS)[string], withSte
     created: r.createdAddress?.toString(),
     storage: bytesToHex(await evm.stateManager.getStorage(CONTRACT, slot)),
     otherStorage: bytesToHex(await evm.stateManager.getStorage(OTHER, slot)),
+    ...(isTraced ? { steps } : {}),
   }
 }
 
 describe('the interpreter loop without a promise per opcode', () => {
-  it('gives what the library loop gives: gas, refunds, return data, errors, logs and storage', async () => {
+  it('gives what the library loop gives: gas, refunds, return data, errors, logs, storage and step events', async () => {
     await installInterpreterLoop()
     for (const hardfork of [Hardfork.London, Hardfork.Prague, Hardfork.Osaka]) {
       for (const [name, program] of Object.entries(PROGRAMS)) {
-        const library = await run(hardfork, program, true)
-        const loop = await run(hardfork, program, false)
-        expect({ name, hardfork, ...loop }).toEqual({ name, hardfork, ...library })
+        for (const isTraced of [false, true]) {
+          const library = await withLibraryLoop(() => run(hardfork, program, isTraced))
+          const loop = await run(hardfork, program, isTraced)
+          expect({ name, hardfork, ...loop }).toEqual({ name, hardfork, ...library })
+        }
       }
     }
   })
@@ -122,7 +135,7 @@ describe('the interpreter loop without a promise per opcode', () => {
     expect(BigInt(created.returnValue)).toBe(42n)
   })
 
-  it('runs plain frames without the library step, and frames with a step listener with it', async () => {
+  it("runs frames without the library's step, traced or not, except under withLibraryLoop", async () => {
     await installInterpreterLoop()
     const proto = (await interpreterPrototype()) as { runStep: (...args: unknown[]) => Promise<void> }
     const libraryStep = proto.runStep
@@ -133,8 +146,9 @@ describe('the interpreter loop without a promise per opcode', () => {
     }
     try {
       await run(Hardfork.Prague, PROGRAMS['a counted loop with JUMPI'], false)
-      expect(steps).toBe(0)
       await run(Hardfork.Prague, PROGRAMS['a counted loop with JUMPI'], true)
+      expect(steps).toBe(0)
+      await withLibraryLoop(() => run(Hardfork.Prague, PROGRAMS['a counted loop with JUMPI'], true))
       expect(steps).toBeGreaterThan(40)
     } finally {
       proto.runStep = libraryStep

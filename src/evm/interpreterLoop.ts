@@ -6,11 +6,11 @@
  * that awaits only what returns a promise and otherwise runs the next opcode at once.
  *
  * Same results by construction: the step does what the library's does, in the same order (gas
- * handler, invalid opcode check, base gas, program counter, handler), with the same errors. The
- * library's own loop and step still run everything this one leaves out, decided per frame:
- * - a frame with a `step` listener (every tracer) or in the EVM's DEBUG mode, whose step event the
- *   library builds: traces come from the library's code unchanged;
- * - the profiler, EOF code (EIP-3540 active) and the code-chunk witnesses of EIP-6800 / EIP-7864.
+ * handler, the step event when something listens, invalid opcode check, base gas, program counter,
+ * handler), with the same errors and the same event (built by the library's own `_runStepHook`). A
+ * traced frame runs on this loop too, so tracing runs the code that calls keep warm.
+ * The library's own loop still runs what this one leaves out, decided per frame: the profiler, EOF
+ * code (EIP-3540 active) and the code-chunk witnesses of EIP-6800 / EIP-7864.
  * The CALL family (CALL, CALLCODE, DELEGATECALL, STATICCALL) runs through the library's step: their
  * gas handlers may schedule EIP-7928's out-of-gas after the target is touched, which the library's
  * step completes with a function the package does not export. A call is async anyway.
@@ -39,12 +39,15 @@ interface RunState {
   cachedPushes: object
   shouldDoJumpAnalysis: boolean
   gasLeft: bigint
+  memoryWordCount: bigint
   env: { accessWitness?: { commit(): void; revert(): void } }
   eip7928PostTargetCallOog?: unknown
   eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean
 }
 interface Interpreter {
   _runState: RunState
+  _runStepHook(dynamicFee: bigint, gasLeft: bigint, memorySize: bigint): Promise<void>
+  getGasLeft(): bigint
   _evm: { DEBUG: boolean; events: { listenerCount(event: string): number } }
   common: { isActivatedEIP(eip: number): boolean }
   profilerOpts?: { enabled?: boolean }
@@ -68,6 +71,18 @@ const LIBRARY_STEP_OPCODES = new Uint8Array(256)
 for (const op of [0xf1, 0xf2, 0xf4, 0xfa]) LIBRARY_STEP_OPCODES[op] = 1
 
 let isInstalled = false
+/** Set while `withLibraryLoop` runs: every frame then runs on the library's loop (for comparisons). */
+let isLibraryLoopForced = false
+
+/** Runs `fn` with the library's own run loop (tests compare both loops). */
+export async function withLibraryLoop<T>(fn: () => Promise<T>): Promise<T> {
+  isLibraryLoopForced = true
+  try {
+    return await fn()
+  } finally {
+    isLibraryLoopForced = false
+  }
+}
 
 /** Replaces the interpreter's run loop with one that awaits only the opcodes that return promises. */
 export async function installInterpreterLoop(): Promise<void> {
@@ -82,11 +97,9 @@ export async function installInterpreterLoop(): Promise<void> {
   }
 }
 
-/** A frame this loop runs: legacy code, no step event, no profiler, no code-chunk witnesses. */
+/** A frame this loop runs: legacy code, no profiler, no code-chunk witnesses. */
 function isPlainFrame(interpreter: Interpreter, code: Uint8Array): boolean {
-  const evm = interpreter._evm
-  if (evm.DEBUG || evm.events.listenerCount('step') > 0) return false
-  if (interpreter.profilerOpts?.enabled === true) return false
+  if (isLibraryLoopForced || interpreter.profilerOpts?.enabled === true) return false
   const common = interpreter.common
   if (common.isActivatedEIP(3540) && code[0] === 0xef) return false
   return !common.isActivatedEIP(6800) && !common.isActivatedEIP(7864)
@@ -109,6 +122,7 @@ async function runPlain(
   if (startPc !== 0 && (startPc < 0 || startPc >= code.length)) {
     throw EthereumJSErrorWithoutCode('Internal error: program counter not in range')
   }
+  const evm = interpreter._evm
   let err: EVMError | undefined
   let cachedOpcodes: OpEntry[] | undefined
   while (runState.programCounter < code.length) {
@@ -132,9 +146,11 @@ async function runPlain(
     runState.opCode = opCode
     try {
       const pending =
-        runState.eip7928PostTargetCallOog === undefined && LIBRARY_STEP_OPCODES[opCode] === 0
-          ? step(interpreter, runState, entry ?? interpreter.lookupOpInfo(opCode))
-          : libraryStep.call(interpreter, entry)
+        runState.eip7928PostTargetCallOog !== undefined || LIBRARY_STEP_OPCODES[opCode] === 1
+          ? libraryStep.call(interpreter, entry)
+          : evm.DEBUG || evm.events.listenerCount('step') > 0
+            ? tracedStep(interpreter, runState, entry ?? interpreter.lookupOpInfo(opCode))
+            : step(interpreter, runState, entry ?? interpreter.lookupOpInfo(opCode))
       if (pending !== undefined) await pending
     } catch (e) {
       runState.env.accessWitness?.revert()
@@ -162,6 +178,24 @@ function step(interpreter: Interpreter, runState: RunState, entry: OpEntry): Pro
   const gas = entry.gasHandler(runState, info.feeBigInt, interpreter.common)
   if (typeof gas === 'bigint') return execute(interpreter, runState, entry, gas)
   return gas.then((charged) => execute(interpreter, runState, entry, charged))
+}
+
+/** One opcode with its step event first, as the library's step emits it (also when its gas handler fails). */
+async function tracedStep(interpreter: Interpreter, runState: RunState, entry: OpEntry): Promise<void> {
+  const info = entry.opcodeInfo
+  let gas = info.feeBigInt
+  const memorySize = runState.memoryWordCount
+  if (info.dynamicGas) {
+    try {
+      gas = await entry.gasHandler(runState, gas, interpreter.common)
+    } catch (error) {
+      if (isVmError(error)) await interpreter._runStepHook(gas, interpreter.getGasLeft(), memorySize)
+      throw error
+    }
+  }
+  await interpreter._runStepHook(gas, interpreter.getGasLeft(), memorySize)
+  const done = execute(interpreter, runState, entry, gas)
+  if (done !== undefined) await done
 }
 
 function execute(interpreter: Interpreter, runState: RunState, entry: OpEntry, gas: bigint): Promise<void> | undefined {
