@@ -5,7 +5,8 @@
  *
  * - the `debug` package is replaced by scripts/debugStub.cjs (loggers that do nothing unless `DEBUG`
  *   is set when the process starts; see that file);
- * - the EVM interpreter's memory starts at 1 KiB per call frame instead of 8 KiB (`evmMemoryStart`);
+ * - text patches of library files (scripts/libraryPatches.ts: the EVM's memory starts at 1 KiB per
+ *   call frame, @ethereumjs/util pads bytes without spreading arrays);
  * - profile-guided bytecode layout: a first build is started once (`basalt run` on a throw-away data
  *   path until it answers `eth_blockNumber`) with `BUN_BYTECODE_ORDER_OUT`, which records the
  *   functions the start uses, and the second build places their bytecode together at the front of
@@ -21,6 +22,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { BunPlugin } from 'bun'
+import { libraryPatches } from './libraryPatches.ts'
 
 const root = new URL('..', import.meta.url).pathname
 const outfile = process.argv[2] ?? 'dist/basalt'
@@ -33,27 +35,6 @@ const stubDebug: BunPlugin = {
   },
 }
 
-/**
- * The EVM interpreter gives every call frame a fresh 8 KiB memory (`CONTAINER_SIZE` in
- * @ethereumjs/evm's memory.js) and grows it in steps of that size. A view call such as an ERC-20
- * `balanceOf` touches a few hundred bytes, and the 8 KiB buffer of every frame, zeroed and
- * collected, cost about a seventh of the node's CPU per `eth_call` at c=32 (up to a quarter in some
- * pairs; docs/performance.md, "Issue 18: the read rows, second round"). The executable starts frames at 1 KiB; memory grows the same
- * way past it (only the step size differs, which nothing observes: gas and contents are the same).
- */
-const evmMemoryStart: BunPlugin = {
-  name: 'basalt-evm-memory-start',
-  setup(build) {
-    build.onLoad({ filter: /@ethereumjs[\\/]evm[\\/]dist[\\/](esm|cjs)[\\/]memory\.js$/ }, async (args) => {
-      const text = await Bun.file(args.path).text()
-      const patched = text.replace('const CONTAINER_SIZE = 8192;', `const CONTAINER_SIZE = ${EVM_MEMORY_START_BYTES};`)
-      if (patched === text) throw new Error(`${args.path}: CONTAINER_SIZE not found (library changed?)`)
-      return { contents: patched, loader: 'js' }
-    })
-  },
-}
-const EVM_MEMORY_START_BYTES = 1024
-
 async function build(bytecodeOrder?: string): Promise<void> {
   const result = await Bun.build({
     entrypoints: [`${root}src/cli/launch.ts`, `${root}src/cli/main.ts`, `${root}src/chain/kzgWorker.ts`, `${root}src/node/callWorker.ts`],
@@ -63,7 +44,7 @@ async function build(bytecodeOrder?: string): Promise<void> {
     bytecode: true,
     format: 'cjs',
     external: ['better-sqlite3'],
-    plugins: [stubDebug, evmMemoryStart],
+    plugins: [stubDebug, libraryPatches],
   })
   if (!result.success) {
     for (const message of result.logs) console.error(message)

@@ -6,9 +6,13 @@
  * loaded machine while passing on an idle one.
  */
 import { afterAll, setDefaultTimeout } from 'bun:test'
+import { libraryPatches } from '../scripts/libraryPatches.ts'
 import { removeLeftTempDirs } from './e2e/tempDirs.ts'
 
 setDefaultTimeout(60_000)
+
+// The unit tests run the libraries as the executable's build patches them.
+Bun.plugin(libraryPatches)
 
 // In a preload, `afterAll` runs once, after the last test file.
 afterAll(removeLeftTempDirs)

@@ -5,11 +5,8 @@
  * per code bytes object, with the opcode table it was made with: the state's code cache hands out
  * the same bytes object on every read, and a new fork gives the EVM a new opcode table. The
  * analysis is only read afterwards.
- *
- * The interpreter class is not exported by @ethereumjs/evm; its prototype is taken from the run
- * state a custom opcode sees, on a throw-away EVM, once.
  */
-import { createEVM } from '@ethereumjs/evm'
+import { interpreterPrototype } from './interpreterPrototype.ts'
 
 interface InterpreterInternals {
   _evm: { _opcodeMap: object }
@@ -22,18 +19,7 @@ let isInstalled = false
 export async function installJumpAnalysisCache(): Promise<void> {
   if (isInstalled) return
   isInstalled = true
-  let proto: InterpreterInternals | undefined
-  const capture = {
-    opcode: 0x0c,
-    opcodeName: 'CAPTURE',
-    baseFee: 0,
-    logicFunction: (runState: { interpreter: object }) => {
-      proto = Object.getPrototypeOf(runState.interpreter) as InterpreterInternals
-    },
-  }
-  const evm = await createEVM({ customOpcodes: [capture] })
-  await evm.runCode({ code: Uint8Array.of(0x0c) })
-  if (!proto) throw new Error('the EVM interpreter was not found')
+  const proto = (await interpreterPrototype()) as InterpreterInternals
   const analyse = proto._getValidJumpDestinations
   const analyses = new WeakMap<Uint8Array, { table: object; analysis: object }>()
   proto._getValidJumpDestinations = function (this: InterpreterInternals, code: Uint8Array) {

@@ -15,6 +15,7 @@ import {
 } from '../chain/genesis.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { installDebugColorsMemo } from '../evm/debugColorsMemo.ts'
+import { installInterpreterLoop } from '../evm/interpreterLoop.ts'
 import { installJumpAnalysisCache } from '../evm/jumpAnalysisCache.ts'
 import { nativeEcrecover } from '../primitives/ecrecover.ts'
 import { installFastRlp } from '../primitives/fastRlp.ts'
@@ -49,6 +50,7 @@ export async function chainRules(
   installDecodedNodeCache()
   installFastRlp()
   await installJumpAnalysisCache()
+  await installInterpreterLoop()
   const ecrecover = nativeEcrecover()
   const crypto: CryptoHolder = { keccak256: await loadKeccak256(), ...(ecrecover ? { ecrecover } : {}) }
   const baseFeeMarket = config.genesisFile

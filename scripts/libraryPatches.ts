@@ -1,0 +1,81 @@
+/**
+ * Text patches of library files, applied by the executable's build (scripts/build.ts) and, under
+ * Bun, to the unit tests (test/setup.ts registers them as a runtime plugin), so that the tests run
+ * the code the executable runs; under Deno the tests run the libraries unpatched. A patch that no
+ * longer finds its text fails the build (and the tests): the library changed and the patch must be
+ * looked at again. Each patch keeps results identical; docs/performance.md gives the measurements.
+ */
+import type { BunPlugin } from 'bun'
+
+interface LibraryPatch {
+  /** The library files it applies to. */
+  filter: RegExp
+  /** Pairs of text found in the file and its replacement, each found exactly once. */
+  replacements: [string, string][]
+}
+
+/**
+ * The EVM interpreter gives every call frame a fresh 8 KiB memory (`CONTAINER_SIZE` in
+ * @ethereumjs/evm's memory.js) and grows it in steps of that size. A view call such as an ERC-20
+ * `balanceOf` touches a few hundred bytes, and the 8 KiB buffer of every frame, zeroed and
+ * collected, cost about a seventh of the node's CPU per `eth_call` at c=32 (docs/performance.md,
+ * "Issue 18: the read rows, second round"). Frames start at 1 KiB; memory grows the same way past
+ * it (only the step size differs, which nothing observes: gas and contents are the same).
+ */
+const evmMemoryStart: LibraryPatch = {
+  filter: /@ethereumjs[\\/]evm[\\/]dist[\\/](esm|cjs)[\\/]memory\.js$/,
+  replacements: [['const CONTAINER_SIZE = 8192;', 'const CONTAINER_SIZE = 1024;']],
+}
+
+/**
+ * @ethereumjs/util pads bytes (`setLengthLeft`, `setLengthRight`: every MSTORE, SLOAD and SSTORE
+ * key, call arguments, account and trie encodings) by spreading two arrays into a new one, element
+ * by element through the iterator protocol: about 8 % of the CPU of an ERC-20 `balanceOf` call
+ * (docs/performance.md, "Issue 18: the EVM's cost per call"). The padded copy is made with one
+ * `set` into a zeroed array instead: the same bytes.
+ */
+const utilSetLength: LibraryPatch = {
+  filter: /@ethereumjs[\\/]util[\\/]dist[\\/](esm|cjs)[\\/]bytes\.js$/,
+  replacements: [
+    [
+      `        return right
+            ? new Uint8Array([...msg, ...new Uint8Array(length - msg.length)])
+            : new Uint8Array([...new Uint8Array(length - msg.length), ...msg]);`,
+      `        const padded = new Uint8Array(length);
+        padded.set(msg, right ? 0 : length - msg.length);
+        return padded;`,
+    ],
+  ],
+}
+
+const PATCHES = [evmMemoryStart, utilSetLength]
+
+/** `text` of the library file at `path` with its patches applied; throws when one's text is missing. */
+function patched(patch: LibraryPatch, text: string, path: string): string {
+  let out = text
+  for (const [find, replacement] of patch.replacements) {
+    const at = out.indexOf(find)
+    if (at < 0 || out.indexOf(find, at + 1) >= 0) throw new Error(`${path}: patched text not found once (library changed?)`)
+    out = out.slice(0, at) + replacement + out.slice(at + find.length)
+  }
+  return out
+}
+
+/** The library file at `path` (text `text`) as the patches leave it; unchanged when none applies. */
+export function patchLibraryFile(path: string, text: string): string {
+  const patch = PATCHES.find((p) => p.filter.test(path))
+  return patch ? patched(patch, text, path) : text
+}
+
+/** A Bun plugin (build or runtime) that applies the patches. */
+export const libraryPatches: BunPlugin = {
+  name: 'basalt-library-patches',
+  setup(build) {
+    for (const patch of PATCHES) {
+      build.onLoad({ filter: patch.filter }, async (args) => ({
+        contents: patched(patch, await Bun.file(args.path).text(), args.path),
+        loader: 'js',
+      }))
+    }
+  },
+}
