@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { jwt } from './engineHarness.ts'
-import { type StartedNode, startNode } from './harness.ts'
+import { type StartedNode, startNode, until } from './harness.ts'
 
 const started: StartedNode[] = []
 const dir = mkdtempSync(join(tmpdir(), 'basalt-engine-auth-'))
@@ -48,14 +48,31 @@ describe('engine JWT secret', () => {
     const file = join(node.dataPath, 'jwt.hex')
     const secret = secretOf(file)
     expect(secret).toHaveLength(32)
-    expect(node.output()).toContain(`generated Engine API JWT secret file=${file}`)
+    // The line reaches the test through the node's output pipe, which may lag behind its answers.
+    const generated = `generated Engine API JWT secret file=${file}`
+    expect(
+      await until(
+        'the generated-secret line',
+        async () => node.output(),
+        (o) => o.includes(generated),
+        5_000,
+      ),
+    ).toContain(generated)
     expect(await chainId(url, await jwt(0, secret))).toBe(200)
     expect(await chainId(url, await jwt(0, new Uint8Array(32).fill(1)))).toBe(401)
     await node.stop()
 
     const again = await engineNode([], node.dataPath)
     expect(secretOf(file)).toEqual(secret)
-    expect(again.node.output()).toContain(`using Engine API JWT secret file=${file}`)
+    const using = `using Engine API JWT secret file=${file}`
+    expect(
+      await until(
+        'the using-secret line',
+        async () => again.node.output(),
+        (o) => o.includes(using),
+        5_000,
+      ),
+    ).toContain(using)
     expect(await chainId(again.url, await jwt(0, secret))).toBe(200)
   })
 
