@@ -17,6 +17,7 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 const KEY = `0x${'8f'.repeat(32)}` as const
 const SENDER = privateKeyToAddress(KEY).toLowerCase()
 const CONTRACT = `0x${'cc'.repeat(20)}` as const
+const BUILDERS = `0x${'99'.repeat(20)}` as const
 const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
 
 interface Block {
@@ -50,10 +51,19 @@ describe('block access lists over JSON-RPC', () => {
       [SENDER]: { balance: '90000000000000000000000' },
       // SSTORE(1, 0x2a)
       [CONTRACT]: { code: '0x602a60015500' },
+      // Amsterdam's builder request contracts (EIP-8282), both at one address: a stub returning nothing.
+      [BUILDERS]: { code: '0x00' },
     }
     for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { code: c.code, nonce: '0x1' }
     const genesis = writeJsonFile(tmp, 'amsterdam.json', {
-      config: { chainId: 2019, londonBlock: 0, terminalTotalDifficulty: 0, amsterdamTime: 0 },
+      config: {
+        chainId: 2019,
+        londonBlock: 0,
+        terminalTotalDifficulty: 0,
+        amsterdamTime: 0,
+        builderDepositRequestContractAddress: BUILDERS,
+        builderExitRequestContractAddress: BUILDERS,
+      },
       timestamp: '0x0',
       gasLimit: '0x1c9c380',
       difficulty: '0x0',
@@ -71,7 +81,7 @@ describe('block access lists over JSON-RPC', () => {
         nonce: 0,
         to: CONTRACT,
         value: 5n,
-        gas: 100_000n,
+        gas: 500_000n, // EIP-8037: a new slot costs 64 state bytes at 1,530 gas
         maxFeePerGas: 2_000_000_000n,
         maxPriorityFeePerGas: 1n,
       })
