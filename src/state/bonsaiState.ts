@@ -31,12 +31,9 @@ const META_DEFERRED_THROUGH = 'deferredThrough'
  * What left the window is deleted every this many blocks (or every window, if shorter). One delete
  * of a long run touches each page of `trie_nodes` and `stale_nodes` once for many rows, and the
  * pending trie nodes are written at the same time: 128 rather than 32 cut the pages a one-transfer
- * block's commit writes from about 96 to 71, and 512 rather than 128 from about 54 to 42 (a delete
- * of 128 blocks' nodes already touched most pages of `trie_nodes`; bench/walPages.ts,
- * docs/performance.md). The price: up to 511 blocks' left-behind nodes and trie logs more on disk
- * (about 3 MiB), and one block in 512 pays a delete of about 50-100 ms.
+ * block's commit writes from about 96 to 71 (bench/walPages.ts, docs/performance.md).
  */
-const PRUNE_EVERY_BLOCKS = 512
+const PRUNE_EVERY_BLOCKS = 128
 
 /** The state of a block outside the history window (its trie nodes and trie logs are gone). */
 export class StateUnavailableError extends Error {
