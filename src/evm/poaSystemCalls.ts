@@ -39,7 +39,7 @@ export function setNoSystemCalls(common: Common): void {
 }
 
 /** Whether the chain `common` belongs to makes no system calls (see `skipsSystemCalls`). */
-function hasNoSystemCalls(common: Common): boolean {
+export function hasNoSystemCalls(common: Common): boolean {
   return (common as Common & { hasNoSystemCalls?: boolean }).hasNoSystemCalls === true
 }
 

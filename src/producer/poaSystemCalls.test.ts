@@ -8,7 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
-import { Address, privateToAddress } from '@ethereumjs/util'
+import { createLegacyTx } from '@ethereumjs/tx'
+import { Address, createContractAddress, privateToAddress } from '@ethereumjs/util'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { normalizeGenesis } from '../chain/genesis.ts'
@@ -21,6 +22,7 @@ import { openChain, poolChainView } from '../node/node.ts'
 import { manualClock, systemClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
+import { config as ethConfig } from '../rpc/eth/configMethods.ts'
 import { afterAll, describe, expect, it, sleep } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
@@ -132,6 +134,8 @@ describe('system calls on a QBFT chain on Prague', () => {
 describe('system calls on a clique chain on Prague', () => {
   const nodeKey = hexToBytes(`0x${'42'.repeat(32)}`)
   const signer = bytesToHex(privateToAddress(nodeKey))
+  const SENDER_KEY = hexToBytes(`0x${'07'.repeat(32)}`)
+  const SENDER = bytesToHex(privateToAddress(SENDER_KEY))
   const genesisOf = (config: Record<string, unknown>) =>
     normalizeGenesis({
       config: {
@@ -144,7 +148,7 @@ describe('system calls on a clique chain on Prague', () => {
       difficulty: '0x1',
       gasLimit: '0x1c9c380',
       extraData: `0x${'00'.repeat(32)}${signer.slice(2)}${'00'.repeat(65)}`,
-      alloc: SYSTEM_ALLOC,
+      alloc: { ...SYSTEM_ALLOC, [SENDER]: { balance: '1000000000000000000000' } },
     })
 
   for (const [title, config, isCalled] of [
@@ -164,6 +168,40 @@ describe('system calls on a clique chain on Prague', () => {
       const replica = await openMemoryChain(genesis)
       for (const b of blocks) await importBlock(replica, b, { setHead: true })
       expect(bytesToHex(replica.head.hash())).toBe(bytesToHex(blocks[1].hash()))
+      // eth_config: Besu names the contracts its pre-execution processor and request coordinator call.
+      const settings = { chainId: 1981n }
+      const answer = (await ethConfig.call({ chain, settings } as never, [])) as {
+        current: { systemContracts: Record<string, string> }
+      }
+      expect(Object.keys(answer.current.systemContracts).sort()).toEqual(
+        isCalled
+          ? [
+              'BEACON_ROOTS_ADDRESS',
+              'CONSOLIDATION_REQUEST_PREDEPLOY_ADDRESS',
+              'DEPOSIT_CONTRACT_ADDRESS',
+              'HISTORY_STORAGE_ADDRESS',
+              'WITHDRAWAL_REQUEST_PREDEPLOY_ADDRESS',
+            ]
+          : [],
+      )
     }, 60_000)
   }
+
+  it('runs code: COINBASE is the signer, in the block and on import', async () => {
+    const genesis = genesisOf({})
+    const chain = await openMemoryChain(genesis)
+    const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
+    const opts = { coinbase: new Uint8Array(20), cliqueKey: nodeKey, clock: manualClock(1_700_000_000_000) }
+    const sealer = new DevSealer(chain, pool, opts)
+    // Init code COINBASE PUSH1 0 SSTORE STOP: the created account stores the coinbase at slot 0.
+    const create = { nonce: 0n, data: hexToBytes('0x41600055'), gasLimit: 100_000n, gasPrice: 10n ** 10n }
+    await pool.add(createLegacyTx(create, { common: chain.commonForNextBlock() }).sign(SENDER_KEY))
+    const block = (await sealer.sealBlock(true))!
+    expect(block.transactions.length).toBe(1)
+    const created = bytesToHex(createContractAddress(new Address(hexToBytes(SENDER)), 0n).bytes)
+    expect(await slot(chain, block, created, 0n)).toBe(signer)
+    const replica = await openMemoryChain(genesis)
+    await importBlock(replica, block, { setHead: true })
+    expect(bytesToHex(replica.head.header.stateRoot)).toBe(bytesToHex(block.header.stateRoot))
+  }, 60_000)
 })
