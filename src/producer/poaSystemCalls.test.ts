@@ -17,6 +17,7 @@ import { openMemoryChain } from '../chain/memoryChain.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
 import { genesisExtraData } from '../consensus/bftExtraData.ts'
 import { addressOf } from '../consensus/bftHashing.ts'
+import { replayBlock } from '../evm/tracers/blockReplayer.ts'
 import { createBftValidator } from '../node/bftNode.ts'
 import { openChain, poolChainView } from '../node/node.ts'
 import { manualClock, systemClock } from '../primitives/clock.ts'
@@ -161,7 +162,24 @@ describe('system calls on a clique chain on Prague', () => {
       const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
       const opts = { coinbase: new Uint8Array(20), cliqueKey: nodeKey, clock: manualClock(1_700_000_000_000) }
       const sealer = new DevSealer(chain, pool, opts)
+      // Block 1 asks the history contract for block 0's hash: zero unless the block wrote it first.
+      const ask = {
+        nonce: 0n,
+        to: hexToBytes(HISTORY),
+        data: new Uint8Array(32),
+        gasLimit: 100_000n,
+        gasPrice: 10n ** 10n,
+      }
+      await pool.add(createLegacyTx(ask, { common: chain.commonForNextBlock() }).sign(SENDER_KEY))
       const blocks = [(await sealer.sealBlock(true))!, (await sealer.sealBlock(true))!]
+      expect(blocks[0].transactions.length).toBe(1)
+      const genesisHash = bytesToHex((await chain.getBlockByNumber(0n))!.hash())
+      // A trace replays the block's pre-execution writes as the block ran them.
+      const replayed = await replayBlock(chain, blocks[0], () => ({
+        start: () => {},
+        finish: (_ctx, r) => bytesToHex(r.execResult.returnValue),
+      }))
+      expect(replayed.get(0)).toBe(isCalled ? genesisHash : `0x${'00'.repeat(32)}`)
       const history = await slot(chain, blocks[1], HISTORY, 1n)
       expect(history).toBe(isCalled ? bytesToHex(blocks[0].hash()) : '0x')
       if (!isCalled) expect(await storageRoot(chain, blocks[1], BEACON_ROOTS)).toBe(EMPTY_TRIE_ROOT)
