@@ -52,8 +52,19 @@ describe('block access lists over JSON-RPC', () => {
       [CONTRACT]: { code: '0x602a60015500' },
     }
     for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { code: c.code, nonce: '0x1' }
+    // A proof-of-stake Amsterdam chain calls both builder request contracts (EIP-8282) at every
+    // block and refuses to build one without their code: a stub returning nothing serves both.
+    const builders = '0x0000000000000000000000000000000000009999'
+    alloc[builders] = { code: '0x00' }
     const genesis = writeJsonFile(tmp, 'amsterdam.json', {
-      config: { chainId: 2019, londonBlock: 0, terminalTotalDifficulty: 0, amsterdamTime: 0 },
+      config: {
+        chainId: 2019,
+        londonBlock: 0,
+        terminalTotalDifficulty: 0,
+        amsterdamTime: 0,
+        builderDepositRequestContractAddress: builders,
+        builderExitRequestContractAddress: builders,
+      },
       timestamp: '0x0',
       gasLimit: '0x1c9c380',
       difficulty: '0x0',
@@ -71,7 +82,8 @@ describe('block access lists over JSON-RPC', () => {
         nonce: 0,
         to: CONTRACT,
         value: 5n,
-        gas: 100_000n,
+        // EIP-8037: the new slot's state bytes cost more than 100,000 gas on top of the call.
+        gas: 500_000n,
         maxFeePerGas: 2_000_000_000n,
         maxPriorityFeePerGas: 1n,
       })
