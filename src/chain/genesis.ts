@@ -7,6 +7,7 @@ import { type Block, createBlock } from '@ethereumjs/block'
 import { Common, type GenesisState } from '@ethereumjs/common'
 import { KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
+import { setNoSystemCalls, skipsSystemCalls } from '../evm/poaSystemCalls.ts'
 import { setChainStackSize } from '../evm/stackSize.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
@@ -257,6 +258,8 @@ export function createChainCommon(
   if (bft) Object.assign(common, { consensusType: () => 'bft', consensusAlgorithm: () => bft.kind })
   if ((genesis.config as Record<symbol, unknown>)[NO_CHAIN_ID] === true) Object.assign(common, { hasNoChainId: true })
   if (genesis.config.evmStackSize !== undefined) setChainStackSize(common, evmStackSizeOf(genesis.config.evmStackSize))
+  // Besu's PoA chains without all three request contract addresses make no system calls.
+  if (skipsSystemCalls(genesis.config)) setNoSystemCalls(common)
   return common
 }
 

@@ -5,7 +5,8 @@
  * transactions O(n²). This subclass runs each transaction against one header-only block made at
  * the start and keeps the library's system calls (EIP-4788, EIP-2935), withdrawals, requests
  * (EIP-7685) and `build()` unchanged, except for one shortcut: the EIP-7002/7251 dequeue call of a
- * request contract whose queue is empty is skipped (see `idleRequestContracts`).
+ * request contract whose queue is empty is skipped (see `idleRequestContracts`). A VM of a PoA chain
+ * without the request contract addresses makes none of these calls (poaSystemCalls.ts).
  */
 import { type Block, createBlock, createSealedCliqueBlock } from '@ethereumjs/block'
 import { type EVMResult, type EVMRunCallOpts, txExceedsAvailableBlockGas8037 } from '@ethereumjs/evm'

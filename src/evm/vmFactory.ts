@@ -2,14 +2,16 @@
  * Builds the EVM-running VM over a state manager. Owns the `@ethereumjs/vm` dependency; the layers
  * above ask for a VM here and never construct one themselves.
  */
-import type { Block } from '@ethereumjs/block'
+import { type Block, type BlockHeader, cliqueSigner } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
+import type { Address } from '@ethereumjs/util'
 import { createVM, type VM } from '@ethereumjs/vm'
 import { ForkStateManager } from '../state/forkState.ts'
 import type { StateManager } from '../state/worldState.ts'
 import { applyMissingChainId } from './chainIdOpcode.ts'
 import { applyClassicPrecompiles } from './classicPrecompiles.ts'
 import { checkExecutionDeadline, makeInterruptible } from './executionDeadline.ts'
+import { applyNoSystemCalls } from './poaSystemCalls.ts'
 import { allowSendersWithCode } from './senderCode.ts'
 import { applyStackSize, chainStackSize } from './stackSize.ts'
 
@@ -54,11 +56,26 @@ export async function createVm(
     stateManager: state,
     blockchain: blockchain as never,
     setHardfork: true,
+    // The library's EVM runs no code on a clique chain without a way to name a block's signer.
+    evmOpts: common.consensusAlgorithm() === 'clique' ? { cliqueSigner: signerOf } : undefined,
   })
   applyStackSize(vm, chainStackSize(common))
   applyMissingChainId(vm, common)
   applyClassicPrecompiles(vm)
+  applyNoSystemCalls(vm)
   if (opts.isInterruptible) makeInterruptible(vm)
   if (opts.isSenderCodeAllowed) allowSendersWithCode(vm)
   return vm
+}
+
+/**
+ * COINBASE on a clique chain: the block's signer (Besu's clique mining beneficiary), or the header's
+ * coinbase when the header carries no seal to recover it from (a call on a header made for it).
+ */
+function signerOf(header: { coinbase: Address }): Address {
+  try {
+    return cliqueSigner(header as BlockHeader)
+  } catch {
+    return header.coinbase
+  }
 }

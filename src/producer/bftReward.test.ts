@@ -147,7 +147,8 @@ describe('qbft block reward on Amsterdam', () => {
     const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
     const validator = createBftValidator(chain, pool, bft!, KEY, systemClock)
     closers.push(close(chain), () => validator.stop())
-    const fees = { gasLimit: 21000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 2n, chainId: 1337n }
+    // EIP-8037: a transfer that creates the recipient's account pays its state bytes, above 21,000.
+    const fees = { gasLimit: 500_000n, maxFeePerGas: 10n ** 10n, maxPriorityFeePerGas: 2n, chainId: 1337n }
     const tx = createFeeMarket1559Tx(
       { nonce: 0n, to: hexToBytes(BENEFICIARY), value: 7n, ...fees },
       {

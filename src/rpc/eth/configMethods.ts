@@ -7,6 +7,7 @@ import type { Common } from '@ethereumjs/common'
 import { Mainnet } from '@ethereumjs/common'
 import { hasChainId } from '../../chain/genesis.ts'
 import { SYSTEM_CONTRACTS } from '../../chain/systemContracts.ts'
+import { hasNoSystemCalls } from '../../evm/poaSystemCalls.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { bytesToHex, type Hex, padHex, toQuantity } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
@@ -55,14 +56,17 @@ function forkConfig(ctx: RpcContext, fork: string): Record<string, unknown> {
     if (c.gteHardfork(since)) precompiles[name] = padHex(`0x${address.toString(16)}`, 20)
   }
   const systemContracts: Record<string, Hex> = {}
-  for (const sc of SYSTEM_CONTRACTS) {
+  // A PoA chain without the request contract addresses calls none (Besu's pre-execution processor
+  // and request coordinator there name no contract).
+  const isCalling = !hasNoSystemCalls(c)
+  for (const sc of isCalling ? SYSTEM_CONTRACTS : []) {
     const [name, eip, param] = SYSTEM_CONTRACT_NAMES[sc.name] ?? []
     if (!name || !c.isActivatedEIP(eip)) continue
     // The request contracts may sit elsewhere (genesis withdrawal/consolidationRequestContractAddress).
     const configured = param && (c as unknown as { _paramsCache: Record<string, unknown> })._paramsCache[param]
     systemContracts[name] = configured ? padHex(toQuantity(BigInt(configured as string)), 20) : (sc.address as Hex)
   }
-  if (c.isActivatedEIP(6110)) {
+  if (isCalling && c.isActivatedEIP(6110)) {
     const deposit = (c as unknown as { _chainParams: { depositContractAddress?: string } })._chainParams
       .depositContractAddress
     systemContracts.DEPOSIT_CONTRACT_ADDRESS = (deposit ?? Mainnet.depositContractAddress!).toLowerCase() as Hex
