@@ -31,7 +31,7 @@ export const ENGINE_PARAMS_ERRORS = {
   custodyColumns: 'Invalid custody columns params',
 } as const
 
-/** A -32602 of Besu's for `field` with the reason in `data`. */
-export function engineParamsError(field: keyof typeof ENGINE_PARAMS_ERRORS, detail: string): RpcError {
+/** A -32602 of Besu's for `field`, with the reason in `data` where Besu gives one. */
+export function engineParamsError(field: keyof typeof ENGINE_PARAMS_ERRORS, detail?: string): RpcError {
   return new RpcError(-32602, ENGINE_PARAMS_ERRORS[field], detail)
 }

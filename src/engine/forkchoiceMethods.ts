@@ -67,10 +67,14 @@ export const forkchoiceUpdatedV2 = defineMethod({
 })
 
 /** Cancun's attribute checks (withdrawals and the beacon root), shared by V3 and V4. */
-function checkCancunAttributes(a: PayloadAttributes, common: Common): void {
+function checkCancunFields(a: PayloadAttributes): void {
   if (a.withdrawals === undefined || a.parentBeaconBlockRoot === undefined) {
     throw engineError('invalidPayloadAttributes', 'withdrawals and parentBeaconBlockRoot are required')
   }
+}
+
+function checkCancunAttributes(a: PayloadAttributes, common: Common): void {
+  checkCancunFields(a)
   if (!isForkActive(common, 'cancun', a.timestamp))
     throw engineError('unsupportedFork', `timestamp ${a.timestamp} is before Cancun`)
 }
@@ -98,10 +102,11 @@ export const forkchoiceUpdatedV4 = defineMethod({
   params: [ep.forkchoiceState, ep.payloadAttributes.optional(), ep.custodyColumns.optional()],
   handler: async (ctx: RpcContext, [state, attributes]) =>
     run(ctx, state, attributes, (a, _head, common) => {
-      checkCancunAttributes(a, common)
-      requireFork(common, a.timestamp, ['amsterdam'])
+      // Besu checks every field of the attributes before the fork of their timestamp.
+      checkCancunFields(a)
       if (a.slotNumber === undefined) throw engineParamsError('slotNumber', 'Invalid slotNumber')
       if (a.targetGasLimit === undefined) throw engineParamsError('targetGasLimit', 'Missing target gas limit field')
+      requireFork(common, a.timestamp, ['amsterdam'])
     }),
 })
 

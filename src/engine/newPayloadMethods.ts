@@ -99,11 +99,12 @@ function withRequests(forks: readonly EngineFork[]) {
     requireFields(payload, ['withdrawals', 'blobGasUsed', 'excessBlobGas'], true)
     checkRequests(executionRequests)
     requireFork(ctx.chain.common, payload.timestamp, forks)
-    // Besu's EngineNewPayloadV5: absent or null, each is a -32602 of its own (access list first).
+    // Besu's EngineNewPayloadV5, after the fork check: an absent or null field is a -32602 of its
+    // own (access list first), answered with the error type alone (its reason, `Missing block
+    // access list field` / `Missing slot number field`, is not sent: no `data`).
     if (forks.includes('amsterdam')) {
-      if (payload.blockAccessList === undefined)
-        throw engineParamsError('blockAccessList', 'Missing block access list field')
-      if (payload.slotNumber === undefined) throw engineParamsError('slotNumber', 'Missing slot number field')
+      if (payload.blockAccessList === undefined) throw engineParamsError('blockAccessList')
+      if (payload.slotNumber === undefined) throw engineParamsError('slotNumber')
     }
     return run(ctx, payload, {
       expectedBlobHashes,
