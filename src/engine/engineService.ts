@@ -309,6 +309,7 @@ function payloadIdOf(head: Block, a: PayloadAttributes): Uint8Array {
     RLP.encode(withdrawals),
     a.parentBeaconBlockRoot ?? new Uint8Array(0),
     a.slotNumber === undefined ? new Uint8Array(0) : bigintToBytes(a.slotNumber),
+    a.targetGasLimit === undefined ? new Uint8Array(0) : bigintToBytes(a.targetGasLimit),
   )
   return keccak_256(preimage).subarray(0, 8)
 }

@@ -19,3 +19,19 @@ export function engineError(kind: EngineErrorKind, detail?: string): RpcError {
   const [code, message] = ENGINE_ERRORS[kind]
   return new RpcError(code, message, detail)
 }
+
+/**
+ * Besu's -32602 variants for the fields Amsterdam adds (its RpcErrorType entries): the message names
+ * the field, the reason goes in `data` (`Missing slot number field`, `Invalid slotNumber`, ...).
+ */
+export const ENGINE_PARAMS_ERRORS = {
+  blockAccessList: 'Invalid block access list params (missing or invalid)',
+  slotNumber: 'Invalid slot number params (missing or invalid)',
+  targetGasLimit: 'Invalid target gas limit params',
+  custodyColumns: 'Invalid custody columns params',
+} as const
+
+/** A -32602 of Besu's for `field`, with the reason in `data` where Besu gives one. */
+export function engineParamsError(field: keyof typeof ENGINE_PARAMS_ERRORS, detail?: string): RpcError {
+  return new RpcError(-32602, ENGINE_PARAMS_ERRORS[field], detail)
+}

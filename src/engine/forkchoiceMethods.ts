@@ -13,9 +13,9 @@ import { bytesToHex } from '../primitives/hex.ts'
 import type { RpcContext } from '../rpc/context.ts'
 import { engineOf } from './engineOf.ts'
 import type { ForkchoiceResult } from './engineService.ts'
-import { engineError } from './errors.ts'
+import { engineError, engineParamsError } from './errors.ts'
 import { engineForkAt, isForkActive, requireFork } from './forkRules.ts'
-import { payloadStatusJson, slotNumberError } from './newPayloadMethods.ts'
+import { payloadStatusJson } from './newPayloadMethods.ts'
 import { ep, type ForkchoiceState, type PayloadAttributes } from './payloadCodec.ts'
 
 function resultJson(r: ForkchoiceResult) {
@@ -67,10 +67,14 @@ export const forkchoiceUpdatedV2 = defineMethod({
 })
 
 /** Cancun's attribute checks (withdrawals and the beacon root), shared by V3 and V4. */
-function checkCancunAttributes(a: PayloadAttributes, common: Common): void {
+function checkCancunFields(a: PayloadAttributes): void {
   if (a.withdrawals === undefined || a.parentBeaconBlockRoot === undefined) {
     throw engineError('invalidPayloadAttributes', 'withdrawals and parentBeaconBlockRoot are required')
   }
+}
+
+function checkCancunAttributes(a: PayloadAttributes, common: Common): void {
+  checkCancunFields(a)
   if (!isForkActive(common, 'cancun', a.timestamp))
     throw engineError('unsupportedFork', `timestamp ${a.timestamp} is before Cancun`)
 }
@@ -87,15 +91,22 @@ export const forkchoiceUpdatedV3 = defineMethod({
     }),
 })
 
-/** Amsterdam's: V3's attributes with the slot number of the payload (EIP-7843; Besu: "Invalid slotNumber"). */
+/**
+ * Amsterdam's, as the latest Besu's EngineForkchoiceUpdatedV4: V3's attributes with the payload's
+ * slot number (EIP-7843) and `targetGasLimit`, both required (-32602 `Invalid slotNumber`, `Missing
+ * target gas limit field`), and an optional third parameter `custodyColumns` (EIP-8070, 16 bytes,
+ * checked before the update; Basalt keeps no blob custody, so it is only validated).
+ */
 export const forkchoiceUpdatedV4 = defineMethod({
   name: 'engine_forkchoiceUpdatedV4',
-  params: [ep.forkchoiceState, ep.payloadAttributes.optional()],
+  params: [ep.forkchoiceState, ep.payloadAttributes.optional(), ep.custodyColumns.optional()],
   handler: async (ctx: RpcContext, [state, attributes]) =>
     run(ctx, state, attributes, (a, _head, common) => {
-      checkCancunAttributes(a, common)
+      // Besu checks every field of the attributes before the fork of their timestamp.
+      checkCancunFields(a)
+      if (a.slotNumber === undefined) throw engineParamsError('slotNumber', 'Invalid slotNumber')
+      if (a.targetGasLimit === undefined) throw engineParamsError('targetGasLimit', 'Missing target gas limit field')
       requireFork(common, a.timestamp, ['amsterdam'])
-      if (a.slotNumber === undefined) throw slotNumberError('Invalid slotNumber')
     }),
 })
 

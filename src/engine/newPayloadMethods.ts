@@ -9,6 +9,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import type { RpcContext } from '../rpc/context.ts'
 import { engineOf } from './engineOf.ts'
 import type { NewPayloadOptions, PayloadStatus } from './engineService.ts'
+import { engineParamsError } from './errors.ts'
 import { type EngineFork, engineForkAt, requireFork } from './forkRules.ts'
 import { type ExecutionPayload, ep } from './payloadCodec.ts'
 
@@ -81,11 +82,6 @@ export const newPayloadV3 = defineMethod({
   },
 })
 
-/** Besu's answer to a V5 payload without a slot number (its INVALID_SLOT_NUMBER_PARAMS, detail in `data`). */
-export function slotNumberError(detail: string): RpcError {
-  return new RpcError(InvalidParamsError.code, 'Invalid slot number params', detail)
-}
-
 /**
  * newPayloadV4 and V5 (Prague's shape; V5's payload adds the block access list and the slot number)
  * on the forks given.
@@ -103,8 +99,13 @@ function withRequests(forks: readonly EngineFork[]) {
     requireFields(payload, ['withdrawals', 'blobGasUsed', 'excessBlobGas'], true)
     checkRequests(executionRequests)
     requireFork(ctx.chain.common, payload.timestamp, forks)
-    if (forks.includes('amsterdam') && payload.slotNumber === undefined)
-      throw slotNumberError('Missing slot number field')
+    // Besu's EngineNewPayloadV5, after the fork check: an absent or null field is a -32602 of its
+    // own (access list first), answered with the error type alone (its reason, `Missing block
+    // access list field` / `Missing slot number field`, is not sent: no `data`).
+    if (forks.includes('amsterdam')) {
+      if (payload.blockAccessList === undefined) throw engineParamsError('blockAccessList')
+      if (payload.slotNumber === undefined) throw engineParamsError('slotNumber')
+    }
     return run(ctx, payload, {
       expectedBlobHashes,
       parentBeaconBlockRoot,

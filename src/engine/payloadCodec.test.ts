@@ -41,17 +41,77 @@ describe('ep.payload', () => {
   })
 })
 
+const ATTRIBUTES_V3 = {
+  timestamp: '0x10',
+  prevRandao: h32,
+  suggestedFeeRecipient: `0x${'33'.repeat(20)}`,
+  withdrawals: [],
+  parentBeaconBlockRoot: h32,
+}
+
 describe('ep.payloadAttributes', () => {
   it('decodes V3 attributes', () => {
-    const a = ep.payloadAttributes.decode({
-      timestamp: '0x10',
-      prevRandao: h32,
-      suggestedFeeRecipient: `0x${'33'.repeat(20)}`,
-      withdrawals: [],
-      parentBeaconBlockRoot: h32,
-    })
+    const a = ep.payloadAttributes.decode(ATTRIBUTES_V3)
     expect(a.timestamp).toBe(16n)
     expect(a.withdrawals).toEqual([])
     expect(a.parentBeaconBlockRoot).toHaveLength(32)
+  })
+})
+
+/** The RpcError `fn` throws, as code, message and data. */
+function thrown(fn: () => unknown): unknown {
+  try {
+    fn()
+  } catch (e) {
+    const err = e as { code?: number; message: string; data?: unknown }
+    return [err.code, err.message, err.data]
+  }
+  return undefined
+}
+
+describe("Amsterdam's fields as the latest Besu reads them", () => {
+  const BAL_ERROR = 'Invalid block access list params (missing or invalid)'
+
+  it('takes a block access list with or without 0x, and a null one as absent', () => {
+    expect(ep.payload.decode({ ...PAYLOAD, blockAccessList: '0xc0' }).blockAccessList).toEqual(new Uint8Array([0xc0]))
+    expect(ep.payload.decode({ ...PAYLOAD, blockAccessList: 'c0' }).blockAccessList).toEqual(new Uint8Array([0xc0]))
+    expect(ep.payload.decode({ ...PAYLOAD, blockAccessList: null }).blockAccessList).toBeUndefined()
+  })
+
+  it('refuses bad hex in the access list with -32602 and the reason in data', () => {
+    expect(thrown(() => ep.payload.decode({ ...PAYLOAD, blockAccessList: '0xzz' }))).toEqual([
+      -32602,
+      BAL_ERROR,
+      "Failed to decode block access list payload parameter (Illegal character 'z' found at index 0 in hex binary representation)",
+    ])
+    expect(thrown(() => ep.payload.decode({ ...PAYLOAD, blockAccessList: '0xc' }))).toEqual([
+      -32602,
+      BAL_ERROR,
+      'Failed to decode block access list payload parameter (Invalid odd-length hex binary representation)',
+    ])
+    expect(thrown(() => ep.payload.decode({ ...PAYLOAD, blockAccessList: 7 }))).toEqual([
+      -32602,
+      BAL_ERROR,
+      'Failed to decode block access list payload parameter (expected a hex string, got 7)',
+    ])
+  })
+
+  it('reads V4 attributes with the slot number and the target gas limit', () => {
+    const a = ep.payloadAttributes.decode({ ...ATTRIBUTES_V3, slotNumber: '0x2a', targetGasLimit: '0x1c9c380' })
+    expect([a.slotNumber, a.targetGasLimit]).toEqual([42n, 30_000_000n])
+  })
+
+  it('takes 16 bytes of custody columns and refuses any other length or shape', () => {
+    expect(ep.custodyColumns.decode(`0x${'ab'.repeat(16)}`)).toHaveLength(16)
+    expect(thrown(() => ep.custodyColumns.decode(`0x${'ab'.repeat(10)}`))).toEqual([
+      -32602,
+      'Invalid custody columns params',
+      'custodyColumns must be 16 bytes, got 10',
+    ])
+    expect(thrown(() => ep.custodyColumns.decode('0xzz'))).toEqual([
+      -32602,
+      'Invalid custody columns params',
+      'Invalid custodyColumns parameter (index 2)',
+    ])
   })
 })

@@ -1,4 +1,7 @@
 import { codec, decoders } from '../jsonrpc/codecs.ts'
+import { RpcError } from '../jsonrpc/errors.ts'
+import { hexToBytes } from '../primitives/hex.ts'
+import { engineParamsError } from './errors.ts'
 
 const { quantity, data, fixed, fail } = decoders
 
@@ -47,6 +50,8 @@ export interface PayloadAttributes {
   parentBeaconBlockRoot?: Uint8Array
   /** forkchoiceUpdatedV4 (Amsterdam): the slot number of the payload to build (EIP-7843). */
   slotNumber?: bigint
+  /** forkchoiceUpdatedV4 (Amsterdam, required by Besu): the gas limit the payload moves toward. */
+  targetGasLimit?: bigint
 }
 
 type Json = Record<string, unknown>
@@ -69,6 +74,7 @@ function field<T>(o: Json, name: string, decode: (v: unknown) => T, isRequired: 
   try {
     return decode(v)
   } catch (e) {
+    if (e instanceof RpcError) throw e
     return fail(`${name}: ${(e as Error).message}`)
   }
 }
@@ -119,7 +125,7 @@ function executionPayload(v: unknown): ExecutionPayload {
     withdrawals: field(o, 'withdrawals', list(withdrawal), false),
     blobGasUsed: field(o, 'blobGasUsed', quantity, false),
     excessBlobGas: field(o, 'excessBlobGas', quantity, false),
-    blockAccessList: field(o, 'blockAccessList', data, false),
+    blockAccessList: field(o, 'blockAccessList', accessListHex, false),
     slotNumber: field(o, 'slotNumber', quantity, false),
   }
 }
@@ -142,6 +148,34 @@ function payloadAttributes(v: unknown): PayloadAttributes {
     withdrawals: field(o, 'withdrawals', list(withdrawal), false),
     parentBeaconBlockRoot: field(o, 'parentBeaconBlockRoot', hash32, false),
     slotNumber: field(o, 'slotNumber', quantity, false),
+    targetGasLimit: field(o, 'targetGasLimit', quantity, false),
+  }
+}
+
+/**
+ * The payload's `blockAccessList` as Besu reads it: hex with or without `0x`; bad hex is its
+ * INVALID_BLOCK_ACCESS_LIST_PARAMS with tuweni's reason (the RLP is decoded later: INVALID status).
+ */
+function accessListHex(v: unknown): Uint8Array {
+  const failure = (reason: string) =>
+    engineParamsError('blockAccessList', `Failed to decode block access list payload parameter (${reason})`)
+  if (typeof v !== 'string') throw failure(`expected a hex string, got ${JSON.stringify(v)}`)
+  const digits = v.startsWith('0x') || v.startsWith('0X') ? v.slice(2) : v
+  const bad = digits.search(/[^0-9a-fA-F]/)
+  if (bad >= 0) throw failure(`Illegal character '${digits[bad]}' found at index ${bad} in hex binary representation`)
+  if (digits.length % 2 === 1) throw failure('Invalid odd-length hex binary representation')
+  return hexToBytes(`0x${digits}`)
+}
+
+/** forkchoiceUpdatedV4's optional third parameter (EIP-8070, Besu): the 16-byte custody column bitmap. */
+function custodyColumns(v: unknown): Uint8Array {
+  try {
+    const b = data(v)
+    if (b.length === 16) return b
+    throw engineParamsError('custodyColumns', `custodyColumns must be 16 bytes, got ${b.length}`)
+  } catch (e) {
+    if (e instanceof RpcError) throw e
+    throw engineParamsError('custodyColumns', 'Invalid custodyColumns parameter (index 2)')
   }
 }
 
@@ -154,6 +188,7 @@ export const ep = {
   hashes: codec('hashes', list(hash32)),
   requests: codec('executionRequests', list(data)),
   beaconRoot: codec('parentBeaconBlockRoot', hash32),
+  custodyColumns: codec('custodyColumns', custodyColumns),
   strings: codec(
     'strings',
     list((v) => (typeof v === 'string' ? v : fail(`expected a string, got ${JSON.stringify(v)}`))),

@@ -112,17 +112,30 @@ export async function payloadToBlock(chain: Chain, payload: ExecutionPayload, ex
 
 /**
  * The header's `blockAccessListHash` from the payload's access list (EIP-7928): Besu decodes the
- * list first and answers INVALID with its messages when it is missing or not a list's encoding.
- * The executed list is checked against the hash on import.
+ * list first and answers INVALID, with the decoder's reason, when the bytes are not a list's
+ * encoding (an absent list is a -32602 of newPayloadV5's). The executed list is checked on import.
  */
 function accessListHash(isActive: boolean, encoded: Uint8Array | undefined): Uint8Array | undefined {
   if (!isActive) return undefined
-  if (encoded === undefined || encoded.length === 0)
-    throw new PayloadBlockError('malformed', 'Missing block access list field')
+  if (encoded === undefined) throw new PayloadBlockError('malformed', 'Missing block access list field')
+  const reason = accessListDecodeFailure(encoded)
+  if (reason !== undefined)
+    throw new PayloadBlockError('malformed', `Failed to decode block access list payload parameter (${reason})`)
+  return keccak_256(encoded)
+}
+
+/** Why `encoded` is not an access list's RLP (Besu's RLP reader's words for a top item that is not a list). */
+function accessListDecodeFailure(encoded: Uint8Array): string | undefined {
+  if (encoded.length === 0) return 'Expected current item to be a list, but the input is empty'
+  const first = encoded[0]
+  if (first < 0xc0) {
+    const kind = first < 0x80 ? 'BYTE_ELEMENT' : first < 0xb8 ? 'SHORT_ELEMENT' : 'LONG_ELEMENT'
+    return `Expected current item to be a list, but it is: ${kind}`
+  }
   try {
     createBlockLevelAccessListFromRLP(encoded)
-  } catch {
-    throw new PayloadBlockError('malformed', 'Invalid block access list encoding')
+    return undefined
+  } catch (e) {
+    return e instanceof Error ? e.message : String(e)
   }
-  return keccak_256(encoded)
 }

@@ -38,15 +38,27 @@ describe('Amsterdam payloads', () => {
       withdrawals: [],
       parentBeaconBlockRoot: `0x${'44'.repeat(32)}`,
       slotNumber: '0x2a',
+      targetGasLimit: genesis.gasLimit,
     }
     expect((await error(en, 'engine_forkchoiceUpdatedV3', [state(genesis.hash), attributes])).code).toBe(-38005)
     const { slotNumber, ...withoutSlot } = attributes
     expect(await error(en, 'engine_forkchoiceUpdatedV4', [state(genesis.hash), withoutSlot])).toEqual({
       code: -32602,
-      message: 'Invalid slot number params',
+      message: 'Invalid slot number params (missing or invalid)',
       data: 'Invalid slotNumber',
     })
-    const fcu = await en.rpc('engine_forkchoiceUpdatedV4', [state(genesis.hash), attributes])
+    const { targetGasLimit: _target, ...withoutTarget } = attributes
+    expect(await error(en, 'engine_forkchoiceUpdatedV4', [state(genesis.hash), withoutTarget])).toEqual({
+      code: -32602,
+      message: 'Invalid target gas limit params',
+      data: 'Missing target gas limit field',
+    })
+    expect(await error(en, 'engine_forkchoiceUpdatedV4', [state(genesis.hash), attributes, '0xabcd'])).toEqual({
+      code: -32602,
+      message: 'Invalid custody columns params',
+      data: 'custodyColumns must be 16 bytes, got 2',
+    })
+    const fcu = await en.rpc('engine_forkchoiceUpdatedV4', [state(genesis.hash), attributes, `0x${'ff'.repeat(16)}`])
     expect(fcu.payloadStatus.status).toBe('VALID')
     expect((await error(en, 'engine_getPayloadV5', [fcu.payloadId])).code).toBe(-38005)
     const built = await en.rpc('engine_getPayloadV6', [fcu.payloadId])
@@ -59,8 +71,11 @@ describe('Amsterdam payloads', () => {
     const { slotNumber: _, ...noSlot } = payload
     expect(await error(other, 'engine_newPayloadV5', [noSlot, ...extra])).toEqual({
       code: -32602,
-      message: 'Invalid slot number params',
-      data: 'Missing slot number field',
+      message: 'Invalid slot number params (missing or invalid)',
+    })
+    expect(await error(other, 'engine_newPayloadV5', [{ ...payload, slotNumber: null }, ...extra])).toEqual({
+      code: -32602,
+      message: 'Invalid slot number params (missing or invalid)',
     })
     // Another slot number is another header: not the block the payload names.
     const wrongSlot = await other.rpc('engine_newPayloadV5', [{ ...payload, slotNumber: '0x2b' }, ...extra])
@@ -68,16 +83,22 @@ describe('Amsterdam payloads', () => {
       'INVALID',
       expect.stringContaining('Invalid blockHash'),
     ])
+    // The latest Besu: an absent (or null) list and bad hex are -32602 (only the latter with data), bytes that are not a list INVALID.
     const { blockAccessList, ...without } = payload
-    expect(await other.rpc('engine_newPayloadV5', [without, ...extra])).toEqual({
-      status: 'INVALID',
-      latestValidHash: genesis.hash,
-      validationError: 'Missing block access list field',
+    const missingList = { code: -32602, message: 'Invalid block access list params (missing or invalid)' }
+    expect(await error(other, 'engine_newPayloadV5', [without, ...extra])).toEqual(missingList)
+    expect(await error(other, 'engine_newPayloadV5', [{ ...payload, blockAccessList: null }, ...extra])).toEqual(
+      missingList,
+    )
+    expect(await error(other, 'engine_newPayloadV5', [{ ...payload, blockAccessList: '0xzz' }, ...extra])).toEqual({
+      ...missingList,
+      data: "Failed to decode block access list payload parameter (Illegal character 'z' found at index 0 in hex binary representation)",
     })
     expect(await other.rpc('engine_newPayloadV5', [{ ...payload, blockAccessList: '0x01' }, ...extra])).toEqual({
       status: 'INVALID',
       latestValidHash: genesis.hash,
-      validationError: 'Invalid block access list encoding',
+      validationError:
+        'Failed to decode block access list payload parameter (Expected current item to be a list, but it is: BYTE_ELEMENT)',
     })
     const otherList = await other.rpc('engine_newPayloadV5', [{ ...payload, blockAccessList: '0xc0' }, ...extra])
     expect([otherList.status, otherList.validationError]).toEqual([
