@@ -269,6 +269,7 @@ export class EngineService {
       withdrawals: a.withdrawals,
       parentBeaconBlockRoot: a.parentBeaconBlockRoot,
       slotNumber: a.slotNumber,
+      targetGasLimit: a.targetGasLimit,
     }
     this.payloads.set(key, this.builder.start(head, attrs))
     if (this.payloads.size > MAX_STORED_PAYLOADS) {

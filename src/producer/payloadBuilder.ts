@@ -28,6 +28,11 @@ export interface BuildAttributes {
   parentBeaconBlockRoot?: Uint8Array
   /** The header's slot number (EIP-7843, Amsterdam), from forkchoiceUpdatedV4's attributes. */
   slotNumber?: bigint
+  /**
+   * The gas limit the consensus client asks the payload to move toward (forkchoiceUpdatedV4's
+   * `targetGasLimit`); the node's `--target-gas-limit` when absent.
+   */
+  targetGasLimit?: bigint
 }
 
 export interface BuiltPayload {
@@ -135,7 +140,7 @@ export class PayloadBuilder {
       headerData: {
         timestamp: attrs.timestamp,
         coinbase: attrs.feeRecipient,
-        gasLimit: nextGasLimit(parent.header.gasLimit, this.opts.targetGasLimit),
+        gasLimit: nextGasLimit(parent.header.gasLimit, attrs.targetGasLimit ?? this.opts.targetGasLimit),
         mixHash: attrs.prevRandao,
         difficulty: 0n,
         baseFeePerGas: this.chain.nextBaseFee(parent.header),

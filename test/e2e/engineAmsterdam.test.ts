@@ -38,7 +38,8 @@ describe('Amsterdam payloads', () => {
       withdrawals: [],
       parentBeaconBlockRoot: `0x${'44'.repeat(32)}`,
       slotNumber: '0x2a',
-      targetGasLimit: genesis.gasLimit,
+      // Above the parent's: the payload's gas limit moves toward it by the most a block may.
+      targetGasLimit: `0x${(BigInt(genesis.gasLimit) * 2n).toString(16)}`,
     }
     expect((await error(en, 'engine_forkchoiceUpdatedV3', [state(genesis.hash), attributes])).code).toBe(-38005)
     const { slotNumber, ...withoutSlot } = attributes
@@ -64,6 +65,8 @@ describe('Amsterdam payloads', () => {
     const built = await en.rpc('engine_getPayloadV6', [fcu.payloadId])
     const payload = built.executionPayload
     expect(payload.slotNumber).toBe(slotNumber)
+    const parentGas = BigInt(genesis.gasLimit)
+    expect(BigInt(payload.gasLimit)).toBe(parentGas + parentGas / 1024n - 1n)
     expect(payload.blockAccessList).toMatch(/^0x[0-9a-f]+$/)
     expect(built.executionRequests).toEqual([])
     const extra = [[], attributes.parentBeaconBlockRoot, []]
