@@ -5,31 +5,24 @@
  * Amsterdam header without a slot number (the earlier Besu's Amsterdam) is refused in one line.
  */
 import { RLP } from '@ethereumjs/rlp'
-import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { createAddressFromString, setLengthLeft } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import { poolChainView } from '../node/node.ts'
-import { manualClock } from '../primitives/clock.ts'
+import { SENDER as SENDER_ADDRESS, sealCalls } from '../../test/chain/accessListChain.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
-import { DevSealer } from '../producer/devSealer.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
-import { TxPool } from '../txpool/txPool.ts'
 import { importBlock } from './blockImporter.ts'
 import { decodeBlockRlp, RlpFileError } from './blockRlp.ts'
-import { addressOfKey } from './devAccounts.ts'
 import { parseGenesisText } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
 import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
-const KEY = hexToBytes('0x45a915e4d060149eb4365960e6a7a45f334393093061116b197e3240065ff2d8')
-const SENDER = addressOfKey(KEY).toLowerCase() as `0x${string}`
+const SENDER = SENDER_ADDRESS as `0x${string}`
 /** An existing account (no new-account state gas for the transfer). */
 const RECIPIENT: `0x${string}` = '0x00000000000000000000000000000000000000aa'
 /** PUSH1 0, PUSH1 1, SSTORE: clears slot 1, set to 1 in the genesis (a refund). */
 const CLEARER: `0x${string}` = '0x00000000000000000000000000000000000000cc'
 /** SLOTNUM (0x4b), PUSH1 0, SSTORE: the block's slot number into slot 0 (set in the genesis: no new slot). */
 const SLOTNUM: `0x${string}` = '0x00000000000000000000000000000000000000dd'
-const COINBASE = '0x00000000000000000000000000000000000000c0'
 /**
  * Both builder request contracts (EIP-8282) at one address the config names, as Besu's config keys
  * allow: a stub that returns nothing (no builder requests), so that the checked system calls find code.
@@ -60,21 +53,12 @@ function genesisText(): string {
   })
 }
 
-async function sealThree() {
-  const chain = await openMemoryChain(parseGenesisText(genesisText(), 'g.json'))
-  const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
-  const sealer = new DevSealer(chain, pool, { coinbase: hexToBytes(COINBASE), clock: manualClock(1_700_000_000_000) })
-  const common = chain.commonForNextBlock()
-  const tx = (nonce: bigint, to: `0x${string}`, value: bigint) =>
-    createFeeMarket1559Tx(
-      { nonce, to, value, gasLimit: 500_000n, maxFeePerGas: 1000n, maxPriorityFeePerGas: 2n, chainId: 7n },
-      { common },
-    ).sign(KEY)
-  await pool.add(tx(0n, RECIPIENT, 5n))
-  await pool.add(tx(1n, CLEARER, 0n))
-  await pool.add(tx(2n, SLOTNUM, 0n))
-  const block = (await sealer.sealBlock(true))!
-  return { chain, block }
+function sealThree() {
+  return sealCalls(genesisText(), [
+    [RECIPIENT, 5n],
+    [CLEARER, 0n],
+    [SLOTNUM, 0n],
+  ])
 }
 
 const word = (hex: string) => bytesToHex(setLengthLeft(hexToBytes(hex as `0x${string}`), 32))

@@ -3,6 +3,7 @@
  * envelope) and engine_getPayloadBodiesByHashV1 / ByRangeV1. Spec: execution-apis src/engine/
  * paris.md, shanghai.md, cancun.md, prague.md, osaka.md, amsterdam.md (#engine_getpayloadvN).
  */
+import type { Block } from '@ethereumjs/block'
 import { p } from '../jsonrpc/codecs.ts'
 import { defineMethod } from '../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../jsonrpc/errors.ts'
@@ -17,7 +18,7 @@ import { type EngineFork, requireFork } from './forkRules.ts'
 import { ep } from './payloadCodec.ts'
 
 /** Most payload bodies one request may ask for (execution-apis shanghai.md). */
-export const MAX_PAYLOAD_BODIES = 1024n
+const MAX_PAYLOAD_BODIES = 1024n
 
 async function built(ctx: RpcContext, payloadId: Uint8Array, forks: readonly EngineFork[]): Promise<BuiltPayload> {
   const job = engineOf(ctx).getPayloadJob(payloadId)
@@ -91,37 +92,48 @@ export const getPayloadV6 = defineMethod({
   },
 })
 
-export const getPayloadBodiesByHashV1 = defineMethod({
-  name: 'engine_getPayloadBodiesByHashV1',
-  params: [ep.hashes],
-  handler: async (ctx: RpcContext, [hashes]) => {
-    engineOf(ctx)
-    if (BigInt(hashes.length) > MAX_PAYLOAD_BODIES) throw engineError('tooLargeRequest')
-    const out = []
-    for (const h of hashes) {
-      const block = await ctx.chain.getBlockByHash(h)
-      out.push(block ? blockToBodyJson(block) : null)
-    }
-    return out
-  },
-})
+/** The payload body of a known `block` in one version of getPayloadBodies (an unknown block is `null`). */
+export type PayloadBody = (ctx: RpcContext, block: Block) => object
 
-export const getPayloadBodiesByRangeV1 = defineMethod({
-  name: 'engine_getPayloadBodiesByRangeV1',
-  params: [p.named('start', p.quantity), p.named('count', p.quantity)],
-  handler: async (ctx: RpcContext, [start, count]) => {
-    engineOf(ctx)
-    if (start < 1n || count < 1n) throw new InvalidParamsError('Invalid params: start and count must be at least 1')
-    if (count > MAX_PAYLOAD_BODIES) throw engineError('tooLargeRequest')
-    const head = ctx.chain.head.header.number
-    const out = []
-    for (let n = start; n < start + count && n <= head; n++) {
-      const block = await ctx.chain.getBlockByNumber(n)
-      out.push(block ? blockToBodyJson(block) : null)
-    }
-    return out
-  },
-})
+/** engine_getPayloadBodiesByHash of one version: the bodies of the blocks asked for, `null` where unknown. */
+export function payloadBodiesByHash(name: string, body: PayloadBody) {
+  return defineMethod({
+    name,
+    params: [ep.hashes],
+    handler: async (ctx: RpcContext, [hashes]) => {
+      engineOf(ctx)
+      if (BigInt(hashes.length) > MAX_PAYLOAD_BODIES) throw engineError('tooLargeRequest')
+      const out = []
+      for (const h of hashes) {
+        const block = await ctx.chain.getBlockByHash(h)
+        out.push(block ? body(ctx, block) : null)
+      }
+      return out
+    },
+  })
+}
+
+/** engine_getPayloadBodiesByRange of one version: `count` bodies from `start`, none past the head. */
+export function payloadBodiesByRange(name: string, body: PayloadBody) {
+  return defineMethod({
+    name,
+    params: [p.named('start', p.quantity), p.named('count', p.quantity)],
+    handler: async (ctx: RpcContext, [start, count]) => {
+      engineOf(ctx)
+      if (start < 1n || count < 1n) throw new InvalidParamsError('Invalid params: start and count must be at least 1')
+      if (count > MAX_PAYLOAD_BODIES) throw engineError('tooLargeRequest')
+      const head = ctx.chain.head.header.number
+      const out = []
+      for (let n = start; n < start + count && n <= head; n++) {
+        const block = await ctx.chain.getBlockByNumber(n)
+        out.push(block ? body(ctx, block) : null)
+      }
+      return out
+    },
+  })
+}
+
+const bodyV1: PayloadBody = (_ctx, block) => blockToBodyJson(block)
 
 export const getPayloadMethods = [
   getPayloadV1,
@@ -130,6 +142,6 @@ export const getPayloadMethods = [
   getPayloadV4,
   getPayloadV5,
   getPayloadV6,
-  getPayloadBodiesByHashV1,
-  getPayloadBodiesByRangeV1,
+  payloadBodiesByHash('engine_getPayloadBodiesByHashV1', bodyV1),
+  payloadBodiesByRange('engine_getPayloadBodiesByRangeV1', bodyV1),
 ]

@@ -4,6 +4,7 @@ import { join } from 'node:path'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
+import { runValidatorTo } from '../../test/chain/runValidator.ts'
 import { BlockImportError, importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { SYSTEM_CONTRACTS } from '../chain/systemContracts.ts'
@@ -15,7 +16,7 @@ import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { blockAccessListJson } from '../rpc/blockAccessListJson.ts'
-import { afterAll, describe, expect, it, sleep } from '../runtime/testing.ts'
+import { afterAll, describe, expect, it } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 
 const KEY = new Uint8Array(32).fill(1)
@@ -94,13 +95,7 @@ describe.each(['qbft', 'ibft2'] as const)('%s block reward', (kind) => {
       { common: chain.commonForNextBlock() },
     ).sign(FUNDED_KEY)
     await pool.add(tx)
-    validator.start()
-    const deadline = Date.now() + 30_000
-    while (chain.head.header.number < 4n) {
-      if (Date.now() > deadline) throw new Error(`timed out at block ${chain.head.header.number}`)
-      await sleep(50)
-    }
-    await validator.stop()
+    await runValidatorTo(validator, chain, 4n)
     const block1 = (await chain.getBlockByNumber(1n))!
     expect(block1.transactions.map((t) => bytesToHex(t.hash()))).toEqual([bytesToHex(tx.hash())])
     expect((await chain.getBlockByNumber(2n))!.transactions).toHaveLength(0)
@@ -156,13 +151,7 @@ describe('qbft block reward on Amsterdam', () => {
       },
     ).sign(FUNDED_KEY)
     await pool.add(tx)
-    validator.start()
-    const deadline = Date.now() + 30_000
-    while (chain.head.header.number < 2n) {
-      if (Date.now() > deadline) throw new Error(`timed out at block ${chain.head.header.number}`)
-      await sleep(50)
-    }
-    await validator.stop()
+    await runValidatorTo(validator, chain, 2n)
     expect(await balanceAt(chain, 2n, BENEFICIARY)).toBe(7n + 4n * ETHER)
     const entry = (n: bigint) => async () => {
       const block = (await chain.getBlockByNumber(n))!

@@ -10,6 +10,7 @@ import { join } from 'node:path'
 import type { Block } from '@ethereumjs/block'
 import { createLegacyTx } from '@ethereumjs/tx'
 import { Address, createContractAddress, privateToAddress } from '@ethereumjs/util'
+import { runValidatorTo } from '../../test/chain/runValidator.ts'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import { normalizeGenesis } from '../chain/genesis.ts'
@@ -24,7 +25,7 @@ import { manualClock, systemClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { config as ethConfig } from '../rpc/eth/configMethods.ts'
-import { afterAll, describe, expect, it, sleep } from '../runtime/testing.ts'
+import { afterAll, describe, expect, it } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
 
@@ -78,13 +79,7 @@ async function qbftBlocks(name: string, config: Record<string, unknown>): Promis
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
   const validator = createBftValidator(chain, pool, bft!, KEY, systemClock)
   closers.push(() => validator.stop())
-  validator.start()
-  const deadline = Date.now() + 30_000
-  while (chain.head.header.number < 2n) {
-    if (Date.now() > deadline) throw new Error(`timed out at block ${chain.head.header.number}`)
-    await sleep(50)
-  }
-  await validator.stop()
+  await runValidatorTo(validator, chain, 2n)
   return { chain, file }
 }
 

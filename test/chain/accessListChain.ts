@@ -48,18 +48,29 @@ export function genesisText(config: Record<string, unknown>): string {
   })
 }
 
-export async function sealTransferAndCall(config: Record<string, unknown>) {
-  const chain = await openMemoryChain(parseGenesisText(genesisText(config), 'g.json'))
+/**
+ * A chain on `genesis` and one dev-sealed block holding, in order, a transaction from SENDER to
+ * each `[to, value]` (EIP-1559, 500,000 gas: Amsterdam's state gas fits; chain id 7).
+ */
+export async function sealCalls(genesis: string, calls: [`0x${string}`, bigint][]) {
+  const chain = await openMemoryChain(parseGenesisText(genesis, 'g.json'))
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
   const sealer = new DevSealer(chain, pool, { coinbase: hexToBytes(COINBASE), clock: manualClock(1_700_000_000_000) })
   const common = chain.commonForNextBlock()
-  const tx = (nonce: bigint, to: `0x${string}`, value: bigint) =>
-    createFeeMarket1559Tx(
-      { nonce, to, value, gasLimit: 500_000n, maxFeePerGas: 1000n, maxPriorityFeePerGas: 2n, chainId: 7n },
+  for (const [i, [to, value]] of calls.entries()) {
+    const tx = createFeeMarket1559Tx(
+      { nonce: BigInt(i), to, value, gasLimit: 500_000n, maxFeePerGas: 1000n, maxPriorityFeePerGas: 2n, chainId: 7n },
       { common },
     ).sign(KEY)
-  await pool.add(tx(0n, RECIPIENT, 5n))
-  await pool.add(tx(1n, CONTRACT, 0n))
+    await pool.add(tx)
+  }
   const block = (await sealer.sealBlock(true))!
   return { chain, block }
+}
+
+export function sealTransferAndCall(config: Record<string, unknown>) {
+  return sealCalls(genesisText(config), [
+    [RECIPIENT, 5n],
+    [CONTRACT, 0n],
+  ])
 }
