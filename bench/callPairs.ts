@@ -5,7 +5,8 @@
  * call (whole process and main thread) for each binary and concurrency, summed over the rounds after
  * the first `[warm-up rounds]`, and the figure of each round.
  * Usage: `bun bench/callPairs.ts <binary A> <binary B> [rounds] [calls per slice] [warm-up rounds]`
- * (defaults 12, 1,000 and 4).
+ * (defaults 12, 1,000 and 4). `METHOD=eth_getBalance` sends the harness's `eth_getBalance` of the
+ * token's owner instead (its `eth_getBalance` row), in the same way.
  */
 import { type BenchNode, startBenchNode } from './benchNode.ts'
 import { pad32, TOKEN_INITCODE } from './harnessToken.ts'
@@ -17,6 +18,8 @@ const ROUNDS = Number(process.argv[4] ?? 12)
 const SLICE = Number(process.argv[5] ?? 1_000)
 const WARMUP_ROUNDS = Number(process.argv[6] ?? 4)
 const OWNER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+const METHOD = process.env.METHOD ?? 'eth_call'
+if (METHOD !== 'eth_call' && METHOD !== 'eth_getBalance') throw new Error('METHOD: eth_call or eth_getBalance')
 
 async function tokenCall(node: BenchNode): Promise<unknown[]> {
   const hash = await node.rpc('eth_sendTransaction', [
@@ -24,8 +27,12 @@ async function tokenCall(node: BenchNode): Promise<unknown[]> {
   ])
   for (let i = 0; i < 500; i++) {
     const r = (await node.rpc('eth_getTransactionReceipt', [hash])) as { contractAddress: string } | null
-    if (r) return [{ to: r.contractAddress, data: `0x70a08231${pad32(OWNER)}` }, 'latest']
-    await Bun.sleep(5)
+    if (!r) {
+      await Bun.sleep(5)
+      continue
+    }
+    if (METHOD === 'eth_getBalance') return [OWNER, 'latest']
+    return [{ to: r.contractAddress, data: `0x70a08231${pad32(OWNER)}` }, 'latest']
   }
   throw new Error('no receipt')
 }
@@ -37,7 +44,7 @@ async function slice(node: BenchNode, params: unknown[], concurrency: number): P
   const worker = async () => {
     while (sent < SLICE) {
       sent++
-      await node.rpc('eth_call', params)
+      await node.rpc(METHOD, params)
     }
   }
   await Promise.all(Array.from({ length: concurrency }, worker))

@@ -11,6 +11,7 @@ import { openState } from '../state/worldState.ts'
 import type { FlatStore } from '../storage/flatStore.ts'
 import { call } from './callService.ts'
 import { openScratchState } from './scratchState.ts'
+import { OverlayTrieDb } from './tracers/overlayTrieDb.ts'
 
 const dirs: string[] = []
 const restores: (() => void)[] = []
@@ -135,6 +136,42 @@ describe('scratch state on the BONSAI flat head state', () => {
     expect((await state.getAccount(recipient))?.balance).toBe(3n * WEI_PER_TRANSFER)
     expect((await state.getStorage(HISTORY, slot(3n))).length).toBe(0)
     expect(reads.accounts + reads.slots).toBe(0)
+    close()
+  })
+
+  it('hands out its own copy of each account and flushes the root a trie state reaches', async () => {
+    const { chain, recipient, close } = await sealTransfers(tempDir(), 3, 1, BONSAI)
+    const root = chain.postStateRoot(chain.head)
+    const flatState = openScratchState(chain, root)
+    const trieOnly = openState(new OverlayTrieDb(chain.trieDb), chain.common, root, true)
+    const missing = new Address(hexToBytes('0x00000000000000000000000000000000000bad01'))
+    for (const state of [flatState, trieOnly]) {
+      const read = (await state.getAccount(recipient))!
+      read.balance = 1n
+      read.nonce = 9n
+      expect((await state.getAccount(recipient))?.balance).toBe(3n * WEI_PER_TRANSFER)
+      expect(await state.getAccount(missing)).toBeUndefined()
+      await state.checkpoint()
+      const written = (await state.getAccount(recipient))!
+      written.balance = 5n
+      written.nonce = 7n
+      await state.putAccount(recipient, written)
+      // The cache keeps the account as it was put, not the caller's object.
+      written.balance = 11n
+      const again = (await state.getAccount(recipient))!
+      expect([again.balance, again.nonce]).toEqual([5n, 7n])
+      again.balance = 13n
+      expect((await state.getAccount(recipient))?.balance).toBe(5n)
+      await state.putAccount(missing, new Account(1n, 2n))
+      await state.checkpoint()
+      await state.putAccount(recipient, new Account(8n, 8n))
+      await state.revert()
+      expect((await state.getAccount(recipient))?.balance).toBe(5n)
+      await state.commit()
+      expect((await state.getAccount(missing))?.balance).toBe(2n)
+    }
+    expect(bytesToHex(await flatState.getStateRoot())).toBe(bytesToHex(await trieOnly.getStateRoot()))
+    expect(bytesToHex(await flatState.getStateRoot())).not.toBe(bytesToHex(root))
     close()
   })
 

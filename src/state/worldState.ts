@@ -8,8 +8,8 @@
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
-import { type Account, type Address, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util'
+import { type AccountCache, Caches, MerkleStateManager } from '@ethereumjs/statemanager'
+import { Account, type Address, bytesToUnprefixedHex, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import type { BonsaiState } from './bonsaiState.ts'
@@ -41,7 +41,73 @@ export function openState(db: TrieDb, common: Common, root: Uint8Array, isWriter
  * in its caches and overlay, never in the flat tables.
  */
 export function openFlatView(db: TrieDb, common: Common, root: Uint8Array, bonsai: FlatHead): StateManager {
-  return new FlatView({ common, trie: openTrie(db, common, root), caches: new Caches(), ...prefixOpts(db) }, bonsai)
+  const caches = new Caches()
+  holdDecodedAccounts(caches.account!)
+  return new FlatView({ common, trie: openTrie(db, common, root), caches, ...prefixOpts(db) }, bonsai)
+}
+
+/**
+ * An account cache element holding the account itself; its RLP is made only when something reads
+ * it (a flush into the trie, the library's own `getAccount`), and then once.
+ */
+class HeldAccount {
+  readonly account: Account
+  private rlp: Uint8Array | undefined
+
+  constructor(account: Account) {
+    this.account = account
+  }
+
+  get accountRLP(): Uint8Array {
+    this.rlp ??= this.account.serialize()
+    return this.rlp
+  }
+}
+
+/**
+ * A copy of `a` as decoding its RLP gives it (code size and version left at their defaults, which
+ * the RLP does not hold). Reads each field once, as `serialize()` does.
+ */
+function copyAccount(a: Account): Account {
+  return new Account(a.nonce, a.balance, a.storageRoot, a.codeHash)
+}
+
+/** Accounts decoded from an RLP, by the identity of its bytes (flat rows and cached RLP never change). */
+const decodedAccounts = new WeakMap<Uint8Array, Account>()
+
+/** The account an RLP encodes, decoded once per bytes object; the caller gets its own copy. */
+function accountFromRLP(rlp: Uint8Array): Account {
+  let account = decodedAccounts.get(rlp)
+  if (account === undefined) {
+    account = createAccountFromRLP(rlp)
+    decodedAccounts.set(rlp, account)
+  }
+  return copyAccount(account)
+}
+
+/**
+ * Makes `cache.put` keep a copy of the account instead of its RLP (`HeldAccount`), so that the
+ * writes of a simulation that is reverted (the sender's nonce, a zero-value transfer) never encode
+ * an account, and a read of a cached account is a copy, not a decode. What the cache hands to the
+ * library (its RLP, on a flush or a library read) is the same bytes `put` would have stored.
+ */
+function holdDecodedAccounts(cache: AccountCache): void {
+  const put = cache.put.bind(cache)
+  cache.put = (address, account, couldBePartialAccount = false) => {
+    if (account === undefined || couldBePartialAccount) return put(address, account, couldBePartialAccount)
+    const held = new HeldAccount(copyAccount(account))
+    const key = bytesToUnprefixedHex(address.bytes)
+    cache._saveCachePreState(key)
+    if (cache._lruCache) cache._lruCache.set(key, held)
+    else cache._orderedMapCache!.setElement(key, held)
+    cache._stats.writes += 1
+  }
+}
+
+/** The account of a cache element (`undefined`: known not to exist), without decoding a held one. */
+function cachedAccount(elem: { accountRLP: Uint8Array | undefined }): Account | undefined {
+  if (elem instanceof HeldAccount) return copyAccount(elem.account)
+  return elem.accountRLP !== undefined ? accountFromRLP(elem.accountRLP) : undefined
 }
 
 function openTrie(db: TrieDb, common: Common, root: Uint8Array): MerklePatriciaTrie {
@@ -89,11 +155,10 @@ class FlatView extends MerkleStateManager {
   override async getAccount(address: Address): Promise<Account | undefined> {
     if (!this.isFlat) return super.getAccount(address)
     const cached = this._caches?.account?.get(address)
-    if (cached !== undefined)
-      return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
+    if (cached !== undefined) return cachedAccount(cached)
     const addressHex = bytesToHex(address.bytes)
     const rlp = this.readFlat(addressHex, () => this.bonsai.flat.readAccount(this.keccak(address.bytes)))
-    const account = rlp ? createAccountFromRLP(rlp) : undefined
+    const account = rlp ? accountFromRLP(rlp) : undefined
     if (account) {
       if (this.flatStorageRoots.size >= FLAT_MEMO_ENTRIES) this.flatStorageRoots.clear()
       this.flatStorageRoots.set(addressHex, account.storageRoot)
