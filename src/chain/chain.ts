@@ -365,7 +365,7 @@ export class Chain {
     const root = this.postStateRoot(block)
     // A state below the window is read from the history, never from a view of its (pruned) trie.
     const isHistorical = block !== this.head && this.isInHistory(block)
-    const key = (isHistorical ? 'history:' : '') + bytesToHex(root)
+    const key = (isHistorical ? 'history:' : '') + hexOf(root)
     let state = this.stateCache.get(key)
     if (!state) {
       if (this.bonsai && block === this.head) state = openFlatView(this.trieDb, this.common, root, this.bonsai)
@@ -617,7 +617,7 @@ export class Chain {
    * starts from a block's state asks here, so a later block replays on the edited state.
    */
   postStateRoot(block: Block): Uint8Array {
-    const key = bytesToHex(block.hash())
+    const key = blockHashHex(block)
     let root = this.postStateRoots.get(key)
     if (root === undefined) {
       root = this.store.readMeta(META_POST_STATE + key) ?? null
@@ -632,7 +632,7 @@ export class Chain {
   /** Whether the dev tools recorded an edited state after `block` (then it has edit trie logs too). */
   private hasPostStateEdit(block: Block): boolean {
     this.postStateRoot(block)
-    return this.postStateRoots.get(bytesToHex(block.hash())) != null
+    return this.postStateRoots.get(blockHashHex(block)) != null
   }
 
   /** Records the edited state after `block` (its trie nodes written in the same transaction). */
@@ -734,6 +734,30 @@ export class Chain {
     this.blockCache.set(key, block)
     if (this.blockCache.size > BLOCK_CACHE_SIZE) this.blockCache.delete(this.blockCache.keys().next().value!)
   }
+}
+
+const blockHashHexes = new WeakMap<Block, string>()
+
+/** `block`'s hash in hex, made once per block object (every state read at a block asks for it). */
+function blockHashHex(block: Block): string {
+  let hex = blockHashHexes.get(block)
+  if (hex === undefined) {
+    hex = bytesToHex(block.hash())
+    blockHashHexes.set(block, hex)
+  }
+  return hex
+}
+
+const rootHexes = new WeakMap<Uint8Array, string>()
+
+/** A state root in hex, made once per bytes object (roots are never written in place). */
+function hexOf(root: Uint8Array): string {
+  let hex = rootHexes.get(root)
+  if (hex === undefined) {
+    hex = bytesToHex(root)
+    rootHexes.set(root, hex)
+  }
+  return hex
 }
 
 function logBlock(block: Block): LogBlock {

@@ -30,9 +30,15 @@ export function hostAndCorsGuard(hostAllowlist: string[], corsOrigins: string[])
 export function hostChecker(allowlist: string[]): (host: string | undefined) => boolean {
   if (allowlist.includes('*')) return () => true
   const allowed = new Set(allowlist.map((h) => h.toLowerCase()))
+  // The last header and its answer: a client sends the same Host on every request.
+  let lastHost: string | undefined
+  let isLastAllowed = false
   return (host) => {
     if (!host) return false
+    if (host === lastHost) return isLastAllowed
     const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]
-    return allowed.has(name.toLowerCase())
+    isLastAllowed = allowed.has(name.toLowerCase())
+    lastHost = host
+    return isLastAllowed
   }
 }

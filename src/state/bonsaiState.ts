@@ -338,8 +338,9 @@ export class BonsaiState {
   /** Whether the state of block `n` is inside the window below the head `headNumber`, or pinned. */
   isRetained(n: bigint, headNumber: bigint): boolean {
     if (n < this.retainedFrom) return false
+    if (n + BigInt(this.historicalBlockLimit) >= headNumber) return true
     const lowestPin = this.lowestPin()
-    return n + BigInt(this.historicalBlockLimit) >= headNumber || (lowestPin !== undefined && n >= lowestPin)
+    return lowestPin !== undefined && n >= lowestPin
   }
 
   /**
