@@ -25,6 +25,7 @@ import type { BlockRewardRule } from '../evm/blockReward.ts'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
 import { bytesToBigint, bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { weakMemo } from '../primitives/weakMemo.ts'
 import { type BonsaiState, type LogBlock, StateUnavailableError } from '../state/bonsaiState.ts'
 import { type CodeSource, openHistoricalState } from '../state/historicalState.ts'
 import type { StorageFormat } from '../state/storageFormat.ts'
@@ -736,29 +737,11 @@ export class Chain {
   }
 }
 
-const blockHashHexes = new WeakMap<Block, string>()
-
 /** `block`'s hash in hex, made once per block object (every state read at a block asks for it). */
-function blockHashHex(block: Block): string {
-  let hex = blockHashHexes.get(block)
-  if (hex === undefined) {
-    hex = bytesToHex(block.hash())
-    blockHashHexes.set(block, hex)
-  }
-  return hex
-}
-
-const rootHexes = new WeakMap<Uint8Array, string>()
+const blockHashHex = weakMemo((block: Block) => bytesToHex(block.hash()))
 
 /** A state root in hex, made once per bytes object (roots are never written in place). */
-function hexOf(root: Uint8Array): string {
-  let hex = rootHexes.get(root)
-  if (hex === undefined) {
-    hex = bytesToHex(root)
-    rootHexes.set(root, hex)
-  }
-  return hex
-}
+const hexOf = weakMemo((root: Uint8Array) => bytesToHex(root))
 
 function logBlock(block: Block): LogBlock {
   return { hash: block.hash(), number: block.header.number }

@@ -12,6 +12,7 @@ import { type AccountCache, Caches, MerkleStateManager } from '@ethereumjs/state
 import { Account, type Address, bytesToUnprefixedHex, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import { weakMemo } from '../primitives/weakMemo.ts'
 import type { BonsaiState } from './bonsaiState.ts'
 import { openForkState } from './forkState.ts'
 import type { TrieDb } from './trieDb.ts'
@@ -73,16 +74,11 @@ function copyAccount(a: Account): Account {
 }
 
 /** Accounts decoded from an RLP, by the identity of its bytes (flat rows and cached RLP never change). */
-const decodedAccounts = new WeakMap<Uint8Array, Account>()
+const decodedAccount = weakMemo((rlp: Uint8Array) => createAccountFromRLP(rlp))
 
 /** The account an RLP encodes, decoded once per bytes object; the caller gets its own copy. */
 function accountFromRLP(rlp: Uint8Array): Account {
-  let account = decodedAccounts.get(rlp)
-  if (account === undefined) {
-    account = createAccountFromRLP(rlp)
-    decodedAccounts.set(rlp, account)
-  }
-  return copyAccount(account)
+  return copyAccount(decodedAccount(rlp))
 }
 
 /**
