@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
-import { SYSTEM_CONTRACTS } from '../../src/chain/systemContracts.ts'
-import { generateBftNetwork, runBasalt, startNode, until, writeJsonFile } from './harness.ts'
+import { generateBftNetwork, runBasalt, startNode, until, writeAmsterdamGenesis, writeJsonFile } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-genesis-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -146,26 +145,9 @@ describe('Besu genesis and block files', () => {
     // The latest Besu's Amsterdam from genesis, proof of stake, Prague's system contracts, a stub at
     // both builder request contracts (EIP-8282, returning nothing). The recipient exists: a plain
     // transfer to it is EIP-2780's 21,000 (a new account would add EIP-8037's state gas).
-    const builders = '0x0000000000000000000000000000000000009999'
-    const alloc: Record<string, unknown> = {
+    const genesis = writeAmsterdamGenesis(tmp, 'amsterdam.json', {
       [SENDER]: { balance: '90000000000000000000000' },
       [RECIPIENT]: { balance: '0x1' },
-      [builders]: { code: '0x00' },
-    }
-    for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { code: c.code, nonce: '0x1' }
-    const genesis = writeJson('amsterdam.json', {
-      config: {
-        chainId: 2019,
-        ...FORKS,
-        terminalTotalDifficulty: 0,
-        amsterdamTime: 0,
-        builderDepositRequestContractAddress: builders,
-        builderExitRequestContractAddress: builders,
-      },
-      timestamp: '0x0',
-      gasLimit: '0x1c9c380',
-      difficulty: '0x0',
-      alloc,
     })
     const dataPath = join(tmp, 'amsterdam-data')
     const node = await startNode({ dataPath, args: ['--genesis-file', genesis, '--miner-enabled'] })
