@@ -19,6 +19,9 @@ const RECIPIENT = `0x${'ab'.repeat(20)}`
 // Besu fills every fork before London from it: London alone means all of them at block 0.
 const FORKS = { londonBlock: 0 }
 
+const POA_WARNING =
+  'Skipping system contract request processors for PoA consensus (clique/ibft/qbft) without system contract addresses.'
+
 const writeJson = (name: string, value: unknown) => writeJsonFile(tmp, name, value)
 
 /** A legacy transfer of 5 wei from the funded key to RECIPIENT, signed for `chainId`. */
@@ -31,6 +34,22 @@ const transfer = (chainId: number) =>
     value: 5n,
     gas: 21_000n,
     gasPrice: 2_000_000_000n,
+  })
+
+/** A clique genesis on Cancun with SENDER as its signer (and funded), with `config` on top. */
+const cliqueGenesis = (name: string, config: Record<string, unknown>) =>
+  writeJson(name, {
+    config: {
+      ...FORKS,
+      shanghaiTime: 0,
+      cancunTime: 0,
+      clique: { blockperiodseconds: 2, epochlength: 30000 },
+      ...config,
+    },
+    difficulty: '0x1',
+    extraData: `0x${'00'.repeat(32)}${SENDER.slice(2)}${'00'.repeat(65)}`,
+    gasLimit: '0x1c9c380',
+    alloc: { [SENDER]: { balance: '0x3635c9adc5dea00000' } },
   })
 
 const basalt = (args: string[]) => runBasalt(args)
@@ -192,25 +211,24 @@ describe('Besu genesis and block files', () => {
   })
 
   it('starts a clique chain merged at genesis (terminalTotalDifficulty 0) with a 32-byte vanity extraData', async () => {
-    const genesis = writeJson('clique.json', {
-      config: {
-        chainId: 4242,
-        ...FORKS,
-        shanghaiTime: 0,
-        cancunTime: 0,
-        terminalTotalDifficulty: 0,
-        clique: { blockperiodseconds: 2, epochlength: 30000 },
-      },
-      difficulty: '0x1',
-      extraData: `0x${'00'.repeat(32)}${SENDER.slice(2)}${'00'.repeat(65)}`,
-      gasLimit: '0x1c9c380',
-      alloc: { [SENDER]: { balance: '0x3635c9adc5dea00000' } },
-    })
+    const genesis = cliqueGenesis('clique.json', { chainId: 4242, terminalTotalDifficulty: 0 })
     const node = await startNode({ args: ['--genesis-file', genesis] })
     try {
       expect(await node.rpc('eth_chainId')).toBe('0x1092')
       const genesisBlock = await node.rpc<{ withdrawalsRoot?: string }>('eth_getBlockByNumber', ['0x0', false])
       expect(genesisBlock.withdrawalsRoot).toBeDefined()
+      // Cancun without Prague: Besu builds no Prague spec, so no warning about request processors.
+      expect(node.output()).not.toContain(POA_WARNING)
+    } finally {
+      await node.cleanup()
+    }
+  })
+
+  it("logs Besu's warning once for a clique chain on Prague and Osaka without the request contract addresses", async () => {
+    const genesis = cliqueGenesis('clique-prague.json', { chainId: 4244, pragueTime: 0, osakaTime: 0 })
+    const node = await startNode({ args: ['--genesis-file', genesis] })
+    try {
+      expect(node.output().split(POA_WARNING).length - 1).toBe(1)
     } finally {
       await node.cleanup()
     }
