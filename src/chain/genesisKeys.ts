@@ -27,6 +27,7 @@ const CANONICAL_KEYS = [
   'blobGasUsed',
   'parentBeaconBlockRoot',
   'requestsHash',
+  'slotNumber',
   // config: milestones
   'chainId',
   'homesteadBlock',
