@@ -23,6 +23,7 @@ import { KECCAK256_RLP } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import type { BlockRewardRule } from '../evm/blockReward.ts'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
+import { minBigInt } from '../primitives/bigintMath.ts'
 import { bytesToBigint, bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { weakMemo } from '../primitives/weakMemo.ts'
@@ -669,6 +670,29 @@ export class Chain {
       cur = await this.getBlockByHash(cur.header.parentHash)
     }
     return out
+  }
+
+  /**
+   * What moving the head to `block` reorganises: Besu's reorg depth (the head's number minus that of
+   * the newest block `block` shares with the canonical chain; 0 when `block` descends from the
+   * head) and whether the head state can be moved there (on BONSAI, the trie logs that undo the
+   * blocks above that common block are kept only inside the window). Undefined when `block`'s
+   * ancestry leaves the stored blocks before meeting the canonical chain.
+   */
+  reorgTo(block: Block): { depth: bigint; isStateReachable: boolean } | undefined {
+    let header: BlockHeader | undefined = block.header
+    while (header) {
+      const canonical = this.store.readCanonicalHash(header.number)
+      if (canonical && equalBytes(canonical, header.hash())) break
+      header = this.getHeaderByHash(header.parentHash)
+    }
+    if (!header) return undefined
+    const headNumber = this.head.header.number
+    const common = minBigInt(header.number, headNumber)
+    return {
+      depth: headNumber - common,
+      isStateReachable: !this.bonsai || this.bonsai.isRetained(common, headNumber),
+    }
   }
 
   /** The non-canonical ancestors of `tip` down to the fork point, oldest first (not `tip` itself). */

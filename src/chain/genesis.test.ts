@@ -210,6 +210,42 @@ describe('parseGenesisText', () => {
     expect(() => parseGenesisText(text, 'g.json')).toThrow('config.ibft: legacy IBFT 1.0 consensus is not supported')
   })
 
+  it("refuses Besu's IBFT 2.0 to QBFT migration: Besu's words without a valid start block, the key otherwise", () => {
+    const migration = (qbft: Record<string, unknown>) =>
+      JSON.stringify({ config: { chainId: 1, ibft2: { blockperiodseconds: 2 }, qbft } })
+    expect(() => parseGenesisText(migration({}), 'g.json')).toThrow(
+      'invalid genesis file g.json: Missing QBFT startBlock config in genesis file',
+    )
+    expect(() => parseGenesisText(migration({ startBlock: 0 }), 'g.json')).toThrow(
+      'Invalid QBFT startBlock config in genesis file',
+    )
+    expect(() => parseGenesisText(migration({ STARTBLOCK: '0x7b' }), 'g.json')).toThrow(
+      'config.qbft.startBlock: the migration from IBFT 2.0 to QBFT at block 123 is not supported by Basalt',
+    )
+    // Without ibft2, a qbft section's startBlock changes nothing (Besu reads it for the migration only).
+    expect(() =>
+      parseGenesisText(JSON.stringify({ config: { chainId: 1, qbft: { startBlock: 5 } } }), 'g.json'),
+    ).not.toThrow()
+  })
+
+  it("writes the top-level slotNumber into an Amsterdam genesis header (Besu's GenesisConfig.getSlotNumber), and nowhere else", () => {
+    const amsterdam = { chainId: 7, londonBlock: 0, terminalTotalDifficulty: 0, pragueTime: 0, amsterdamTime: 0 }
+    const slotOf = (json: Record<string, unknown>) => {
+      const g = parseGenesisText(JSON.stringify(json), 'g.json')
+      return createGenesisBlock(createChainCommon(g, {}), KECCAK256_RLP).header
+    }
+    // Besu's genesis_amsterdam.json class: the key in lower case, a hex string.
+    expect(slotOf({ config: amsterdam, timestamp: '0x1234', slotnumber: '0x42' }).slotNumber).toBe(0x42n)
+    expect(slotOf({ config: amsterdam, slotNumber: 66 }).slotNumber).toBe(66n)
+    expect(slotOf({ config: amsterdam }).slotNumber).toBe(0n)
+    // Before Amsterdam the header has no such field, and the key changes nothing.
+    const prague = { chainId: 7, londonBlock: 0, terminalTotalDifficulty: 0, pragueTime: 0 }
+    const plain = slotOf({ config: prague })
+    const withSlot = slotOf({ config: prague, slotNumber: '0x42' })
+    expect(withSlot.slotNumber).toBeUndefined()
+    expect(bytesToHex(withSlot.hash())).toBe(bytesToHex(plain.hash()))
+  })
+
   it('ignores cancunEOFTime and verkleTime, milestones Besu no longer (or never) schedules', () => {
     const config = { chainId: 1, londonBlock: 0, shanghaiTime: 0, cancunTime: 0, cancunEOFTime: 0, verkleTime: 0 }
     const common = createChainCommon(parseGenesisText(JSON.stringify({ config }), 'g.json'), {})

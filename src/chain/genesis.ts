@@ -211,6 +211,8 @@ function genesisHeader(g: GenesisJson): Record<string, string | undefined> {
     excessBlobGas: quantity('excessBlobGas'),
     blobGasUsed: quantity('blobGasUsed'),
     parentBeaconBlockRoot: bytes('parentBeaconBlockRoot', 32),
+    // EIP-7843: Besu's GenesisConfig.getSlotNumber, 0 when absent; only an Amsterdam header has it.
+    slotNumber: quantity('slotNumber'),
   }
 }
 
@@ -353,6 +355,7 @@ export function createGenesisBlock(common: Common, stateRoot: Uint8Array): Block
   // Fields after the base fee that a 15-field header cannot carry (Besu does not encode them either).
   if (!rules.isActivatedEIP(4844)) for (const k of ['excessBlobGas', 'blobGasUsed']) delete fields[k]
   if (!rules.isActivatedEIP(4788)) delete fields.parentBeaconBlockRoot
+  if (!rules.isActivatedEIP(7843)) delete fields.slotNumber
   return createBlock(
     {
       header: {

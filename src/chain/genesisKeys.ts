@@ -27,6 +27,7 @@ const CANONICAL_KEYS = [
   'blobGasUsed',
   'parentBeaconBlockRoot',
   'requestsHash',
+  'slotNumber',
   // config: milestones
   'chainId',
   'homesteadBlock',
@@ -96,6 +97,7 @@ const CANONICAL_KEYS = [
   'epochlength',
   'requesttimeoutseconds',
   'createemptyblocks',
+  'startBlock',
 ]
 const BY_LOWER = new Map(CANONICAL_KEYS.map((k) => [k.toLowerCase(), k]))
 /** Objects whose keys are data (addresses, storage slots, fork names), not field names. */
@@ -139,6 +141,7 @@ export function checkConfigKeys(config: Record<string, unknown>): void {
     const what = UNSUPPORTED_CONFIG[key.toLowerCase()]
     if (what) throw new GenesisError(`config.${key}: ${what} is not supported by Basalt`)
   }
+  checkConsensusMigration(config)
   for (const key of SWITCHES) {
     const v = config[key]
     if (v !== undefined && typeof v !== 'boolean')
@@ -153,4 +156,22 @@ export function checkConfigKeys(config: Record<string, unknown>): void {
     config.petersburgBlock = config.constantinopleFixBlock
     delete config.constantinopleFixBlock
   }
+}
+
+/**
+ * Besu's consensus migration: a config with both `ibft2` and `qbft` runs IBFT 2.0 from the genesis
+ * and QBFT from `qbft.startBlock` (`ConsensusScheduleBesuControllerBuilder`). Besu's own refusals of
+ * a missing or non-positive start block, then Basalt's of the migration itself: its validators and
+ * header rules are one engine per chain, so it names the key rather than reading the genesis's
+ * IBFT 2.0 extraData as QBFT's.
+ */
+function checkConsensusMigration(config: Record<string, unknown>): void {
+  if (config.ibft2 === undefined || config.qbft === undefined) return
+  const start = (config.qbft as Record<string, unknown> | null)?.startBlock
+  if (start === undefined || start === null) throw new GenesisError('Missing QBFT startBlock config in genesis file')
+  const n = typeof start === 'number' || typeof start === 'string' ? Number(start) : Number.NaN
+  if (!Number.isInteger(n) || n <= 0) throw new GenesisError('Invalid QBFT startBlock config in genesis file')
+  throw new GenesisError(
+    `config.qbft.startBlock: the migration from IBFT 2.0 to QBFT at block ${n} is not supported by Basalt`,
+  )
 }

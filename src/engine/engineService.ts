@@ -27,6 +27,8 @@ import { MAX_PENDING_PAYLOADS, PendingPayloads } from './pendingPayloads.ts'
 const log = createLogger('engine')
 const ZERO_HASH = new Uint8Array(32)
 const MAX_STORED_PAYLOADS = 16
+/** Besu's MergeMiningCoordinator.MAX_REORG_DEPTH: the deepest reorg a forkchoiceUpdated may ask for. */
+const MAX_REORG_DEPTH = 90_000n
 
 export type PayloadStatusKind = 'VALID' | 'INVALID' | 'SYNCING' | 'ACCEPTED' | 'INVALID_BLOCK_HASH'
 
@@ -207,6 +209,7 @@ export class EngineService {
     if (!head) return { payloadStatus: status('SYNCING'), payloadId: null }
     const safe = await this.ancestorOrFail(head, state.safeBlockHash, 'safe')
     const finalized = await this.ancestorOrFail(head, state.finalizedBlockHash, 'finalized')
+    this.checkReorgDepth(head)
     await this.moveHead(head)
     if (safe || finalized) this.chain.setSafeAndFinalized(safe, finalized)
     let payloadId: Uint8Array | null = null
@@ -218,6 +221,30 @@ export class EngineService {
       payloadId = this.startBuild(head, attributes)
     }
     return { payloadStatus: status('VALID', head.hash()), payloadId }
+  }
+
+  /**
+   * -38006 for a head whose reorg Basalt cannot make (paris.md: a depth beyond the client's limit),
+   * as Besu's forkchoiceUpdated answers it after checking the forkchoice state: deeper than Besu's
+   * `MAX_REORG_DEPTH` (90,000 blocks), or (Basalt's own limit) back to a block whose state has left
+   * the BONSAI window, where the trie logs that would undo the blocks above it are gone.
+   */
+  private checkReorgDepth(head: Block): void {
+    if (equalBytes(head.hash(), this.chain.head.hash())) return
+    const reorg = this.chain.reorgTo(head)
+    if (!reorg) return
+    const common = this.chain.head.header.number - reorg.depth
+    if (reorg.depth > MAX_REORG_DEPTH) {
+      log.warn('Rejecting forkchoiceUpdated: reorg depth exceeds limit', { depth: reorg.depth, limit: MAX_REORG_DEPTH })
+      throw engineError('tooDeepReorg', `reorg depth ${reorg.depth} exceeds the limit of ${MAX_REORG_DEPTH} blocks`)
+    }
+    if (!reorg.isStateReachable) {
+      log.warn('Rejecting forkchoiceUpdated: reorg below the retained state', { depth: reorg.depth, block: common })
+      throw engineError(
+        'tooDeepReorg',
+        `reorg depth ${reorg.depth} goes back to block ${common}, whose state is no longer retained (--bonsai-historical-block-limit)`,
+      )
+    }
   }
 
   /** The block `hash` names when it is `head` or one of its ancestors; undefined for the zero hash; else -38002. */

@@ -9,6 +9,7 @@ describe('engineError', () => {
       [-38003, 'Invalid payload attributes'],
       [-38004, 'Too large request'],
       [-38005, 'Unsupported fork'],
+      [-38006, 'Too deep reorg'],
     ])
   })
 

@@ -10,6 +10,7 @@ export const ENGINE_ERRORS = {
   invalidPayloadAttributes: [-38003, 'Invalid payload attributes'],
   tooLargeRequest: [-38004, 'Too large request'],
   unsupportedFork: [-38005, 'Unsupported fork'],
+  tooDeepReorg: [-38006, 'Too deep reorg'],
 } as const satisfies Record<string, readonly [number, string]>
 
 export type EngineErrorKind = keyof typeof ENGINE_ERRORS

@@ -33,6 +33,21 @@ export function skipsSystemCalls(config: Record<string, unknown>): boolean {
   return isPoa && !REQUEST_CONTRACT_KEYS.every((k) => config[k] !== undefined)
 }
 
+/** Besu's warning (`MainnetProtocolSpecs.pragueDefinition`) for such a chain with Prague scheduled. */
+export const POA_NO_SYSTEM_CALLS_WARNING =
+  'Skipping system contract request processors for PoA consensus (clique/ibft/qbft) without system contract addresses.'
+
+/**
+ * The warning a node logs at start for the chain of `common`: Besu logs it while building Prague's
+ * protocol spec (and each later one, which builds on Prague's) of a PoA chain without the three
+ * addresses, so only when the genesis schedules Prague or a later fork (which brings Prague along).
+ */
+export function poaSystemCallsWarning(common: Common): string | undefined {
+  if (!hasNoSystemCalls(common)) return undefined
+  const isPragueScheduled = common.hardforkTimestamp('prague') !== null || common.hardforkBlock('prague') !== null
+  return isPragueScheduled ? POA_NO_SYSTEM_CALLS_WARNING : undefined
+}
+
 /** Marks `common` (and its copies: an own property) as a chain that makes no system calls. */
 export function setNoSystemCalls(common: Common): void {
   Object.assign(common, { hasNoSystemCalls: true })

@@ -33,6 +33,7 @@ import { EngineService } from '../engine/engineService.ts'
 import { installCommonParamsMemo } from '../evm/commonParamsMemo.ts'
 import { installDebugColorsMemo } from '../evm/debugColorsMemo.ts'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
+import { poaSystemCallsWarning } from '../evm/poaSystemCalls.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
 import type { SubProtocol } from '../p2p/peerManager.ts'
@@ -207,6 +208,8 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   const isZeroBaseFee = genesis.config.zeroBaseFee === true
   if (isZeroBaseFee)
     log.warn('Forcing price bump for transaction replacement to 0, since we are on a zero basefee network')
+  const poaWarning = poaSystemCallsWarning(chain.common)
+  if (poaWarning) log.warn(poaWarning)
   const pool = new TxPool(poolChainView(chain), {
     minGasPrice: config.minGasPrice,
     maxSize: config.txPoolMaxSize,

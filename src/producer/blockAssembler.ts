@@ -26,6 +26,7 @@ import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
 import { openState } from '../state/worldState.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
+import { buildFailureReason, isTransientBuildFailure } from './buildFailure.ts'
 
 const log = createLogger('sealer')
 
@@ -172,8 +173,8 @@ export class BlockAssembler {
       } catch (e) {
         if (isKzgMissing(e)) throw e
         const msg = e instanceof Error ? e.message : String(e)
-        if (msg.includes('remaining gas in the block') || msg.includes('blob gas limit')) continue
-        log.warn('dropping transaction that cannot execute', { hash: t.hash, error: msg })
+        if (isTransientBuildFailure(msg)) continue
+        log.warn('dropping transaction that cannot execute', { hash: t.hash, error: buildFailureReason(msg) })
         this.pool.drop(t.hash)
       }
     }

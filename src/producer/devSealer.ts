@@ -286,8 +286,10 @@ export class DevSealer {
             if (this.isAutomineOn) this.schedule(false)
             break
           }
-          await this.sealBlock(isEmptyAllowed)
-          if (!this.isAutomineOn) break
+          const block = await this.sealBlock(isEmptyAllowed)
+          // Transactions kept for a later block (block full, fee or nonce not yet reachable) must
+          // not make automine seal empty blocks in a loop.
+          if (!this.isAutomineOn || block?.transactions.length === 0) break
           await nextTurn()
         } while (this.batchTimer === undefined && this.pool.executable(this.nextBlockBaseFee()).length > 0)
       } catch (e) {

@@ -16,7 +16,8 @@ import { createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { openState } from '../state/worldState.ts'
-import type { TxPool } from '../txpool/txPool.ts'
+import type { PoolTx, TxPool } from '../txpool/txPool.ts'
+import { buildFailureReason, isTransientBuildFailure } from './buildFailure.ts'
 
 const log = createLogger('payload')
 
@@ -153,7 +154,7 @@ export class PayloadBuilder {
     const baseFee = this.chain.nextBaseFee(parent.header)
     const blobTxs: TypedTransaction[] = []
     for (const t of this.pool.executable(baseFee)) {
-      if ((await this.tryAdd(builder, t.tx)) && t.tx.type === 3) blobTxs.push(t.tx)
+      if ((await this.tryAdd(builder, t)) && t.tx.type === 3) blobTxs.push(t.tx)
     }
     const { block, requests } = await builder.build()
     const executionRequests = requests?.filter((r) => r.bytes.length > 1).map((r) => r.bytes)
@@ -166,17 +167,24 @@ export class PayloadBuilder {
     return { block, blockValue: builder.minerValue, executionRequests, blockAccessList, blobTxs }
   }
 
-  /** Adds `tx` when it fits; a transaction that cannot execute stays in the pool (the next head may change that). */
-  private async tryAdd(builder: FastBlockBuilder, tx: TypedTransaction): Promise<boolean> {
+  /**
+   * Adds a pool transaction when it fits. One that cannot execute is dropped from the pool with its
+   * reason, unless a later block may take it (block full, fee below this block's base fee, a nonce
+   * gap): Besu's block creator does the same, and a client would otherwise wait on it forever.
+   */
+  private async tryAdd(builder: FastBlockBuilder, t: PoolTx): Promise<boolean> {
     try {
-      await builder.addTransaction(tx, { skipHardForkValidation: true })
+      await builder.addTransaction(t.tx, { skipHardForkValidation: true })
       return true
     } catch (e) {
       if (isKzgMissing(e)) throw e
-      log.debug('transaction left out of payload', {
-        hash: bytesToHex(tx.hash()),
-        error: e instanceof Error ? e.message : String(e),
-      })
+      const msg = e instanceof Error ? e.message : String(e)
+      if (isTransientBuildFailure(msg)) {
+        log.debug('transaction left out of payload', { hash: t.hash, error: buildFailureReason(msg) })
+      } else {
+        log.warn('dropping transaction that cannot execute', { hash: t.hash, error: buildFailureReason(msg) })
+        this.pool.drop(t.hash)
+      }
       return false
     }
   }

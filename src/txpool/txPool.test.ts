@@ -71,6 +71,25 @@ describe('TxPool.add', () => {
     expect(await refusal(pool(), tx(0, 0, 10n, 1n, 31_000_000n))).toBe('exceedsBlockGasLimit')
   })
 
+  it('refuses gas below the intrinsic gas or, on Prague, below the calldata floor (EIP-7623)', async () => {
+    const withData = (gasLimit: bigint) =>
+      createFeeMarket1559Tx(
+        {
+          chainId: 1n,
+          gasLimit,
+          maxFeePerGas: 10n * GWEI,
+          maxPriorityFeePerGas: GWEI,
+          to: `0x${'11'.repeat(20)}`,
+          data: new Uint8Array(100).fill(1),
+        },
+        { common },
+      ).sign(KEYS[0])
+    expect(await refusal(pool(), tx(0, 0, 10n, 1n, 20_999n))).toBe('intrinsicGasExceedsLimit')
+    // 100 non-zero bytes: intrinsic 21,000 + 1,600; floor 21,000 + 100 × 4 tokens × 10 = 25,000.
+    expect(await refusal(pool(), withData(24_999n))).toBe('intrinsicGasExceedsLimit')
+    expect(await refusal(pool(), withData(25_000n))).toBe('accepted')
+  })
+
   it('refuses the same transaction twice', async () => {
     const p = pool()
     await p.add(tx(0, 0))

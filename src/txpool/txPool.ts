@@ -2,10 +2,11 @@
  * The transaction pool. Validates with Besu's rules, keeps per sender a pending run (consecutive
  * nonces from the account nonce) and queued transactions (after a gap), replaces with a price bump,
  * evicts the cheapest when full, and hands the block producer the best executable transactions.
- * It never drops a transaction it accepted except by replacement, eviction for a better one, or
- * inclusion in a block. Talks to the chain only through `PoolChainView`.
+ * It never drops a transaction it accepted except by replacement, eviction for a better one,
+ * inclusion in a block, or a block builder finding it invalid (`drop`). Talks to the chain only through `PoolChainView`.
  */
-import type { TypedTransaction } from '@ethereumjs/tx'
+import { getMinimumGasLimit, type TypedTransaction } from '@ethereumjs/tx'
+import { Address } from '@ethereumjs/util'
 import { minBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { TxPoolError } from './txPoolError.ts'
@@ -86,13 +87,13 @@ export class TxPool {
     if (!tx.isSigned()) throw new TxPoolError('invalidSignature', 'Invalid signature')
     const hash = bytesToHex(tx.hash())
     if (this.byHash.has(hash)) throw new TxPoolError('knownTransaction', 'Known transaction')
-    this.checkStatic(tx)
     let sender: Uint8Array
     try {
       sender = tx.getSenderAddress().bytes
     } catch {
       throw new TxPoolError('invalidSignature', 'Invalid signature')
     }
+    this.checkStatic(tx, sender)
     const senderHex = bytesToHex(sender)
     const account = await this.chain.account(sender)
     if (tx.nonce < account.nonce) {
@@ -129,7 +130,7 @@ export class TxPool {
   }
 
   /** Checks that need no state: chain id, gas limits, fee fields, minimum price. */
-  private checkStatic(tx: TypedTransaction): void {
+  private checkStatic(tx: TypedTransaction, sender: Uint8Array): void {
     const chainId = (tx as { chainId?: bigint }).chainId ?? tx.common.chainId()
     if (tx.type !== 0 || (tx as { v?: bigint }).v! > 28n) {
       if (this.chain.hasChainId === false)
@@ -137,7 +138,10 @@ export class TxPool {
       if (chainId !== this.chain.chainId)
         throw new TxPoolError('wrongChainId', `Wrong chainId: ${chainId}, expected ${this.chain.chainId}`)
     }
-    const intrinsic = tx.getIntrinsicGas()
+    // Besu's validator: the larger of the intrinsic gas and the calldata floor (EIP-7623, from
+    // Prague; EIP-7976's 64 gas a byte on Amsterdam), which execution would refuse anyway. The floor
+    // depends on the sender (EIP-2780: a self-transfer pays no recipient).
+    const intrinsic = getMinimumGasLimit(tx, new Address(sender))
     if (intrinsic > tx.gasLimit) {
       throw new TxPoolError('intrinsicGasExceedsLimit', `Intrinsic gas ${intrinsic} exceeds gas limit ${tx.gasLimit}`)
     }

@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
-import { SYSTEM_CONTRACTS } from '../../src/chain/systemContracts.ts'
-import { generateBftNetwork, runBasalt, startNode, until, writeJsonFile } from './harness.ts'
+import { generateBftNetwork, runBasalt, startNode, until, writeAmsterdamGenesis, writeJsonFile } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-genesis-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -19,6 +18,9 @@ const SENDER = privateKeyToAddress(KEY).toLowerCase()
 const RECIPIENT = `0x${'ab'.repeat(20)}`
 // Besu fills every fork before London from it: London alone means all of them at block 0.
 const FORKS = { londonBlock: 0 }
+
+const POA_WARNING =
+  'Skipping system contract request processors for PoA consensus (clique/ibft/qbft) without system contract addresses.'
 
 const writeJson = (name: string, value: unknown) => writeJsonFile(tmp, name, value)
 
@@ -32,6 +34,22 @@ const transfer = (chainId: number) =>
     value: 5n,
     gas: 21_000n,
     gasPrice: 2_000_000_000n,
+  })
+
+/** A clique genesis on Cancun with SENDER as its signer (and funded), with `config` on top. */
+const cliqueGenesis = (name: string, config: Record<string, unknown>) =>
+  writeJson(name, {
+    config: {
+      ...FORKS,
+      shanghaiTime: 0,
+      cancunTime: 0,
+      clique: { blockperiodseconds: 2, epochlength: 30000 },
+      ...config,
+    },
+    difficulty: '0x1',
+    extraData: `0x${'00'.repeat(32)}${SENDER.slice(2)}${'00'.repeat(65)}`,
+    gasLimit: '0x1c9c380',
+    alloc: { [SENDER]: { balance: '0x3635c9adc5dea00000' } },
   })
 
 const basalt = (args: string[]) => runBasalt(args)
@@ -146,26 +164,9 @@ describe('Besu genesis and block files', () => {
     // The latest Besu's Amsterdam from genesis, proof of stake, Prague's system contracts, a stub at
     // both builder request contracts (EIP-8282, returning nothing). The recipient exists: a plain
     // transfer to it is EIP-2780's 21,000 (a new account would add EIP-8037's state gas).
-    const builders = '0x0000000000000000000000000000000000009999'
-    const alloc: Record<string, unknown> = {
+    const genesis = writeAmsterdamGenesis(tmp, 'amsterdam.json', {
       [SENDER]: { balance: '90000000000000000000000' },
       [RECIPIENT]: { balance: '0x1' },
-      [builders]: { code: '0x00' },
-    }
-    for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { code: c.code, nonce: '0x1' }
-    const genesis = writeJson('amsterdam.json', {
-      config: {
-        chainId: 2019,
-        ...FORKS,
-        terminalTotalDifficulty: 0,
-        amsterdamTime: 0,
-        builderDepositRequestContractAddress: builders,
-        builderExitRequestContractAddress: builders,
-      },
-      timestamp: '0x0',
-      gasLimit: '0x1c9c380',
-      difficulty: '0x0',
-      alloc,
     })
     const dataPath = join(tmp, 'amsterdam-data')
     const node = await startNode({ dataPath, args: ['--genesis-file', genesis, '--miner-enabled'] })
@@ -210,25 +211,24 @@ describe('Besu genesis and block files', () => {
   })
 
   it('starts a clique chain merged at genesis (terminalTotalDifficulty 0) with a 32-byte vanity extraData', async () => {
-    const genesis = writeJson('clique.json', {
-      config: {
-        chainId: 4242,
-        ...FORKS,
-        shanghaiTime: 0,
-        cancunTime: 0,
-        terminalTotalDifficulty: 0,
-        clique: { blockperiodseconds: 2, epochlength: 30000 },
-      },
-      difficulty: '0x1',
-      extraData: `0x${'00'.repeat(32)}${SENDER.slice(2)}${'00'.repeat(65)}`,
-      gasLimit: '0x1c9c380',
-      alloc: { [SENDER]: { balance: '0x3635c9adc5dea00000' } },
-    })
+    const genesis = cliqueGenesis('clique.json', { chainId: 4242, terminalTotalDifficulty: 0 })
     const node = await startNode({ args: ['--genesis-file', genesis] })
     try {
       expect(await node.rpc('eth_chainId')).toBe('0x1092')
       const genesisBlock = await node.rpc<{ withdrawalsRoot?: string }>('eth_getBlockByNumber', ['0x0', false])
       expect(genesisBlock.withdrawalsRoot).toBeDefined()
+      // Cancun without Prague: Besu builds no Prague spec, so no warning about request processors.
+      expect(node.output()).not.toContain(POA_WARNING)
+    } finally {
+      await node.cleanup()
+    }
+  })
+
+  it("logs Besu's warning once for a clique chain on Prague and Osaka without the request contract addresses", async () => {
+    const genesis = cliqueGenesis('clique-prague.json', { chainId: 4244, pragueTime: 0, osakaTime: 0 })
+    const node = await startNode({ args: ['--genesis-file', genesis] })
+    try {
+      expect(node.output().split(POA_WARNING).length - 1).toBe(1)
     } finally {
       await node.cleanup()
     }

@@ -8,8 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
-import { SYSTEM_CONTRACTS } from '../../src/chain/systemContracts.ts'
-import { type StartedNode, startNode, until, writeJsonFile } from './harness.ts'
+import { type StartedNode, startNode, until, writeAmsterdamGenesis } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-bal-'))
 afterAll(() => rmSync(tmp, { recursive: true, force: true }))
@@ -17,7 +16,6 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }))
 const KEY = `0x${'8f'.repeat(32)}` as const
 const SENDER = privateKeyToAddress(KEY).toLowerCase()
 const CONTRACT = `0x${'cc'.repeat(20)}` as const
-const BUILDERS = `0x${'99'.repeat(20)}` as const
 const word = (n: number) => `0x${n.toString(16).padStart(64, '0')}`
 
 interface Block {
@@ -47,27 +45,10 @@ async function askAll(node: StartedNode, block: Block): Promise<Answers> {
 
 describe('block access lists over JSON-RPC', () => {
   it('serves a sealed block’s list under every name, and again after kill -9 and a restart', async () => {
-    const alloc: Record<string, unknown> = {
+    const genesis = writeAmsterdamGenesis(tmp, 'amsterdam.json', {
       [SENDER]: { balance: '90000000000000000000000' },
       // SSTORE(1, 0x2a)
       [CONTRACT]: { code: '0x602a60015500' },
-      // Amsterdam's builder request contracts (EIP-8282), both at one address: a stub returning nothing.
-      [BUILDERS]: { code: '0x00' },
-    }
-    for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { code: c.code, nonce: '0x1' }
-    const genesis = writeJsonFile(tmp, 'amsterdam.json', {
-      config: {
-        chainId: 2019,
-        londonBlock: 0,
-        terminalTotalDifficulty: 0,
-        amsterdamTime: 0,
-        builderDepositRequestContractAddress: BUILDERS,
-        builderExitRequestContractAddress: BUILDERS,
-      },
-      timestamp: '0x0',
-      gasLimit: '0x1c9c380',
-      difficulty: '0x0',
-      alloc,
     })
     const dataPath = join(tmp, 'data')
     const args = ['--genesis-file', genesis, '--miner-enabled']

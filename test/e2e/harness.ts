@@ -18,6 +18,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { loadKzgMemory } from '../../src/chain/kzgSnapshot.ts'
+import { SYSTEM_CONTRACTS } from '../../src/chain/systemContracts.ts'
 import { kzgCacheFile } from '../../src/node/dataPath.ts'
 import { removeTempDir, trackTempDir } from './tempDirs.ts'
 
@@ -242,6 +243,31 @@ export function writeJsonFile(dir: string, name: string, value: unknown): string
   const file = join(dir, name)
   writeFileSync(file, typeof value === 'string' ? value : JSON.stringify(value, null, 2))
   return file
+}
+
+/**
+ * Writes a genesis on the latest Besu's Amsterdam from block 0 (chain id 2019, proof of stake) with
+ * `accounts`, Prague's system contracts and a stub (returning no requests) at both of EIP-8282's
+ * builder request contracts, which every Amsterdam block calls; returns the path.
+ */
+export function writeAmsterdamGenesis(dir: string, name: string, accounts: Record<string, unknown>): string {
+  const builders = `0x${'99'.repeat(20)}`
+  const alloc: Record<string, unknown> = { ...accounts, [builders]: { code: '0x00' } }
+  for (const c of SYSTEM_CONTRACTS) alloc[c.address] = { code: c.code, nonce: '0x1' }
+  return writeJsonFile(dir, name, {
+    config: {
+      chainId: 2019,
+      londonBlock: 0,
+      terminalTotalDifficulty: 0,
+      amsterdamTime: 0,
+      builderDepositRequestContractAddress: builders,
+      builderExitRequestContractAddress: builders,
+    },
+    timestamp: '0x0',
+    gasLimit: '0x1c9c380',
+    difficulty: '0x0',
+    alloc,
+  })
 }
 
 /** Runs a command to completion (killed after `timeoutMs`); resolves to its output and exit code. */
