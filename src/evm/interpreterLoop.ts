@@ -7,8 +7,9 @@
  *
  * Same results by construction: the step does what the library's does, in the same order (gas
  * handler, the step event when something listens, invalid opcode check, base gas, program counter,
- * handler), with the same errors and the same event (built by the library's own `_runStepHook`). A
- * traced frame runs on this loop too, so tracing runs the code that calls keep warm.
+ * handler), with the same errors and the same event (`stepEvent.ts` builds it as the library's
+ * `_runStepHook` does, without its promises). A traced frame runs on this loop too, so tracing runs
+ * the code that calls keep warm.
  * The library's own loop still runs what this one leaves out, decided per frame: the profiler, EOF
  * code (EIP-3540 active) and the code-chunk witnesses of EIP-6800 / EIP-7864.
  * The CALL family (CALL, CALLCODE, DELEGATECALL, STATICCALL) runs through the library's step: their
