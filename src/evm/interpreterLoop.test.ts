@@ -1,5 +1,5 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
-import { createEVM, type EVM } from '@ethereumjs/evm'
+import { createEVM, type EVM, type InterpreterStep } from '@ethereumjs/evm'
 import { Account, Address } from '@ethereumjs/util'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
@@ -76,8 +76,13 @@ async function run(hardfork: string, program: (typeof PROGRAMS)[string], isTrace
   const steps: string[] = []
   if (isTraced)
     evm.events.on('step', (e) => {
-      const { pc, gasLeft, gasRefund, opcode, stack, depth, memory, memoryWordCount, error } = e
-      const seen = { pc, gasLeft, gasRefund, opcode, stack, depth, memory: bytesToHex(memory), memoryWordCount, error }
+      const { pc, gasLeft, gasRefund, opcode, stack, depth, memory, memoryWordCount, error, immediate } = e
+      const { eofSection, eofFunctionDepth } = e
+      const seen = {
+        ...{ pc, gasLeft, gasRefund, opcode, stack, depth, memory: bytesToHex(memory), memoryWordCount, error },
+        ...{ immediate, eofSection, eofFunctionDepth, isSameState: e.stateManager === evm.stateManager },
+        ...{ address: e.address.toString(), codeAddress: e.codeAddress?.toString(), account: e.account?.serialize() },
+      }
       steps.push(
         JSON.stringify(seen, (_, v) => (typeof v === 'bigint' ? `${v}n` : v instanceof Uint8Array ? bytesToHex(v) : v)),
       )
@@ -114,6 +119,29 @@ describe('the interpreter loop without a promise per opcode', () => {
         }
       }
     }
+  })
+
+  it('awaits a step listener that takes a callback before the opcode runs, in listener order', async () => {
+    await installInterpreterLoop()
+    const program = PROGRAMS['a CALL that stores in the callee and returns its word']
+    const order = async () => {
+      const evm = await evmAt(Hardfork.Prague, program)
+      const seen: string[] = []
+      evm.events.on('step', (e) => seen.push(`a${e.pc}`))
+      evm.events.on('step', (e: InterpreterStep, done?: () => void) => {
+        setTimeout(() => {
+          seen.push(`b${e.pc}:${e.stack.length}`)
+          done?.()
+        }, 0)
+      })
+      evm.events.on('step', (e) => seen.push(`c${e.pc}`))
+      await evm.runCall({ caller: CALLER, to: CONTRACT, gasLimit: 1_000_000n })
+      return seen
+    }
+    const library = await withLibraryLoop(order)
+    const loop = await order()
+    expect(loop.length).toBeGreaterThan(60)
+    expect(loop).toEqual(library)
   })
 
   it('covers the outcomes the comparison is meant to cover', async () => {

@@ -7,8 +7,9 @@
  *
  * Same results by construction: the step does what the library's does, in the same order (gas
  * handler, the step event when something listens, invalid opcode check, base gas, program counter,
- * handler), with the same errors and the same event (built by the library's own `_runStepHook`). A
- * traced frame runs on this loop too, so tracing runs the code that calls keep warm.
+ * handler), with the same errors and the same event (`stepEvent.ts` builds it as the library's
+ * `_runStepHook` does, without its promises). A traced frame runs on this loop too, so tracing runs
+ * the code that calls keep warm.
  * The library's own loop still runs what this one leaves out, decided per frame: the profiler, EOF
  * code (EIP-3540 active) and the code-chunk witnesses of EIP-6800 / EIP-7864.
  * The CALL family (CALL, CALLCODE, DELEGATECALL, STATICCALL) runs through the library's step: their
@@ -18,6 +19,7 @@
 import { EVMError } from '@ethereumjs/evm'
 import { EthereumJSErrorWithoutCode } from '@ethereumjs/util'
 import { interpreterPrototype } from './interpreterPrototype.ts'
+import { emitStep, type SteppingInterpreter } from './stepEvent.ts'
 
 interface OpInfo {
   code: number
@@ -44,11 +46,10 @@ interface RunState {
   eip7928PostTargetCallOog?: unknown
   eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean
 }
-interface Interpreter {
+interface Interpreter extends SteppingInterpreter {
   _runState: RunState
-  _runStepHook(dynamicFee: bigint, gasLeft: bigint, memorySize: bigint): Promise<void>
   getGasLeft(): bigint
-  _evm: { DEBUG: boolean; events: { listenerCount(event: string): number } }
+  _evm: SteppingInterpreter['_evm'] & { events: { listenerCount(event: string): number } }
   common: { isActivatedEIP(eip: number): boolean }
   profilerOpts?: { enabled?: boolean }
   run(code: Uint8Array, opts?: { pc?: number }): Promise<RunResult>
@@ -180,22 +181,52 @@ function step(interpreter: Interpreter, runState: RunState, entry: OpEntry): Pro
   return gas.then((charged) => execute(interpreter, runState, entry, charged))
 }
 
-/** One opcode with its step event first, as the library's step emits it (also when its gas handler fails). */
-async function tracedStep(interpreter: Interpreter, runState: RunState, entry: OpEntry): Promise<void> {
+/**
+ * One opcode with its step event first, as the library's step emits it (also when its gas handler
+ * fails); a promise only when the gas handler, a listener or the handler returned one.
+ */
+function tracedStep(interpreter: Interpreter, runState: RunState, entry: OpEntry): Promise<void> | undefined {
   const info = entry.opcodeInfo
-  let gas = info.feeBigInt
   const memorySize = runState.memoryWordCount
-  if (info.dynamicGas) {
-    try {
-      gas = await entry.gasHandler(runState, gas, interpreter.common)
-    } catch (error) {
-      if (isVmError(error)) await interpreter._runStepHook(gas, interpreter.getGasLeft(), memorySize)
-      throw error
-    }
+  if (!info.dynamicGas) return emitThenExecute(interpreter, runState, entry, info.feeBigInt, memorySize)
+  let gas: Promise<bigint> | bigint
+  try {
+    gas = entry.gasHandler(runState, info.feeBigInt, interpreter.common)
+  } catch (error) {
+    return stepOfFailedGas(interpreter, info.feeBigInt, memorySize, error)
   }
-  await interpreter._runStepHook(gas, interpreter.getGasLeft(), memorySize)
-  const done = execute(interpreter, runState, entry, gas)
-  if (done !== undefined) await done
+  if (typeof gas === 'bigint') return emitThenExecute(interpreter, runState, entry, gas, memorySize)
+  return gas.then(
+    (charged) => emitThenExecute(interpreter, runState, entry, charged, memorySize),
+    (error: unknown) => stepOfFailedGas(interpreter, info.feeBigInt, memorySize, error),
+  )
+}
+
+function emitThenExecute(
+  interpreter: Interpreter,
+  runState: RunState,
+  entry: OpEntry,
+  gas: bigint,
+  memorySize: bigint,
+): Promise<void> | undefined {
+  const emitted = emitStep(interpreter, gas, interpreter.getGasLeft(), memorySize)
+  if (emitted === undefined) return execute(interpreter, runState, entry, gas)
+  return emitted.then(() => execute(interpreter, runState, entry, gas))
+}
+
+/** A gas handler's VM error still gets its step event (with the base fee), then stands. */
+function stepOfFailedGas(
+  interpreter: Interpreter,
+  fee: bigint,
+  memorySize: bigint,
+  error: unknown,
+): never | Promise<never> {
+  if (!isVmError(error)) throw error
+  const emitted = emitStep(interpreter, fee, interpreter.getGasLeft(), memorySize)
+  if (emitted === undefined) throw error
+  return emitted.then(() => {
+    throw error
+  })
 }
 
 function execute(interpreter: Interpreter, runState: RunState, entry: OpEntry, gas: bigint): Promise<void> | undefined {

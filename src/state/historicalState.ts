@@ -48,6 +48,13 @@ export function openHistoricalState(
 }
 
 const CODE_KEY_PREFIX = '63' // 'c', the library's prefix of code keys
+/** Answers a view remembers per kind before it starts over (a replay VM keeps its view). */
+const READS_KEPT = 1 << 14
+
+function remember(reads: Map<string, Uint8Array | null>, key: string, value: Uint8Array | null): void {
+  if (reads.size >= READS_KEPT) reads.clear()
+  reads.set(key, value)
+}
 
 class HistoricalView extends MerkleStateManager {
   private readonly viewRoot: Uint8Array
@@ -61,6 +68,14 @@ class HistoricalView extends MerkleStateManager {
    * empty root, its slots in the caches).
    */
   private readonly historyStorageRoots = new Map<string, Uint8Array>()
+  /**
+   * What the history answered, by address (account RLPs) and by address and slot (value RLPs;
+   * null: absent). The view's block is fixed, so an answer never changes; unlike the caches, these
+   * outlive the checkpoint revert after each replay, so the traces of one block after the first
+   * read nothing from SQLite again (memoizeTrieReads does the same for views over a trie).
+   */
+  private readonly accountReads = new Map<string, Uint8Array | null>()
+  private readonly slotReads = new Map<string, Uint8Array | null>()
 
   constructor(common: Common, root: Uint8Array, number: bigint, history: StateHistory, code: CodeSource) {
     const trie = new NodelessTrie({ root, useKeyHashing: true, common })
@@ -77,9 +92,14 @@ class HistoricalView extends MerkleStateManager {
     const cached = this._caches?.account?.get(address)
     if (cached !== undefined)
       return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
-    const rlp = this.history.readAccount(this.keccak(address.bytes), this.blockNumber)
+    const addressHex = bytesToHex(address.bytes)
+    let rlp = this.accountReads.get(addressHex)
+    if (rlp === undefined) {
+      rlp = this.history.readAccount(this.keccak(address.bytes), this.blockNumber) ?? null
+      remember(this.accountReads, addressHex, rlp)
+    }
     const account = rlp ? createAccountFromRLP(rlp) : undefined
-    if (account) this.historyStorageRoots.set(bytesToHex(address.bytes), account.storageRoot)
+    if (account) this.historyStorageRoots.set(addressHex, account.storageRoot)
     this._caches?.account?.put(address, account)
     return account
   }
@@ -90,9 +110,15 @@ class HistoricalView extends MerkleStateManager {
     if (cached !== undefined) return RLP.decode(cached) as Uint8Array
     const account = await this.getAccount(address)
     if (!account) return new Uint8Array(0)
-    const root = this.historyStorageRoots.get(bytesToHex(address.bytes))
+    const addressHex = bytesToHex(address.bytes)
+    const root = this.historyStorageRoots.get(addressHex)
     if (root === undefined || !equalBytes(root, account.storageRoot)) return new Uint8Array(0)
-    const value = this.history.readSlot(this.keccak(address.bytes), this.keccak(key), this.blockNumber)
+    const slotHex = addressHex + bytesToHex(key).slice(2)
+    let value = this.slotReads.get(slotHex)
+    if (value === undefined) {
+      value = this.history.readSlot(this.keccak(address.bytes), this.keccak(key), this.blockNumber) ?? null
+      remember(this.slotReads, slotHex, value)
+    }
     this._caches?.storage?.put(address, key, value ?? Uint8Array.of(0x80))
     return value ? (RLP.decode(value) as Uint8Array) : new Uint8Array(0)
   }

@@ -107,6 +107,32 @@ describe('BONSAI state history', () => {
       // A second replay on the same state gives the same answer (the view is reset in between).
       const again = await replayBlock(chain, next, () => ({ start: () => {}, finish: (_ctx, r) => r.totalGasSpent }))
       expect(again.get(0)).toBe(21_000n)
+      // The view remembers what the history answered: a third replay reads nothing from it.
+      const history = chain.bonsai!.history!
+      let reads = 0
+      const { readAccount, readSlot } = history
+      history.readAccount = (...args) => {
+        reads++
+        return readAccount.apply(history, args)
+      }
+      history.readSlot = (...args) => {
+        reads++
+        return readSlot.apply(history, args)
+      }
+      try {
+        const third = await replayBlock(chain, next, () => ({
+          start: () => {},
+          finish: async (ctx) => (await ctx.vm.stateManager.getAccount(new Address(ctx.sender)))!.balance,
+        }))
+        expect(third.get(0)).toBe(traced.get(0)!.balance)
+        expect(reads).toBe(0)
+        // A new view of the same block reads the history again.
+        expect((await chain.openHistoricalState!(old, chain.trieDb)!.getAccount(sender))!.balance).toBe(before)
+        expect(reads).toBe(1)
+      } finally {
+        history.readAccount = readAccount
+        history.readSlot = readSlot
+      }
     } finally {
       close()
     }
