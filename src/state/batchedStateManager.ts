@@ -1,0 +1,141 @@
+/**
+ * A MerkleStateManager whose flush (once per block when a block is built or imported: the block's
+ * checkpoint holds the transactions' writes in the caches, and the block's state root flushes them
+ * all) updates each changed storage trie and then the account trie in one pass over their sorted
+ * changed keys (`TrieUpdate`), where the library puts the keys one at a time and so encodes and
+ * hashes the upper nodes again for every key (a third of the nodes a one-transfer block formatted
+ * were such in-between states, written and never referenced). Nodes are read and written through
+ * the trie's own database wrapper, as the library's are: inside a checkpoint the new nodes wait in
+ * it and go with its revert. A store without synchronous reads (or a wrapper with a cache of its
+ * own) takes the library's path.
+ */
+import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
+import { RLP } from '@ethereumjs/rlp'
+import { CODEHASH_PREFIX, MerkleStateManager } from '@ethereumjs/statemanager'
+import {
+  Account,
+  type Address,
+  type BatchDBOp,
+  concatBytes,
+  createAddressFromString,
+  unpadBytes,
+  unprefixedHexToBytes,
+} from '@ethereumjs/util'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { bytesToHex } from '../primitives/hex.ts'
+import { type TrieChange, TrieUpdate } from './trieUpdate.ts'
+
+/** What the flush needs of the store under a trie: synchronous reads. */
+interface SyncReads {
+  getSync(key: string): Uint8Array | undefined
+}
+
+/** The trie's database wrapper as it is at runtime: the writes of open checkpoints, then an optional cache. */
+interface CheckpointLayers {
+  db: unknown
+  checkpoints: { keyValueMap: Map<string, Uint8Array | undefined> }[]
+  _cache?: unknown
+}
+
+/**
+ * A synchronous reader of `trie`'s nodes by store key (unprefixed hex) that sees what its database
+ * wrapper's `get` sees: the writes of its open checkpoints first, then the store. Undefined when the
+ * store has no synchronous reads or the wrapper keeps a cache of its own.
+ */
+function syncReader(trie: MerklePatriciaTrie): ((key: string) => Uint8Array | undefined) | undefined {
+  const layers = trie.database() as unknown as CheckpointLayers
+  const store = layers.db as Partial<SyncReads>
+  if (typeof store.getSync !== 'function' || layers._cache !== undefined) return undefined
+  const sync = store as SyncReads
+  return (key) => {
+    const checkpoints = layers.checkpoints
+    for (let i = checkpoints.length - 1; i >= 0; i--) {
+      const map = checkpoints[i].keyValueMap
+      if (map.has(key)) return map.get(key)
+    }
+    return sync.getSync(key)
+  }
+}
+
+/** The trie's own key hashing, node hashing and store keys (protected in its typings). */
+interface TrieKeys {
+  appliedKey(key: Uint8Array): Uint8Array
+  hash(bytes: Uint8Array): Uint8Array
+  _getDbKey(hash: Uint8Array): Uint8Array
+}
+
+function syncStore(trie: MerklePatriciaTrie): SyncReads | undefined {
+  const db = trie.database().db as unknown as Partial<SyncReads>
+  return typeof db.getSync === 'function' ? (db as SyncReads) : undefined
+}
+
+export class BatchedStateManager extends MerkleStateManager {
+  /**
+   * Writes the slot to the storage cache only, for the flush. The library's `putStorage` (10.1.3)
+   * also writes each one straight through to the storage trie (`cache.put(…) ?? write` always takes
+   * the right side, `put` returning nothing): trie nodes hashed on every SSTORE and system-contract
+   * write, which the flush then wrote again.
+   */
+  override async putStorage(address: Address, key: Uint8Array, value: Uint8Array): Promise<void> {
+    const storage = this._caches?.storage
+    if (storage === undefined) return super.putStorage(address, key, value)
+    if (key.length !== 32) throw new Error('Storage key must be 32 bytes long')
+    if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
+    if (!(await this.getAccount(address))) throw new Error('putStorage() called on non-existing account')
+    storage.put(address, key, RLP.encode(unpadBytes(value)))
+  }
+
+  override async flush(): Promise<void> {
+    const caches = this._caches
+    if (caches === undefined || syncReader(this._trie) === undefined) return super.flush()
+    const keccak = this.common.customCrypto.keccak256 ?? keccak_256
+    for (const [addressHex, { code }] of caches.code?.flush() ?? []) {
+      if (code === undefined) continue
+      const address = createAddressFromString(`0x${addressHex}`)
+      const codeHash = keccak(code)
+      await this._getCodeDB().put(this._prefixCodeHashes ? concatBytes(CODEHASH_PREFIX, codeHash) : codeHash, code)
+      if ((await this.getAccount(address)) === undefined) await this.putAccount(address, new Account())
+      await this.modifyAccountFields(address, { codeHash })
+    }
+    const slotsByAccount = new Map<string, TrieChange[]>()
+    for (const [addressHex, keyHex, value] of caches.storage?.flush() ?? []) {
+      const decoded = RLP.decode(value ?? new Uint8Array(0)) as Uint8Array
+      const change = { key: unprefixedHexToBytes(keyHex), value: decoded.length > 0 ? RLP.encode(decoded) : decoded }
+      const list = slotsByAccount.get(addressHex)
+      if (list) list.push(change)
+      else slotsByAccount.set(addressHex, [change])
+    }
+    for (const [addressHex, slots] of slotsByAccount) {
+      const address = createAddressFromString(`0x${addressHex}`)
+      const account = await this.getAccount(address)
+      if (!account) continue
+      const storageTrie = this._getStorageTrie(address, account)
+      account.storageRoot = await this.updateTrie(storageTrie, slots)
+      await this.putAccount(address, account)
+    }
+    const accounts: TrieChange[] = []
+    for (const [addressHex, { accountRLP }] of caches.account?.flush() ?? []) {
+      accounts.push({ key: unprefixedHexToBytes(addressHex), value: accountRLP ?? new Uint8Array(0) })
+    }
+    await this.updateTrie(this._trie, accounts)
+  }
+
+  /** Applies `changes` (unhashed keys) to `trie` in one update; returns and sets its new root. */
+  private async updateTrie(trie: MerklePatriciaTrie, changes: TrieChange[]): Promise<Uint8Array> {
+    const read = syncReader(trie)
+    if (read === undefined) throw new Error('a trie without synchronous reads')
+    if (changes.length === 0) return trie.root()
+    const keys = trie as unknown as TrieKeys
+    const ops: BatchDBOp[] = []
+    const update = new TrieUpdate(
+      (hash) => read(bytesToHex(keys._getDbKey(hash)).slice(2)),
+      (bytes) => keys.hash(bytes),
+      (hash, node) => ops.push({ type: 'put', key: keys._getDbKey(hash), value: node }),
+    )
+    for (const c of changes) c.key = keys.appliedKey(c.key)
+    const root = update.apply(trie.root(), changes)
+    await trie.database().batch(ops)
+    trie.root(root)
+    return root
+  }
+}
