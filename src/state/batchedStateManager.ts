@@ -18,6 +18,7 @@ import {
   type BatchDBOp,
   concatBytes,
   createAddressFromString,
+  equalsBytes,
   unpadBytes,
   unprefixedHexToBytes,
 } from '@ethereumjs/util'
@@ -69,6 +70,12 @@ function syncStore(trie: MerklePatriciaTrie): SyncReads | undefined {
   return typeof db.getSync === 'function' ? (db as SyncReads) : undefined
 }
 
+/** The storage cache's own record of pre-checkpoint values (internal to the library). */
+interface StorageJournal {
+  dump(address: Address): Map<string, Uint8Array> | undefined
+  _saveCachePreState(addressHex: string, keyHex: string): void
+}
+
 export class BatchedStateManager extends MerkleStateManager {
   /**
    * Writes the slot to the storage cache only, for the flush. The library's `putStorage` (10.1.3)
@@ -83,6 +90,46 @@ export class BatchedStateManager extends MerkleStateManager {
     if (value.length > 32) throw new Error('Storage value cannot be longer than 32 bytes')
     if (!(await this.getAccount(address))) throw new Error('putStorage() called on non-existing account')
     storage.put(address, key, RLP.encode(unpadBytes(value)))
+  }
+
+  override async clearStorage(address: Address): Promise<void> {
+    this.journalCachedSlots(address)
+    return super.clearStorage(address)
+  }
+
+  override async deleteAccount(address: Address): Promise<void> {
+    this.journalCachedSlots(address)
+    return super.deleteAccount(address)
+  }
+
+  /**
+   * Records the account's cached slots in the storage cache's journal before its storage is
+   * cleared: the cache replaces the account's slots without a record, so a revert left them gone.
+   * The library's write-through to the storage trie hid that (the trie still had them); with the
+   * writes held in the cache until the flush, the revert must bring them back.
+   */
+  private journalCachedSlots(address: Address): void {
+    const storage = this._caches?.storage as unknown as StorageJournal | undefined
+    const slots = storage?.dump(address)
+    if (storage === undefined || slots === undefined) return
+    const addressHex = bytesToHex(address.bytes).slice(2)
+    for (const keyHex of slots.keys()) storage._saveCachePreState(addressHex, keyHex)
+  }
+
+  /**
+   * The account's storage trie at the account's own storage root. The library keeps one trie
+   * object per account and trusts its root once made; an account deleted (a self-destruct) and
+   * created again in the same block would then read and write its old storage. The account record
+   * is journaled with the caches, so its root is the one to follow.
+   */
+  protected override _getStorageTrie(
+    addressOrHash: Address | { bytes: Uint8Array } | Uint8Array,
+    rootAccount?: Account,
+  ): MerklePatriciaTrie {
+    const trie = super._getStorageTrie(addressOrHash, rootAccount)
+    if (rootAccount !== undefined && !equalsBytes(trie.root(), rootAccount.storageRoot))
+      trie.root(rootAccount.storageRoot)
+    return trie
   }
 
   override async flush(): Promise<void> {

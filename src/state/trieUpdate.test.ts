@@ -2,20 +2,8 @@ import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { KECCAK256_RLP, MapDB, ValueEncoding } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex } from '../primitives/hex.ts'
-import { describe, expect, it } from '../runtime/testing.ts'
+import { describe, expect, it, seededRandom } from '../runtime/testing.ts'
 import { type TrieChange, TrieUpdate } from './trieUpdate.ts'
-
-/** A seeded generator (mulberry32): the same cases on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Keys of `length` bytes whose nibbles come from a few values, so that they share long prefixes. */
 function keyPool(next: () => number, count: number, length: number): Uint8Array[] {
@@ -69,7 +57,7 @@ function updaterOver(nodes: Map<string, Uint8Array>): TrieUpdate {
  * every key back from the update's nodes alone.
  */
 async function runCase(seed: number, keyLength: number, batches: number): Promise<void> {
-  const next = random(seed)
+  const next = seededRandom(seed)
   const pool = keyPool(next, 2 + Math.floor(next() * 40), keyLength)
   const reference = libraryTrie(new Map())
   const ours = new Map<string, Uint8Array>()
@@ -120,7 +108,7 @@ describe('TrieUpdate', () => {
   })
 
   it('starts from a trie the library built and reads its nodes from the store', async () => {
-    const next = random(7)
+    const next = seededRandom(7)
     const nodes = new Map<string, Uint8Array>()
     const trie = libraryTrie(nodes)
     const keys = Array.from({ length: 200 }, (_, i) => keccak_256(new Uint8Array([i])))
