@@ -180,7 +180,7 @@ export class BatchedStateManager extends MerkleStateManager {
       (hash, node) => ops.push({ type: 'put', key: keys._getDbKey(hash), value: node }),
     )
     for (const c of changes) c.key = keys.appliedKey(c.key)
-    const root = update.apply(trie.root(), changes)
+    const { root } = update.apply(trie.root(), changes)
     await trie.database().batch(ops)
     trie.root(root)
     return root

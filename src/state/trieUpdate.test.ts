@@ -3,6 +3,7 @@ import { KECCAK256_RLP, MapDB, ValueEncoding } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex } from '../primitives/hex.ts'
 import { describe, expect, it, seededRandom } from '../runtime/testing.ts'
+import { diffTries } from './trieDiff.ts'
 import { type TrieChange, TrieUpdate } from './trieUpdate.ts'
 
 /** Keys of `length` bytes whose nibbles come from a few values, so that they share long prefixes. */
@@ -25,6 +26,14 @@ function keyPool(next: () => number, count: number, length: number): Uint8Array[
     out.push(key)
   }
   return out
+}
+
+function sorted(list: Uint8Array[]): string[] {
+  return list.map((b) => bytesToHex(b)).sort()
+}
+
+function leafSet(list: { key: Uint8Array; before: Uint8Array; after: Uint8Array }[]): string[] {
+  return list.map((l) => `${bytesToHex(l.key)} ${bytesToHex(l.before)} ${bytesToHex(l.after)}`).sort()
 }
 
 /** A value of 1 to 3 bytes (nodes embedded in their parent) or of 33 (nodes stored by hash). */
@@ -86,8 +95,14 @@ async function runCase(seed: number, keyLength: number, batches: number): Promis
     }
     // Any order in, the same trie out.
     const shuffled = [...changes.values()].sort(() => next() - 0.5)
-    root = updater.apply(root, shuffled)
-    expect(`${seed}/${b}: ${bytesToHex(root)}`).toBe(`${seed}/${b}: ${bytesToHex(reference.root())}`)
+    const result = updater.apply(root, shuffled)
+    expect(`${seed}/${b}: ${bytesToHex(result.root)}`).toBe(`${seed}/${b}: ${bytesToHex(reference.root())}`)
+    // What it reports is what a diff of the two tries finds.
+    const diff = diffTries((key) => ours.get(key), root, result.root)
+    expect(sorted(result.created)).toEqual(sorted(diff.created))
+    expect(sorted(result.staled)).toEqual(sorted(diff.staled))
+    expect(leafSet(result.changed)).toEqual(leafSet(diff.leaves))
+    root = result.root
   }
   // Only our own nodes: a missing one would fail the reads.
   const check = libraryTrie(ours, root)
@@ -119,7 +134,7 @@ describe('TrieUpdate', () => {
     changes.push({ key: keccak_256(new Uint8Array([1, 2, 3])), value: value(next) })
     // A key the trie never held: deleting it changes nothing.
     changes.push({ key: keccak_256(new Uint8Array([9, 9])), value: new Uint8Array(0) })
-    const root = updaterOver(nodes).apply(trie.root(), changes)
+    const { root } = updaterOver(nodes).apply(trie.root(), changes)
     for (const c of changes) {
       if (c.value.length === 0) await trie.del(c.key)
       else await trie.put(c.key, c.value)
@@ -131,11 +146,15 @@ describe('TrieUpdate', () => {
     const nodes = new Map<string, Uint8Array>()
     const updater = updaterOver(nodes)
     const key = new Uint8Array(32).fill(1)
-    const root = updater.apply(KECCAK256_RLP, [{ key, value: new Uint8Array([5]) }])
-    expect(bytesToHex(updater.apply(root, []))).toBe(bytesToHex(root))
+    const { root } = updater.apply(KECCAK256_RLP, [{ key, value: new Uint8Array([5]) }])
+    expect(bytesToHex(updater.apply(root, []).root)).toBe(bytesToHex(root))
     const absent = { key: new Uint8Array(32).fill(2), value: new Uint8Array(0) }
-    expect(bytesToHex(updater.apply(root, [absent]))).toBe(bytesToHex(root))
-    expect(bytesToHex(updater.apply(root, [{ key, value: new Uint8Array(0) }]))).toBe(bytesToHex(KECCAK256_RLP))
-    expect(bytesToHex(updater.apply(KECCAK256_RLP, [absent]))).toBe(bytesToHex(KECCAK256_RLP))
+    const unchanged = updater.apply(root, [absent])
+    expect(bytesToHex(unchanged.root)).toBe(bytesToHex(root))
+    expect([unchanged.changed.length, unchanged.created.length, unchanged.staled.length]).toEqual([0, 0, 0])
+    const emptied = updater.apply(root, [{ key, value: new Uint8Array(0) }])
+    expect(bytesToHex(emptied.root)).toBe(bytesToHex(KECCAK256_RLP))
+    expect(sorted(emptied.staled)).toEqual([bytesToHex(root)])
+    expect(bytesToHex(updater.apply(KECCAK256_RLP, [absent]).root)).toBe(bytesToHex(KECCAK256_RLP))
   })
 })

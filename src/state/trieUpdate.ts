@@ -12,6 +12,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_RLP } from '@ethereumjs/util'
+import { bytesToHex, equalBytes as equalsBytes } from '../primitives/hex.ts'
 
 type Raw = Uint8Array | Raw[]
 
@@ -44,10 +45,23 @@ interface Kept {
   ref: Raw
 }
 
-/** A change with its key as nibbles. */
+/** A change with its key as nibbles, and the value it replaces (found on the way down). */
 interface Item {
+  key: Uint8Array
   nibbles: Uint8Array
   value: Uint8Array
+  before: Uint8Array
+}
+
+/** What one update did: its root, the keys whose value changed, and the stored nodes it made and left behind. */
+export interface TrieUpdateResult {
+  root: Uint8Array
+  /** Keys whose value changed, with the old and the new value (empty: absent). */
+  changed: { key: Uint8Array; before: Uint8Array; after: Uint8Array }[]
+  /** Hashes of the nodes stored for the new state that the old one did not hold. */
+  created: Uint8Array[]
+  /** Hashes of the stored nodes of the old state that the new one does not hold. */
+  staled: Uint8Array[]
 }
 
 const EMPTY = new Uint8Array(0)
@@ -121,23 +135,44 @@ export class TrieUpdate {
     this.store = store
   }
 
+  /** Hashes of the nodes stored and of the stored nodes replaced by the update under way. */
+  private created: Uint8Array[] = []
+  private staled: Uint8Array[] = []
+
   /**
-   * Applies `changes` (one per key, any order) to the trie at `root` and returns the new root; the
-   * nodes of the new state that the old one did not hold along the changed paths go to `store`.
+   * Applies `changes` (one per key, any order) to the trie at `root`; the nodes of the new state
+   * that the old one did not hold along the changed paths go to `store`.
    */
-  apply(root: Uint8Array, changes: Iterable<TrieChange>): Uint8Array {
+  apply(root: Uint8Array, changes: Iterable<TrieChange>): TrieUpdateResult {
     const items: Item[] = []
-    for (const c of changes) items.push({ nibbles: toNibbles(c.key), value: c.value })
-    if (items.length === 0) return root
+    for (const c of changes) items.push({ key: c.key, nibbles: toNibbles(c.key), value: c.value, before: EMPTY })
+    this.created = []
+    this.staled = []
     items.sort((a, b) => compareNibbles(a.nibbles, b.nibbles))
     const start: Node | null = equalsEmptyRoot(root) ? null : { kind: 'kept', ref: root }
-    const next = this.update(start, 0, items)
-    if (next === null) return KECCAK256_RLP
-    if (next.kind === 'kept') return next.ref as Uint8Array
-    const encoded = RLP.encode(this.raw(next))
-    const hash = this.keccak(encoded)
-    this.store(hash, encoded)
-    return hash
+    const next = items.length === 0 ? start : this.update(start, 0, items)
+    let newRoot: Uint8Array
+    if (next === null) newRoot = KECCAK256_RLP
+    else if (next.kind === 'kept') newRoot = next.ref as Uint8Array
+    else {
+      const encoded = RLP.encode(this.raw(next))
+      newRoot = this.keccak(encoded)
+      this.store(newRoot, encoded)
+      this.created.push(newRoot)
+    }
+    const changed = []
+    for (const i of items) {
+      if (!equalsBytes(i.before, i.value)) changed.push({ key: i.key, before: i.before, after: i.value })
+    }
+    // A node rebuilt as it was (a deletion of an absent key below it) is neither.
+    const made = new Set(this.created.map(bytesToHex))
+    const gone = new Set(this.staled.map(bytesToHex))
+    return {
+      root: newRoot,
+      changed,
+      created: this.created.filter((h) => !gone.has(bytesToHex(h))),
+      staled: this.staled.filter((h) => !made.has(bytesToHex(h))),
+    }
   }
 
   /** The node at `depth` after `items` (sorted, sharing their first `depth` nibbles) are applied. */
@@ -148,6 +183,7 @@ export class TrieUpdate {
         items.filter((i) => i.value.length > 0),
         depth,
       )
+    if (node.kind === 'kept' && node.ref instanceof Uint8Array) this.staled.push(node.ref)
     const n = node.kind === 'kept' ? this.load(node.ref) : node
     if (n.kind === 'leaf') return this.updateLeaf(n, depth, items)
     if (n.kind === 'extension') return this.updateExtension(n, depth, items)
@@ -157,13 +193,15 @@ export class TrieUpdate {
   private updateLeaf(leaf: Leaf, depth: number, items: Item[]): Node | null {
     const out: Item[] = []
     const prefix = items[0].nibbles.subarray(0, depth)
-    const own: Item = { nibbles: concatNibbles(prefix, leaf.path), value: leaf.value }
+    const nibbles = concatNibbles(prefix, leaf.path)
+    const own: Item = { key: EMPTY, nibbles, value: leaf.value, before: EMPTY }
     let isOwnPlaced = false
     for (const item of items) {
       if (!isOwnPlaced) {
         const order = compareNibbles(own.nibbles, item.nibbles)
         if (order < 0) out.push(own)
         // Equal: the change replaces (or deletes) the leaf's own value.
+        if (order === 0) item.before = leaf.value
         if (order <= 0) isOwnPlaced = true
       }
       if (item.value.length > 0) out.push(item)
@@ -220,6 +258,8 @@ export class TrieUpdate {
   private join(path: Uint8Array, child: Node | null): Node | null {
     if (child === null || path.length === 0) return child
     const n = child.kind === 'kept' ? this.load(child.ref) : child
+    // A stored leaf or extension moves under a longer path: a new node, the old one left behind.
+    if (n.kind !== 'branch' && child.kind === 'kept' && child.ref instanceof Uint8Array) this.staled.push(child.ref)
     if (n.kind === 'leaf') return { kind: 'leaf', path: concatNibbles(path, n.path), value: n.value }
     if (n.kind === 'extension') return { kind: 'extension', path: concatNibbles(path, n.path), child: n.child }
     // A branch keeps its reference: it is not encoded again.
@@ -292,6 +332,7 @@ export class TrieUpdate {
     if (encoded.length < 32) return raw
     const hash = this.keccak(encoded)
     this.store(hash, encoded)
+    this.created.push(hash)
     return hash
   }
 }
