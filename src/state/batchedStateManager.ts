@@ -24,7 +24,8 @@ import {
 } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex } from '../primitives/hex.ts'
-import { type TrieChange, TrieUpdate } from './trieUpdate.ts'
+import { storageRootOf, type TrieLog } from './trieLog.ts'
+import { type TrieChange, TrieUpdate, type TrieUpdateResult } from './trieUpdate.ts'
 
 /** What the flush needs of the store under a trie: synchronous reads. */
 interface SyncReads {
@@ -152,26 +153,40 @@ export class BatchedStateManager extends MerkleStateManager {
       if (list) list.push(change)
       else slotsByAccount.set(addressHex, [change])
     }
+    const storageUpdates = new Map<string, StorageUpdate>()
+    const accountKeys = this._trie as unknown as TrieKeys
     for (const [addressHex, slots] of slotsByAccount) {
       const address = createAddressFromString(`0x${addressHex}`)
       const account = await this.getAccount(address)
       if (!account) continue
       const storageTrie = this._getStorageTrie(address, account)
-      account.storageRoot = await this.updateTrie(storageTrie, slots)
+      const base = storageTrie.root()
+      const result = await this.updateTrie(storageTrie, slots)
+      storageUpdates.set(bytesToHex(accountKeys.appliedKey(address.bytes)), { base, result })
+      account.storageRoot = result.root
       await this.putAccount(address, account)
     }
     const accounts: TrieChange[] = []
     for (const [addressHex, { accountRLP }] of caches.account?.flush() ?? []) {
       accounts.push({ key: unprefixedHexToBytes(addressHex), value: accountRLP ?? new Uint8Array(0) })
     }
-    await this.updateTrie(this._trie, accounts)
+    const rootBefore = this._trie.root()
+    const result = await this.updateTrie(this._trie, accounts)
+    const transitions = (this._trie.database().db as Partial<TransitionStore>).noteTransition
+    if (this._prefixStorageTrieKeys && typeof transitions === 'function' && !equalsBytes(rootBefore, result.root)) {
+      const log = flushLog(rootBefore, result, storageUpdates)
+      if (log) transitions.call(this._trie.database().db, log)
+    }
   }
 
-  /** Applies `changes` (unhashed keys) to `trie` in one update; returns and sets its new root. */
-  private async updateTrie(trie: MerklePatriciaTrie, changes: TrieChange[]): Promise<Uint8Array> {
+  /**
+   * Applies `changes` (unhashed keys) to `trie` in one update and sets its new root; the nodes it
+   * reports are given by their store keys.
+   */
+  private async updateTrie(trie: MerklePatriciaTrie, changes: TrieChange[]): Promise<TrieUpdateResult> {
     const read = syncReader(trie)
     if (read === undefined) throw new Error('a trie without synchronous reads')
-    if (changes.length === 0) return trie.root()
+    if (changes.length === 0) return { root: trie.root(), changed: [], created: [], staled: [] }
     const keys = trie as unknown as TrieKeys
     const ops: BatchDBOp[] = []
     const update = new TrieUpdate(
@@ -180,9 +195,54 @@ export class BatchedStateManager extends MerkleStateManager {
       (hash, node) => ops.push({ type: 'put', key: keys._getDbKey(hash), value: node }),
     )
     for (const c of changes) c.key = keys.appliedKey(c.key)
-    const { root } = update.apply(trie.root(), changes)
+    const result = update.apply(trie.root(), changes)
     await trie.database().batch(ops)
-    trie.root(root)
-    return root
+    trie.root(result.root)
+    const storeKey = (hash: Uint8Array) => keys._getDbKey(hash)
+    return { ...result, created: result.created.map(storeKey), staled: result.staled.map(storeKey) }
   }
+}
+
+/** A storage trie's update in a flush: the root it started from and what it did. */
+interface StorageUpdate {
+  base: Uint8Array
+  result: TrieUpdateResult
+}
+
+/** A store that keeps the state transitions its writers report (`TrieDb`). */
+interface TransitionStore {
+  noteTransition(log: TrieLog): void
+}
+
+/**
+ * The trie log of one flush, from what its updates did: the account trie's changed leaves, the
+ * slots of each account whose storage root changed, the nodes created and left behind. Undefined
+ * when an account's storage root moved otherwise than by this flush's update of it (storage
+ * cleared, an account deleted or made again): then a diff of the roots is what finds the slots.
+ */
+function flushLog(rootBefore: Uint8Array, accounts: TrieUpdateResult, storage: Map<string, StorageUpdate>) {
+  const log: TrieLog = {
+    rootBefore,
+    rootAfter: accounts.root,
+    accounts: [],
+    slots: [],
+    created: [...accounts.created],
+    staled: [...accounts.staled],
+  }
+  for (const a of accounts.changed) {
+    log.accounts.push({ key: a.key, before: a.before, after: a.after })
+    const before = storageRootOf(a.before)
+    const after = storageRootOf(a.after)
+    if (equalsBytes(before, after)) continue
+    const update = storage.get(bytesToHex(a.key))
+    if (!update || !equalsBytes(update.base, before) || !equalsBytes(update.result.root, after)) return undefined
+    for (const s of update.result.changed) {
+      log.slots.push({ account: a.key, slot: s.key, before: s.before, after: s.after })
+    }
+  }
+  for (const { result } of storage.values()) {
+    log.created.push(...result.created)
+    log.staled.push(...result.staled)
+  }
+  return log
 }
