@@ -3,8 +3,9 @@
  * keeps it: each changed account and storage slot with its value before and after, keyed by the
  * hashed address / slot the trie uses, plus the trie nodes the change created and the ones it left
  * behind. Applied forwards it moves the flat state from the state before to the state after;
- * applied backwards it moves it back. It is computed from the two state roots alone (a diff of the
- * tries), so every writer of state (block import, the sealer, the dev tools) gets one for free.
+ * applied backwards it moves it back. A writer state's flush reports it (`batchedStateManager.ts`);
+ * otherwise it is computed from the two state roots alone (a diff of the tries), so every writer
+ * of state (block import, the sealer, the dev tools) gets one.
  */
 import { RLP } from '@ethereumjs/rlp'
 import { createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
