@@ -6,8 +6,9 @@
  * hashes the upper nodes again for every key (a third of the nodes a one-transfer block formatted
  * were such in-between states, written and never referenced). Nodes are read and written through
  * the trie's own database wrapper, as the library's are: inside a checkpoint the new nodes wait in
- * it and go with its revert. A store without synchronous reads (or a wrapper with a cache of its
- * own) takes the library's path.
+ * it and go with its revert. On BONSAI each flush also leaves its trie log with the trie store
+ * (what the updates changed, created and left behind), so that the chain need not diff the roots.
+ * A store without synchronous reads (or a wrapper with a cache of its own) takes the library's path.
  */
 import type { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
@@ -64,11 +65,6 @@ interface TrieKeys {
   appliedKey(key: Uint8Array): Uint8Array
   hash(bytes: Uint8Array): Uint8Array
   _getDbKey(hash: Uint8Array): Uint8Array
-}
-
-function syncStore(trie: MerklePatriciaTrie): SyncReads | undefined {
-  const db = trie.database().db as unknown as Partial<SyncReads>
-  return typeof db.getSync === 'function' ? (db as SyncReads) : undefined
 }
 
 /** The storage cache's own record of pre-checkpoint values (internal to the library). */
