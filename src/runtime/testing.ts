@@ -24,6 +24,18 @@ export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms))
 }
 
+/** A seeded generator of numbers in [0, 1) (mulberry32): the same cases on every run. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
 /**
  * Whether the test must be skipped because it needs Bun (`reason` names what of Bun): for
  * `describe.skipIf` / `it.skipIf`. Under Node and Deno the skip carries the reason.

@@ -247,9 +247,14 @@ export class BonsaiState {
     return equalBytes(root, KECCAK256_RLP) || this.trieDb.getSync(bytesToHex(root).slice(2)) !== undefined
   }
 
-  /** The diff from the state at `before` to the state at `after` (the nodes of both must be stored or pending). */
+  /**
+   * The change from the state at `before` to the state at `after`: from the flushes that made it
+   * when the trie store kept them, else a diff of the two tries (the nodes of both must be stored
+   * or pending).
+   */
   computeLog(before: Uint8Array, after: Uint8Array): TrieLog {
-    const log = computeTrieLog((hex) => this.trieDb.getSync(hex), before, after)
+    const log =
+      this.trieDb.transitionLog(before, after) ?? computeTrieLog((hex) => this.trieDb.getSync(hex), before, after)
     for (const key of log.created) this.referenced.add(bytesToHex(key).slice(2))
     return log
   }

@@ -5,10 +5,12 @@
  * recently read nodes, then SQLite. Nodes are content-addressed and never deleted (archive state).
  */
 import type { BatchDBOp, DB, EncodingOpts } from '@ethereumjs/util'
+import { bytesToHex } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import type { ForkSource } from './forkSource.ts'
 import { PreimageTable } from './preimages.ts'
 import type { StorageFormat } from './storageFormat.ts'
+import { composeTrieLogs, type TrieLog } from './trieLog.ts'
 
 type Value = string | Uint8Array
 
@@ -29,6 +31,12 @@ function keyBytes(hex: string): Uint8Array {
 /** Longer than any block takes to build, so a block in the making never loses a node. */
 const UNREFERENCED_TTL_MS = 10_000
 
+/** State transitions kept for the chain's trie logs (a few per block: the builder's, a payload's). */
+const TRANSITIONS_KEPT = 64
+
+/** Transitions chained to make one trie log, at most (a block is one flush, or a few). */
+const TRANSITIONS_CHAINED = 4
+
 export class TrieDb implements DB<string, Value> {
   /** Writes since the last flush. */
   private pending = new Map<string, Uint8Array>()
@@ -40,6 +48,13 @@ export class TrieDb implements DB<string, Value> {
    */
   private unreferenced = new Map<string, { value: Uint8Array; sinceMs: number }>()
   private readCache = new Map<string, Uint8Array>()
+  /**
+   * Trie logs of recent flushes of the writer states over this store (state root before → the
+   * logs from it), in the order they came, so that the trie log of a block comes from what its
+   * flush did instead of a diff of the two roots.
+   */
+  private transitions = new Map<string, TrieLog[]>()
+  private transitionCount = 0
   /** On a forked chain: where state the local trie never held comes from. */
   fork?: ForkSource
   /** Hashed trie keys back to addresses and slots, written with the pending nodes (none in an overlay without a store). */
@@ -130,6 +145,42 @@ export class TrieDb implements DB<string, Value> {
       this.unreferenced.delete(k)
     }
     return out
+  }
+
+  /** Keeps a writer state's flush (`BatchedStateManager`): the change from one state root to the next. */
+  noteTransition(log: TrieLog): void {
+    const key = bytesToHex(log.rootBefore)
+    const list = this.transitions.get(key)
+    if (list) list.push(log)
+    else this.transitions.set(key, [log])
+    if (++this.transitionCount <= TRANSITIONS_KEPT) return
+    // Drop the oldest root's transitions; Map iterates in insertion order.
+    for (const [k, logs] of this.transitions) {
+      this.transitions.delete(k)
+      this.transitionCount -= logs.length
+      if (this.transitionCount <= TRANSITIONS_KEPT) break
+    }
+  }
+
+  /**
+   * The trie log from the state at `before` to the state at `after`, composed from kept
+   * transitions that chain from one to the other; undefined when none do.
+   */
+  transitionLog(before: Uint8Array, after: Uint8Array): TrieLog | undefined {
+    const path = this.chain(bytesToHex(before), bytesToHex(after), TRANSITIONS_CHAINED)
+    return path ? composeTrieLogs(path) : undefined
+  }
+
+  private chain(from: string, to: string, depth: number): TrieLog[] | undefined {
+    if (depth === 0) return undefined
+    for (const log of this.transitions.get(from) ?? []) {
+      const next = bytesToHex(log.rootAfter)
+      if (next === to) return [log]
+      if (next === from) continue
+      const rest = this.chain(next, to, depth - 1)
+      if (rest) return [log, ...rest]
+    }
+    return undefined
   }
 
   /** The keys of the buffered writes (unprefixed hex), those no committed state held included. */

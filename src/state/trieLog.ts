@@ -3,8 +3,9 @@
  * keeps it: each changed account and storage slot with its value before and after, keyed by the
  * hashed address / slot the trie uses, plus the trie nodes the change created and the ones it left
  * behind. Applied forwards it moves the flat state from the state before to the state after;
- * applied backwards it moves it back. It is computed from the two state roots alone (a diff of the
- * tries), so every writer of state (block import, the sealer, the dev tools) gets one for free.
+ * applied backwards it moves it back. A writer state's flush reports it (`batchedStateManager.ts`);
+ * otherwise it is computed from the two state roots alone (a diff of the tries), so every writer
+ * of state (block import, the sealer, the dev tools) gets one.
  */
 import { RLP } from '@ethereumjs/rlp'
 import { createAccountFromRLP, KECCAK256_RLP } from '@ethereumjs/util'
@@ -40,7 +41,8 @@ export interface TrieLog {
 /** Storage tries share the node store; their node keys start with 7 bytes of keccak(address). */
 export const STORAGE_KEY_PREFIX_BYTES = 7
 
-function storageRootOf(accountRlp: Uint8Array): Uint8Array {
+/** The storage root an account's RLP holds (the empty trie's for no account). */
+export function storageRootOf(accountRlp: Uint8Array): Uint8Array {
   return accountRlp.length === 0 ? KECCAK256_RLP : createAccountFromRLP(accountRlp).storageRoot
 }
 
@@ -67,6 +69,50 @@ export function computeTrieLog(read: NodeReader, rootBefore: Uint8Array, rootAft
     log.staled.push(...slots.staled)
   }
   return log
+}
+
+/**
+ * One trie log for consecutive ones (each starting where the one before ended): a key's value
+ * before the first and after the last, dropped when they are equal; a node created and later left
+ * behind (or left behind and created again) is in neither list.
+ */
+export function composeTrieLogs(logs: TrieLog[]): TrieLog {
+  if (logs.length === 1) return logs[0]
+  const accounts = new Map<string, AccountChange>()
+  const slots = new Map<string, SlotChange>()
+  const nodes = new Map<string, { key: Uint8Array; isCreated: boolean }>()
+  for (const log of logs) {
+    for (const a of log.accounts) {
+      const k = bytesToHex(a.key)
+      const held = accounts.get(k)
+      accounts.set(k, { key: a.key, before: held ? held.before : a.before, after: a.after })
+    }
+    for (const s of log.slots) {
+      const k = bytesToHex(s.account) + bytesToHex(s.slot)
+      const held = slots.get(k)
+      slots.set(k, { account: s.account, slot: s.slot, before: held ? held.before : s.before, after: s.after })
+    }
+    for (const [list, isCreated] of [
+      [log.created, true],
+      [log.staled, false],
+    ] as const) {
+      for (const key of list) {
+        const k = bytesToHex(key)
+        const held = nodes.get(k)
+        if (held && held.isCreated !== isCreated) nodes.delete(k)
+        else nodes.set(k, { key, isCreated })
+      }
+    }
+  }
+  const node = (isCreated: boolean) => [...nodes.values()].filter((n) => n.isCreated === isCreated).map((n) => n.key)
+  return {
+    rootBefore: logs[0].rootBefore,
+    rootAfter: logs[logs.length - 1].rootAfter,
+    accounts: [...accounts.values()].filter((a) => !equalBytes(a.before, a.after)),
+    slots: [...slots.values()].filter((s) => !equalBytes(s.before, s.after)),
+    created: node(true),
+    staled: node(false),
+  }
 }
 
 /**

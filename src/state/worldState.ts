@@ -8,11 +8,12 @@
 import type { Common } from '@ethereumjs/common'
 import { MerklePatriciaTrie } from '@ethereumjs/mpt'
 import { RLP } from '@ethereumjs/rlp'
-import { type AccountCache, Caches, MerkleStateManager } from '@ethereumjs/statemanager'
+import { type AccountCache, Caches, type MerkleStateManager } from '@ethereumjs/statemanager'
 import { Account, type Address, bytesToUnprefixedHex, createAccountFromRLP, ValueEncoding } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { weakMemo } from '../primitives/weakMemo.ts'
+import { BatchedStateManager } from './batchedStateManager.ts'
 import type { BonsaiState } from './bonsaiState.ts'
 import { openForkState } from './forkState.ts'
 import type { TrieDb } from './trieDb.ts'
@@ -30,7 +31,7 @@ export function openState(db: TrieDb, common: Common, root: Uint8Array, isWriter
   const caches = isWriter ? new Caches() : undefined
   const state = db.fork
     ? openForkState(db, db.fork, common, root, caches)
-    : new MerkleStateManager({ common, trie: openTrie(db, common, root), caches, ...prefixOpts(db) })
+    : new BatchedStateManager({ common, trie: openTrie(db, common, root), caches, ...prefixOpts(db) })
   if (isWriter) db.preimages?.record(state)
   return state
 }
@@ -119,7 +120,7 @@ type StateOpts = ConstructorParameters<typeof MerkleStateManager>[0]
 /** Bound on the rows and storage roots a flat view remembers (it forgets them all when full). */
 const FLAT_MEMO_ENTRIES = 1 << 16
 
-class FlatView extends MerkleStateManager {
+class FlatView extends BatchedStateManager {
   private readonly viewRoot: Uint8Array
   private readonly keccak: (b: Uint8Array) => Uint8Array
   private readonly bonsai: FlatHead

@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { methodGroups } from '../../src/rpc/methodGroups.ts'
+import { seededRandom } from '../../src/runtime/testing.ts'
 import { type StartedNode, startNode } from './harness.ts'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed)
@@ -28,18 +29,6 @@ const METHOD_CODES: Record<string, { http: number[]; ws: number[] }> = {
 
 let node: StartedNode
 let before: Awaited<ReturnType<typeof snapshot>>
-
-/** mulberry32: small, fast and good enough to pick cases reproducibly. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 type Expect = 'parse' | 'request' | 'method' | 'params'
 interface Case {
@@ -75,7 +64,7 @@ const METHODS = methodGroups()
   .flatMap((g) => g.methods.map((m) => m.name))
 
 function generator(seed: number) {
-  const rnd = prng(seed)
+  const rnd = seededRandom(seed)
   const int = (n: number) => Math.floor(rnd() * n)
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]
   const hex = (bytes: number) =>
