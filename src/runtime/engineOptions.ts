@@ -14,7 +14,7 @@
  * The same restart sizes the collector's heap for a machine of 512 MiB (`BUN_JSC_forceRAMSize`,
  * unless set): the engine otherwise sizes it from the machine's RAM and lets garbage pile up between
  * collections while blocks are sealed. In the shared harness's CI-sized run that moved the peak RSS
- * from 314-374 MiB to about 290 at no CPU cost per transaction or call measured (docs/performance.md,
+ * from 314-374 MiB to 271-295 at no CPU cost per transaction or call measured (docs/performance.md,
  * "Issue 18: peak memory"). It is a sizing hint, not a limit: a larger live heap still grows.
  *
  * Only the long-running commands restart (`run`, `blocks`): the others end before the tier would
