@@ -25,6 +25,10 @@ export function registerNodeGauges(chain: Chain, pool: TxPool): void {
   metrics.gauge(GAUGE_CATEGORY_PROCESS, 'uptime_seconds', () => Math.floor((Date.now() - startedMs) / 1000))
   metrics.gauge(GAUGE_CATEGORY_PROCESS, 'resident_memory_bytes', () => process.memoryUsage().rss)
   metrics.gauge(GAUGE_CATEGORY_PROCESS, 'heap_used_bytes', () => process.memoryUsage().heapUsed)
+  // The JavaScript heap's split (what the collector holds, live or not yet collected, and the
+  // memory outside it that heap objects own: typed arrays' stores), to tell it from SQLite's.
+  metrics.gauge(GAUGE_CATEGORY_PROCESS, 'heap_total_bytes', () => process.memoryUsage().heapTotal)
+  metrics.gauge(GAUGE_CATEGORY_PROCESS, 'external_memory_bytes', () => process.memoryUsage().external)
 }
 
 /** How many eth_call / eth_estimateGas the call workers answered, and how many ran on the main thread. */

@@ -147,6 +147,9 @@ describe('debug_metrics', () => {
     expect(m.transaction_pool.transactions).toBe(0)
     expect(m.storage.database_used_bytes).toBeGreaterThan(0)
     expect(m.process.resident_memory_bytes).toBeGreaterThan(1_000_000)
+    // The JavaScript heap's size and the typed arrays' stores outside it (both in use after blocks).
+    expect(m.process.heap_total_bytes).toBeGreaterThan(1_000_000)
+    expect(m.process.external_memory_bytes).toBeGreaterThan(0)
     expect(m.process.uptime_seconds).toBeGreaterThanOrEqual(0)
   })
 })

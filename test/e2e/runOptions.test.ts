@@ -188,6 +188,15 @@ describe('engine options of the executable', () => {
       expect(environment(automine.proc.pid)).toContain('BUN_JSC_useFTLJIT=false')
     },
   )
+
+  // The same restart sizes the collector's heap for 512 MiB of RAM (the peak RSS under writes).
+  it.skipIf(
+    SOURCE_RUNTIME !== undefined ||
+      process.env.BUN_JSC_useFTLJIT !== undefined ||
+      process.env.BUN_JSC_forceRAMSize !== undefined,
+  )('sizes the engine heap for 512 MiB of RAM, in the process that was started', () => {
+    expect(environment(automine.proc.pid)).toContain(`BUN_JSC_forceRAMSize=${512 * 2 ** 20}`)
+  })
 })
 
 describe('basalt --version and --help', () => {
