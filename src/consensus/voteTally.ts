@@ -8,7 +8,7 @@
  */
 import type { BlockHeader } from '@ethereumjs/block'
 import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
-import { type BftKind, decodeBftExtraData } from './bftExtraData.ts'
+import { type BftKindOf, decodeBftExtraData, kindOfBlock } from './bftExtraData.ts'
 
 /** Validators (sorted, lower-case hex) and the votes cast since the last epoch block. */
 export interface VoteTally {
@@ -70,7 +70,8 @@ const CACHE_SIZE = 1024
 export class ValidatorTracker {
   private readonly cache = new Map<Hex, VoteTally>()
 
-  readonly kind: BftKind
+  /** The protocol of each block (its extraData layout): IBFT 2.0's validators carry over into QBFT. */
+  readonly kind: BftKindOf
   readonly epochLength: bigint
   private readonly headers: HeaderSource
   /**
@@ -80,7 +81,7 @@ export class ValidatorTracker {
   private readonly overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined
 
   constructor(
-    kind: BftKind,
+    kind: BftKindOf,
     epochLength: bigint,
     headers: HeaderSource,
     overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined = () => undefined,
@@ -104,7 +105,7 @@ export class ValidatorTracker {
       tally = this.cache.get(bytesToHex(cur.hash()))
       if (tally) break
       if (cur.number % this.epochLength === 0n) {
-        tally = newTally(decodeBftExtraData(this.kind, cur.extraData).validators)
+        tally = newTally(decodeBftExtraData(kindOfBlock(this.kind, cur.number), cur.extraData).validators)
         this.remember(cur, tally)
         break
       }
@@ -113,7 +114,7 @@ export class ValidatorTracker {
     }
     if (!tally) throw new Error(`no epoch block below block ${header.number}`)
     for (const h of path.reverse()) {
-      const vote = decodeBftExtraData(this.kind, h.extraData).vote
+      const vote = decodeBftExtraData(kindOfBlock(this.kind, h.number), h.extraData).vote
       if (vote) tally = applyVote(tally, bytesToHex(h.coinbase.bytes), bytesToHex(vote.recipient), vote.isAuth)
       this.remember(h, tally)
     }
