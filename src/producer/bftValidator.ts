@@ -8,7 +8,8 @@
  * keeps following heads (for votes and RPC) and says, once per change, why it produces no block.
  * On a chain migrating from IBFT 2.0 to QBFT each height is decided by the state machine of its
  * block's protocol (the schedule's `kindAt`), so the blocks from `qbft.startBlock` on are proposed,
- * sealed and messaged as QBFT's; a message of the other protocol than the height's is dropped.
+ * sealed and messaged as QBFT's; a message of the next protocol that comes before the switch (a
+ * peer already at the first QBFT height) is held (bounded) until the switch.
  */
 import { type Block, type BlockHeader, createBlockFromBytesArray } from '@ethereumjs/block'
 import { executeBlock, importBlock } from '../chain/blockImporter.ts'
@@ -34,6 +35,14 @@ import { type AssembledBlock, BlockAssembler } from './blockAssembler.ts'
 const log = createLogger('bft')
 /** Proposals for later heights kept until their height starts. */
 const MAX_HELD_PROPOSALS = 64
+/** Frames of the next protocol kept until the chain switches to it (the state machine's future-message bound). */
+const MAX_HELD_FRAMES = 1000
+
+interface HeldFrame {
+  code: number
+  data: Uint8Array
+  kind: BftKind
+}
 
 export interface BftValidatorOptions {
   bft: BftGenesisOptions
@@ -62,6 +71,7 @@ export class BftValidator {
   private unsubscribes: (() => void)[] = []
   private lastStatus = ''
   private heldProposals: ProposalMessage[] = []
+  private heldFrames: HeldFrame[] = []
   private isStopped = false
 
   private readonly chain: Chain
@@ -175,6 +185,9 @@ export class BftValidator {
     if (kind !== this.kindAt(head.header.number))
       log.info('consensus switches protocol', { from: head.header.number + 1n, kind })
     await this.apply(this.machineOf(kind).startHeight(head.header, validators))
+    const frames = this.heldFrames.filter((f) => f.kind === kind)
+    this.heldFrames = this.heldFrames.filter((f) => f.kind !== kind)
+    for (const f of frames) await this.onMessage(f.code, f.data, f.kind)
     const due = this.heldProposals.filter((m) => m.signed.payload.height === this.machine.height)
     this.heldProposals = this.heldProposals.filter((m) => m.signed.payload.height > this.machine.height)
     for (const m of due) await this.receiveProposal(m)
@@ -183,7 +196,11 @@ export class BftValidator {
   /** A message from a peer, in the protocol it came by (the height's when the transport does not say). */
   private async onMessage(code: number, data: Uint8Array, via?: BftKind): Promise<void> {
     const kind = this.kindAt(this.chain.head.header.number + 1n)
-    if (via !== undefined && via !== kind) return
+    if (via !== undefined && via !== kind) {
+      // Only QBFT can be ahead of this node (IBFT 2.0 never follows it): held until the switch.
+      if (via === 'qbft' && this.heldFrames.length < MAX_HELD_FRAMES) this.heldFrames.push({ code, data, kind: via })
+      return
+    }
     let msg: QbftMessage
     try {
       msg = codecFor(kind).decode(code, data, (values) =>
