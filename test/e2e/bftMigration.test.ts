@@ -5,7 +5,7 @@
  * Besu registers both on such a chain), and its exported chain imports into a fresh data path.
  */
 import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RLP } from '@ethereumjs/rlp'
@@ -128,5 +128,11 @@ describe('a chain migrating from IBFT 2.0 to QBFT at block 3', () => {
     expect(imported.stderr.toString()).toBe('')
     expect(imported.exitCode).toBe(0)
     expect(Number(/head (\d+) /.exec(imported.stdout.toString())?.[1])).toBeGreaterThanOrEqual(head + 2)
+    // A JSON block file is refused as on any BFT chain, naming the genesis engine as Besu does.
+    const json = join(dir, 'blocks.json')
+    writeFileSync(json, JSON.stringify({ blocks: [{ transactions: [] }] }))
+    const refused = blocks(['import', '--format=JSON', '--data-path', join(dir, 'json'), '--from', json])
+    expect(refused.exitCode).toBe(1)
+    expect(refused.stderr.toString()).toBe('basalt: Unable to create block using current consensus engine: ibft2\n')
   })
 })
