@@ -56,6 +56,18 @@ describe('the IBFT 2.0 to QBFT schedule', () => {
     expect(s.at(9n).blockPeriodSeconds).toBe(2)
   })
 
+  it("takes QBFT's validator contract from the start block, IBFT 2.0's blocks keeping header validators", () => {
+    const contract = '0x0000000000000000000000000000000000008888'
+    const s = new BftSchedule('ibft2', {
+      ibft2: {},
+      qbft: { startBlock: 10, validatorselectionmode: 'contract', validatorcontractaddress: contract },
+    })
+    expect(s.at(9n).selection).toEqual({ mode: 'blockheader' })
+    const at10 = s.at(10n).selection
+    expect(at10.mode === 'contract' && bytesToHex(at10.address)).toBe(contract)
+    expect(s.hasContractValidators).toBe(true)
+  })
+
   it('is a single protocol without both sections, whatever startBlock says', () => {
     const s = new BftSchedule('qbft', { qbft: { startBlock: 5 } })
     expect([s.migrationBlock, s.kind, s.kindAt(9n), s.kinds]).toEqual([undefined, 'qbft', 'qbft', ['qbft']])

@@ -72,7 +72,8 @@ export class ValidatorTracker {
 
   /** The protocol of each block (its extraData layout): IBFT 2.0's validators carry over into QBFT. */
   readonly kind: BftKindOf
-  readonly epochLength: bigint
+  /** Blocks per epoch; on a migrating chain each protocol's own, by block number. */
+  readonly epochLength: bigint | ((number: bigint) => bigint)
   private readonly headers: HeaderSource
   /**
    * The validators of the child of a header when something other than votes sets them: a genesis
@@ -82,7 +83,7 @@ export class ValidatorTracker {
 
   constructor(
     kind: BftKindOf,
-    epochLength: bigint,
+    epochLength: bigint | ((number: bigint) => bigint),
     headers: HeaderSource,
     overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined = () => undefined,
   ) {
@@ -104,7 +105,8 @@ export class ValidatorTracker {
     while (cur) {
       tally = this.cache.get(bytesToHex(cur.hash()))
       if (tally) break
-      if (cur.number % this.epochLength === 0n) {
+      const epoch = typeof this.epochLength === 'function' ? this.epochLength(cur.number) : this.epochLength
+      if (cur.number % epoch === 0n) {
         tally = newTally(decodeBftExtraData(kindOfBlock(this.kind, cur.number), cur.extraData).validators)
         this.remember(cur, tally)
         break

@@ -52,6 +52,22 @@ export function prepareBftCommon(common: Common, options: BftGenesisOptions, gen
   installBftBlockHash(common, kindsOf(schedule))
 }
 
+/**
+ * Blocks per epoch: the genesis section's, or on a migrating chain each protocol's own section's
+ * (Besu's default 30000) for its blocks.
+ */
+function epochLengthsOf(
+  schedule: BftSchedule,
+  options: BftGenesisOptions,
+  genesis: GenesisJson,
+): bigint | ((number: bigint) => bigint) {
+  const start = schedule.migrationBlock
+  if (start === undefined) return options.epochLength
+  const qbft = (genesis.config.qbft ?? {}) as Record<string, unknown>
+  const qbftEpoch = qbft.epochlength === undefined ? 30_000n : BigInt(Number(qbft.epochlength))
+  return (n) => (n < start ? options.epochLength : qbftEpoch)
+}
+
 /** The protocol of each block: one, or (a migrating chain) the schedule's by number. */
 function kindsOf(schedule: BftSchedule): BftKindOf {
   return schedule.migrationBlock === undefined ? schedule.kind : (n) => schedule.kindAt(n)
@@ -63,7 +79,12 @@ export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis
   const contract = new ContractValidators(chain, schedule)
   const overrideAfter = (parent: BlockHeader) =>
     contract.validatorsAfter(parent) ?? schedule.at(parent.number + 1n).validators
-  const tracker = new ValidatorTracker(kindsOf(schedule), options.epochLength, chain, overrideAfter)
+  const tracker = new ValidatorTracker(
+    kindsOf(schedule),
+    epochLengthsOf(schedule, options, genesis),
+    chain,
+    overrideAfter,
+  )
   chain.sealRules = bftSealRules(
     (n) => schedule.at(n),
     tracker,
