@@ -4,6 +4,7 @@ import { createLegacyTx } from '@ethereumjs/tx'
 import { Address, KECCAK256_RLP, bytesToHex as utilBytesToHex } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { CONFORMANCE_DIR, hasConformanceChain } from '../../test/fixtures/sharedConformance.ts'
+import { BftSchedule } from '../consensus/bftSchedule.ts'
 import { poolChainView } from '../node/node.ts'
 import { manualClock } from '../primitives/clock.ts'
 import { bytesToBigint, bytesToHex, hexToBytes } from '../primitives/hex.ts'
@@ -19,6 +20,7 @@ import { openSqlite } from '../storage/sqlite.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { devAccounts } from './devAccounts.ts'
 import {
+  bftConsensusOf,
   createChainCommon,
   createGenesisBlock,
   devGenesis,
@@ -210,7 +212,7 @@ describe('parseGenesisText', () => {
     expect(() => parseGenesisText(text, 'g.json')).toThrow('config.ibft: legacy IBFT 1.0 consensus is not supported')
   })
 
-  it("refuses Besu's IBFT 2.0 to QBFT migration: Besu's words without a valid start block, the key otherwise", () => {
+  it("reads Besu's IBFT 2.0 to QBFT migration, refused in Besu's words without a valid start block", () => {
     const migration = (qbft: Record<string, unknown>) =>
       JSON.stringify({ config: { chainId: 1, ibft2: { blockperiodseconds: 2 }, qbft } })
     expect(() => parseGenesisText(migration({}), 'g.json')).toThrow(
@@ -219,9 +221,9 @@ describe('parseGenesisText', () => {
     expect(() => parseGenesisText(migration({ startBlock: 0 }), 'g.json')).toThrow(
       'Invalid QBFT startBlock config in genesis file',
     )
-    expect(() => parseGenesisText(migration({ STARTBLOCK: '0x7b' }), 'g.json')).toThrow(
-      'config.qbft.startBlock: the migration from IBFT 2.0 to QBFT at block 123 is not supported by Basalt',
-    )
+    const g = parseGenesisText(migration({ STARTBLOCK: '0x7b' }), 'g.json')
+    expect(new BftSchedule('qbft', g.config as Record<string, unknown>).migrationBlock).toBe(123n)
+    expect(bftConsensusOf(g)?.kind).toBe('ibft2')
     // Without ibft2, a qbft section's startBlock changes nothing (Besu reads it for the migration only).
     expect(() =>
       parseGenesisText(JSON.stringify({ config: { chainId: 1, qbft: { startBlock: 5 } } }), 'g.json'),

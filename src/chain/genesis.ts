@@ -302,7 +302,8 @@ export interface BftGenesisOptions {
 
 /** The BFT consensus a genesis names (`qbft` or `ibft2` in its config), or undefined for any other. */
 export function bftConsensusOf(genesis: GenesisJson): BftGenesisOptions | undefined {
-  const kind = genesis.config.qbft !== undefined ? 'qbft' : genesis.config.ibft2 !== undefined ? 'ibft2' : undefined
+  // With both sections the chain migrates (`qbft.startBlock`): its genesis and first blocks are IBFT 2.0's.
+  const kind = genesis.config.ibft2 !== undefined ? 'ibft2' : genesis.config.qbft !== undefined ? 'qbft' : undefined
   if (!kind) return undefined
   const o = (genesis.config[kind] ?? {}) as Record<string, unknown>
   const num = (v: unknown, fallback: number) => (v === undefined ? fallback : Number(v))

@@ -73,8 +73,9 @@ export function registerBlocksCommand(cli: CAC): void {
         isBonsaiArchive: opts.isBonsaiArchive,
       })
       try {
-        // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there.
-        const bft = ['qbft', 'ibft2'].find((engine) => genesis.config[engine] !== undefined)
+        // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there,
+        // naming the engine as Besu's getConsensusEngine (IBFT 2.0 first: a migrating chain's genesis engine).
+        const bft = ['ibft2', 'qbft'].find((engine) => genesis.config[engine] !== undefined)
         if (bft && opts.format === 'JSON')
           throw new CliError(`Unable to create block using current consensus engine: ${bft}`, IMPORT_FAILED)
         if (opts.subcommand === 'import') await importFiles(chain, opts)

@@ -11,6 +11,14 @@ import { bigintToBytes, bigintToPaddedBytes, bytesToBigint } from '../primitives
 
 export type BftKind = 'ibft2' | 'qbft'
 
+/** The protocol of a chain's blocks: one for all, or by block number (a chain migrating to QBFT). */
+export type BftKindOf = BftKind | ((number: bigint) => BftKind)
+
+/** The protocol of block `number` under `kinds`. */
+export function kindOfBlock(kinds: BftKindOf, number: bigint): BftKind {
+  return typeof kinds === 'function' ? kinds(number) : kinds
+}
+
 /** A validator vote carried by a block: add (`isAuth`) or drop `recipient`. */
 export interface BftVote {
   recipient: Uint8Array

@@ -18,8 +18,10 @@ import {
   type BftEncoding,
   type BftExtraData,
   type BftKind,
+  type BftKindOf,
   decodeBftExtraData,
   encodeBftExtraData,
+  kindOfBlock,
 } from './bftExtraData.ts'
 
 const EXTRA_DATA_INDEX = 12
@@ -73,27 +75,28 @@ export function addressOf(privateKey: Uint8Array): Uint8Array {
   return keccak_256(secp256k1.getPublicKey(privateKey, false).subarray(1)).subarray(12)
 }
 
-const BFT_KINDS = new WeakMap<object, BftKind>()
+const BFT_KINDS = new WeakMap<object, BftKindOf>()
 let isInstalled = false
 
 /**
  * Makes `header.hash()` answer the BFT block hash for every header built with `common` or a copy of
- * it (copies share its `customCrypto` object, which keys the choice). Idempotent.
+ * it (copies share its `customCrypto` object, which keys the choice), each header hashed by the
+ * protocol of its number. Idempotent.
  */
-export function installBftBlockHash(common: Common, kind: BftKind): void {
+export function installBftBlockHash(common: Common, kind: BftKindOf): void {
   BFT_KINDS.set(common.customCrypto, kind)
   if (isInstalled) return
   isInstalled = true
   const libraryHash = BlockHeader.prototype.hash
   BlockHeader.prototype.hash = function (this: BlockHeader): Uint8Array {
-    const bft = BFT_KINDS.get(this.common.customCrypto)
-    if (!bft) return libraryHash.call(this)
+    const kinds = BFT_KINDS.get(this.common.customCrypto)
+    if (!kinds) return libraryHash.call(this)
     // The header is frozen but its cache object is not: the library itself fills it the same way.
     const cache = (this as unknown as { cache: { hash?: Uint8Array } }).cache
     if (cache.hash) return cache.hash
     let hash: Uint8Array
     try {
-      hash = bftBlockHash(bft, this)
+      hash = bftBlockHash(kindOfBlock(kinds, this.number), this)
     } catch {
       // An extraData that does not decode names no BFT block; the header rules refuse it, and
       // until then it goes by the plain hash rather than failing every lookup.

@@ -121,9 +121,11 @@ export function proposalHeaderFields(f: ProposalFields): HeaderData {
   }
 }
 
-/** The chain's header rules for imported BFT blocks: sealed by a quorum of the parent's validators. */
+/**
+ * The chain's header rules for imported BFT blocks: sealed by a quorum of the parent's validators,
+ * under the protocol (extraData layout, seal hash) of the block's number.
+ */
 export function bftSealRules(
-  kind: BftKind,
   paramsAt: (number: bigint) => BftParams,
   tracker: ValidatorTracker,
   prepare?: (parent: BlockHeader) => Promise<void>,
@@ -132,7 +134,7 @@ export function bftSealRules(
     prepare,
     validate: (header, parent) =>
       validateBftHeader(header, parent, {
-        kind,
+        kind: paramsAt(header.number).kind,
         blockPeriodSeconds: paramsAt(header.number).blockPeriodSeconds,
         isContractMode: paramsAt(header.number).selection.mode === 'contract',
         validators: tracker.validatorsAfter(parent),

@@ -10,6 +10,7 @@ describe('BftSchedule', () => {
   it("uses Besu's defaults: 1 s blocks, no empty-block wait, 1 s request timeout, validators from headers, no reward", () => {
     const p = new BftSchedule('qbft', { qbft: {} }).at(5n)
     expect(p).toEqual({
+      kind: 'qbft',
       blockPeriodSeconds: 1,
       emptyBlockPeriodSeconds: 0,
       requestTimeoutSeconds: 1,

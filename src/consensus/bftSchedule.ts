@@ -11,6 +11,12 @@
  * - `blockreward` (wei, a `0x` hex or decimal string; default 0) and `miningbeneficiary` (an address;
  *   absent or blank in a transition: the block's coinbase, its proposer): see `rewardOf`.
  * Bad values, and transition fields it does not read, throw `BftScheduleError` naming the field, at start.
+ *
+ * A genesis with both sections and `qbft.startBlock` migrates, as Besu's consensus schedule: IBFT 2.0
+ * (its section and the `transitions.ibft2` entries before the start block) rules the blocks below
+ * `startBlock`, QBFT (its own section, with the `transitions.qbft` entries up to the start block
+ * folded in, then the later ones) rules the blocks from it. Each block's parameters name the protocol
+ * (`kind`) that encodes, hashes, seals and decides it.
  */
 import type { BlockReward } from '../evm/blockReward.ts'
 import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
@@ -19,6 +25,8 @@ import type { BftKind } from './bftExtraData.ts'
 export type ValidatorSelection = { mode: 'blockheader' } | { mode: 'contract'; address: Uint8Array }
 
 export interface BftParams {
+  /** The protocol of the block: its extraData layout, hash, seals and consensus messages. */
+  kind: BftKind
   blockPeriodSeconds: number
   emptyBlockPeriodSeconds: number
   requestTimeoutSeconds: number
@@ -124,40 +132,87 @@ function merge(kind: BftKind, base: BftParams, section: Record<string, unknown>,
   return out
 }
 
+/**
+ * `qbft.startBlock` of a config that names both IBFT 2.0 and QBFT (the genesis reader has already
+ * refused a missing or non-positive one, as Besu does).
+ */
+export function qbftStartBlock(config: Record<string, unknown>): bigint | undefined {
+  if (config.ibft2 === undefined || config.qbft === undefined) return undefined
+  const start = (config.qbft as Record<string, unknown> | null)?.startBlock
+  const n = typeof start === 'number' || typeof start === 'string' ? Number(start) : Number.NaN
+  if (!Number.isSafeInteger(n) || n <= 0) fail('config.qbft.startBlock must be a positive block number')
+  return BigInt(n)
+}
+
+const DEFAULTS: Omit<BftParams, 'kind'> = {
+  blockPeriodSeconds: 1,
+  emptyBlockPeriodSeconds: 0,
+  requestTimeoutSeconds: 1,
+  selection: { mode: 'blockheader' },
+  blockReward: 0n,
+}
+
+/**
+ * The forks of one protocol from block `from` (its section there, then its transitions) until
+ * `until` (exclusive): transitions at or before `from` fold into its first fork, those from `until`
+ * on are not its blocks.
+ */
+function kindForks(kind: BftKind, config: Record<string, unknown>, from: bigint, until?: bigint): Fork[] {
+  const section = (config[kind] ?? {}) as Record<string, unknown>
+  const first: Fork = { block: from, params: merge(kind, { ...DEFAULTS, kind }, section, `config.${kind}`) }
+  const forks: Fork[] = [first]
+  const transitions = (config.transitions as Record<string, unknown> | undefined)?.[kind]
+  if (transitions !== undefined && !Array.isArray(transitions)) fail(`config.transitions.${kind} must be a list`)
+  const entries = ((transitions ?? []) as Record<string, unknown>[]).map((t, i) => {
+    const where = `config.transitions.${kind}[${i}]`
+    if (typeof t !== 'object' || t === null) fail(`${where} must be an object`)
+    const unknown = Object.keys(t).find((k) => !TRANSITION_FIELDS.includes(k))
+    if (unknown !== undefined)
+      fail(`${where}.${unknown} is not supported in a transition (fields read: ${TRANSITION_FIELDS.join(', ')})`)
+    const block = seconds(t.block, `${where}.block`, 1) ?? fail(`${where}.block is required`)
+    return { block: BigInt(block), t, where }
+  })
+  entries.sort((a, b) => (a.block < b.block ? -1 : a.block > b.block ? 1 : 0))
+  let last = -1n
+  for (const { block, t, where } of entries) {
+    if (last === block) fail(`${where}: two transitions at block ${block}`)
+    last = block
+    if (until !== undefined && block >= until) continue
+    const prev = forks[forks.length - 1]
+    if (block <= from) prev.params = merge(kind, prev.params, t, where)
+    else forks.push({ block, params: merge(kind, prev.params, t, where) })
+  }
+  return forks
+}
+
 export class BftSchedule {
   private readonly forks: Fork[]
 
+  /** The protocol of the genesis block. */
   readonly kind: BftKind
+  /** Where QBFT takes over from IBFT 2.0 (`qbft.startBlock`), on a migrating chain. */
+  readonly migrationBlock?: bigint
 
+  /**
+   * The schedule of a genesis `config` whose consensus is `kind` (the genesis block's: IBFT 2.0 on
+   * a migrating chain); the migration, when the config has one, is read from the config.
+   */
   constructor(kind: BftKind, config: Record<string, unknown>) {
-    this.kind = kind
-    const section = (config[kind] ?? {}) as Record<string, unknown>
-    const defaults: BftParams = {
-      blockPeriodSeconds: 1,
-      emptyBlockPeriodSeconds: 0,
-      requestTimeoutSeconds: 1,
-      selection: { mode: 'blockheader' },
-      blockReward: 0n,
-    }
-    const forks: Fork[] = [{ block: 0n, params: merge(kind, defaults, section, `config.${kind}`) }]
-    const transitions = (config.transitions as Record<string, unknown> | undefined)?.[kind]
-    if (transitions !== undefined && !Array.isArray(transitions)) fail(`config.transitions.${kind} must be a list`)
-    const entries = ((transitions ?? []) as Record<string, unknown>[]).map((t, i) => {
-      const where = `config.transitions.${kind}[${i}]`
-      if (typeof t !== 'object' || t === null) fail(`${where} must be an object`)
-      const unknown = Object.keys(t).find((k) => !TRANSITION_FIELDS.includes(k))
-      if (unknown !== undefined)
-        fail(`${where}.${unknown} is not supported in a transition (fields read: ${TRANSITION_FIELDS.join(', ')})`)
-      const block = seconds(t.block, `${where}.block`, 1) ?? fail(`${where}.block is required`)
-      return { block: BigInt(block), t, where }
-    })
-    entries.sort((a, b) => (a.block < b.block ? -1 : a.block > b.block ? 1 : 0))
-    for (const { block, t, where } of entries) {
-      const prev = forks[forks.length - 1]
-      if (prev.block === block) fail(`${where}: two transitions at block ${block}`)
-      forks.push({ block, params: merge(kind, prev.params, t, where) })
-    }
+    this.migrationBlock = qbftStartBlock(config)
+    this.kind = this.migrationBlock === undefined ? kind : 'ibft2'
+    const forks = kindForks(this.kind, config, 0n, this.migrationBlock)
+    if (this.migrationBlock !== undefined) forks.push(...kindForks('qbft', config, this.migrationBlock))
     this.forks = forks
+  }
+
+  /** The protocol of block `number`. */
+  kindAt(number: bigint): BftKind {
+    return this.at(number).kind
+  }
+
+  /** The protocols of the chain, in order (two on a migrating chain). */
+  get kinds(): BftKind[] {
+    return this.migrationBlock === undefined ? [this.kind] : ['ibft2', 'qbft']
   }
 
   /** The parameters of block `number`. */

@@ -77,6 +77,19 @@ describe('ValidatorTracker', () => {
     expect(tracker.validatorsAfter(headers[3]).map(bytesToHex)).toEqual([V1, V2, V3, V4])
   })
 
+  it('takes the epoch length of each block by number (a migrating chain: each protocol its own)', () => {
+    const { headers, source } = chainOf('qbft', votes, [V1, V2, V3, V4])
+    // Epochs of 30000 below block 2, of 2 from it: block 2 is an epoch block, as in the test above.
+    const tracker = new ValidatorTracker('qbft', (n) => (n < 2n ? 30_000n : 2n), source)
+    expect(tracker.validatorsAfter(headers[3]).map(bytesToHex)).toEqual([V1, V2, V3, V4])
+    const later = new ValidatorTracker(
+      'qbft',
+      (n) => (n < 4n ? 30_000n : 2n),
+      chainOf('qbft', votes, [V1, V2, V3, V4]).source,
+    )
+    expect(later.validatorsAfter(headers[3]).map(bytesToHex)).toEqual([V1, V2, V3, V4, X])
+  })
+
   it("answers a transition's validator override from its block on, whatever the votes", () => {
     const { headers, source } = chainOf('qbft', votes, [V1, V2, V3, V4])
     const override = [V2, V3].map((x) => new Uint8Array(Buffer.from(x.slice(2), 'hex')))

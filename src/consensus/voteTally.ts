@@ -8,7 +8,7 @@
  */
 import type { BlockHeader } from '@ethereumjs/block'
 import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
-import { type BftKind, decodeBftExtraData } from './bftExtraData.ts'
+import { type BftKindOf, decodeBftExtraData, kindOfBlock } from './bftExtraData.ts'
 
 /** Validators (sorted, lower-case hex) and the votes cast since the last epoch block. */
 export interface VoteTally {
@@ -70,8 +70,10 @@ const CACHE_SIZE = 1024
 export class ValidatorTracker {
   private readonly cache = new Map<Hex, VoteTally>()
 
-  readonly kind: BftKind
-  readonly epochLength: bigint
+  /** The protocol of each block (its extraData layout): IBFT 2.0's validators carry over into QBFT. */
+  readonly kind: BftKindOf
+  /** Blocks per epoch; on a migrating chain each protocol's own, by block number. */
+  readonly epochLength: bigint | ((number: bigint) => bigint)
   private readonly headers: HeaderSource
   /**
    * The validators of the child of a header when something other than votes sets them: a genesis
@@ -80,8 +82,8 @@ export class ValidatorTracker {
   private readonly overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined
 
   constructor(
-    kind: BftKind,
-    epochLength: bigint,
+    kind: BftKindOf,
+    epochLength: bigint | ((number: bigint) => bigint),
     headers: HeaderSource,
     overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined = () => undefined,
   ) {
@@ -103,8 +105,9 @@ export class ValidatorTracker {
     while (cur) {
       tally = this.cache.get(bytesToHex(cur.hash()))
       if (tally) break
-      if (cur.number % this.epochLength === 0n) {
-        tally = newTally(decodeBftExtraData(this.kind, cur.extraData).validators)
+      const epoch = typeof this.epochLength === 'function' ? this.epochLength(cur.number) : this.epochLength
+      if (cur.number % epoch === 0n) {
+        tally = newTally(decodeBftExtraData(kindOfBlock(this.kind, cur.number), cur.extraData).validators)
         this.remember(cur, tally)
         break
       }
@@ -113,7 +116,7 @@ export class ValidatorTracker {
     }
     if (!tally) throw new Error(`no epoch block below block ${header.number}`)
     for (const h of path.reverse()) {
-      const vote = decodeBftExtraData(this.kind, h.extraData).vote
+      const vote = decodeBftExtraData(kindOfBlock(this.kind, h.number), h.extraData).vote
       if (vote) tally = applyVote(tally, bytesToHex(h.coinbase.bytes), bytesToHex(vote.recipient), vote.isAuth)
       this.remember(h, tally)
     }

@@ -2,13 +2,15 @@
  * The BFT parts of a node on an IBFT 2.0 / QBFT genesis: block hashes and header rules for the
  * chain (also for `blocks import`), the consensus subprotocol (`istanbul/100`, IBFT 2.0's `IBF/1`)
  * that carries the validators' messages between nodes, and the validator that runs the rounds. A
- * node without a peer-to-peer network has the transport of a network of one validator.
+ * node without a peer-to-peer network has the transport of a network of one validator. A chain
+ * migrating from IBFT 2.0 to QBFT (`qbft.startBlock`) has each of these follow the protocol of the
+ * block's number, and offers both subprotocols, as Besu's consensus schedule does.
  */
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions, GenesisJson } from '../chain/genesis.ts'
-import { decodeBftExtraData } from '../consensus/bftExtraData.ts'
+import { type BftKind, type BftKindOf, decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { addressOf, installBftBlockHash } from '../consensus/bftHashing.ts'
 import { bftSealRules } from '../consensus/bftHeaderRules.ts'
 import { BftSchedule } from '../consensus/bftSchedule.ts'
@@ -37,16 +39,38 @@ export interface BftChain {
  */
 export function prepareBftCommon(common: Common, options: BftGenesisOptions, genesis: GenesisJson): void {
   // Refuses bad timing, validator or transition settings before anything is opened.
-  new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
+  const schedule = new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
   const extraData = typeof genesis.extraData === 'string' ? genesis.extraData : '0x'
+  const kind = schedule.kindAt(0n)
   try {
-    decodeBftExtraData(options.kind, hexToBytes(extraData))
+    decodeBftExtraData(kind, hexToBytes(extraData))
   } catch (e) {
     throw new Error(
-      `the genesis extraData is not ${options.kind} extraData (${(e as Error).message}); basalt operator generate-blockchain-config writes one`,
+      `the genesis extraData is not ${kind} extraData (${(e as Error).message}); basalt operator generate-blockchain-config writes one`,
     )
   }
-  installBftBlockHash(common, options.kind)
+  installBftBlockHash(common, kindsOf(schedule))
+}
+
+/**
+ * Blocks per epoch: the genesis section's, or on a migrating chain each protocol's own section's
+ * (Besu's default 30000) for its blocks.
+ */
+function epochLengthsOf(
+  schedule: BftSchedule,
+  options: BftGenesisOptions,
+  genesis: GenesisJson,
+): bigint | ((number: bigint) => bigint) {
+  const start = schedule.migrationBlock
+  if (start === undefined) return options.epochLength
+  const qbft = (genesis.config.qbft ?? {}) as Record<string, unknown>
+  const qbftEpoch = qbft.epochlength === undefined ? 30_000n : BigInt(Number(qbft.epochlength))
+  return (n) => (n < start ? options.epochLength : qbftEpoch)
+}
+
+/** The protocol of each block: one, or (a migrating chain) the schedule's by number. */
+function kindsOf(schedule: BftSchedule): BftKindOf {
+  return schedule.migrationBlock === undefined ? schedule.kind : (n) => schedule.kindAt(n)
 }
 
 /** Gives the opened chain its BFT header rules; answers what the validator and the RPC methods need. */
@@ -55,9 +79,13 @@ export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis
   const contract = new ContractValidators(chain, schedule)
   const overrideAfter = (parent: BlockHeader) =>
     contract.validatorsAfter(parent) ?? schedule.at(parent.number + 1n).validators
-  const tracker = new ValidatorTracker(options.kind, options.epochLength, chain, overrideAfter)
+  const tracker = new ValidatorTracker(
+    kindsOf(schedule),
+    epochLengthsOf(schedule, options, genesis),
+    chain,
+    overrideAfter,
+  )
   chain.sealRules = bftSealRules(
-    options.kind,
     (n) => schedule.at(n),
     tracker,
     (parent) => contract.prepare(parent),
@@ -66,16 +94,39 @@ export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis
   return { options, tracker, schedule, contract }
 }
 
-/** The consensus subprotocol of the chain, routing to the validators of the height above the head. */
-export function createBftProtocol(chain: Chain, bft: BftChain, privateKey: Uint8Array): BftProtocol {
-  const protocol = new BftProtocol({
-    kind: bft.options.kind,
-    validators: () => bft.tracker.validatorsAfter(chain.head.header),
-    height: () => chain.head.header.number + 1n,
-    address: addressOf(privateKey),
+export interface BftProtocols {
+  /** The subprotocols the node offers: one per protocol of the chain (IBFT 2.0's then QBFT's). */
+  protocols: BftProtocol[]
+  /** The validator's transport: a message goes out by the subprotocol of its height's protocol. */
+  transport: BftTransport
+}
+
+/** The consensus subprotocols of the chain, routing to the validators of the height above the head. */
+export function createBftProtocol(chain: Chain, bft: BftChain, privateKey: Uint8Array): BftProtocols {
+  const protocols = bft.schedule.kinds.map(
+    (kind) =>
+      new BftProtocol({
+        kind,
+        validators: () => bft.tracker.validatorsAfter(chain.head.header),
+        height: () => chain.head.header.number + 1n,
+        address: addressOf(privateKey),
+      }),
+  )
+  chain.onNewBlock(() => {
+    for (const p of protocols) p.heightStarted()
   })
-  chain.onNewBlock(() => protocol.heightStarted())
-  return protocol
+  const byKind = new Map<BftKind, BftProtocol>(protocols.map((p, i) => [bft.schedule.kinds[i], p]))
+  const transport: BftTransport = {
+    broadcast: (code, data, kind) =>
+      byKind.get(kind ?? bft.schedule.kindAt(chain.head.header.number + 1n))?.broadcast(code, data),
+    onMessage: (handler) => {
+      const offs = protocols.map((p) => p.onMessage(handler))
+      return () => {
+        for (const off of offs) off()
+      }
+    },
+  }
+  return { protocols, transport }
 }
 
 export interface BftValidatorNetwork {

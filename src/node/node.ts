@@ -247,7 +247,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
         bft,
         nodeKey.privateKey,
         systemClock,
-        bftProtocol && { transport: bftProtocol, syncFromPeers: () => network?.syncFromPeers() },
+        bftProtocol && { transport: bftProtocol.transport, syncFromPeers: () => network?.syncFromPeers() },
       )
     : undefined
   const forkHistory = chain.trieDb.fork instanceof CachedForkSource ? chain.trieDb.fork : undefined
@@ -297,7 +297,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     callWorkers: startCallPool(config, chain),
   }
   if (config.p2p.isEnabled) {
-    network = await startP2p(config, services, curve, !engine, bftProtocol ? [bftProtocol] : [])
+    network = await startP2p(config, services, curve, !engine, bftProtocol?.protocols ?? [])
     services.network = network
   }
   const dispatcher = new RpcDispatcher<RpcContext>(

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
-import { decodeBftExtraData, genesisExtraData } from '../consensus/bftExtraData.ts'
+import { type BftKind, decodeBftExtraData, genesisExtraData } from '../consensus/bftExtraData.ts'
 import { addressOf, commitSealHash, recoverAddress } from '../consensus/bftHashing.ts'
 import { codecFor } from '../consensus/qbft/messageCodec.ts'
 import { PREPARE } from '../consensus/qbft/messages.ts'
@@ -29,16 +29,26 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true })
 })
 
-/** An in-process transport between validators; a validator marked down neither sends nor hears. */
+/**
+ * An in-process transport between validators; a validator marked down neither sends nor hears. Each
+ * message carries its protocol, as the subprotocol it would travel on; `delayMs` holds back the
+ * messages of one protocol to one validator.
+ */
 class Hub {
-  readonly handlers = new Map<number, (code: number, data: Uint8Array) => void>()
+  readonly handlers = new Map<number, (code: number, data: Uint8Array, kind?: BftKind) => void>()
   readonly down = new Set<number>()
+  delayMs?: { to: number; kind: BftKind; ms: number }
 
   transport(id: number): BftTransport {
     return {
-      broadcast: (code, data) => {
+      broadcast: (code, data, kind) => {
         if (this.down.has(id)) return
-        for (const [to, h] of this.handlers) if (to !== id && !this.down.has(to)) setImmediate(() => h(code, data))
+        for (const [to, h] of this.handlers) {
+          if (to === id || this.down.has(to)) continue
+          const d = this.delayMs
+          if (d && d.to === to && d.kind === kind) setTimeout(() => h(code, data, kind), d.ms)
+          else setImmediate(() => h(code, data, kind))
+        }
       },
       onMessage: (h) => {
         this.handlers.set(id, h)
@@ -54,16 +64,21 @@ interface Node {
   validator: BftValidator
 }
 
-function writeGenesis(kind: 'qbft' | 'ibft2'): string {
+/** A genesis of the 4 validators; `migration`: IBFT 2.0, then QBFT from block 3. */
+function writeGenesis(kind: 'qbft' | 'ibft2' | 'migration'): string {
   const genesisFile = join(dir, `${kind}.json`)
+  const section = { blockperiodseconds: 1, requesttimeoutseconds: 2 }
+  // The migration's IBFT 2.0 rounds outlast the 1.5 s one validator hears them late (see below).
+  const ibft2 = { blockperiodseconds: 1, requesttimeoutseconds: 4 }
+  const sections = kind === 'migration' ? { ibft2, qbft: { ...section, startBlock: 3 } } : { [kind]: section }
   const genesis = {
     config: {
       chainId: 1337,
       berlinBlock: 0,
       londonBlock: 0,
-      [kind]: { blockperiodseconds: 1, requesttimeoutseconds: 2 },
+      ...sections,
     },
-    extraData: bytesToHex(genesisExtraData(kind, KEYS.map(addressOf))),
+    extraData: bytesToHex(genesisExtraData(kind === 'migration' ? 'ibft2' : kind, KEYS.map(addressOf))),
     gasLimit: '0x1fffffffffffff',
     timestamp: `0x${Math.floor(Date.now() / 1000).toString(16)}`,
     alloc: { fe3b557e8fb62b89f4916b721be55ceb828dbd73: { balance: '0xad78ebc5ac6200000' } },
@@ -72,15 +87,15 @@ function writeGenesis(kind: 'qbft' | 'ibft2'): string {
   return genesisFile
 }
 
-async function network(kind: 'qbft' | 'ibft2'): Promise<{ nodes: Node[]; hub: Hub }> {
+async function network(kind: 'qbft' | 'ibft2' | 'migration', hub = new Hub()): Promise<{ nodes: Node[]; hub: Hub }> {
   const genesisFile = writeGenesis(kind)
-  const hub = new Hub()
   const nodes: Node[] = []
   for (const [i, key] of KEYS.entries()) {
     const { chain, bft, close } = await openChain({ genesisFile, dataPath: ':memory:' })
     const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
     const validator = new BftValidator(chain, pool, bft!.tracker, {
       bft: bft!.options,
+      schedule: bft!.schedule,
       privateKey: key,
       clock: systemClock,
       transport: hub.transport(i),
@@ -134,6 +149,29 @@ describe.each(['qbft', 'ibft2'] as const)('BftValidator, 4 %s validators in one 
     await waitFor(() => live.every((n) => headOf(n) >= from + 5n), 40_000)
     await expectSameChain(live, from + 5n)
     for (const n of nodes) await n.validator.stop()
+  }, 60_000)
+})
+
+describe('BftValidator, 4 validators migrating from IBFT 2.0 to QBFT at block 3', () => {
+  it('switches protocol at block 3; a validator still deciding block 2 keeps the QBFT messages of block 3 until it switches', async () => {
+    const hub = new Hub()
+    // Validator 3 hears IBFT 2.0 late: it imports block 2 after the others decided block 3 over QBFT.
+    hub.delayMs = { to: 3, kind: 'ibft2', ms: 1500 }
+    const { nodes } = await network('migration', hub)
+    await waitFor(() => nodes.every((n) => headOf(n) >= 5n), 40_000).catch((e) => {
+      throw new Error(`${e.message}: heads ${nodes.map(headOf)}`)
+    })
+    await expectSameChain(nodes, 5n)
+    for (const n of nodes) await n.validator.stop()
+    const chain = nodes[0].chain
+    for (let n = 1n; n <= 5n; n++) {
+      const { header } = (await chain.getBlockByNumber(n))!
+      const kind = n < 3n ? 'ibft2' : 'qbft'
+      const extra = decodeBftExtraData(kind, header.extraData)
+      const sealers = extra.seals.map((s) => bytesToHex(recoverAddress(commitSealHash(kind, header, extra), s)!))
+      expect(sealers.length).toBeGreaterThanOrEqual(3)
+      expect(sealers.every((s) => ADDRESSES.map(bytesToHex).includes(s))).toBe(true)
+    }
   }, 60_000)
 })
 

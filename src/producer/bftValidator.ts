@@ -6,12 +6,16 @@
  * Everything runs in one queue, so the machine sees one input at a time. Also holds the validator
  * votes this node's proposals carry (`qbft_proposeValidatorVote`). A node that is not a validator
  * keeps following heads (for votes and RPC) and says, once per change, why it produces no block.
+ * On a chain migrating from IBFT 2.0 to QBFT each height is decided by the state machine of its
+ * block's protocol (the schedule's `kindAt`), so the blocks from `qbft.startBlock` on are proposed,
+ * sealed and messaged as QBFT's; a message of the next protocol that comes before the switch (a
+ * peer already at the first QBFT height) is held (bounded) until the switch.
  */
 import { type Block, type BlockHeader, createBlockFromBytesArray } from '@ethereumjs/block'
 import { executeBlock, importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions } from '../chain/genesis.ts'
-import { type BftVote, decodeBftExtraData } from '../consensus/bftExtraData.ts'
+import { type BftKind, type BftVote, decodeBftExtraData } from '../consensus/bftExtraData.ts'
 import { proposalHeaderFields, validateBftHeader } from '../consensus/bftHeaderRules.ts'
 import { quorumSize } from '../consensus/bftRules.ts'
 import type { BftSchedule } from '../consensus/bftSchedule.ts'
@@ -31,6 +35,14 @@ import { type AssembledBlock, BlockAssembler } from './blockAssembler.ts'
 const log = createLogger('bft')
 /** Proposals for later heights kept until their height starts. */
 const MAX_HELD_PROPOSALS = 64
+/** Frames of the next protocol kept until the chain switches to it (the state machine's future-message bound). */
+const MAX_HELD_FRAMES = 1000
+
+interface HeldFrame {
+  code: number
+  data: Uint8Array
+  kind: BftKind
+}
 
 export interface BftValidatorOptions {
   bft: BftGenesisOptions
@@ -48,7 +60,8 @@ export interface BftValidatorOptions {
 }
 
 export class BftValidator {
-  readonly machine: QbftStateMachine
+  /** The state machine of each protocol the chain runs (two on a migrating chain). */
+  private readonly machines = new Map<BftKind, QbftStateMachine>()
   /** Votes this node's proposals carry: address → add (true) or drop (false). */
   readonly votes = new Map<Hex, boolean>()
   private readonly assembler: BlockAssembler
@@ -58,6 +71,7 @@ export class BftValidator {
   private unsubscribes: (() => void)[] = []
   private lastStatus = ''
   private heldProposals: ProposalMessage[] = []
+  private heldFrames: HeldFrame[] = []
   private isStopped = false
 
   private readonly chain: Chain
@@ -70,22 +84,46 @@ export class BftValidator {
     this.pool = pool
     this.tracker = tracker
     this.opts = opts
-    const { kind, blockPeriodSeconds, requestTimeoutSeconds } = opts.bft
-    this.machine = new QbftStateMachine({
-      kind,
-      privateKey: opts.privateKey,
-      blockPeriodSeconds,
-      requestTimeoutSeconds,
-      timingAt: opts.schedule && ((height) => opts.schedule!.at(height)),
-      clock: opts.clock,
-    })
+    const { blockPeriodSeconds, requestTimeoutSeconds } = opts.bft
+    for (const kind of opts.schedule?.kinds ?? [opts.bft.kind]) {
+      const machine = new QbftStateMachine({
+        kind,
+        privateKey: opts.privateKey,
+        blockPeriodSeconds,
+        requestTimeoutSeconds,
+        timingAt: opts.schedule && ((height) => opts.schedule!.at(height)),
+        clock: opts.clock,
+      })
+      this.machines.set(kind, machine)
+    }
     this.assembler = new BlockAssembler(chain, pool)
+  }
+
+  /** The protocols of the chain (two on a migrating chain). */
+  get kinds(): BftKind[] {
+    return [...this.machines.keys()]
+  }
+
+  /** The protocol of block `number`. */
+  kindAt(number: bigint): BftKind {
+    return this.opts.schedule?.kindAt(number) ?? this.opts.bft.kind
+  }
+
+  /** The state machine of the height above the head. */
+  get machine(): QbftStateMachine {
+    return this.machineOf(this.kindAt(this.chain.head.header.number + 1n))
+  }
+
+  private machineOf(kind: BftKind): QbftStateMachine {
+    const machine = this.machines.get(kind)
+    if (!machine) throw new Error(`no ${kind} state machine on this chain`)
+    return machine
   }
 
   start(): void {
     this.unsubscribes.push(this.chain.onNewBlock(({ block }) => this.enqueue(() => this.onHead(block))))
     this.unsubscribes.push(
-      this.opts.transport.onMessage((code, data) => this.enqueue(() => this.onMessage(code, data))),
+      this.opts.transport.onMessage((code, data, kind) => this.enqueue(() => this.onMessage(code, data, kind))),
     )
     this.enqueue(() => this.onHead(this.chain.head))
   }
@@ -114,7 +152,7 @@ export class BftValidator {
   async validatorsOf(header: BlockHeader): Promise<Uint8Array[]> {
     const parent = header.number > 0n ? this.chain.getHeaderByHash(header.parentHash) : undefined
     if (!parent || !this.opts.contract || !this.isContractMode(header.number))
-      return decodeBftExtraData(this.opts.bft.kind, header.extraData).validators
+      return decodeBftExtraData(this.kindAt(header.number), header.extraData).validators
     await this.opts.contract.prepare(parent)
     return this.tracker.validatorsAfter(parent)
   }
@@ -143,16 +181,29 @@ export class BftValidator {
     await this.opts.contract?.prepare(head.header)
     const validators = this.tracker.validatorsAfter(head.header)
     this.reportStatus(head, validators)
-    await this.apply(this.machine.startHeight(head.header, validators))
+    const kind = this.kindAt(head.header.number + 1n)
+    if (kind !== this.kindAt(head.header.number))
+      log.info('consensus switches protocol', { from: head.header.number + 1n, kind })
+    await this.apply(this.machineOf(kind).startHeight(head.header, validators))
+    const frames = this.heldFrames.filter((f) => f.kind === kind)
+    this.heldFrames = this.heldFrames.filter((f) => f.kind !== kind)
+    for (const f of frames) await this.onMessage(f.code, f.data, f.kind)
     const due = this.heldProposals.filter((m) => m.signed.payload.height === this.machine.height)
     this.heldProposals = this.heldProposals.filter((m) => m.signed.payload.height > this.machine.height)
     for (const m of due) await this.receiveProposal(m)
   }
 
-  private async onMessage(code: number, data: Uint8Array): Promise<void> {
+  /** A message from a peer, in the protocol it came by (the height's when the transport does not say). */
+  private async onMessage(code: number, data: Uint8Array, via?: BftKind): Promise<void> {
+    const kind = this.kindAt(this.chain.head.header.number + 1n)
+    if (via !== undefined && via !== kind) {
+      // Only QBFT can be ahead of this node (IBFT 2.0 never follows it): held until the switch.
+      if (via === 'qbft' && this.heldFrames.length < MAX_HELD_FRAMES) this.heldFrames.push({ code, data, kind: via })
+      return
+    }
     let msg: QbftMessage
     try {
-      msg = codecFor(this.opts.bft.kind).decode(code, data, (values) =>
+      msg = codecFor(kind).decode(code, data, (values) =>
         createBlockFromBytesArray(values as never, { common: this.chain.common, setHardfork: true }),
       )
     } catch (e) {
@@ -180,7 +231,7 @@ export class BftValidator {
   /** Header rules (without seals) and execution on the parent, for a proposal at the current height. */
   private async isProposalBlockValid(block: Block): Promise<boolean> {
     const parent = this.chain.head
-    const { kind } = this.opts.bft
+    const kind = this.kindAt(block.header.number)
     const blockPeriodSeconds =
       this.opts.schedule?.at(block.header.number).blockPeriodSeconds ?? this.opts.bft.blockPeriodSeconds
     try {
@@ -217,14 +268,15 @@ export class BftValidator {
       const { height, round } = message.signed.payload
       log.info('round expired without a block: moving to the next round', { height, round })
     }
-    this.opts.transport.broadcast(message.code, codecFor(this.opts.bft.kind).encode(message))
+    const kind = this.kindAt(message.signed.payload.height)
+    this.opts.transport.broadcast(message.code, codecFor(kind).encode(message), kind)
   }
 
   private async propose(height: bigint, round: number, timestamp: bigint): Promise<void> {
     const parent = this.chain.head
     if (parent.header.number + 1n !== height) return
     const validators = this.tracker.validatorsAfter(parent.header)
-    const { kind } = this.opts.bft
+    const kind = this.kindAt(height)
     // Validators chosen by contract are neither listed nor voted on in the header.
     const isContract = this.isContractMode(height)
     const consensus = proposalHeaderFields({

@@ -11,9 +11,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RLP } from '@ethereumjs/rlp'
-import { type Hex, keccak256, parseGwei, recoverAddress } from 'viem'
+import { type Hex, parseGwei } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { BASALT_BIN, BFT_MIX_HASH, generateBftNetwork, type StartedNode, startNode } from './harness.ts'
+import { BASALT_BIN, BFT_MIX_HASH, bftSealSigners, generateBftNetwork, type StartedNode, startNode } from './harness.ts'
 
 // Besu's first dev account, funded by the genesis below.
 const FUNDED_KEY = '0x8f2a55949038a9610f50fb23b5883af3b4ecb3c3bb792cbcefbd1542c692be63' as Hex
@@ -96,22 +96,6 @@ function signedTransfer(): Promise<Hex> {
   })
 }
 
-/** The commit seals' signers of a block, recovered over the header hash the seals sign. */
-async function sealSigners(kind: 'qbft' | 'ibft2', node: StartedNode, block: RpcBlock): Promise<string[]> {
-  const header = RLP.decode(await node.rpc<Hex>('debug_getRawHeader', [block.hash])) as Uint8Array[]
-  const extra = RLP.decode(block.extraData) as unknown as [Uint8Array, Uint8Array[], unknown, Uint8Array, Uint8Array[]]
-  const withoutSeals = kind === 'qbft' ? [extra[0], extra[1], extra[2], extra[3], []] : extra.slice(0, 4)
-  header[12] = RLP.encode(withoutSeals as never)
-  const hash = keccak256(RLP.encode(header))
-  return Promise.all(
-    extra[4].map(async (seal) => {
-      const s = Buffer.from(seal)
-      const sig = `0x${s.subarray(0, 64).toString('hex')}${(s[64] + 27).toString(16)}` as Hex
-      return (await recoverAddress({ hash, signature: sig })).toLowerCase()
-    }),
-  )
-}
-
 describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind) => {
   const net = generate(kind)
   const prefix = kind === 'qbft' ? 'qbft' : 'ibft'
@@ -140,7 +124,7 @@ describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind
     expect(block.difficulty).toBe('0x1')
     expect(block.mixHash).toBe(BFT_MIX_HASH)
     expect(block.nonce).toBe('0x0000000000000000')
-    expect(await sealSigners(kind, node, block)).toEqual([net.validator])
+    expect(await bftSealSigners(kind, node, block)).toEqual([net.validator])
     const parentNumber = `0x${(Number(receipt!.blockNumber) - 1).toString(16)}`
     const parent = await node.rpc<RpcBlock>('eth_getBlockByNumber', [parentNumber, false])
     expect(block.parentHash).toBe(parent.hash)

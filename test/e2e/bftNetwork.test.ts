@@ -3,12 +3,15 @@
  * 1 non-validator, compiled binaries on loopback with static peers, a block a second. Blocks reach
  * the non-validator over eth/68; with one validator killed (-9) the other three go on; restarted,
  * it syncs and every node holds the same hashes; with two killed the chain halts, and it resumes
- * once they return. For QBFT (istanbul/100) and IBFT 2.0 (IBF/1).
+ * once they return. For QBFT (istanbul/100) and IBFT 2.0 (IBF/1). A network migrating from IBFT 2.0
+ * to QBFT (`qbft.startBlock`) decides its heights over IBF/1, then over istanbul/100, and all its
+ * nodes hold the same chain across the start block.
  */
 import { afterAll, describe, expect, it, setDefaultTimeout } from 'bun:test'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { RLP } from '@ethereumjs/rlp'
 import type { Hex } from 'viem'
 import { BFT_MIX_HASH, generateBftNetwork, reservedPort, type StartedNode, startNode } from './harness.ts'
 
@@ -32,19 +35,30 @@ interface Member {
   node?: StartedNode
 }
 
+// IBFT 2.0's round 0 runs from the height's start (Besu's), so its timeout covers the block
+// period too: 3 s leaves round 0 the 2 s after the block is due that QBFT's has.
+const SECTIONS = {
+  qbft: { blockperiodseconds: 1, epochlength: 30000, requesttimeoutseconds: 2 },
+  ibft2: { blockperiodseconds: 1, epochlength: 30000, requesttimeoutseconds: 3 },
+}
+/** The block from which the migrating network runs QBFT. */
+const START_BLOCK = 4
+
 async function generate(
-  kind: 'qbft' | 'ibft2',
+  kind: 'qbft' | 'ibft2' | 'migration',
 ): Promise<{ genesisFile: string; members: Member[]; staticNodes: string }> {
   const out = join(dir, kind)
+  const sections =
+    kind === 'migration'
+      ? { ibft2: SECTIONS.ibft2, qbft: { ...SECTIONS.qbft, startBlock: START_BLOCK } }
+      : { [kind]: SECTIONS[kind] }
   const genesis = {
     config: {
       chainId: 1981,
       berlinBlock: 0,
       londonBlock: 0,
       shanghaiTime: 0,
-      // IBFT 2.0's round 0 runs from the height's start (Besu's), so its timeout covers the block
-      // period too: 3 s leaves round 0 the 2 s after the block is due that QBFT's has.
-      [kind]: { blockperiodseconds: 1, epochlength: 30000, requesttimeoutseconds: kind === 'ibft2' ? 3 : 2 },
+      ...sections,
     },
     gasLimit: '0x1fffffffffffff',
     difficulty: '0x1',
@@ -91,14 +105,19 @@ async function hashAt(node: StartedNode, n: number): Promise<string> {
   return block.hash
 }
 
+function startArgs(genesisFile: string, staticNodes: string, m: Member): string[] {
+  const args = ['--genesis-file', genesisFile, '--rpc-http-api', 'ETH,NET,ADMIN,QBFT,IBFT']
+  args.push('--p2p-host', '127.0.0.1', '--p2p-port', String(m.p2pPort), '--static-nodes-file', staticNodes)
+  args.push('--discovery-enabled=false', '--rpc-ws-enabled=false')
+  if (m.keyFile) args.push('--node-private-key-file', m.keyFile)
+  return args
+}
+
 describe.each(['qbft', 'ibft2'] as const)('a 4-validator %s network over devp2p', (kind) => {
   it('produces blocks, survives one validator down, halts with two down and resumes', async () => {
     const { genesisFile, members, staticNodes } = await generate(kind)
     const start = async (m: Member) => {
-      const args = ['--genesis-file', genesisFile, '--rpc-http-api', 'ETH,NET,ADMIN,QBFT,IBFT']
-      args.push('--p2p-host', '127.0.0.1', '--p2p-port', String(m.p2pPort), '--static-nodes-file', staticNodes)
-      args.push('--discovery-enabled=false', '--rpc-ws-enabled=false')
-      if (m.keyFile) args.push('--node-private-key-file', m.keyFile)
+      const args = startArgs(genesisFile, staticNodes, m)
       m.node = await startNode({ args, dataPath: m.dataPath, timeoutMs: 30_000 })
       running.add(m.node)
       return m.node
@@ -137,5 +156,36 @@ describe.each(['qbft', 'ibft2'] as const)('a 4-validator %s network over devp2p'
     for (const m of members) await waitHeight(m.node!, last, 30_000)
     const final = await Promise.all(members.map((m) => hashAt(m.node!, last)))
     expect(new Set(final).size).toBe(1)
+  })
+})
+
+describe('a 4-validator network migrating from IBFT 2.0 to QBFT at block 4', () => {
+  it('decides the heights on both sides of the start block, and every node holds the same chain', async () => {
+    const { genesisFile, members, staticNodes } = await generate('migration')
+    const nodes = await Promise.all(
+      members.map(async (m) => {
+        m.node = await startNode({
+          args: startArgs(genesisFile, staticNodes, m),
+          dataPath: m.dataPath,
+          timeoutMs: 30_000,
+        })
+        running.add(m.node)
+        return m.node
+      }),
+    )
+    const last = START_BLOCK + 3
+    // The non-validator follows over eth/68, across the start block too.
+    for (const node of nodes) await waitHeight(node, last, 90_000)
+    for (let n = 1; n <= last; n++) {
+      const hashes = await Promise.all(nodes.map((node) => hashAt(node, n)))
+      expect([n, new Set(hashes).size]).toEqual([n, 1])
+      const block = await nodes[4].rpc<{ extraData: Hex }>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
+      // IBFT 2.0 writes "no vote" as an empty string (0x80), QBFT as an empty list (0xc0).
+      const [, , vote] = RLP.decode(block.extraData) as unknown as [unknown, unknown, Uint8Array | unknown[]]
+      expect([n, Array.isArray(vote)]).toEqual([n, n >= START_BLOCK])
+    }
+    const validators = await nodes[0].rpc<string[]>('qbft_getValidatorsByBlockNumber', ['latest'])
+    expect(validators).toHaveLength(4)
+    expect(await nodes[0].rpc('ibft_getValidatorsByBlockNumber', ['0x1'])).toEqual(validators)
   })
 })

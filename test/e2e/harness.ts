@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { RLP } from '@ethereumjs/rlp'
 import type { Subprocess } from 'bun'
 import {
   createPublicClient,
@@ -13,7 +14,9 @@ import {
   defineChain,
   type Hex,
   http,
+  keccak256,
   parseGwei,
+  recoverAddress,
   type TransactionSerializable,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -339,6 +342,29 @@ export function writeCliqueGenesis(
 
 /** The mixHash every IBFT 2.0 / QBFT header carries ("ctical byzantine fault tolerance"). */
 export const BFT_MIX_HASH = '0x63746963616c2062797a616e74696e65206661756c7420746f6c6572616e6365'
+
+/**
+ * The signers of a BFT block's commit seals, recovered over the header hash the seals sign: the
+ * header with extraData without seals (QBFT keeps an empty seal list, IBFT 2.0 drops the field).
+ */
+export async function bftSealSigners(
+  kind: 'qbft' | 'ibft2',
+  node: StartedNode,
+  block: { hash: Hex; extraData: Hex },
+): Promise<string[]> {
+  const header = RLP.decode(await node.rpc<Hex>('debug_getRawHeader', [block.hash])) as Uint8Array[]
+  const extra = RLP.decode(block.extraData) as unknown as Uint8Array[][]
+  const withoutSeals = kind === 'qbft' ? [...extra.slice(0, 4), []] : extra.slice(0, 4)
+  header[12] = RLP.encode(withoutSeals as never)
+  const hash = keccak256(RLP.encode(header))
+  return Promise.all(
+    extra[4].map(async (seal) => {
+      const s = Buffer.from(seal)
+      const sig = `0x${s.subarray(0, 64).toString('hex')}${(s[64] + 27).toString(16)}` as Hex
+      return (await recoverAddress({ hash, signature: sig })).toLowerCase()
+    }),
+  )
+}
 
 /**
  * Runs `basalt operator generate-blockchain-config` on `genesis` with `count` generated validators

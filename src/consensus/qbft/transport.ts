@@ -1,3 +1,5 @@
+import type { BftKind } from '../bftExtraData.ts'
+
 /**
  * What a QBFT validator needs from the network: send a message to every other validator, and hear
  * theirs. A devp2p subprotocol (`istanbul/100`, Besu's) provides it between nodes: `broadcast` sends
@@ -6,10 +8,16 @@
  * comes from the message's own signature, not from the connection.
  */
 export interface BftTransport {
-  /** Sends a message to every connected validator; never back to this node. */
-  broadcast(code: number, data: Uint8Array): void
-  /** Registers the handler for messages from peers; returns the function that removes it. */
-  onMessage(handler: (code: number, data: Uint8Array) => void): () => void
+  /**
+   * Sends a message to every connected validator; never back to this node. `kind` is the protocol
+   * of the message's height (a chain migrating to QBFT speaks both).
+   */
+  broadcast(code: number, data: Uint8Array, kind?: BftKind): void
+  /**
+   * Registers the handler for messages from peers, each with the protocol it came by where the
+   * transport knows it; returns the function that removes it.
+   */
+  onMessage(handler: (code: number, data: Uint8Array, kind?: BftKind) => void): () => void
 }
 
 /** The transport of a network of one validator: there is nobody to send to or to hear from. */

@@ -86,7 +86,7 @@ export class BftProtocol implements SubProtocol, BftTransport {
   private readonly codeOffset: number
   private readonly peers = new Map<string, BftPeer>()
   private readonly seen = new BoundedSet(SEEN_MESSAGES)
-  private readonly handlers = new Set<(code: number, data: Uint8Array) => void>()
+  private readonly handlers = new Set<(code: number, data: Uint8Array, kind: BftKind) => void>()
   private held: HeldFrame[] = []
 
   private readonly deps: BftProtocolDeps
@@ -127,7 +127,7 @@ export class BftProtocol implements SubProtocol, BftTransport {
     this.send(code, data, [])
   }
 
-  onMessage(handler: (code: number, data: Uint8Array) => void): () => void {
+  onMessage(handler: (code: number, data: Uint8Array, kind: BftKind) => void): () => void {
     this.handlers.add(handler)
     return () => this.handlers.delete(handler)
   }
@@ -161,7 +161,7 @@ export class BftProtocol implements SubProtocol, BftTransport {
     this.heightStarted()
     const current = this.deps.height()
     if (height < current) return
-    for (const h of this.handlers) h(code, data)
+    for (const h of this.handlers) h(code, data, this.deps.kind)
     if (height === current) this.gossip(code, data, author, peer.address)
     else if (height <= current + MAX_HEIGHT_LEAD && this.held.length < MAX_HELD)
       this.held.push({ code, data, height, author, from: peer.address })

@@ -2,7 +2,8 @@
  * The QBFT and IBFT groups (Besu's `qbft_*` and `ibft_*`, off unless enabled with --rpc-http-api):
  * validators of a block, this node's validator votes, proposer statistics over a range of blocks,
  * and (QBFT) the round timeout. Both groups share one implementation; a group answers only on a
- * chain of its own consensus, as Besu registers it only there. Reads the chain and the validator.
+ * chain of its own consensus, as Besu registers it only there (a chain migrating from IBFT 2.0 to
+ * QBFT has both, each reading any block by that block's own protocol). Reads the chain and the validator.
  * Spec: Besu's JSON-RPC API reference, QBFT and IBFT 2.0 methods.
  */
 import type { BlockHeader } from '@ethereumjs/block'
@@ -21,7 +22,7 @@ const DEFAULT_METRICS_RANGE = 100n
 
 function validatorOf(ctx: RpcContext, prefix: Prefix): BftValidator {
   const v = ctx.validator
-  if (!v || v.tracker.kind !== KIND_OF[prefix]) throw new MethodNotFoundError()
+  if (!v || !v.kinds.includes(KIND_OF[prefix])) throw new MethodNotFoundError()
   return v
 }
 
