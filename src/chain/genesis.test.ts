@@ -212,6 +212,34 @@ describe('parseGenesisText', () => {
     expect(() => parseGenesisText(text, 'g.json')).toThrow('config.ibft: legacy IBFT 1.0 consensus is not supported')
   })
 
+  it("refuses an epoch of no blocks in Besu's words, and a fraction by name, in every PoA section", () => {
+    // A clique genesis names one signer between its vanity and seal bytes.
+    const cliqueExtra = `0x${'00'.repeat(32)}${'ab'.repeat(20)}${'00'.repeat(65)}`
+    const withEpoch = (kind: string, key: string, v: unknown) =>
+      JSON.stringify({
+        config: { chainId: 1, [kind]: { [key]: v } },
+        ...(kind === 'clique' ? { extraData: cliqueExtra } : {}),
+      })
+    for (const [kind, key] of [
+      ['clique', 'epochlength'],
+      ['clique', 'epoch'],
+      ['ibft2', 'epochlength'],
+      ['qbft', 'EpochLength'],
+    ]) {
+      const name = `config.${kind}.${key.toLowerCase()}`
+      for (const bad of [0, -3000, '0'])
+        expect(() => parseGenesisText(withEpoch(kind, key, bad), 'g.json')).toThrow(
+          `invalid genesis file g.json: ${name}: Epoch length in config must be greater than zero`,
+        )
+      for (const bad of [1.5, 'soon', '', true])
+        expect(() => parseGenesisText(withEpoch(kind, key, bad), 'g.json')).toThrow(
+          `${name} must be a whole number of blocks, got ${JSON.stringify(bad)}`,
+        )
+      expect(() => parseGenesisText(withEpoch(kind, key, 30000), 'g.json')).not.toThrow()
+      expect(() => parseGenesisText(withEpoch(kind, key, '0x7530'), 'g.json')).not.toThrow()
+    }
+  })
+
   it("reads Besu's IBFT 2.0 to QBFT migration, refused in Besu's words without a valid start block", () => {
     const migration = (qbft: Record<string, unknown>) =>
       JSON.stringify({ config: { chainId: 1, ibft2: { blockperiodseconds: 2 }, qbft } })

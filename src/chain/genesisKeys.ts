@@ -142,6 +142,7 @@ export function checkConfigKeys(config: Record<string, unknown>): void {
     if (what) throw new GenesisError(`config.${key}: ${what} is not supported by Basalt`)
   }
   checkConsensusMigration(config)
+  checkEpochLengths(config)
   for (const key of SWITCHES) {
     const v = config[key]
     if (v !== undefined && typeof v !== 'boolean')
@@ -155,6 +156,26 @@ export function checkConfigKeys(config: Record<string, unknown>): void {
     }
     config.petersburgBlock = config.constantinopleFixBlock
     delete config.constantinopleFixBlock
+  }
+}
+
+/**
+ * Besu refuses an epoch of no blocks in each PoA engine's section (its protocol schedules' `Epoch
+ * length in config must be greater than zero`); a fraction or a non-number is refused here too, where
+ * Besu's JSON reader would fail on it. Clique's older name `epoch` is checked alike.
+ */
+function checkEpochLengths(config: Record<string, unknown>): void {
+  for (const kind of ['clique', 'ibft2', 'qbft']) {
+    const section = config[kind]
+    if (section === null || typeof section !== 'object') continue
+    for (const key of kind === 'clique' ? ['epochlength', 'epoch'] : ['epochlength']) {
+      const v = (section as Record<string, unknown>)[key]
+      if (v === undefined) continue
+      const n = typeof v === 'number' || (typeof v === 'string' && v.trim() !== '') ? Number(v) : Number.NaN
+      if (!Number.isSafeInteger(n))
+        throw new GenesisError(`config.${kind}.${key} must be a whole number of blocks, got ${JSON.stringify(v)}`)
+      if (n <= 0) throw new GenesisError(`config.${kind}.${key}: Epoch length in config must be greater than zero`)
+    }
   }
 }
 
