@@ -12,7 +12,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_RLP } from '@ethereumjs/util'
-import { bytesToHex, equalBytes as equalsBytes } from '../primitives/hex.ts'
+import { bytesToBareHex, equalBytes as equalsBytes } from '../primitives/hex.ts'
 
 type Raw = Uint8Array | Raw[]
 
@@ -164,14 +164,16 @@ export class TrieUpdate {
     for (const i of items) {
       if (!equalsBytes(i.before, i.value)) changed.push({ key: i.key, before: i.before, after: i.value })
     }
+    if (this.created.length === 0 || this.staled.length === 0)
+      return { root: newRoot, changed, created: this.created, staled: this.staled }
     // A node rebuilt as it was (a deletion of an absent key below it) is neither.
-    const made = new Set(this.created.map(bytesToHex))
-    const gone = new Set(this.staled.map(bytesToHex))
+    const made = new Set(this.created.map(bytesToBareHex))
+    const gone = new Set(this.staled.map(bytesToBareHex))
     return {
       root: newRoot,
       changed,
-      created: this.created.filter((h) => !gone.has(bytesToHex(h))),
-      staled: this.staled.filter((h) => !made.has(bytesToHex(h))),
+      created: this.created.filter((h) => !gone.has(bytesToBareHex(h))),
+      staled: this.staled.filter((h) => !made.has(bytesToBareHex(h))),
     }
   }
 
