@@ -18,6 +18,11 @@ export function bytesToHex(b: Uint8Array): Hex {
   return `0x${nobleBytesToHex(b)}`
 }
 
+/** Bytes to unprefixed lower-case hex (store keys): the runtime's native encoder where there is one. */
+export function bytesToBareHex(b: Uint8Array): string {
+  return nobleBytesToHex(b)
+}
+
 /** `0x`-prefixed (or bare) hex to bytes; throws on odd length or a non-hex digit. */
 export function hexToBytes(s: string): Uint8Array {
   const body = s.startsWith('0x') || s.startsWith('0X') ? s.slice(2) : s

@@ -22,10 +22,12 @@ import {
   equalsBytes,
   unpadBytes,
   unprefixedHexToBytes,
+  ValueEncoding,
 } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import { bytesToHex } from '../primitives/hex.ts'
-import { storageRootOf, type TrieLog } from './trieLog.ts'
+import { bytesToBareHex, bytesToHex, hexToBytes } from '../primitives/hex.ts'
+import { diffTries, MissingTrieNodeError, type NodeReader, type TrieDiff } from './trieDiff.ts'
+import { STORAGE_KEY_PREFIX_BYTES, storageRootOf, type TrieLog } from './trieLog.ts'
 import { type TrieChange, TrieUpdate, type TrieUpdateResult } from './trieUpdate.ts'
 
 /** What the flush needs of the store under a trie: synchronous reads. */
@@ -38,6 +40,7 @@ interface CheckpointLayers {
   db: unknown
   checkpoints: { keyValueMap: Map<string, Uint8Array | undefined> }[]
   _cache?: unknown
+  valueEncoding: ValueEncoding
 }
 
 /**
@@ -60,11 +63,9 @@ function syncReader(trie: MerklePatriciaTrie): ((key: string) => Uint8Array | un
   }
 }
 
-/** The trie's own key hashing, node hashing and store keys (protected in its typings). */
-interface TrieKeys {
-  appliedKey(key: Uint8Array): Uint8Array
-  hash(bytes: Uint8Array): Uint8Array
-  _getDbKey(hash: Uint8Array): Uint8Array
+/** The trie's options behind its key hashing, node hashing and store keys (protected in its typings). */
+interface TrieInternals {
+  _opts: { useKeyHashing?: boolean; useKeyHashingFunction: (b: Uint8Array) => Uint8Array; keyPrefix?: Uint8Array }
 }
 
 /** The storage cache's own record of pre-checkpoint values (internal to the library). */
@@ -109,7 +110,7 @@ export class BatchedStateManager extends MerkleStateManager {
     const storage = this._caches?.storage as unknown as StorageJournal | undefined
     const slots = storage?.dump(address)
     if (storage === undefined || slots === undefined) return
-    const addressHex = bytesToHex(address.bytes).slice(2)
+    const addressHex = bytesToBareHex(address.bytes)
     for (const keyHex of slots.keys()) storage._saveCachePreState(addressHex, keyHex)
   }
 
@@ -150,7 +151,9 @@ export class BatchedStateManager extends MerkleStateManager {
       else slotsByAccount.set(addressHex, [change])
     }
     const storageUpdates = new Map<string, StorageUpdate>()
-    const accountKeys = this._trie as unknown as TrieKeys
+    const accountTrie = (this._trie as unknown as TrieInternals)._opts
+    const accountKey = (a: Address) =>
+      accountTrie.useKeyHashing ? accountTrie.useKeyHashingFunction(a.bytes) : a.bytes
     for (const [addressHex, slots] of slotsByAccount) {
       const address = createAddressFromString(`0x${addressHex}`)
       const account = await this.getAccount(address)
@@ -158,7 +161,7 @@ export class BatchedStateManager extends MerkleStateManager {
       const storageTrie = this._getStorageTrie(address, account)
       const base = storageTrie.root()
       const result = await this.updateTrie(storageTrie, slots)
-      storageUpdates.set(bytesToHex(accountKeys.appliedKey(address.bytes)), { base, result })
+      storageUpdates.set(bytesToHex(accountKey(address)), { base, result })
       account.storageRoot = result.root
       await this.putAccount(address, account)
     }
@@ -170,33 +173,59 @@ export class BatchedStateManager extends MerkleStateManager {
     const result = await this.updateTrie(this._trie, accounts)
     const transitions = (this._trie.database().db as Partial<TransitionStore>).noteTransition
     if (this._prefixStorageTrieKeys && typeof transitions === 'function' && !equalsBytes(rootBefore, result.root)) {
-      const log = flushLog(rootBefore, result, storageUpdates)
+      const read = syncReader(this._trie) as NodeReader
+      const log = flushLog(rootBefore, result, storageUpdates, read)
       if (log) transitions.call(this._trie.database().db, log)
     }
   }
 
   /**
    * Applies `changes` (unhashed keys) to `trie` in one update and sets its new root; the nodes it
-   * reports are given by their store keys.
+   * reports are given by their store keys. Keys and nodes are hashed with the trie's own function
+   * but without the copy its `hash` makes of every digest, and a node's store key is made once, as
+   * the hex its database wrapper keys by (the wrapper's `put` makes bytes, then hex, of each).
    */
   private async updateTrie(trie: MerklePatriciaTrie, changes: TrieChange[]): Promise<TrieUpdateResult> {
     const read = syncReader(trie)
     if (read === undefined) throw new Error('a trie without synchronous reads')
     if (changes.length === 0) return { root: trie.root(), changed: [], created: [], staled: [] }
-    const keys = trie as unknown as TrieKeys
-    const ops: BatchDBOp[] = []
+    const opts = (trie as unknown as TrieInternals)._opts
+    const hash = opts.useKeyHashingFunction
+    const prefix = opts.keyPrefix
+    const prefixHex = prefix === undefined ? '' : bytesToBareHex(prefix)
+    const writes: [string, Uint8Array][] = []
     const update = new TrieUpdate(
-      (hash) => read(bytesToHex(keys._getDbKey(hash)).slice(2)),
-      (bytes) => keys.hash(bytes),
-      (hash, node) => ops.push({ type: 'put', key: keys._getDbKey(hash), value: node }),
+      (nodeHash) => read(prefixHex + bytesToBareHex(nodeHash)),
+      hash,
+      (nodeHash, node) => writes.push([prefixHex + bytesToBareHex(nodeHash), node]),
     )
-    for (const c of changes) c.key = keys.appliedKey(c.key)
+    if (opts.useKeyHashing) for (const c of changes) c.key = hash(c.key)
     const result = update.apply(trie.root(), changes)
-    await trie.database().batch(ops)
+    await writeNodes(trie, writes)
     trie.root(result.root)
-    const storeKey = (hash: Uint8Array) => keys._getDbKey(hash)
+    const storeKey = prefix === undefined ? (h: Uint8Array) => h : (h: Uint8Array) => concatBytes(prefix, h)
     return { ...result, created: result.created.map(storeKey), staled: result.staled.map(storeKey) }
   }
+}
+
+/**
+ * Puts nodes (keyed by store-key hex) as the trie's database wrapper's `put` does: into its newest
+ * checkpoint when one is open (a block's flush always runs in one), else into the store.
+ */
+async function writeNodes(trie: MerklePatriciaTrie, writes: [string, Uint8Array][]): Promise<void> {
+  const layers = trie.database() as unknown as CheckpointLayers
+  const top = layers.checkpoints[layers.checkpoints.length - 1]
+  if (top === undefined && layers.valueEncoding !== ValueEncoding.Bytes) {
+    const ops: BatchDBOp[] = writes.map(([key, value]) => ({ type: 'put', key: hexToBytes(key), value }))
+    return trie.database().batch(ops)
+  }
+  if (top === undefined) {
+    // The wrapper's `batch` would turn each key to hex again: the store keys by that hex, and
+    // takes the values as bytes (ValueEncoding.Bytes); `syncReader` allows no wrapper cache.
+    const store = layers.db as { batch(ops: { type: 'put'; key: string; value: Uint8Array }[]): Promise<void> }
+    return store.batch(writes.map(([key, value]) => ({ type: 'put', key, value })))
+  }
+  for (const [key, node] of writes) top.keyValueMap.set(key, node)
 }
 
 /** A storage trie's update in a flush: the root it started from and what it did. */
@@ -212,33 +241,57 @@ interface TransitionStore {
 
 /**
  * The trie log of one flush, from what its updates did: the account trie's changed leaves, the
- * slots of each account whose storage root changed, the nodes created and left behind. Undefined
- * when an account's storage root moved otherwise than by this flush's update of it (storage
- * cleared, an account deleted or made again): then a diff of the roots is what finds the slots.
+ * slots of each account whose storage root changed, the nodes created and left behind. An account
+ * whose storage root moved otherwise than by this flush's update of it (storage cleared, an account
+ * deleted or made again, in this flush's transactions) has its slots from a diff of its own storage
+ * trie, the old root against the new: the rest of the state is not walked. Undefined when a node
+ * that diff needs is not readable (then a diff of the state roots finds the block's log).
  */
-function flushLog(rootBefore: Uint8Array, accounts: TrieUpdateResult, storage: Map<string, StorageUpdate>) {
+function flushLog(
+  rootBefore: Uint8Array,
+  accounts: TrieUpdateResult,
+  storage: Map<string, StorageUpdate>,
+  read: NodeReader,
+): TrieLog | undefined {
   const log: TrieLog = {
     rootBefore,
     rootAfter: accounts.root,
     accounts: [],
     slots: [],
-    created: [...accounts.created],
-    staled: [...accounts.staled],
+    created: accounts.created.slice(),
+    staled: accounts.staled.slice(),
   }
+  /** Accounts whose storage came from a diff: their update's nodes are in it. */
+  const diffed = new Set<string>()
   for (const a of accounts.changed) {
     log.accounts.push({ key: a.key, before: a.before, after: a.after })
     const before = storageRootOf(a.before)
     const after = storageRootOf(a.after)
     if (equalsBytes(before, after)) continue
-    const update = storage.get(bytesToHex(a.key))
-    if (!update || !equalsBytes(update.base, before) || !equalsBytes(update.result.root, after)) return undefined
-    for (const s of update.result.changed) {
-      log.slots.push({ account: a.key, slot: s.key, before: s.before, after: s.after })
+    const keyHex = bytesToHex(a.key)
+    const update = storage.get(keyHex)
+    if (update && equalsBytes(update.base, before) && equalsBytes(update.result.root, after)) {
+      for (const s of update.result.changed) {
+        log.slots.push({ account: a.key, slot: s.key, before: s.before, after: s.after })
+      }
+      continue
     }
+    let slots: TrieDiff
+    try {
+      slots = diffTries(read, before, after, a.key.slice(0, STORAGE_KEY_PREFIX_BYTES))
+    } catch (e) {
+      if (e instanceof MissingTrieNodeError) return undefined
+      throw e
+    }
+    for (const s of slots.leaves) log.slots.push({ account: a.key, slot: s.key, before: s.before, after: s.after })
+    for (const h of slots.created) log.created.push(h)
+    for (const h of slots.staled) log.staled.push(h)
+    diffed.add(keyHex)
   }
-  for (const { result } of storage.values()) {
-    log.created.push(...result.created)
-    log.staled.push(...result.staled)
+  for (const [keyHex, { result }] of storage) {
+    if (diffed.has(keyHex)) continue
+    for (const h of result.created) log.created.push(h)
+    for (const h of result.staled) log.staled.push(h)
   }
   return log
 }

@@ -10,7 +10,7 @@
  * them commit together.
  */
 import { KECCAK256_RLP } from '@ethereumjs/util'
-import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
+import { bytesToBareHex, bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
 import { FlatStore } from '../storage/flatStore.ts'
 import { StateHistory } from './stateHistory.ts'
@@ -244,7 +244,7 @@ export class BonsaiState {
 
   /** Whether the trie nodes of the state at `root` are stored or pending (its root node at least). */
   hasState(root: Uint8Array): boolean {
-    return equalBytes(root, KECCAK256_RLP) || this.trieDb.getSync(bytesToHex(root).slice(2)) !== undefined
+    return equalBytes(root, KECCAK256_RLP) || this.trieDb.getSync(bytesToBareHex(root)) !== undefined
   }
 
   /**
@@ -255,7 +255,7 @@ export class BonsaiState {
   computeLog(before: Uint8Array, after: Uint8Array): TrieLog {
     const log =
       this.trieDb.transitionLog(before, after) ?? computeTrieLog((hex) => this.trieDb.getSync(hex), before, after)
-    for (const key of log.created) this.referenced.add(bytesToHex(key).slice(2))
+    for (const key of log.created) this.referenced.add(bytesToBareHex(key))
     return log
   }
 
@@ -410,14 +410,14 @@ export class BonsaiState {
       const log = decodeTrieLog(bytes)
       const live = nodesOnLogPaths(read, head, log)
       for (const key of log.created) {
-        const hex = bytesToHex(key).slice(2)
+        const hex = bytesToBareHex(key)
         if (!live.has(hex) && !this.flat.isStale(key) && this.flat.hasTrieNode(key)) orphans.set(hex, key)
       }
     }
     if (orphans.size === 0) return
     // A block still inside the window (another branch) may have created the same node.
     for (const bytes of this.flat.readTrieLogsAbove(upTo)) {
-      for (const key of decodeTrieLog(bytes).created) orphans.delete(bytesToHex(key).slice(2))
+      for (const key of decodeTrieLog(bytes).created) orphans.delete(bytesToBareHex(key))
     }
     this.flat.deleteTrieNodes(orphans.values())
   }
@@ -434,8 +434,8 @@ export class BonsaiState {
     for (const a of log.accounts) this.flat.writeAccount(a.key, a.after)
     for (const s of log.slots) this.flat.writeSlot(s.account, s.slot, s.after)
     if (this.isDeferring) {
-      for (const key of log.staled) this.pendingStale.set(bytesToHex(key), { key, at: n })
-      for (const key of log.created) this.pendingStale.set(bytesToHex(key), { key, at: null })
+      for (const key of log.staled) this.pendingStale.set(bytesToBareHex(key), { key, at: n })
+      for (const key of log.created) this.pendingStale.set(bytesToBareHex(key), { key, at: null })
     } else {
       this.flat.markStale(log.staled, n)
       this.flat.markLive(log.created)

@@ -97,10 +97,14 @@ async function runCase(seed: number, keyLength: number, batches: number): Promis
     const shuffled = [...changes.values()].sort(() => next() - 0.5)
     const result = updater.apply(root, shuffled)
     expect(`${seed}/${b}: ${bytesToHex(result.root)}`).toBe(`${seed}/${b}: ${bytesToHex(reference.root())}`)
-    // What it reports is what a diff of the two tries finds.
+    // What it reports is what a diff of the two tries finds. The diff goes by position: a node
+    // the old trie held at one place and the new one holds at another (the same subtree under two
+    // prefixes, which short keys over few nibbles make) is in both of its lists; the store holds
+    // nodes by hash, so the update reports it in neither.
     const diff = diffTries((key) => ours.get(key), root, result.root)
-    expect(sorted(result.created)).toEqual(sorted(diff.created))
-    expect(sorted(result.staled)).toEqual(sorted(diff.staled))
+    const moved = new Set(sorted(diff.created).filter((h) => sorted(diff.staled).includes(h)))
+    expect(sorted(result.created)).toEqual(sorted(diff.created).filter((h) => !moved.has(h)))
+    expect(sorted(result.staled)).toEqual(sorted(diff.staled).filter((h) => !moved.has(h)))
     expect(leafSet(result.changed)).toEqual(leafSet(diff.leaves))
     root = result.root
   }

@@ -12,7 +12,7 @@
  */
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_RLP } from '@ethereumjs/util'
-import { bytesToHex, equalBytes as equalsBytes } from '../primitives/hex.ts'
+import { bytesToBareHex, equalBytes as equalsBytes } from '../primitives/hex.ts'
 
 type Raw = Uint8Array | Raw[]
 
@@ -164,14 +164,16 @@ export class TrieUpdate {
     for (const i of items) {
       if (!equalsBytes(i.before, i.value)) changed.push({ key: i.key, before: i.before, after: i.value })
     }
+    if (this.created.length === 0 || this.staled.length === 0)
+      return { root: newRoot, changed, created: this.created, staled: this.staled }
     // A node rebuilt as it was (a deletion of an absent key below it) is neither.
-    const made = new Set(this.created.map(bytesToHex))
-    const gone = new Set(this.staled.map(bytesToHex))
+    const made = new Set(this.created.map(bytesToBareHex))
+    const gone = new Set(this.staled.map(bytesToBareHex))
     return {
       root: newRoot,
       changed,
-      created: this.created.filter((h) => !gone.has(bytesToHex(h))),
-      staled: this.staled.filter((h) => !made.has(bytesToHex(h))),
+      created: this.created.filter((h) => !gone.has(bytesToBareHex(h))),
+      staled: this.staled.filter((h) => !made.has(bytesToBareHex(h))),
     }
   }
 
@@ -293,7 +295,7 @@ export class TrieUpdate {
     if (ref instanceof Uint8Array) {
       const bytes = this.read(ref)
       if (bytes === undefined) throw new Error('Missing node in DB')
-      raw = RLP.decode(bytes) as Raw
+      raw = decodeNode(bytes)
     } else {
       raw = ref
     }
@@ -335,6 +337,48 @@ export class TrieUpdate {
     this.created.push(hash)
     return hash
   }
+}
+
+let decodedEnd = 0
+
+/**
+ * A stored node's RLP decoded in place: its byte strings are views into `bytes` (a stored encoding
+ * is never changed), where the RLP decoder copies each (17 for a branch). Throws on anything but
+ * one whole item.
+ */
+function decodeNode(bytes: Uint8Array): Raw {
+  const raw = decodeItem(bytes, 0, bytes.length)
+  if (decodedEnd !== bytes.length) throw new Error('invalid trie node')
+  return raw
+}
+
+function decodeItem(bytes: Uint8Array, at: number, end: number): Raw {
+  if (at >= end) throw new Error('invalid trie node')
+  const first = bytes[at]
+  if (first <= 0x7f) {
+    decodedEnd = at + 1
+    return bytes.subarray(at, at + 1)
+  }
+  let start = at + 1
+  let len: number
+  const isList = first >= 0xc0
+  const short = isList ? first - 0xc0 : first - 0x80
+  if (short <= 55) len = short
+  else {
+    const n = short - 55
+    if (start + n > end) throw new Error('invalid trie node')
+    len = 0
+    for (let i = 0; i < n; i++) len = len * 256 + bytes[start + i]
+    start += n
+  }
+  const itemEnd = start + len
+  if (itemEnd > end) throw new Error('invalid trie node')
+  decodedEnd = itemEnd
+  if (!isList) return bytes.subarray(start, itemEnd)
+  const items: Raw[] = []
+  for (let p = start; p < itemEnd; p = decodedEnd) items.push(decodeItem(bytes, p, itemEnd))
+  decodedEnd = itemEnd
+  return items
 }
 
 function equalsEmptyRoot(root: Uint8Array): boolean {
