@@ -17,7 +17,8 @@ interface Entry {
   value: Uint8Array
 }
 
-function toNibbles(key: Uint8Array): Uint8Array {
+/** A key as nibbles, high half of each byte first. */
+export function toNibbles(key: Uint8Array): Uint8Array {
   const out = new Uint8Array(key.length * 2)
   for (let i = 0; i < key.length; i++) {
     out[2 * i] = key[i] >> 4
@@ -27,7 +28,7 @@ function toNibbles(key: Uint8Array): Uint8Array {
 }
 
 /** The hex-prefix (compact) encoding of a leaf's or an extension's path. */
-function compactPath(nibbles: Uint8Array, isLeaf: boolean): Uint8Array {
+export function compactPath(nibbles: Uint8Array, isLeaf: boolean): Uint8Array {
   const isOdd = nibbles.length % 2 === 1
   const flag = (isLeaf ? 2 : 0) + (isOdd ? 1 : 0)
   const out = new Uint8Array(1 + (nibbles.length >> 1))

@@ -13,6 +13,7 @@
 import { RLP } from '@ethereumjs/rlp'
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { bytesToBareHex, equalBytes as equalsBytes } from '../primitives/hex.ts'
+import { compactPath, toNibbles } from './sortedTrie.ts'
 
 type Raw = Uint8Array | Raw[]
 
@@ -65,26 +66,6 @@ export interface TrieUpdateResult {
 }
 
 const EMPTY = new Uint8Array(0)
-
-function toNibbles(key: Uint8Array): Uint8Array {
-  const out = new Uint8Array(key.length * 2)
-  for (let i = 0; i < key.length; i++) {
-    out[2 * i] = key[i] >> 4
-    out[2 * i + 1] = key[i] & 0x0f
-  }
-  return out
-}
-
-function compactPath(nibbles: Uint8Array, isLeaf: boolean): Uint8Array {
-  const isOdd = nibbles.length % 2 === 1
-  const flag = (isLeaf ? 2 : 0) + (isOdd ? 1 : 0)
-  const out = new Uint8Array(1 + (nibbles.length >> 1))
-  let i = 0
-  if (isOdd) out[0] = (flag << 4) | nibbles[i++]
-  else out[0] = flag << 4
-  for (let o = 1; i < nibbles.length; i += 2, o++) out[o] = (nibbles[i] << 4) | nibbles[i + 1]
-  return out
-}
 
 /** A compact path back to nibbles, and whether it ends in a leaf. */
 function decodePath(compact: Uint8Array): { path: Uint8Array; isLeaf: boolean } {
