@@ -47,10 +47,15 @@ export function restartChainId(
 ): bigint | undefined {
   const raw = store.readMeta(META_CHAIN_SOURCE)
   if (!raw || readForkRemote(store)) return undefined
-  const record = JSON.parse(new TextDecoder().decode(raw)) as ChainSourceRecord
   const source = chainSourceOf(config)
-  if (source === undefined || record.source !== source) return undefined
-  return latestStoredChainId(store) ?? BigInt(record.chainId)
+  try {
+    const record = JSON.parse(new TextDecoder().decode(raw)) as ChainSourceRecord
+    if (source === undefined || record.source !== source) return undefined
+    return latestStoredChainId(store) ?? BigInt(record.chainId)
+  } catch {
+    // An unreadable record: opening the chain tells (and writes it again).
+    return undefined
+  }
 }
 
 /**

@@ -3,7 +3,7 @@
  * parsed (a port in use is the first failure), then the data path is locked, and only then is the
  * node module loaded (the EVM libraries, the chain, the producer, GraphQL, the Engine API) and the
  * chain opened behind them. Until the node is up, requests wait for it, except the answers the
- * configuration alone gives (`RpcGate`). A failed start throws as before: the CLI prints the
+ * configuration and the data path's meta table give (`RpcGate`, `chainSource.ts`). A failed start throws as before: the CLI prints the
  * one-line error and exits non-zero, dropping the waiting requests unanswered.
  * Everything this module imports stays light: it is evaluated before the first answer.
  */
