@@ -5,12 +5,19 @@
  * `bun bench/startup.ts [runs] -- <command…> [-- <command…>]…` (e.g. `-- dist/basalt` or
  * `-- test/runtime/basalt-deno`); several commands are started in turn, round after round, so that
  * they share the machine's load. Prints the medians of each command as JSON, one line each.
+ * `--existing [data path]` measures restarts instead: each command gets a data path of its own (a
+ * copy of the one given, or a new one), started once and stopped with SIGTERM before the measured
+ * runs, each of which is stopped with SIGTERM too (a clean restart, as a dev chain is restarted).
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
-const runs = Number(process.argv[2] === '--' ? 5 : (process.argv[2] ?? 5))
+const options = process.argv.slice(2, process.argv.indexOf('--'))
+const runs = Number(/^\d+$/.test(options[0] ?? '') ? options[0] : 5)
+const existingAt = options.indexOf('--existing')
+const isRestart = existingAt >= 0
+const sourceDataPath = isRestart ? options[existingAt + 1] : undefined
 const commands: string[][] = []
 for (const arg of process.argv.slice(process.argv.indexOf('--'))) {
   if (arg === '--') commands.push([])
@@ -38,13 +45,36 @@ const ask = (method: string) =>
 
 type Run = { startMs: number; cpuMs: number; faults: number; readyMs: number; readyCpuMs: number; rssMib: number }
 
-async function once(command: string[]): Promise<Run> {
+/** Stops a node with SIGTERM (a clean stop), with SIGKILL if it has not exited within 30 s. */
+async function stop(proc: ReturnType<typeof Bun.spawn>): Promise<void> {
+  proc.kill('SIGTERM')
+  const timer = setTimeout(() => proc.kill('SIGKILL'), 30_000)
+  await proc.exited
+  clearTimeout(timer)
+}
+
+const spawnNode = (command: string[], dataPath: string) =>
+  Bun.spawn([...command, 'run', '--data-path', dataPath, '--rpc-http-port', String(PORT), '--rpc-ws-enabled=false'], {
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
+
+/** Each command's data path for restarts: a copy of the given one (or a new one), opened once by the command. */
+async function restartDataPath(command: string[]): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'basalt-startup-'))
+  const dataPath = join(dir, 'data')
+  if (sourceDataPath) cpSync(sourceDataPath, dataPath, { recursive: true })
+  const proc = spawnNode(command, dataPath)
   const startedAt = performance.now()
-  const proc = Bun.spawn(
-    [...command, 'run', '--data-path', join(dir, 'data'), '--rpc-http-port', String(PORT), '--rpc-ws-enabled=false'],
-    { stdout: 'ignore', stderr: 'ignore' },
-  )
+  while (performance.now() - startedAt < POLL_LIMIT_MS && !(await ask('eth_blockNumber'))) await Bun.sleep(10)
+  await stop(proc)
+  return dataPath
+}
+
+async function once(command: string[], restartPath?: string): Promise<Run> {
+  const dir = restartPath ?? mkdtempSync(join(tmpdir(), 'basalt-startup-'))
+  const startedAt = performance.now()
+  const proc = spawnNode(command, restartPath ?? join(dir, 'data'))
   try {
     while (performance.now() - startedAt < POLL_LIMIT_MS) {
       if (await ask('eth_chainId')) break
@@ -60,21 +90,32 @@ async function once(command: string[]): Promise<Run> {
     const rssMib = rssKib(proc.pid) / 1024
     return { startMs, cpuMs: cpuMs(first), faults: Number(first[7]), readyMs, readyCpuMs, rssMib }
   } finally {
-    proc.kill('SIGKILL')
-    await proc.exited
-    rmSync(dir, { recursive: true, force: true })
+    if (restartPath) await stop(proc)
+    else {
+      proc.kill('SIGKILL')
+      await proc.exited
+      rmSync(dir, { recursive: true, force: true })
+    }
   }
 }
 
 const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]
 const results: Run[][] = commands.map(() => [])
-for (let i = 0; i < runs; i++) for (const [c, command] of commands.entries()) results[c].push(await once(command))
+const restartPaths: (string | undefined)[] = []
+for (const command of commands) restartPaths.push(isRestart ? await restartDataPath(command) : undefined)
+try {
+  for (let i = 0; i < runs; i++)
+    for (const [c, command] of commands.entries()) results[c].push(await once(command, restartPaths[c]))
+} finally {
+  for (const path of restartPaths) if (path) rmSync(join(path, '..'), { recursive: true, force: true })
+}
 for (const [c, command] of commands.entries()) {
   const of = (key: keyof Run) => median(results[c].map((r) => r[key]))
   console.log(
     JSON.stringify({
       command: command.join(' '),
       runs,
+      ...(isRestart ? { restart: sourceDataPath ?? 'new data path' } : {}),
       startMs: Math.round(of('startMs')),
       cpuMs: of('cpuMs'),
       faults: of('faults'),

@@ -17,6 +17,14 @@ interface ChainIdEntry {
   chainId: bigint
 }
 
+/** The chain id the stored schedule puts in force last (undefined when none is stored: the genesis id). */
+export function latestStoredChainId(store: ChainStore): bigint | undefined {
+  const raw = store.readMeta(META_CHAIN_IDS)
+  if (!raw) return undefined
+  const entries = JSON.parse(new TextDecoder().decode(raw)) as [string, string][]
+  return entries.length > 0 ? BigInt(entries[entries.length - 1][1]) : undefined
+}
+
 /** Gives `common` (and the copies made from it afterwards) another chain id; earlier copies keep theirs. */
 function setChainIdOf(common: Common, chainId: bigint): void {
   // Copies of a Common share its chain parameters object, so it is replaced, never changed in place.

@@ -3,7 +3,7 @@
  * parsed (a port in use is the first failure), then the data path is locked, and only then is the
  * node module loaded (the EVM libraries, the chain, the producer, GraphQL, the Engine API) and the
  * chain opened behind them. Until the node is up, requests wait for it, except the answers the
- * configuration alone gives (`RpcGate`). A failed start throws as before: the CLI prints the
+ * configuration and the data path's meta table give (`RpcGate`, `chainSource.ts`). A failed start throws as before: the CLI prints the
  * one-line error and exits non-zero, dropping the waiting requests unanswered.
  * Everything this module imports stays light: it is evaluated before the first answer.
  */
@@ -11,8 +11,10 @@ import { DEV_CHAIN_ID, DEV_NETWORK_ID } from '../chain/devIds.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { ALWAYS_ENABLED_GROUP } from '../rpc/context.ts'
 import { type EarlyAnswers, RpcGate, type RunningListener, startRpcListener } from '../server/rpcListener.ts'
+import { ChainStore } from '../storage/chainStore.ts'
 import { migrate, SCHEMA_VERSION, schemaVersionOf } from '../storage/schema.ts'
 import { openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
+import { restartChainId } from './chainSource.ts'
 import type { ApiListenerConfig, NodeConfig } from './config.ts'
 import { openDataPath } from './dataPath.ts'
 
@@ -60,7 +62,11 @@ export async function launchNode(config: NodeConfig): Promise<void> {
   const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
   // Answered once the data path is locked, if this version can read it (migrate refuses it if not).
   const version = schemaVersionOf(db)
-  if (version <= SCHEMA_VERSION) gate.early = earlyAnswers(config, version === 0)
+  if (version <= SCHEMA_VERSION) {
+    const isDev = config.network === 'dev' && config.fork === undefined
+    const newChainId = isDev ? DEV_CHAIN_ID : undefined
+    gate.early = earlyAnswers(config, version === 0 ? newChainId : restartChainId(new ChainStore(db), config))
+  }
   await nextTask()
   migrate(db, isMemory)
   for (const stage of STAGES) {
@@ -73,16 +79,15 @@ export async function launchNode(config: NodeConfig): Promise<void> {
 
 /**
  * What the node will answer to eth_chainId, net_version and web3_clientVersion, as far as the
- * configuration tells it without the chain: the dev network's chain id on a new data path only (an
- * existing one may hold another genesis, a fork of a remote chain or a changed id, which only
- * opening the chain checks), the dev network id or the one given; a genesis file's ids only once
- * the genesis is read and accepted.
+ * configuration and the data path tell without opening the chain: `chainId` on a new dev data path,
+ * or on a data path that recorded being opened with the same genesis (chainSource.ts; another
+ * genesis, a fork of a remote chain or an unrecorded data path is known only once the chain is open);
+ * the network id given, else the dev network's, else the chain id when known.
  */
-function earlyAnswers(config: NodeConfig, isNewDataPath: boolean): EarlyAnswers {
-  const isDev = config.network === 'dev'
+function earlyAnswers(config: NodeConfig, chainId: bigint | undefined): EarlyAnswers {
   return {
-    chainId: isDev && isNewDataPath && config.fork === undefined ? DEV_CHAIN_ID : undefined,
-    networkId: config.networkId ?? (isDev ? DEV_NETWORK_ID : undefined),
+    chainId,
+    networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
     clientVersion: clientVersion(config.identity, config.isAnvilClientVersion),
   }
 }

@@ -72,6 +72,7 @@ import { type PoolChainView, TxPool } from '../txpool/txPool.ts'
 import { attachBftRules, type BftChain, createBftProtocol, createBftValidator, prepareBftCommon } from './bftNode.ts'
 import { CallPool } from './callPool.ts'
 import { chainRules, loadGenesis } from './chainRules.ts'
+import { recordChainSource } from './chainSource.ts'
 import type { NodeConfig } from './config.ts'
 import { databaseFile, kzgCacheFile, openDataPath } from './dataPath.ts'
 import {
@@ -156,6 +157,8 @@ export async function openChain(
       })
     }
     await recoverHeadState(chain)
+    // A restart with the same genesis answers eth_chainId before opening the chain (launch.ts).
+    recordChainSource(store, config, fork !== undefined, chain.rulesAt(0n).chainId())
   } catch (e) {
     // Refused (another genesis, another storage format): release the data path's lock.
     db.close()

@@ -66,6 +66,10 @@ export class ChainStore {
     this.db.prepare('INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)').run(key, value)
   }
 
+  deleteMeta(key: string): void {
+    this.db.prepare('DELETE FROM meta WHERE key = ?').run(key)
+  }
+
   readHeaderRlp(hash: Uint8Array): Uint8Array | undefined {
     return (this.db.prepare('SELECT rlp FROM headers WHERE hash = ?').get(hash)?.rlp as Uint8Array) ?? undefined
   }
