@@ -207,9 +207,27 @@ describe('parseGenesisText', () => {
     expect(() => parseGenesisText(fork, 'g.json')).toThrow('config.londonBlock must be a non-negative integer')
   })
 
-  it('refuses a key Besu knows and Basalt cannot run, by name', () => {
-    const text = JSON.stringify({ config: { chainId: 1, ibft: {} } })
-    expect(() => parseGenesisText(text, 'g.json')).toThrow('config.ibft: legacy IBFT 1.0 consensus is not supported')
+  it("reads legacy IBFT 1.0 only on the way to QBFT, refused otherwise in Besu's words", () => {
+    const legacy = (config: Record<string, unknown>) => JSON.stringify({ config: { chainId: 1, ibft: {}, ...config } })
+    expect(() => parseGenesisText(legacy({}), 'g.json')).toThrow(
+      'invalid genesis file g.json: config.ibft: IBFT1 (legacy) is no longer supported. Consider using IBFT2 or QBFT.',
+    )
+    expect(() => parseGenesisText(legacy({ qbft: {} }), 'g.json')).toThrow(
+      'invalid genesis file g.json: Missing QBFT startBlock config in genesis file',
+    )
+    expect(() => parseGenesisText(legacy({ qbft: { startBlock: -1 } }), 'g.json')).toThrow(
+      'Invalid QBFT startBlock config in genesis file',
+    )
+    expect(() => parseGenesisText(legacy({ ibft: { epochlength: 0 }, qbft: { startBlock: 9 } }), 'g.json')).toThrow(
+      'config.ibft.epochlength: Epoch length in config must be greater than zero',
+    )
+    const g = parseGenesisText(legacy({ ibft: { epochlength: 100, Ceil2Nby3Block: 7 }, qbft: { startBlock: 101 } }), 'g.json')
+    const schedule = new BftSchedule('qbft', g.config as Record<string, unknown>)
+    expect([schedule.isLegacyIbft, schedule.migrationBlock, schedule.ceil2Nby3Block]).toEqual([true, 101n, 7n])
+    expect(bftConsensusOf(g)).toMatchObject({ kind: 'qbft', epochLength: 100n })
+    // With IBFT 2.0 too, Besu migrates from IBFT 2.0 (it reads that section first).
+    const both = parseGenesisText(legacy({ ibft2: {}, qbft: { startBlock: 3 } }), 'g.json')
+    expect(new BftSchedule('qbft', both.config as Record<string, unknown>).kinds).toEqual(['ibft2', 'qbft'])
   })
 
   it("refuses an epoch of no blocks in Besu's words, and a fraction by name, in every PoA section", () => {

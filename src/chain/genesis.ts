@@ -305,7 +305,9 @@ export function bftConsensusOf(genesis: GenesisJson): BftGenesisOptions | undefi
   // With both sections the chain migrates (`qbft.startBlock`): its genesis and first blocks are IBFT 2.0's.
   const kind = genesis.config.ibft2 !== undefined ? 'ibft2' : genesis.config.qbft !== undefined ? 'qbft' : undefined
   if (!kind) return undefined
-  const o = (genesis.config[kind] ?? {}) as Record<string, unknown>
+  // A legacy IBFT 1.0 chain moving to QBFT: its first blocks (and their epochs) are IBFT 1.0's.
+  const isLegacy = kind === 'qbft' && genesis.config.ibft !== undefined
+  const o = (genesis.config[isLegacy ? 'ibft' : kind] ?? {}) as Record<string, unknown>
   const num = (v: unknown, fallback: number) => (v === undefined ? fallback : Number(v))
   return {
     kind,

@@ -72,6 +72,7 @@ const CANONICAL_KEYS = [
   'fixeddifficulty',
   'keccak256',
   'clique',
+  'ibft',
   'ibft2',
   'qbft',
   'blobSchedule',
@@ -98,19 +99,12 @@ const CANONICAL_KEYS = [
   'requesttimeoutseconds',
   'createemptyblocks',
   'startBlock',
+  'ceil2Nby3Block',
 ]
 const BY_LOWER = new Map(CANONICAL_KEYS.map((k) => [k.toLowerCase(), k]))
 /** Objects whose keys are data (addresses, storage slots, fork names), not field names. */
 const DATA_KEYED = new Set(['alloc', 'storage', 'blobSchedule'])
 
-/**
- * `config` keys Besu knows whose rules Basalt does not implement: refused, never silently ignored.
- * (`cancunEOFTime` is read by older Besu releases only and scheduled by none today, `verkleTime` by
- * none: both are ignored, as Besu ignores them; docs/genesis.md.)
- */
-const UNSUPPORTED_CONFIG: Record<string, string> = {
-  ibft: 'legacy IBFT 1.0 consensus',
-}
 /** Boolean `config` switches (Besu's fee markets, see baseFee.ts). */
 const SWITCHES = ['zeroBaseFee', 'fixedBaseFee']
 
@@ -135,12 +129,12 @@ function canonicalBpo(key: string): string {
   return m ? `bpo${m[1]}Time` : key
 }
 
-/** Refuses `config` keys Besu knows whose rules Basalt cannot apply; applies Besu's aliases. */
+/**
+ * Refuses `config` values Besu refuses; applies Besu's aliases. (`cancunEOFTime`, read by older Besu
+ * releases only and scheduled by none today, and `verkleTime`, by none, are ignored as Besu ignores
+ * them; docs/genesis.md.)
+ */
 export function checkConfigKeys(config: Record<string, unknown>): void {
-  for (const key of Object.keys(config)) {
-    const what = UNSUPPORTED_CONFIG[key.toLowerCase()]
-    if (what) throw new GenesisError(`config.${key}: ${what} is not supported by Basalt`)
-  }
   checkConsensusMigration(config)
   checkEpochLengths(config)
   for (const key of SWITCHES) {
@@ -165,7 +159,7 @@ export function checkConfigKeys(config: Record<string, unknown>): void {
  * Besu's JSON reader would fail on it. Clique's older name `epoch` is checked alike.
  */
 function checkEpochLengths(config: Record<string, unknown>): void {
-  for (const kind of ['clique', 'ibft2', 'qbft']) {
+  for (const kind of ['clique', 'ibft', 'ibft2', 'qbft']) {
     const section = config[kind]
     if (section === null || typeof section !== 'object') continue
     for (const key of kind === 'clique' ? ['epochlength', 'epoch'] : ['epochlength']) {
@@ -180,12 +174,15 @@ function checkEpochLengths(config: Record<string, unknown>): void {
 }
 
 /**
- * Besu's consensus migration: a config with both `ibft2` and `qbft` runs IBFT 2.0 from the genesis
- * and QBFT from `qbft.startBlock` (`ConsensusScheduleBesuControllerBuilder`; the BFT schedule reads
- * it). Besu's own refusals of a missing or non-positive start block.
+ * Besu's consensus migration: a config with `qbft` and `ibft2` (or legacy IBFT 1.0's `ibft`) runs the
+ * older protocol from the genesis and QBFT from `qbft.startBlock` (`ConsensusScheduleBesuControllerBuilder`;
+ * the BFT schedule reads it). Besu's own refusals of a missing or non-positive start block, and of
+ * IBFT 1.0 without QBFT to move to (Besu produces no IBFT 1.0 block).
  */
 function checkConsensusMigration(config: Record<string, unknown>): void {
-  if (config.ibft2 === undefined || config.qbft === undefined) return
+  if (config.ibft !== undefined && config.ibft2 === undefined && config.qbft === undefined)
+    throw new GenesisError('config.ibft: IBFT1 (legacy) is no longer supported. Consider using IBFT2 or QBFT.')
+  if ((config.ibft2 === undefined && config.ibft === undefined) || config.qbft === undefined) return
   const start = (config.qbft as Record<string, unknown> | null)?.startBlock
   if (start === undefined || start === null) throw new GenesisError('Missing QBFT startBlock config in genesis file')
   const n = typeof start === 'number' || typeof start === 'string' ? Number(start) : Number.NaN

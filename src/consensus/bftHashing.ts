@@ -75,7 +75,7 @@ export function addressOf(privateKey: Uint8Array): Uint8Array {
   return keccak_256(secp256k1.getPublicKey(privateKey, false).subarray(1)).subarray(12)
 }
 
-const BFT_KINDS = new WeakMap<object, BftKindOf>()
+const HASHERS = new WeakMap<object, (header: BlockHeader) => Uint8Array>()
 let isInstalled = false
 
 /**
@@ -84,19 +84,27 @@ let isInstalled = false
  * protocol of its number. Idempotent.
  */
 export function installBftBlockHash(common: Common, kind: BftKindOf): void {
-  BFT_KINDS.set(common.customCrypto, kind)
+  installBlockHasher(common, (header) => bftBlockHash(kindOfBlock(kind, header.number), header))
+}
+
+/**
+ * Makes `header.hash()` answer `hasher(header)` for every header built with `common` or a copy of it
+ * (a chain whose blocks are not all named by one BFT protocol's rule: legacy IBFT 1.0 blocks).
+ */
+export function installBlockHasher(common: Common, hasher: (header: BlockHeader) => Uint8Array): void {
+  HASHERS.set(common.customCrypto, hasher)
   if (isInstalled) return
   isInstalled = true
   const libraryHash = BlockHeader.prototype.hash
   BlockHeader.prototype.hash = function (this: BlockHeader): Uint8Array {
-    const kinds = BFT_KINDS.get(this.common.customCrypto)
-    if (!kinds) return libraryHash.call(this)
+    const hasherOf = HASHERS.get(this.common.customCrypto)
+    if (!hasherOf) return libraryHash.call(this)
     // The header is frozen but its cache object is not: the library itself fills it the same way.
     const cache = (this as unknown as { cache: { hash?: Uint8Array } }).cache
     if (cache.hash) return cache.hash
     let hash: Uint8Array
     try {
-      hash = bftBlockHash(kindOfBlock(kinds, this.number), this)
+      hash = hasherOf(this)
     } catch {
       // An extraData that does not decode names no BFT block; the header rules refuse it, and
       // until then it goes by the plain hash rather than failing every lookup.

@@ -133,14 +133,30 @@ function merge(kind: BftKind, base: BftParams, section: Record<string, unknown>,
 }
 
 /**
- * `qbft.startBlock` of a config that names both IBFT 2.0 and QBFT (the genesis reader has already
- * refused a missing or non-positive one, as Besu does).
+ * `qbft.startBlock` of a config that names QBFT and IBFT 2.0 or legacy IBFT 1.0 (the genesis reader
+ * has already refused a missing or non-positive one, as Besu does).
  */
 export function qbftStartBlock(config: Record<string, unknown>): bigint | undefined {
-  if (config.ibft2 === undefined || config.qbft === undefined) return undefined
+  if ((config.ibft2 === undefined && config.ibft === undefined) || config.qbft === undefined) return undefined
   const start = (config.qbft as Record<string, unknown> | null)?.startBlock
   const n = typeof start === 'number' || typeof start === 'string' ? Number(start) : Number.NaN
   if (!Number.isSafeInteger(n) || n <= 0) fail('config.qbft.startBlock must be a positive block number')
+  return BigInt(n)
+}
+
+/** The fields of a legacy `config.ibft` section the schedule reads (Besu's `IbftLegacyConfigOptions`). */
+const LEGACY_FIELDS = ['blockperiodseconds', 'requesttimeoutseconds']
+
+function pick(section: Record<string, unknown>, fields: string[]): Record<string, unknown> {
+  return Object.fromEntries(fields.filter((f) => section[f] !== undefined).map((f) => [f, section[f]]))
+}
+
+/** `ceil2Nby3Block` of a legacy section, any spelling (Besu's JSON reader ignores the case of keys). */
+function legacyCeil2Nby3Block(section: Record<string, unknown>): bigint {
+  const key = Object.keys(section).find((k) => k.toLowerCase() === 'ceil2nby3block')
+  const v = key === undefined ? 0 : section[key]
+  const n = typeof v === 'number' || typeof v === 'string' ? Number(v) : Number.NaN
+  if (!Number.isSafeInteger(n) || n < 0) fail(`config.ibft.${key} must be a block number`)
   return BigInt(n)
 }
 
@@ -190,8 +206,12 @@ export class BftSchedule {
 
   /** The protocol of the genesis block. */
   readonly kind: BftKind
-  /** Where QBFT takes over from IBFT 2.0 (`qbft.startBlock`), on a migrating chain. */
+  /** Where QBFT takes over from IBFT 2.0 or IBFT 1.0 (`qbft.startBlock`), on a migrating chain. */
   readonly migrationBlock?: bigint
+  /** On a chain migrating from legacy IBFT 1.0: its blocks are those below `migrationBlock`. */
+  readonly isLegacyIbft: boolean
+  /** IBFT 1.0's `ceil2Nby3Block`: from it on, ceil(2n/3) committed seals rather than 2F + 1 (default 0). */
+  readonly ceil2Nby3Block: bigint
 
   /**
    * The schedule of a genesis `config` whose consensus is `kind` (the genesis block's: IBFT 2.0 on
@@ -199,10 +219,27 @@ export class BftSchedule {
    */
   constructor(kind: BftKind, config: Record<string, unknown>) {
     this.migrationBlock = qbftStartBlock(config)
-    this.kind = this.migrationBlock === undefined ? kind : 'ibft2'
-    const forks = kindForks(this.kind, config, 0n, this.migrationBlock)
+    // Besu reads IBFT 2.0 first when a config names both it and IBFT 1.0.
+    this.isLegacyIbft = this.migrationBlock !== undefined && config.ibft2 === undefined
+    const legacy = (this.isLegacyIbft ? config.ibft : undefined) as Record<string, unknown> | undefined
+    this.ceil2Nby3Block = legacy ? legacyCeil2Nby3Block(legacy) : 0n
+    // A legacy chain's only protocol is QBFT: its IBFT 1.0 blocks are imported, never decided here.
+    this.kind = legacy ? 'qbft' : this.migrationBlock === undefined ? kind : 'ibft2'
+    const forks = legacy
+      ? [{ block: 0n, params: merge('qbft', { ...DEFAULTS, kind: 'qbft' }, pick(legacy, LEGACY_FIELDS), 'config.ibft') }]
+      : kindForks(this.kind, config, 0n, this.migrationBlock)
     if (this.migrationBlock !== undefined) forks.push(...kindForks('qbft', config, this.migrationBlock))
     this.forks = forks
+  }
+
+  /** Whether block `number` is a legacy IBFT 1.0 block (imported only, in its own layout and hash). */
+  isLegacyBlock(number: bigint): boolean {
+    return this.isLegacyIbft && number < (this.migrationBlock as bigint)
+  }
+
+  /** The format of block `number`: `ibft` for a legacy IBFT 1.0 block, else its protocol. */
+  formatAt(number: bigint): BftKind | 'ibft' {
+    return this.isLegacyBlock(number) ? 'ibft' : this.kindAt(number)
   }
 
   /** The protocol of block `number`. */
@@ -210,9 +247,9 @@ export class BftSchedule {
     return this.at(number).kind
   }
 
-  /** The protocols of the chain, in order (two on a migrating chain). */
+  /** The protocols of the chain, in order (two on a chain migrating from IBFT 2.0). */
   get kinds(): BftKind[] {
-    return this.migrationBlock === undefined ? [this.kind] : ['ibft2', 'qbft']
+    return this.migrationBlock === undefined || this.isLegacyIbft ? [this.kind] : ['ibft2', 'qbft']
   }
 
   /** The parameters of block `number`. */

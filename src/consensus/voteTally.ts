@@ -8,7 +8,25 @@
  */
 import type { BlockHeader } from '@ethereumjs/block'
 import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'
-import { type BftKindOf, decodeBftExtraData, kindOfBlock } from './bftExtraData.ts'
+import { type BftKind, decodeBftExtraData } from './bftExtraData.ts'
+import { decodeLegacyExtraData, legacyProposerOf, legacyVoteOf } from './ibftLegacy.ts'
+
+/** The layout of a block's extraData and votes: a BFT protocol's, or legacy IBFT 1.0's (`ibft`). */
+export type BlockFormat = BftKind | 'ibft'
+
+/** The format of each block: one for all, or by block number (a chain migrating to QBFT). */
+export type BlockFormatOf = BlockFormat | ((number: bigint) => BlockFormat)
+
+/** The validators a block lists and the vote it carries, with its voter, in the block's format. */
+function readBlock(format: BlockFormat, header: BlockHeader) {
+  if (format === 'ibft') {
+    const extra = decodeLegacyExtraData(header.extraData)
+    const vote = legacyVoteOf(header)
+    return { validators: extra.validators, vote, voter: () => legacyProposerOf(header, extra) }
+  }
+  const extra = decodeBftExtraData(format, header.extraData)
+  return { validators: extra.validators, vote: extra.vote, voter: () => header.coinbase.bytes }
+}
 
 /** Validators (sorted, lower-case hex) and the votes cast since the last epoch block. */
 export interface VoteTally {
@@ -70,8 +88,8 @@ const CACHE_SIZE = 1024
 export class ValidatorTracker {
   private readonly cache = new Map<Hex, VoteTally>()
 
-  /** The protocol of each block (its extraData layout): IBFT 2.0's validators carry over into QBFT. */
-  readonly kind: BftKindOf
+  /** The format of each block (its extraData layout): earlier validators carry over into QBFT. */
+  readonly kind: BlockFormatOf
   /** Blocks per epoch; on a migrating chain each protocol's own, by block number. */
   readonly epochLength: bigint | ((number: bigint) => bigint)
   private readonly headers: HeaderSource
@@ -82,7 +100,7 @@ export class ValidatorTracker {
   private readonly overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined
 
   constructor(
-    kind: BftKindOf,
+    kind: BlockFormatOf,
     epochLength: bigint | ((number: bigint) => bigint),
     headers: HeaderSource,
     overrideAfter: (header: BlockHeader) => Uint8Array[] | undefined = () => undefined,
@@ -107,7 +125,7 @@ export class ValidatorTracker {
       if (tally) break
       const epoch = typeof this.epochLength === 'function' ? this.epochLength(cur.number) : this.epochLength
       if (cur.number % epoch === 0n) {
-        tally = newTally(decodeBftExtraData(kindOfBlock(this.kind, cur.number), cur.extraData).validators)
+        tally = newTally(readBlock(this.formatOf(cur.number), cur).validators)
         this.remember(cur, tally)
         break
       }
@@ -116,11 +134,27 @@ export class ValidatorTracker {
     }
     if (!tally) throw new Error(`no epoch block below block ${header.number}`)
     for (const h of path.reverse()) {
-      const vote = decodeBftExtraData(kindOfBlock(this.kind, h.number), h.extraData).vote
-      if (vote) tally = applyVote(tally, bytesToHex(h.coinbase.bytes), bytesToHex(vote.recipient), vote.isAuth)
+      const { vote, voter } = readBlock(this.formatOf(h.number), h)
+      if (vote) tally = applyVote(tally, bytesToHex(voter()), bytesToHex(vote.recipient), vote.isAuth)
       this.remember(h, tally)
     }
     return tally
+  }
+
+  /** The format of block `number`. */
+  formatOf(number: bigint): BlockFormat {
+    return typeof this.kind === 'function' ? this.kind(number) : this.kind
+  }
+
+  /** The validators block `header` lists, read in its format. */
+  listedValidators(header: BlockHeader): Uint8Array[] {
+    return readBlock(this.formatOf(header.number), header).validators
+  }
+
+  /** The proposer of a block: its coinbase, or on a legacy IBFT 1.0 block the signer of its proposer seal. */
+  proposerOf(header: BlockHeader): Uint8Array {
+    if (this.formatOf(header.number) !== 'ibft' || header.number === 0n) return header.coinbase.bytes
+    return legacyProposerOf(header)
   }
 
   private remember(header: BlockHeader, tally: VoteTally): void {

@@ -10,12 +10,14 @@ import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions, GenesisJson } from '../chain/genesis.ts'
+import type { SealRules } from '../chain/headerValidation.ts'
 import { type BftKind, type BftKindOf, decodeBftExtraData } from '../consensus/bftExtraData.ts'
-import { addressOf, installBftBlockHash } from '../consensus/bftHashing.ts'
+import { addressOf, bftBlockHash, installBftBlockHash, installBlockHasher } from '../consensus/bftHashing.ts'
 import { bftSealRules } from '../consensus/bftHeaderRules.ts'
 import { BftSchedule } from '../consensus/bftSchedule.ts'
+import { decodeLegacyExtraData, legacyBlockHash, validateLegacyHeader } from '../consensus/ibftLegacy.ts'
 import { type BftTransport, soloTransport } from '../consensus/qbft/transport.ts'
-import { ValidatorTracker } from '../consensus/voteTally.ts'
+import { type BlockFormatOf, ValidatorTracker } from '../consensus/voteTally.ts'
 import { BftProtocol } from '../p2p/bft/bftProtocol.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { hexToBytes } from '../primitives/hex.ts'
@@ -41,15 +43,19 @@ export function prepareBftCommon(common: Common, options: BftGenesisOptions, gen
   // Refuses bad timing, validator or transition settings before anything is opened.
   const schedule = new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
   const extraData = typeof genesis.extraData === 'string' ? genesis.extraData : '0x'
-  const kind = schedule.kindAt(0n)
+  const kind = schedule.formatAt(0n)
   try {
-    decodeBftExtraData(kind, hexToBytes(extraData))
+    if (kind === 'ibft') decodeLegacyExtraData(hexToBytes(extraData))
+    else decodeBftExtraData(kind, hexToBytes(extraData))
   } catch (e) {
-    throw new Error(
-      `the genesis extraData is not ${kind} extraData (${(e as Error).message}); basalt operator generate-blockchain-config writes one`,
-    )
+    const hint = kind === 'ibft' ? '' : '; basalt operator generate-blockchain-config writes one'
+    throw new Error(`the genesis extraData is not ${kind} extraData (${(e as Error).message})${hint}`)
   }
-  installBftBlockHash(common, kindsOf(schedule))
+  if (schedule.isLegacyIbft)
+    installBlockHasher(common, (h) =>
+      schedule.isLegacyBlock(h.number) ? legacyBlockHash(h) : bftBlockHash(schedule.kindAt(h.number), h),
+    )
+  else installBftBlockHash(common, kindsOf(schedule))
 }
 
 /**
@@ -73,6 +79,30 @@ function kindsOf(schedule: BftSchedule): BftKindOf {
   return schedule.migrationBlock === undefined ? schedule.kind : (n) => schedule.kindAt(n)
 }
 
+/** The format of each block: its protocol's, or legacy IBFT 1.0's below the start block of QBFT. */
+function formatsOf(schedule: BftSchedule): BlockFormatOf {
+  return schedule.isLegacyIbft ? (n) => schedule.formatAt(n) : kindsOf(schedule)
+}
+
+/**
+ * The header rules of a chain migrating from legacy IBFT 1.0: Besu's IBFT 1.0 rules below the QBFT
+ * start block (blocks imported only), `rules` from it on.
+ */
+function withLegacyRules(rules: SealRules, schedule: BftSchedule, tracker: ValidatorTracker): SealRules {
+  return {
+    prepare: rules.prepare,
+    validate: (header, parent) => {
+      if (!schedule.isLegacyBlock(header.number)) return rules.validate(header, parent)
+      validateLegacyHeader(header, parent, {
+        blockPeriodSeconds: schedule.at(header.number).blockPeriodSeconds,
+        ceil2Nby3Block: schedule.ceil2Nby3Block,
+        validators: tracker.validatorsAfter(parent),
+        nowSec: BigInt(Math.floor(Date.now() / 1000)),
+      })
+    },
+  }
+}
+
 /** Gives the opened chain its BFT header rules; answers what the validator and the RPC methods need. */
 export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis: GenesisJson): BftChain {
   const schedule = new BftSchedule(options.kind, genesis.config as Record<string, unknown>)
@@ -80,16 +110,17 @@ export function attachBftRules(chain: Chain, options: BftGenesisOptions, genesis
   const overrideAfter = (parent: BlockHeader) =>
     contract.validatorsAfter(parent) ?? schedule.at(parent.number + 1n).validators
   const tracker = new ValidatorTracker(
-    kindsOf(schedule),
+    formatsOf(schedule),
     epochLengthsOf(schedule, options, genesis),
     chain,
     overrideAfter,
   )
-  chain.sealRules = bftSealRules(
+  const rules = bftSealRules(
     (n) => schedule.at(n),
     tracker,
     (parent) => contract.prepare(parent),
   )
+  chain.sealRules = schedule.isLegacyIbft ? withLegacyRules(rules, schedule, tracker) : rules
   chain.blockReward = (number, coinbase) => schedule.rewardOf(number, coinbase)
   return { options, tracker, schedule, contract }
 }

@@ -135,6 +135,11 @@ export class BftValidator {
     await this.queue
   }
 
+  /** Whether the height being decided is a legacy IBFT 1.0 block's, which no one decides any more. */
+  private isLegacyHeight(): boolean {
+    return this.opts.schedule?.isLegacyBlock(this.chain.head.header.number + 1n) ?? false
+  }
+
   private isContractMode(height: bigint): boolean {
     return this.opts.schedule?.at(height).selection.mode === 'contract'
   }
@@ -152,7 +157,7 @@ export class BftValidator {
   async validatorsOf(header: BlockHeader): Promise<Uint8Array[]> {
     const parent = header.number > 0n ? this.chain.getHeaderByHash(header.parentHash) : undefined
     if (!parent || !this.opts.contract || !this.isContractMode(header.number))
-      return decodeBftExtraData(this.kindAt(header.number), header.extraData).validators
+      return this.tracker.listedValidators(header)
     await this.opts.contract.prepare(parent)
     return this.tracker.validatorsAfter(parent)
   }
@@ -181,6 +186,11 @@ export class BftValidator {
     await this.opts.contract?.prepare(head.header)
     const validators = this.tracker.validatorsAfter(head.header)
     this.reportStatus(head, validators)
+    if (this.isLegacyHeight()) {
+      // As Besu's IBFT 1.0 controller: no block is produced below QBFT's start block, only imported.
+      if (head.header.number === 0n) log.info('legacy IBFT 1.0 blocks are imported only; QBFT starts at block', { startBlock: this.opts.schedule?.migrationBlock })
+      return
+    }
     const kind = this.kindAt(head.header.number + 1n)
     if (kind !== this.kindAt(head.header.number))
       log.info('consensus switches protocol', { from: head.header.number + 1n, kind })
@@ -196,6 +206,11 @@ export class BftValidator {
   /** A message from a peer, in the protocol it came by (the height's when the transport does not say). */
   private async onMessage(code: number, data: Uint8Array, via?: BftKind): Promise<void> {
     const kind = this.kindAt(this.chain.head.header.number + 1n)
+    if (this.isLegacyHeight()) {
+      // QBFT messages of peers already past the legacy blocks: held until this node imports them.
+      if (this.heldFrames.length < MAX_HELD_FRAMES) this.heldFrames.push({ code, data, kind: via ?? kind })
+      return
+    }
     if (via !== undefined && via !== kind) {
       // Only QBFT can be ahead of this node (IBFT 2.0 never follows it): held until the switch.
       if (via === 'qbft' && this.heldFrames.length < MAX_HELD_FRAMES) this.heldFrames.push({ code, data, kind: via })

@@ -76,7 +76,7 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
       const v = validatorOf(ctx, prefix)
       return signerMetrics(
         ctx,
-        { proposerOf: (h) => h.coinbase.bytes, signersAfter: (h) => v.tracker.validatorsAfter(h) },
+        { proposerOf: (h) => v.tracker.proposerOf(h), signersAfter: (h) => v.tracker.validatorsAfter(h) },
         from,
         to,
       )
