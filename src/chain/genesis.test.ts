@@ -221,7 +221,10 @@ describe('parseGenesisText', () => {
     expect(() => parseGenesisText(legacy({ ibft: { epochlength: 0 }, qbft: { startBlock: 9 } }), 'g.json')).toThrow(
       'config.ibft.epochlength: Epoch length in config must be greater than zero',
     )
-    const g = parseGenesisText(legacy({ ibft: { epochlength: 100, Ceil2Nby3Block: 7 }, qbft: { startBlock: 101 } }), 'g.json')
+    const g = parseGenesisText(
+      legacy({ ibft: { epochlength: 100, Ceil2Nby3Block: 7 }, qbft: { startBlock: 101 } }),
+      'g.json',
+    )
     const schedule = new BftSchedule('qbft', g.config as Record<string, unknown>)
     expect([schedule.isLegacyIbft, schedule.migrationBlock, schedule.ceil2Nby3Block]).toEqual([true, 101n, 7n])
     expect(bftConsensusOf(g)).toMatchObject({ kind: 'qbft', epochLength: 100n })

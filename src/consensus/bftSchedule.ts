@@ -226,7 +226,12 @@ export class BftSchedule {
     // A legacy chain's only protocol is QBFT: its IBFT 1.0 blocks are imported, never decided here.
     this.kind = legacy ? 'qbft' : this.migrationBlock === undefined ? kind : 'ibft2'
     const forks = legacy
-      ? [{ block: 0n, params: merge('qbft', { ...DEFAULTS, kind: 'qbft' }, pick(legacy, LEGACY_FIELDS), 'config.ibft') }]
+      ? [
+          {
+            block: 0n,
+            params: merge('qbft', { ...DEFAULTS, kind: 'qbft' }, pick(legacy, LEGACY_FIELDS), 'config.ibft'),
+          },
+        ]
       : kindForks(this.kind, config, 0n, this.migrationBlock)
     if (this.migrationBlock !== undefined) forks.push(...kindForks('qbft', config, this.migrationBlock))
     this.forks = forks

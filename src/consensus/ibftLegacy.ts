@@ -47,7 +47,8 @@ const DROP_NONCE = new Uint8Array(8)
 type RlpItem = Uint8Array | RlpItem[]
 
 function sized(item: RlpItem, name: string, size: number): Uint8Array {
-  if (!(item instanceof Uint8Array) || item.length !== size) fail(`Invalid IBFT 1.0 extraData: ${name} is not ${size} bytes`)
+  if (!(item instanceof Uint8Array) || item.length !== size)
+    fail(`Invalid IBFT 1.0 extraData: ${name} is not ${size} bytes`)
   return item as Uint8Array
 }
 
@@ -67,7 +68,8 @@ export function decodeLegacyExtraData(extraData: Uint8Array): LegacyExtraData {
     return fail(`Invalid IBFT 1.0 extraData: not valid RLP after the vanity (${(e as Error).message})`)
   }
   const fields = list(root, 'the body')
-  if (fields.length !== 3) fail(`Invalid IBFT 1.0 extraData: expected 3 fields after the vanity, found ${fields.length}`)
+  if (fields.length !== 3)
+    fail(`Invalid IBFT 1.0 extraData: expected 3 fields after the vanity, found ${fields.length}`)
   const [validators, proposerSeal, seals] = fields
   if (!(proposerSeal instanceof Uint8Array)) return fail('Invalid IBFT 1.0 extraData: proposer seal is a list')
   const isNoSeal = proposerSeal.every((b) => b === 0)
@@ -116,7 +118,9 @@ export function committedSealHash(header: BlockHeader, extra: LegacyExtraData): 
 /** The proposer of a legacy block, recovered from its proposer seal. */
 export function legacyProposerOf(header: BlockHeader, extra = decodeLegacyExtraData(header.extraData)): Uint8Array {
   if (!extra.proposerSeal) return fail('the proposer seal is missing')
-  return recoverAddress(proposerSealHash(header, extra), extra.proposerSeal) ?? fail('the proposer seal does not recover')
+  return (
+    recoverAddress(proposerSealHash(header, extra), extra.proposerSeal) ?? fail('the proposer seal does not recover')
+  )
 }
 
 /** The vote of a legacy block: its coinbase is the candidate (zero: none), its nonce the polarity. */
@@ -156,7 +160,9 @@ export function validateLegacyHeader(header: BlockHeader, parent: BlockHeader, c
   if (!equalBytes(header.nonce, ADD_NONCE) && !equalBytes(header.nonce, DROP_NONCE))
     fail(`invalid nonce ${bytesToHex(header.nonce)}: a vote is all ones (add) or zero (drop)`)
   if (header.timestamp < parent.timestamp + BigInt(check.blockPeriodSeconds))
-    fail(`timestamp ${header.timestamp} is less than ${check.blockPeriodSeconds}s after the parent's ${parent.timestamp}`)
+    fail(
+      `timestamp ${header.timestamp} is less than ${check.blockPeriodSeconds}s after the parent's ${parent.timestamp}`,
+    )
   if (check.nowSec !== undefined && header.timestamp > check.nowSec + 1n)
     fail(`timestamp ${header.timestamp} is more than 1s ahead of the clock (${check.nowSec})`)
   const extra = decodeLegacyExtraData(header.extraData)
@@ -165,12 +171,15 @@ export function validateLegacyHeader(header: BlockHeader, parent: BlockHeader, c
   if (!expected.includes(proposer)) fail(`proposer ${proposer} is not a validator`)
   const sealHash = committedSealHash(header, extra)
   // Besu counts the recovered committers as they come (a repeated seal counts twice), as here.
-  const committers = extra.seals.map((s) => bytesToHex(recoverAddress(sealHash, s) ?? fail('a committed seal does not recover')))
+  const committers = extra.seals.map((s) =>
+    bytesToHex(recoverAddress(sealHash, s) ?? fail('a committed seal does not recover')),
+  )
   const quorum = legacyQuorum(expected.length, header.number, check.ceil2Nby3Block)
   if (committers.length < quorum) fail(`${committers.length} committed seals, ${quorum} needed`)
   const outsider = committers.find((c) => !expected.includes(c))
   if (outsider) fail(`committed seal by ${outsider}, who is not a validator`)
   const listed = extra.validators.map(bytesToHex)
   if (listed.join() !== [...listed].sort().join()) fail('validators are not sorted in ascending order')
-  if (listed.join() !== expected.join()) fail(`validators ${listed.join(',')} differ from the expected ${expected.join(',')}`)
+  if (listed.join() !== expected.join())
+    fail(`validators ${listed.join(',')} differ from the expected ${expected.join(',')}`)
 }

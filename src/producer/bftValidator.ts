@@ -15,7 +15,7 @@ import { type Block, type BlockHeader, createBlockFromBytesArray } from '@ethere
 import { executeBlock, importBlock } from '../chain/blockImporter.ts'
 import type { Chain } from '../chain/chain.ts'
 import type { BftGenesisOptions } from '../chain/genesis.ts'
-import { type BftKind, type BftVote, decodeBftExtraData } from '../consensus/bftExtraData.ts'
+import type { BftKind, BftVote } from '../consensus/bftExtraData.ts'
 import { proposalHeaderFields, validateBftHeader } from '../consensus/bftHeaderRules.ts'
 import { quorumSize } from '../consensus/bftRules.ts'
 import type { BftSchedule } from '../consensus/bftSchedule.ts'
@@ -188,7 +188,10 @@ export class BftValidator {
     this.reportStatus(head, validators)
     if (this.isLegacyHeight()) {
       // As Besu's IBFT 1.0 controller: no block is produced below QBFT's start block, only imported.
-      if (head.header.number === 0n) log.info('legacy IBFT 1.0 blocks are imported only; QBFT starts at block', { startBlock: this.opts.schedule?.migrationBlock })
+      if (head.header.number === 0n)
+        log.info('legacy IBFT 1.0 blocks are imported only; QBFT starts at block', {
+          startBlock: this.opts.schedule?.migrationBlock,
+        })
       return
     }
     const kind = this.kindAt(head.header.number + 1n)
