@@ -160,6 +160,42 @@ describe('a legacy IBFT 1.0 chain moving to QBFT at qbft.startBlock', () => {
     await node.stop()
   })
 
+  it('loads a GoQuorum-shaped IBFT 1.0 genesis: forks by block, its own ibft keys, GoQuorum keys, decimal gas limit', async () => {
+    const validators = [1, 2, 3, 4, 5].map((i) => `0x${i.toString(16).padStart(2, '0').repeat(20)}` as Hex)
+    const file = join(dir, 'quorum.json')
+    const body = RLP.encode([validators.map((v) => hexToBytes(v)), new Uint8Array(0), []])
+    const quorum = {
+      ...genesisOf({
+        homesteadBlock: 0,
+        eip150Block: 20,
+        eip150Hash: `0x${'00'.repeat(32)}`,
+        eip155Block: 30,
+        eip158Block: 40,
+        byzantiumBlock: 50,
+        ibft: {
+          epochlength: 1000,
+          blockperiodseconds: 5,
+          policy: 0,
+          ceil2Nby3Block: 0,
+          validatorcontractaddress: `0x${'00'.repeat(20)}`,
+        },
+        qbft: { epochLength: 30000, blockPeriodSeconds: 1, requestTimeoutSeconds: 10, startBlock: 101 },
+        txnSizeLimit: 64,
+        maxCodeSizeConfig: [{ block: 0, size: 64 }],
+        isMPS: false,
+      }),
+      gasLimit: '700000000',
+      extraData: bytesToHex(new Uint8Array([...VANITY, ...body])),
+    }
+    writeFileSync(file, JSON.stringify(quorum))
+    const node = await startNode({ args: ['--genesis-file', file, '--rpc-http-api', 'ETH,QBFT'] })
+    started.push(node)
+    expect(await node.rpc('eth_chainId')).toBe('0x10e1')
+    expect(await node.rpc('qbft_getValidatorsByBlockNumber', ['latest'])).toEqual(validators)
+    expect((await node.rpc<{ gasLimit: Hex }>('eth_getBlockByNumber', ['0x0', false])).gasLimit).toBe('0x29b92700')
+    await node.stop()
+  })
+
   it("refuses an IBFT 1.0 genesis without QBFT, or without its start block, in Besu's words", () => {
     const refusal = (config: Record<string, unknown>) => {
       const file = join(dir, 'refused.json')
