@@ -15,7 +15,7 @@ import { secp256k1 } from '@noble/curves/secp256k1.js'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, type Hex, hexToBytes } from 'viem'
 import { privateKeyToAddress } from 'viem/accounts'
-import { BASALT_BIN, BFT_MIX_HASH, type StartedNode, startNode } from './harness.ts'
+import { BASALT_BIN, BFT_MIX_HASH, reservedPort, type StartedNode, startNode } from './harness.ts'
 
 setDefaultTimeout(90_000)
 
@@ -100,9 +100,9 @@ const blockAt = (node: StartedNode, n: number) =>
   node.rpc<RpcBlock>('eth_getBlockByNumber', [`0x${n.toString(16)}`, false])
 const blocks = (args: string[], genesis = genesisFile) =>
   Bun.spawnSync([BASALT_BIN, 'blocks', ...args, '--genesis-file', genesis])
-const start = async (dataPath: string) => {
+const start = async (dataPath: string, extra: string[] = []) => {
   const args = ['--genesis-file', genesisFile, '--rpc-http-api', 'ETH,QBFT,IBFT', '--node-private-key-file', keyFile]
-  const node = await startNode({ args, dataPath })
+  const node = await startNode({ args: [...args, ...extra], dataPath })
   started.push(node)
   return node
 }
@@ -158,6 +158,27 @@ describe('a legacy IBFT 1.0 chain moving to QBFT at qbft.startBlock', () => {
     const metrics = await node.rpc<{ address: Hex; proposedBlockCount: Hex }[]>('qbft_getSignerMetrics', ['0x1', '0x3'])
     expect(metrics).toEqual([expect.objectContaining({ address: VALIDATOR, proposedBlockCount: '0x2' })])
     await node.stop()
+  })
+
+  it('brings the IBFT 1.0 blocks and the QBFT ones to a peer over eth/68, under the same hashes', async () => {
+    const port = await reservedPort()
+    const enode = `enode://${bytesToHex(secp256k1.getPublicKey(hexToBytes(KEY), false).subarray(1)).slice(2)}@127.0.0.1:${port}`
+    const staticNodes = join(dir, 'static-nodes.json')
+    writeFileSync(staticNodes, JSON.stringify([enode]))
+    const p2p = ['--p2p-host', '127.0.0.1', '--static-nodes-file', staticNodes, '--discovery-enabled=false']
+    const validator = await start(dataPath, ['--p2p-port', String(port), ...p2p])
+    const follower = await startNode({ args: ['--genesis-file', genesisFile, '--rpc-http-api', 'ETH,QBFT', ...p2p] })
+    started.push(follower)
+    const target = Number(await validator.rpc<Hex>('eth_blockNumber')) + 1
+    const deadline = Date.now() + 40_000
+    while (Number(await follower.rpc<Hex>('eth_blockNumber')) < target) {
+      if (Date.now() > deadline) throw new Error(`the follower did not sync:\n${follower.output().slice(-3000)}`)
+      await Bun.sleep(200)
+    }
+    for (const n of [1, 2, START_BLOCK, target])
+      expect((await blockAt(follower, n)).hash).toBe((await blockAt(validator, n)).hash)
+    expect((await blockAt(follower, 1)).hash).toBe(legacyHashes[0])
+    await Promise.all([validator.stop(), follower.stop()])
   })
 
   it('loads a GoQuorum-shaped IBFT 1.0 genesis: forks by block, its own ibft keys, GoQuorum keys, decimal gas limit', async () => {
