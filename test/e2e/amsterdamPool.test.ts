@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { type Hex, parseEther, parseGwei } from 'viem'
+import { getContractAddress, type Hex, parseEther, parseGwei } from 'viem'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import { ACCOUNTS, startEngineNode, ZERO32 } from './engineHarness.ts'
 import { startNode, until, writeAmsterdamGenesis } from './harness.ts'
@@ -75,6 +75,19 @@ describe('Amsterdam pool admission (dev sealer)', () => {
       ])
       expect((await receipt(enough))?.status).toBe('0x1')
       expect(await node.rpc('eth_getBalance', [fresh, 'latest'])).toBe('0x5')
+
+      // A creation whose gas covers its regular intrinsic gas but not the new account's state gas:
+      // the newest Besu (EIP-2780 as in glamsterdam-devnet 7) charges that state gas on the top
+      // frame, so the transaction is valid, admitted and mined as failed, with no contract created
+      // (an earlier Besu revision refused it as intrinsic: docs/genesis.md, Amsterdam).
+      const creation = await node.rpc<string>('eth_sendRawTransaction', [
+        await sign({ nonce: 2, data: '0x00', gas: 60_000n }),
+      ])
+      const created = await receipt(creation)
+      expect([created?.status, created?.gasUsed]).toEqual(['0x0', '0xea60'])
+      const contract = getContractAddress({ from: SENDER as Hex, nonce: 2n })
+      expect(await node.rpc('eth_getCode', [contract, 'latest'])).toBe('0x')
+      expect(await node.rpc('eth_getTransactionCount', [SENDER, 'latest'])).toBe('0x3')
     } finally {
       await node.cleanup()
     }
