@@ -227,5 +227,10 @@ describe('a legacy IBFT 1.0 chain moving to QBFT at qbft.startBlock', () => {
     }
     expect(refusal({ ibft: {} })).toContain('IBFT1 (legacy) is no longer supported. Consider using IBFT2 or QBFT.')
     expect(refusal({ ibft: {}, qbft: {} })).toContain('Missing QBFT startBlock config in genesis file')
+    // A JSON block file, as on any BFT chain, names the engine Besu reports for this genesis (QBFT).
+    const json = join(dir, 'blocks.json')
+    writeFileSync(json, JSON.stringify({ blocks: [{ transactions: [] }] }))
+    const refused = blocks(['import', '--format=JSON', '--data-path', join(dir, 'json'), '--from', json])
+    expect(refused.stderr.toString()).toBe('basalt: Unable to create block using current consensus engine: qbft\n')
   })
 })
