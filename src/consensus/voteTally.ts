@@ -4,7 +4,8 @@
  * its extraData to add or drop an address. Votes accumulate from the last epoch block, one per
  * validator and subject, and a subject joins or leaves once more than half of the validators voted
  * the same way. An epoch block (number % epochlength == 0, genesis included) restarts the tally
- * from the validators it lists, discarding pending votes.
+ * from the validators it lists, discarding pending votes. A legacy IBFT 1.0 block carries its vote in
+ * the header instead (coinbase and nonce), cast by the signer of its proposer seal.
  */
 import type { BlockHeader } from '@ethereumjs/block'
 import { bytesToHex, type Hex, hexToBytes } from '../primitives/hex.ts'

@@ -4,7 +4,9 @@
  * that carries the validators' messages between nodes, and the validator that runs the rounds. A
  * node without a peer-to-peer network has the transport of a network of one validator. A chain
  * migrating from IBFT 2.0 to QBFT (`qbft.startBlock`) has each of these follow the protocol of the
- * block's number, and offers both subprotocols, as Besu's consensus schedule does.
+ * block's number, and offers both subprotocols, as Besu's consensus schedule does. A chain migrating
+ * from legacy IBFT 1.0 hashes and checks its blocks below the start block by IBFT 1.0's rules and runs
+ * QBFT only (the IBFT 1.0 blocks are imported, never produced).
  */
 import type { BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'

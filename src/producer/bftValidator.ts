@@ -72,6 +72,8 @@ export class BftValidator {
   private lastStatus = ''
   private heldProposals: ProposalMessage[] = []
   private heldFrames: HeldFrame[] = []
+  /** Whether the node said, once, that it waits for imported IBFT 1.0 blocks. */
+  private hasToldLegacy = false
   private isStopped = false
 
   private readonly chain: Chain
@@ -188,10 +190,12 @@ export class BftValidator {
     this.reportStatus(head, validators)
     if (this.isLegacyHeight()) {
       // As Besu's IBFT 1.0 controller: no block is produced below QBFT's start block, only imported.
-      if (head.header.number === 0n)
+      if (!this.hasToldLegacy)
         log.info('legacy IBFT 1.0 blocks are imported only; QBFT starts at block', {
           startBlock: this.opts.schedule?.migrationBlock,
+          head: head.header.number,
         })
+      this.hasToldLegacy = true
       return
     }
     const kind = this.kindAt(head.header.number + 1n)
