@@ -126,7 +126,8 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     (s: InterpreterStep): void =>
       this.record(
         s.pc,
-        s.opcode,
+        s.opcode.name,
+        s.opcode.code,
         s.opcode.dynamicFee ?? BigInt(s.opcode.fee),
         s.gasLeft,
         s.gasRefund,
@@ -140,7 +141,8 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     (run, env, info, fee, gasLeft, memorySize) =>
       this.record(
         run.programCounter,
-        { name: info.fullName, code: info.code },
+        info.fullName,
+        info.code,
         fee,
         gasLeft,
         run.gasRefund,
@@ -159,7 +161,8 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
    */
   private record(
     pc: number,
-    opcode: { name: string; code: number },
+    opName: string,
+    op: number,
     ownCost: bigint,
     gasLeft: bigint,
     gasRefund: bigint,
@@ -172,13 +175,13 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
   ): void {
     if (this.pendingLoad) this.resolveLoad(height > 0 ? stack[height - 1] : 0n)
     const frame = this.frames[this.frames.length - 1]
-    if (frame) frame.lastOp = opcode.code
+    if (frame) frame.lastOp = op
     if (this.limit > 0 && this.logs.length >= this.limit) return
     const log: StructLog = {
       pc,
-      op: opcode.name,
+      op: opName,
       gas: Number(gasLeft),
-      gasCost: Number(gethOpCost(opcode.code, ownCost, gasLeft, stack, height, this.isEip150)),
+      gasCost: Number(gethOpCost(op, ownCost, gasLeft, stack, height, this.isEip150)),
       depth: eventDepth + 1,
     }
     if (this.isStack) log.stack = this.stackHex(stack, height)
@@ -187,8 +190,8 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
       const rd = this.frames[this.frames.length - 1]?.returnData
       if (rd !== undefined && rd.length > 0) log.returnData = bytesToHex(rd)
     }
-    if (this.isStorage && (opcode.code === SLOAD || opcode.code === SSTORE)) {
-      this.recordStorage(opcode.code, stack, height, address, log)
+    if (this.isStorage && (op === SLOAD || op === SSTORE)) {
+      this.recordStorage(op, stack, height, address, log)
     }
     if (gasRefund > 0n) log.refund = Number(gasRefund)
     this.logs.push(log)
