@@ -347,14 +347,20 @@ export class Chain {
     return this.bonsai?.isInHistory(block.header.number, this.head.header.number) === true && this.isCanonical(block)
   }
 
+  /** Whether `openHistoricalState` opens the state after `block` (without opening it). */
+  isHistoricalState(block: Block): boolean {
+    return this.bonsai?.history !== undefined && this.isInHistory(block)
+  }
+
   /**
    * A writable view of the state after `block` when only the state history holds it (below the
    * window): its reads come from the history, code from `code` (the node store or an overlay of it),
    * its writes stay in its caches. Undefined when the block's trie is stored (open that instead).
    */
   openHistoricalState(block: Block, code: CodeSource): StateManager | undefined {
-    if (!this.bonsai?.history || !this.isInHistory(block)) return undefined
-    return openHistoricalState(this.common, this.postStateRoot(block), block.header.number, this.bonsai.history, code)
+    const history = this.bonsai?.history
+    if (!history || !this.isInHistory(block)) return undefined
+    return openHistoricalState(this.common, this.postStateRoot(block), block.header.number, history, code)
   }
 
   /**

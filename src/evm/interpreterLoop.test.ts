@@ -5,6 +5,8 @@ import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { installInterpreterLoop, withLibraryLoop } from './interpreterLoop.ts'
 import { interpreterPrototype } from './interpreterPrototype.ts'
+import { StructLogger } from './tracers/structLogger.ts'
+import type { TxContext } from './tracers/txTracer.ts'
 
 const CALLER = new Address(hexToBytes('0x00000000000000000000000000000000000000ca'))
 const CONTRACT = new Address(hexToBytes('0x00000000000000000000000000000000c0de0001'))
@@ -142,6 +144,43 @@ describe('the interpreter loop without a promise per opcode', () => {
     const loop = await order()
     expect(loop.length).toBeGreaterThan(60)
     expect(loop).toEqual(library)
+  })
+
+  it('gives the struct logger, served without the event object, the logs the library loop gives', async () => {
+    await installInterpreterLoop()
+    /** The struct logs with every option on; `isEventForced` adds a listener that needs the event. */
+    const structLogs = async (hardfork: string, program: (typeof PROGRAMS)[string], isEventForced: boolean) => {
+      const evm = await evmAt(hardfork, program)
+      const logger = new StructLogger({ enableMemory: true, enableReturnData: true })
+      const ctx = { vm: { evm } } as unknown as TxContext
+      logger.start(ctx)
+      let events = 0
+      if (isEventForced) evm.events.on('step', () => events++)
+      const r = await evm.runCall({
+        caller: CALLER,
+        to: CONTRACT,
+        gasLimit: program.gasLimit ?? 1_000_000n,
+        data: program.data ? hexToBytes(program.data) : new Uint8Array(0),
+      })
+      const out = logger.finish(ctx, {
+        totalGasSpent: r.execResult.executionGasUsed,
+        execResult: r.execResult,
+      } as never)
+      return { ...out, events }
+    }
+    let logs = 0
+    for (const hardfork of [Hardfork.London, Hardfork.Prague, Hardfork.Osaka]) {
+      for (const [name, program] of Object.entries(PROGRAMS)) {
+        const library = await withLibraryLoop(() => structLogs(hardfork, program, false))
+        const direct = await structLogs(hardfork, program, false)
+        const viaEvents = await structLogs(hardfork, program, true)
+        expect({ name, hardfork, ...direct }).toEqual({ name, hardfork, ...library })
+        expect({ name, hardfork, ...viaEvents, events: 0 }).toEqual({ name, hardfork, ...library })
+        expect(viaEvents.events).toBe(viaEvents.structLogs.length - (name === 'code that runs off its end' ? 1 : 0))
+        logs += direct.structLogs.length
+      }
+    }
+    expect(logs).toBeGreaterThan(1_000)
   })
 
   it('covers the outcomes the comparison is meant to cover', async () => {

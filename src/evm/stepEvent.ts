@@ -9,29 +9,57 @@
  * the `DEBUG` op logs) still go through it.
  */
 
-interface StepOpcodeInfo {
+export interface StepOpcodeInfo {
   code: number
   fullName: string
   fee: number
   isAsync: boolean
 }
-interface StepEnv {
+export interface StepEnv {
   depth: number
-  address: unknown
+  address: { toString(): string }
   contract: unknown
   codeAddress: unknown
   eof?: unknown
 }
-interface StepRunState {
+export interface StepRunState {
   programCounter: number
   opCode: number
   code: Uint8Array
   gasRefund: bigint
-  stack: { getStack(): bigint[]; peek(n: number): bigint[] }
+  /** The library's stack: items `_store[0 .. _len)`, bottom first (what `getStack()` copies). */
+  stack: { _store: bigint[]; _len: number; getStack(): bigint[]; peek(n: number): bigint[] }
   memory: { _store: Uint8Array; read(offset: number, size: number): Uint8Array }
   stateManager: unknown
 }
 type Listener = ((event: unknown) => unknown) | ((event: unknown, done: () => void) => unknown)
+
+/**
+ * A step listener that reads the interpreter's state during the call instead of from an event
+ * object: what it needs of the stack and memory it converts at once, so nothing is copied for it.
+ * It must not keep `run`, its stack or its memory past the call (they change with the next opcode).
+ */
+export type DirectStepListener = (
+  run: StepRunState,
+  env: StepEnv,
+  info: StepOpcodeInfo,
+  dynamicFee: bigint,
+  gasLeft: bigint,
+  memorySize: bigint,
+) => void
+
+const DIRECT_STEP = Symbol('directStep')
+type DirectCapable = { [DIRECT_STEP]?: DirectStepListener }
+
+/**
+ * Marks `listener` (a plain step listener) as one that `direct` serves without the event object.
+ * When every step listener of an EVM is marked, the event is not built at all; otherwise each
+ * listener gets the event, as before.
+ */
+export function withDirectStep<L extends (event: never) => void>(listener: L, direct: DirectStepListener): L {
+  ;(listener as unknown as DirectCapable)[DIRECT_STEP] = direct
+  return listener
+}
 
 /** What of the interpreter the event is built from (the library's class is not exported). */
 export interface SteppingInterpreter {
@@ -68,6 +96,13 @@ export function emitStep(
   if (evm.DEBUG || env.eof !== undefined) return interpreter._runStepHook(dynamicFee, gasLeft, memorySize)
   const runState = interpreter._runState as StepRunState
   const info = interpreter.lookupOpInfo(runState.opCode).opcodeInfo as StepOpcodeInfo
+  const listeners = evm.events.listeners('step')
+  if (isAllDirect(listeners)) {
+    for (let i = 0; i < listeners.length; i++) {
+      ;(listeners[i] as DirectCapable)[DIRECT_STEP]!(runState, env, info, dynamicFee, gasLeft, memorySize)
+    }
+    return undefined
+  }
   let error: Uint8Array | undefined
   if (info.code === REVERT) {
     const [offset, length] = runState.stack.peek(2)
@@ -93,12 +128,17 @@ export function emitStep(
     error,
     eofFunctionDepth: undefined,
   }
-  const listeners = evm.events.listeners('step')
   for (let i = 0; i < listeners.length; i++) {
     if (listeners[i].length === 2) return callRest(listeners, i, event)
     ;(listeners[i] as (event: unknown) => unknown)(event)
   }
   return undefined
+}
+
+function isAllDirect(listeners: Listener[]): boolean {
+  for (let i = 0; i < listeners.length; i++)
+    if ((listeners[i] as DirectCapable)[DIRECT_STEP] === undefined) return false
+  return listeners.length > 0
 }
 
 /** From the first listener that takes a callback on: one after the other, as the library's `_emit`. */

@@ -29,6 +29,8 @@ export interface ReplaySource extends BlockSource {
   assertStateRetained(block: Block): void
   /** The state after `block` when only a state history holds it (its trie is not kept); else undefined. */
   openHistoricalState?(block: Block, code: TrieDb): StateManager | undefined
+  /** Whether `openHistoricalState` would open the state after `block` (a source has both or neither). */
+  isHistoricalState?(block: Block): boolean
 }
 
 /** Thrown when a block cannot be replayed (no parent: genesis, or a pruned/missing ancestor). */
@@ -125,12 +127,13 @@ export async function replayBlock<R>(
     replayVms.set(chain, byKey)
   }
   const root = chain.postStateRoot(parent)
-  const overlay = new OverlayTrieDb(chain.trieDb)
   // Below a BONSAI window the parent's state may come from the state history, without a trie.
-  const historical = chain.openHistoricalState?.(parent, overlay)
-  const key = `${historical ? 'history:' : ''}${bytesToHex(root)}|${fork}|${block.common.chainId()}`
+  const isHistorical = chain.isHistoricalState?.(parent) === true
+  const key = `${isHistorical ? 'history:' : ''}${bytesToHex(root)}|${fork}|${block.common.chainId()}`
   let shared = byKey.get(key)
   if (!shared) {
+    const overlay = new OverlayTrieDb(chain.trieDb)
+    const historical = isHistorical ? chain.openHistoricalState?.(parent, overlay) : undefined
     const state = historical ?? openState(overlay, chain.common, root, true)
     cacheStorageWrites(state)
     memoizeTrieReads(state)

@@ -1,7 +1,9 @@
 /** Picks the tracer a TraceConfig names and wraps it so its result is ready for JSON. */
+
 import type { EVM } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { remainingExecutionMs } from '../executionDeadline.ts'
+import { withDirectStep } from '../stepEvent.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 import { FourByteTracer } from './fourByteTracer.ts'
 import { flattenCallFrames, precompileAddresses, withoutPrecompileCalls } from './parityTrace.ts'
@@ -66,9 +68,11 @@ function withTimeout<R>(inner: TxTracer<R>, ms: number, isDefault: boolean, cloc
   let deadline = 0
   let steps = 0
   let evm: EVM | undefined
-  const check = () => {
+  const tick = () => {
     if (++steps % STEPS_PER_CHECK === 0 && clock.now() > deadline) throw new TraceTimeoutError()
   }
+  // It reads nothing of the step, so it does not make the step build its event object either.
+  const check = withDirectStep(tick, tick)
   return {
     start: (ctx) => {
       deadline = clock.now() + (isDefault ? Math.min(ms, remainingExecutionMs() - LIMIT_MARGIN_MS) : ms)

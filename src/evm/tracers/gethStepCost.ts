@@ -16,14 +16,33 @@ const UINT64_LIMIT = 1n << 64n
  * before any call gas is worked out).
  */
 export function gethStepCost(s: InterpreterStep, isEip150: boolean): bigint {
-  const own = s.opcode.dynamicFee ?? BigInt(s.opcode.fee)
-  const op = s.opcode.code
+  return gethOpCost(
+    s.opcode.code,
+    s.opcode.dynamicFee ?? BigInt(s.opcode.fee),
+    s.gasLeft,
+    s.stack,
+    s.stack.length,
+    isEip150,
+  )
+}
+
+/**
+ * `gethStepCost` from the opcode, its own cost (`own`), the gas left before it and the stack
+ * (items `stack[0 .. depth)`, top last).
+ */
+export function gethOpCost(
+  op: number,
+  own: bigint,
+  gasLeft: bigint,
+  stack: readonly bigint[],
+  depth: number,
+  isEip150: boolean,
+): bigint {
   if (op !== CALL && op !== CALLCODE && op !== DELEGATECALL && op !== STATICCALL) return own
-  const n = s.stack.length
-  if (n < 1 || s.gasLeft < own) return own
-  const requested = s.stack[n - 1]
+  if (depth < 1 || gasLeft < own) return own
+  const requested = stack[depth - 1]
   if (!isEip150) return requested < UINT64_LIMIT ? own + requested : own
-  const available = s.gasLeft - own
+  const available = gasLeft - own
   const cap = available - available / 64n
   return own + (requested < cap ? requested : cap)
 }

@@ -7,8 +7,9 @@
 import type { EVM, EVMResult, InterpreterStep, Message } from '@ethereumjs/evm'
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex } from '../../primitives/hex.ts'
+import { withDirectStep } from '../stepEvent.ts'
 import { frameErrorText } from './gethErrors.ts'
-import { gethStepCost } from './gethStepCost.ts'
+import { gethOpCost } from './gethStepCost.ts'
 import type { TxContext, TxTracer } from './txTracer.ts'
 
 export interface StructLoggerOptions {
@@ -84,9 +85,12 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
   private isEip150 = true
   /** The own cost (without gas handed to a callee) of the opcode of the latest log. */
   private lastOwnCost = 0n
-  /** The previous step's stack and its hex: most items stay put between steps, and keep their text. */
-  private lastStack: readonly bigint[] = []
-  private lastStackHex: readonly Hex[] = []
+  /**
+   * The stack items last seen at each depth and their hex: most items stay put between steps, and
+   * keep their text (entries above the current height are stale, compared by value when reached).
+   */
+  private readonly lastStack: bigint[] = []
+  private readonly lastStackHex: Hex[] = []
 
   constructor(opts: StructLoggerOptions = {}) {
     this.isStack = opts.disableStack !== true
@@ -117,43 +121,95 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     }
   }
 
-  private readonly onStep = (s: InterpreterStep): void => {
-    const depth = s.depth + 1
-    if (this.pendingLoad) this.resolveLoad(s.stack[s.stack.length - 1] ?? 0n)
+  /** Each step, from the library's event or (without the event) from the interpreter's state. */
+  private readonly onStep = withDirectStep(
+    (s: InterpreterStep): void =>
+      this.record(
+        s.pc,
+        s.opcode.name,
+        s.opcode.code,
+        s.opcode.dynamicFee ?? BigInt(s.opcode.fee),
+        s.gasLeft,
+        s.gasRefund,
+        s.depth,
+        s.stack,
+        s.stack.length,
+        s.address,
+        s.memory,
+        s.memory.length,
+      ),
+    (run, env, info, fee, gasLeft, memorySize) =>
+      this.record(
+        run.programCounter,
+        info.fullName,
+        info.code,
+        fee,
+        gasLeft,
+        run.gasRefund,
+        env.depth,
+        run.stack._store,
+        run.stack._len,
+        env.address,
+        run.memory._store,
+        Math.min(Number(memorySize) * 32, run.memory._store.length),
+      ),
+  )
+
+  /**
+   * One step: the stack is `stack[0 .. height)` (top last), the memory `memory[0 .. memoryBytes)`;
+   * neither is kept past the call.
+   */
+  private record(
+    pc: number,
+    opName: string,
+    op: number,
+    ownCost: bigint,
+    gasLeft: bigint,
+    gasRefund: bigint,
+    eventDepth: number,
+    stack: readonly bigint[],
+    height: number,
+    address: { toString(): string },
+    memory: Uint8Array,
+    memoryBytes: number,
+  ): void {
+    if (this.pendingLoad) this.resolveLoad(height > 0 ? stack[height - 1] : 0n)
     const frame = this.frames[this.frames.length - 1]
-    if (frame) frame.lastOp = s.opcode.code
+    if (frame) frame.lastOp = op
     if (this.limit > 0 && this.logs.length >= this.limit) return
     const log: StructLog = {
-      pc: s.pc,
-      op: s.opcode.name,
-      gas: Number(s.gasLeft),
-      gasCost: Number(gethStepCost(s, this.isEip150)),
-      depth,
+      pc,
+      op: opName,
+      gas: Number(gasLeft),
+      gasCost: Number(gethOpCost(op, ownCost, gasLeft, stack, height, this.isEip150)),
+      depth: eventDepth + 1,
     }
-    if (this.isStack) log.stack = this.stackHex(s.stack)
-    if (this.isMemory && s.memory.length > 0) log.memory = memoryWords(s.memory)
+    if (this.isStack) log.stack = this.stackHex(stack, height)
+    if (this.isMemory && memoryBytes > 0) log.memory = memoryWords(memory.subarray(0, memoryBytes))
     if (this.isReturnData) {
       const rd = this.frames[this.frames.length - 1]?.returnData
       if (rd !== undefined && rd.length > 0) log.returnData = bytesToHex(rd)
     }
-    if (this.isStorage && (s.opcode.code === SLOAD || s.opcode.code === SSTORE)) this.recordStorage(s, log)
-    if (s.gasRefund > 0n) log.refund = Number(s.gasRefund)
+    if (this.isStorage && (op === SLOAD || op === SSTORE)) {
+      this.recordStorage(op, stack, height, address, log)
+    }
+    if (gasRefund > 0n) log.refund = Number(gasRefund)
     this.logs.push(log)
-    this.lastOwnCost = s.opcode.dynamicFee ?? BigInt(s.opcode.fee)
+    this.lastOwnCost = ownCost
   }
 
-  private stackHex(items: readonly bigint[]): Hex[] {
+  /** Hex of `items[0 .. height)`; an item equal to the previous step's at its depth keeps its text. */
+  private stackHex(items: readonly bigint[], height: number): Hex[] {
     const last = this.lastStack
     const lastHex = this.lastStackHex
-    const same = Math.min(items.length, last.length)
-    const stack: Hex[] = new Array(items.length)
-    for (let i = 0; i < items.length; i++) {
+    for (let i = 0; i < height; i++) {
       const v = items[i]
-      stack[i] = i < same && last[i] === v ? lastHex[i] : quantity(v)
+      if (i >= last.length || last[i] !== v) {
+        last[i] = v
+        lastHex[i] = quantity(v)
+      }
     }
-    this.lastStack = items
-    this.lastStackHex = stack
-    return stack
+    return lastHex.slice(0, height)
   }
 
   /** Code that runs off its end stops there; geth logs that STOP, the EVM emits no step for it. */
@@ -175,18 +231,23 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     this.logs.push(log)
   }
 
-  private recordStorage(s: InterpreterStep, log: StructLog): void {
-    const n = s.stack.length
-    if (n < (s.opcode.code === SLOAD ? 1 : 2)) return
-    const address = s.address.toString()
+  private recordStorage(
+    op: number,
+    stack: readonly bigint[],
+    n: number,
+    contract: { toString(): string },
+    log: StructLog,
+  ): void {
+    if (n < (op === SLOAD ? 1 : 2)) return
+    const address = contract.toString()
     let slots = this.storage.get(address)
     if (!slots) {
       slots = new Map()
       this.storage.set(address, slots)
     }
-    const key = word(s.stack[n - 1])
-    if (s.opcode.code === SSTORE) {
-      slots.set(key, word(s.stack[n - 2]))
+    const key = word(stack[n - 1])
+    if (op === SSTORE) {
+      slots.set(key, word(stack[n - 2]))
       log.storage = Object.fromEntries(slots)
     } else {
       this.pendingLoad = { log, slots, key }
