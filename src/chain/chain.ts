@@ -40,6 +40,7 @@ import type { SealRules } from './headerValidation.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
 import { keepHeaderHash, useStoredSenders } from './storedSenders.ts'
+import { keepTransactionHashes } from './txMemo.ts'
 
 const log = createLogger('chain')
 
@@ -223,6 +224,7 @@ export class Chain {
       }),
     )
     useStoredSenders(block, body.senders)
+    keepTransactionHashes(block)
     this.cacheBlock(key, block)
     return block
   }
@@ -385,6 +387,7 @@ export class Chain {
    */
   async commitBlock(block: Block, receipts: TxReceipt[], senders: Uint8Array[], opts: CommitOptions): Promise<void> {
     keepHeaderHash(block)
+    keepTransactionHashes(block)
     const parentTd = this.store.readTotalDifficulty(block.header.parentHash) ?? 0n
     const td = parentTd + block.header.difficulty
     const ttd = terminalTotalDifficulty(this.common)
