@@ -41,16 +41,20 @@ export function keepTransactionHashes(block: Block): void {
 
 /**
  * A block made from transactions the builder ran (`createBlock` copies each, field by field) takes
- * each copy's encoding and hash from the transaction it copies, which keeps them (the frozen pool
- * transaction caches its hash; `keepSenderAndEncoding` kept its encoding).
+ * each copy's encoding and hash from the transaction it copies, which has them already (the frozen
+ * pool transaction caches its hash, `keepSenderAndEncoding` kept its encoding, the transactions
+ * trie encoded it). The values are taken, not the transaction, which a cached block would keep alive.
  */
 export function shareEncodings(block: Block, from: readonly TypedTransaction[]): void {
   if (from.length !== block.transactions.length) return
   block.transactions.forEach((tx, i) => {
     const source = from[i]
     if (Object.isFrozen(tx) || tx === source || tx.type !== source.type) return
-    tx.serialize = () => source.serialize()
-    tx.hash = () => source.hash()
+    const bytes = source.serialize()
+    tx.serialize = () => bytes
+    if (!source.isSigned()) return
+    const hash = source.hash()
+    tx.hash = () => hash
   })
 }
 
