@@ -40,6 +40,7 @@ import type { SealRules } from './headerValidation.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
 import { keepHeaderHash, useStoredSenders } from './storedSenders.ts'
+import { keepTransactionHashes } from './txMemo.ts'
 
 const log = createLogger('chain')
 
@@ -105,6 +106,8 @@ export class Chain {
   /** The chain id in force at each block (set in `open`). */
   private chainIds?: ChainIdSchedule
   private blocksSinceFlush = 0
+  /** The total difficulty of the last block committed (a block's never changes; headers are never deleted). */
+  private lastCommittedTd?: { hash: Uint8Array; td: bigint }
   /** When the oldest unflushed block was committed (performance.now()); undefined when all is flushed. */
   private unflushedSinceMs?: number
   private flushTimer?: ReturnType<typeof setTimeout>
@@ -223,6 +226,7 @@ export class Chain {
       }),
     )
     useStoredSenders(block, body.senders)
+    keepTransactionHashes(block)
     this.cacheBlock(key, block)
     return block
   }
@@ -391,7 +395,12 @@ export class Chain {
    */
   async commitBlock(block: Block, receipts: TxReceipt[], senders: Uint8Array[], opts: CommitOptions): Promise<void> {
     keepHeaderHash(block)
-    const parentTd = this.store.readTotalDifficulty(block.header.parentHash) ?? 0n
+    keepTransactionHashes(block)
+    const last = this.lastCommittedTd
+    const parentTd =
+      last && equalBytes(last.hash, block.header.parentHash)
+        ? last.td
+        : (this.store.readTotalDifficulty(block.header.parentHash) ?? 0n)
     const td = parentTd + block.header.difficulty
     const ttd = terminalTotalDifficulty(this.common)
     if (ttd !== undefined && td >= ttd && isMergePending(this.common))
@@ -442,6 +451,7 @@ export class Chain {
       logs = this.writeCanonicalRows(block, decoded)
       this.store.writeMeta(META_HEAD, block.hash())
     })
+    this.lastCommittedTd = { hash: block.hash(), td }
     if (!isFlushDue && !this.flushTimer) {
       this.flushTimer = setTimeout(() => this.flushState(), STATE_FLUSH_INTERVAL_MS)
       this.flushTimer.unref?.()

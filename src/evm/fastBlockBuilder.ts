@@ -18,6 +18,7 @@ import {
 } from '@ethereumjs/tx'
 import { type Address, bigIntToAddressBytes, bytesToHex, createAddressFromBigInt } from '@ethereumjs/util'
 import { BlockBuilder, type BuildBlockOpts, type RunTxResult, runTx, type SealBlockOpts, type VM } from '@ethereumjs/vm'
+import { shareEncodings } from '../chain/txMemo.ts'
 import { maxBigInt } from '../primitives/bigintMath.ts'
 import { type BlockReward, payBlockReward } from './blockReward.ts'
 
@@ -149,7 +150,7 @@ export class FastBlockBuilder extends BlockBuilder {
     // After the transactions; withdrawals and requests follow, which neither read nor change it.
     if (this.fastOpts.reward) await payBlockReward(vm, this.fastOpts.reward)
     const idle = await this.idleRequestContracts()
-    if (idle.size === 0) return super.build(sealOpts)
+    if (idle.size === 0) return this.sharingEncodings(await super.build(sealOpts))
     const evm = vm.evm as { runCall(o: EVMRunCallOpts): Promise<EVMResult> }
     const runCall = evm.runCall
     const isOwn = Object.hasOwn(evm, 'runCall')
@@ -159,11 +160,19 @@ export class FastBlockBuilder extends BlockBuilder {
         ? Promise.resolve(IDLE_REQUEST_CALL)
         : runCall.call(vm.evm, o)
     try {
-      return await super.build(sealOpts)
+      return this.sharingEncodings(await super.build(sealOpts))
     } finally {
       if (isOwn) evm.runCall = runCall
       else delete (evm as Partial<typeof evm>).runCall
     }
+  }
+
+  /** The built block's transactions take their encoding and hash from the ones it ran (see txMemo.ts). */
+  private sharingEncodings(
+    built: Awaited<ReturnType<BlockBuilder['build']>>,
+  ): Awaited<ReturnType<BlockBuilder['build']>> {
+    shareEncodings(built.block, (this as unknown as BuilderFields).transactions)
+    return built
   }
 
   /**

@@ -4,6 +4,7 @@ import type { Common } from '@ethereumjs/common'
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { decodeBlobTxOffThread } from '../../chain/blobTxDecode.ts'
 import { hasChainId } from '../../chain/genesis.ts'
+import { keepSenderAndEncoding } from '../../chain/txMemo.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { type BesuErrorKind, besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
@@ -19,7 +20,11 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
   const common = ctx.chain.commonForNextBlock()
   try {
     if (raw[0] === 3) return checkSignature(await decodeBlobTransaction(raw, common))
-    return checkSignature(createTxFromRLP(raw, { common }))
+    // Frozen here rather than by the library, once its sender and encoding are kept (see txMemo.ts).
+    const tx = createTxFromRLP(raw, { common, freeze: false })
+    keepSenderAndEncoding(tx)
+    Object.freeze(tx)
+    return checkSignature(tx)
   } catch (e) {
     if (e instanceof RpcError) throw e
     const message = (e as Error).message
