@@ -9,6 +9,10 @@ import { join } from 'node:path'
 
 const START_LIMIT_MS = 30_000
 
+/** A `kB` field of /proc/<pid>/status. */
+const statusKib = (pid: number, field: string) =>
+  Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+
 export interface BenchNode {
   rpc(method: string, params: unknown[]): Promise<unknown>
   /** CPU milliseconds the node has used so far (clock ticks of 10 ms). */
@@ -16,6 +20,8 @@ export interface BenchNode {
   /** The same for its main thread alone (the JavaScript thread: the JIT and GC threads left out). */
   mainThreadCpuMs(): number
   rssMib(): number
+  /** Its peak RSS so far (VmHWM, what the shared harness's peak row reads). */
+  peakRssMib(): number
   /** The node's process id (its threads are under /proc/<pid>/task). */
   pid: number
   /** Milliseconds from the spawn to the first answer. */
@@ -79,7 +85,8 @@ export async function startBenchNode(binary: string, portBase: number, extraArgs
     rpc,
     cpuMs: () => ticksMs(`/proc/${proc.pid}/stat`),
     mainThreadCpuMs: () => ticksMs(`/proc/${proc.pid}/task/${proc.pid}/stat`),
-    rssMib: () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${proc.pid}/status`, 'utf8'))?.[1] ?? 0) / 1024,
+    rssMib: () => statusKib(proc.pid, 'VmRSS') / 1024,
+    peakRssMib: () => statusKib(proc.pid, 'VmHWM') / 1024,
     pid: proc.pid,
     startMs: performance.now() - startedAt,
     stop,

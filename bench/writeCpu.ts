@@ -8,7 +8,9 @@
  * polled for), plus `await` from 8 senders at once (other dev accounts), with the transactions a
  * block held. Wall-clock rates on a loaded machine swing by a factor of two or more; this figure
  * moves much less. Compare binaries back to back.
- * Usage: `bun bench/writeCpu.ts <binary> [transactions]` (default 500 per mode).
+ * Also prints the RSS 300 ms after the first answer and the peak RSS (VmHWM) at the end, the
+ * harness's idle and peak rows. Usage: `bun bench/writeCpu.ts <binary> [transactions]` (default
+ * 500 per mode).
  */
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
@@ -66,6 +68,8 @@ function signTransfers(chainId: number, firstNonce: number, count: number, tag: 
 
 try {
   const chainId = Number((await rpc('eth_chainId', [])) as string)
+  await Bun.sleep(300) // as the shared harness waits before its idle reading
+  const idleRssMib = node.rssMib()
   const awaited = signTransfers(chainId, 0, COUNT, 1)
   const burst = signTransfers(chainId, COUNT, COUNT, 2)
   const out: Record<string, number> = {}
@@ -98,6 +102,8 @@ try {
   out.await8_tx_per_s = Math.round((sent * 1000) / (performance.now() - t0))
   const blocks = Number((await rpc('eth_blockNumber', [])) as string) - blockBefore
   out.await8_txs_per_block = Math.round((sent / blocks) * 100) / 100
+  out.idle_rss_mib = Math.round(idleRssMib * 10) / 10
+  out.peak_rss_mib = Math.round(node.peakRssMib() * 10) / 10
   console.log(JSON.stringify(out))
 } finally {
   await node.stop()

@@ -33,6 +33,13 @@ function memory(): string {
   ].join(', ')
 }
 
+const mostNumerous = () =>
+  Object.entries(heapStats().objectTypeCounts)
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 12)
+    .map(([type, n]) => `${type} ${n}`)
+    .join(', ')
+
 setLogLevel('WARN')
 const dir = mkdtempSync(join(tmpdir(), 'basalt-writemem-'))
 try {
@@ -41,7 +48,9 @@ try {
   const caches = chain as unknown as Record<string, Map<unknown, unknown>>
   const trieDb = chain.trieDb as unknown as { readCache: Map<string, Uint8Array>; readCacheSize: number }
   if (READ_CACHE) trieDb.readCacheSize = Number(READ_CACHE)
+  Bun.gc(true)
   console.log('opened:', memory())
+  console.log('most numerous live objects:', mostNumerous())
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 1_000_000, priceBumpPercent: 10 })
   const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: systemClock })
   const common = chain.commonForNextBlock()
@@ -62,6 +71,7 @@ try {
   console.log(`CPU ${((cpu.user + cpu.system) / COUNT).toFixed(0)} µs per transaction`)
   Bun.gc(true)
   console.log('after a full collection:', memory())
+  console.log('most numerous live objects:', mostNumerous())
   const drop = (name: string, clear: () => void) => {
     const before = process.memoryUsage().heapUsed + heapStats().extraMemorySize
     clear()
@@ -75,6 +85,7 @@ try {
   drop('receipts', () => caches.receiptCache.clear())
   drop('state views', () => caches.stateCache.clear())
   console.log('caches emptied:', memory())
+  console.log('most numerous live objects:', mostNumerous())
   close()
 } finally {
   rmSync(dir, { recursive: true, force: true })

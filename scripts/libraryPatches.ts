@@ -28,6 +28,26 @@ const evmMemoryStart: LibraryPatch = {
 }
 
 /**
+ * @ethereumjs/util's bytes.js builds, when it is loaded, a table of the 65,536 BigInts below 2^16 for
+ * `bytesToBigInt` of one- and two-byte inputs: about 3 MiB of the heap from the start on, in every
+ * process (a sixth of the node's idle JavaScript heap, and the collector lets the heap grow to
+ * about twice its live size between collections, so the peak pays for it twice; docs/performance.md,
+ * "Issue 18: memory, fourth round"). The table keeps the 256 one-byte values; a two-byte value is
+ * made when asked for. The same values: a BigInt is compared by value, never by identity.
+ */
+const utilBigIntTable: [string, string][] = [
+  [
+    `for (let i = 0; i <= 256 * 256 - 1; i++) {
+    BIGINT_CACHE[i] = BigInt(i);
+}`,
+    `for (let i = 0; i <= 255; i++) {
+    BIGINT_CACHE[i] = BigInt(i);
+}`,
+  ],
+  ['return BIGINT_CACHE[bytes[0] * 256 + bytes[1]];', 'return BigInt(bytes[0] * 256 + bytes[1]);'],
+]
+
+/**
  * @ethereumjs/util pads bytes (`setLengthLeft`, `setLengthRight`: every MSTORE, SLOAD and SSTORE
  * key, call arguments, account and trie encodings) by spreading two arrays into a new one, element
  * by element through the iterator protocol: about 8 % of the CPU of an ERC-20 `balanceOf` call
@@ -45,6 +65,7 @@ const utilSetLength: LibraryPatch = {
         padded.set(msg, right ? 0 : length - msg.length);
         return padded;`,
     ],
+    ...utilBigIntTable,
   ],
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
-import { setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { bytesToBigInt, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { patchLibraryFile } from '../../scripts/libraryPatches.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 
@@ -39,5 +39,16 @@ describe('library patches', () => {
     }
     expect(Array.from(setLengthLeft(Uint8Array.of(1, 2, 3), 2, { allowTruncate: true }))).toEqual([2, 3])
     expect(() => setLengthLeft(Uint8Array.of(1, 2, 3), 2)).toThrow('exceeds target length')
+  })
+
+  it('read one- and two-byte integers as the unpatched table did: every value below 2^16, either byte order', () => {
+    for (let n = 0; n < 65_536; n++) {
+      const big = BigInt(n)
+      if (n < 256) expect(bytesToBigInt(Uint8Array.of(n))).toBe(big)
+      expect(bytesToBigInt(Uint8Array.of(n >> 8, n & 255))).toBe(big)
+      expect(bytesToBigInt(Uint8Array.of(n & 255, n >> 8), true)).toBe(big)
+    }
+    expect(bytesToBigInt(new Uint8Array(0))).toBe(0n)
+    expect(bytesToBigInt(Uint8Array.of(1, 0, 0))).toBe(65_536n)
   })
 })
