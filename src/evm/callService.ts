@@ -299,15 +299,31 @@ export async function call(chain: CallChain, block: Block, req: CallRequest, opt
   return result
 }
 
-const blockKeys = new WeakMap<Block, { root: Uint8Array; key: string }>()
+interface BlockKey {
+  root: Uint8Array
+  key: string
+  /** The last shared-session key made from `key`, with the fee rule and cap it was made for. */
+  session?: { isBalanceChecked: boolean; gasCap: bigint; key: string }
+}
+const blockKeys = new WeakMap<Block, BlockKey>()
 
 /** `block`'s state root and hash in hex, kept per block object while its state root stays. */
-function blockKey(chain: CallChain, block: Block): string {
+function blockKey(chain: CallChain, block: Block): BlockKey {
   const root = chain.postStateRoot(block)
   const known = blockKeys.get(block)
-  if (known?.root === root) return known.key
-  const key = `${bytesToHex(root)}|${bytesToHex(block.hash())}`
-  blockKeys.set(block, { root, key })
+  if (known?.root === root) return known
+  const entry = { root, key: `${bytesToHex(root)}|${bytesToHex(block.hash())}` }
+  blockKeys.set(block, entry)
+  return entry
+}
+
+/** The shared session's key: the block's, the fee rule and the cap (made once while they repeat). */
+function sessionKey(chain: CallChain, block: Block, isBalanceChecked: boolean, gasCap: bigint): string {
+  const entry = blockKey(chain, block)
+  const last = entry.session
+  if (last?.isBalanceChecked === isBalanceChecked && last.gasCap === gasCap) return last.key
+  const key = `${entry.key}|${isBalanceChecked}|${gasCap}`
+  entry.session = { isBalanceChecked, gasCap, key }
   return key
 }
 
@@ -324,7 +340,7 @@ function sharedSession(
     byKey = new Map()
     sharedSessions.set(chain, byKey)
   }
-  const key = `${blockKey(chain, block)}|${isBalanceChecked}|${gasCap}`
+  const key = sessionKey(chain, block, isBalanceChecked, gasCap)
   let shared = byKey.get(key)
   if (shared?.runningSinceMs !== undefined && performance.now() - shared.runningSinceMs > QUEUE_BEHIND_MS)
     return undefined

@@ -45,9 +45,15 @@ interface RunState {
   env: { accessWitness?: { commit(): void; revert(): void } }
   eip7928PostTargetCallOog?: unknown
   eip8037BurnLeftoverAfterCreateHaltOntoAlive?: boolean
+  /** Set by this loop on the frames it runs: their RETURN may end the frame without a throw. */
+  isOnPlainLoop?: boolean
+  /** Set by such a RETURN: the loop stops here, as it stopped at the library's STOP error. */
+  isFinished?: boolean
 }
 interface Interpreter extends SteppingInterpreter {
   _runState: RunState
+  _result: { returnValue?: Uint8Array }
+  finish(returnData: Uint8Array): void
   getGasLeft(): bigint
   _evm: SteppingInterpreter['_evm'] & { events: { listenerCount(event: string): number } }
   common: { isActivatedEIP(eip: number): boolean }
@@ -92,6 +98,18 @@ export async function installInterpreterLoop(): Promise<void> {
   const proto = (await interpreterPrototype()) as Interpreter
   const libraryRun = proto.run
   const libraryStep = proto.runStep
+  const libraryFinish = proto.finish
+  // RETURN ends a frame through `finish`, which throws the library's STOP error for its loop to
+  // catch: a throw and its unwinding, about 1.5 % of the CPU of an ERC-20 `balanceOf` call. On this
+  // loop the frame is marked finished instead, and the loop stops there, as it stopped at the error.
+  // With an access witness (never on this loop's frames) the throw stays: its catch reverts it.
+  proto.finish = function (this: Interpreter, returnData: Uint8Array) {
+    const runState = this._runState
+    if (runState.isOnPlainLoop !== true || runState.env.accessWitness !== undefined)
+      return libraryFinish.call(this, returnData)
+    this._result.returnValue = returnData
+    runState.isFinished = true
+  }
   proto.run = function (this: Interpreter, code: Uint8Array, opts: { pc?: number } = {}) {
     if (!isPlainFrame(this, code)) return libraryRun.call(this, code, opts)
     return runPlain(this, code, opts, libraryStep)
@@ -126,7 +144,8 @@ async function runPlain(
   const evm = interpreter._evm
   let err: EVMError | undefined
   let cachedOpcodes: OpEntry[] | undefined
-  while (runState.programCounter < code.length) {
+  runState.isOnPlainLoop = true
+  while (runState.programCounter < code.length && runState.isFinished !== true) {
     const pc = runState.programCounter
     let entry: OpEntry | undefined
     let opCode: number

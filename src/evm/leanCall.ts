@@ -73,24 +73,47 @@ function txParams(vm: VM): TxParams {
 
 /** The journal's map of always-warm addresses (unprefixed hex) to their always-warm slots. */
 interface JournalInternals {
-  alwaysWarmJournal: Map<string, Set<string>>
+  alwaysWarmJournal: WarmAddresses
 }
 
-const warmPrecompilesByEvm = new WeakMap<object, { keys: object; entries: [string, Set<string>][] }>()
-/** An address-only set shared by every copy: a lean call names no access list, so none gets slots. */
+const warmPrecompilesByEvm = new WeakMap<object, { keys: object; warm: ReadonlyMap<string, Set<string>> }>()
+/** An address-only set shared by every call: a lean call names no access list, so none gets slots. */
 const NO_SLOTS: ReadonlySet<string> = new Set()
 
 /**
  * The always-warm entries of the EVM's precompiles, as `addAlwaysWarmAddress` makes them (their map
  * keys are unprefixed hex already), rebuilt when the EVM's precompile map changes (another fork).
  */
-function warmPrecompiles(evm: VM['evm']): [string, Set<string>][] {
+function warmPrecompiles(evm: VM['evm']): ReadonlyMap<string, Set<string>> {
   const keys = evm.precompiles
   const known = warmPrecompilesByEvm.get(evm)
-  if (known?.keys === keys) return known.entries
-  const entries = [...keys.keys()].map((a): [string, Set<string>] => [a, NO_SLOTS as Set<string>])
-  warmPrecompilesByEvm.set(evm, { keys, entries })
-  return entries
+  if (known?.keys === keys) return known.warm
+  const warm = new Map([...keys.keys()].map((a): [string, Set<string>] => [a, NO_SLOTS as Set<string>]))
+  warmPrecompilesByEvm.set(evm, { keys, warm })
+  return warm
+}
+
+/**
+ * The journal's always-warm map during a lean call: the call's own entries (sender, recipient,
+ * coinbase) over the EVM's precompiles, which stay shared instead of being copied into a new map on
+ * every call. The journal only asks it `has`, `get` and `set` (its slot sets are only added to
+ * for an access list, which a lean call never names), and replaces it when the call is cleaned up.
+ */
+class WarmAddresses {
+  private readonly own = new Map<string, Set<string>>()
+  private readonly shared: ReadonlyMap<string, Set<string>>
+  constructor(shared: ReadonlyMap<string, Set<string>>) {
+    this.shared = shared
+  }
+  has(address: string): boolean {
+    return this.own.has(address) || this.shared.has(address)
+  }
+  get(address: string): Set<string> | undefined {
+    return this.own.get(address) ?? this.shared.get(address)
+  }
+  set(address: string, slots: Set<string>): void {
+    this.own.set(address, slots)
+  }
 }
 
 /** Whether `req` at `gasLimit` qualifies for the lean path (see the module comment). */
@@ -144,8 +167,8 @@ export async function runLeanCall(vm: VM, block: Block, req: CallRequest, gasLim
   await journal.cleanup()
   await journal.checkpoint()
   try {
-    // What `addAlwaysWarmAddress` builds for each precompile, copied in one step (see warmPrecompiles).
-    ;(journal as unknown as JournalInternals).alwaysWarmJournal = new Map(warmPrecompiles(evm))
+    // What `addAlwaysWarmAddress` builds for each precompile, shared (see WarmAddresses).
+    ;(journal as unknown as JournalInternals).alwaysWarmJournal = new WarmAddresses(warmPrecompiles(evm))
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(caller.bytes))
     journal.addAlwaysWarmAddress(bytesToUnprefixedHex(to.bytes))
     if (common.isActivatedEIP(3651)) journal.addAlwaysWarmAddress(bytesToUnprefixedHex(block.header.coinbase.bytes))

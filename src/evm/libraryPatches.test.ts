@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
+import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { bytesToBigInt, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { patchLibraryFile } from '../../scripts/libraryPatches.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
@@ -18,6 +19,7 @@ describe('library patches', () => {
     for (const path of [
       ...libraryFiles('@ethereumjs/evm', 'memory.js'),
       ...libraryFiles('@ethereumjs/util', 'bytes.js'),
+      ...libraryFiles('@ethereumjs/common', 'common.js'),
     ]) {
       const text = readFileSync(path, 'utf8')
       expect(patchLibraryFile(path, text)).not.toBe(text)
@@ -50,5 +52,45 @@ describe('library patches', () => {
     }
     expect(bytesToBigInt(new Uint8Array(0))).toBe(0n)
     expect(bytesToBigInt(Uint8Array.of(1, 0, 0))).toBe(65_536n)
+  })
+
+  it('read bytes as the integer their hex spells, big- and little-endian, whatever their length', () => {
+    const hexOf = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
+    let seed = 7
+    const nextByte = () => {
+      seed = (seed * 1103515245 + 12345) & 0x7fffffff
+      return seed >> 16
+    }
+    for (let size = 0; size <= 40; size++) {
+      for (let zeros = 0; zeros <= size; zeros += size > 8 ? 3 : 1) {
+        for (const fill of ['random', 'ff', 'low']) {
+          const bytes = Uint8Array.from({ length: size }, (_, i) =>
+            i < zeros ? 0 : fill === 'ff' ? 255 : fill === 'low' ? (i === size - 1 ? 1 : 0) : nextByte() & 255,
+          )
+          const expected = size === 0 ? 0n : BigInt(`0x${hexOf(bytes)}`)
+          expect(bytesToBigInt(bytes)).toBe(expected)
+          const reversed = bytes.slice().reverse()
+          expect(bytesToBigInt(reversed, true)).toBe(expected)
+          expect(Array.from(reversed)).toEqual(Array.from(bytes).reverse())
+        }
+      }
+    }
+    expect(() => bytesToBigInt([1, 2] as never)).toThrow()
+  })
+
+  it('answer isActivatedEIP from the fork and EIPs set now, after every change', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.London })
+    expect(common.isActivatedEIP(1559)).toBe(true)
+    expect(common.isActivatedEIP(3855)).toBe(false)
+    expect(common.isActivatedEIP('1559' as never)).toBe(false)
+    common.setHardfork(Hardfork.Shanghai)
+    expect(common.isActivatedEIP(3855)).toBe(true)
+    const copy = common.copy()
+    copy.setHardfork(Hardfork.Berlin)
+    expect(copy.isActivatedEIP(1559)).toBe(false)
+    expect(common.isActivatedEIP(1559)).toBe(true)
+    common.setEIPs([1153])
+    expect(common.isActivatedEIP(1153)).toBe(true)
+    expect(copy.isActivatedEIP(1153)).toBe(false)
   })
 })

@@ -10,7 +10,7 @@
  * code hash there before anything else reads it; that first read sees the empty code hash, every
  * later read (and the account written back) the real one.
  */
-import { type Address, KECCAK256_NULL } from '@ethereumjs/util'
+import { type Account, type Address, KECCAK256_NULL } from '@ethereumjs/util'
 import { equalBytes } from '../primitives/hex.ts'
 import type { VM } from './vmFactory.ts'
 
@@ -21,8 +21,11 @@ export function allowSendersWithCode(vm: VM): void {
   })
   const state = vm.stateManager
   const getAccount = state.getAccount.bind(state)
-  state.getAccount = async (address: Address) => {
-    const account = await getAccount(address)
+  // Without a pending sender (every read but one per runTx; every read of a lean eth_call) the read
+  // is handed on as it is, without a further async step.
+  state.getAccount = (address: Address) =>
+    sender === undefined ? getAccount(address) : getAccount(address).then((account) => firstRead(address, account))
+  const firstRead = (address: Address, account: Account | undefined): Account | undefined => {
     if (sender === undefined || !address.equals(sender)) return account
     sender = undefined
     if (account && !equalBytes(account.codeHash, KECCAK256_NULL)) {
