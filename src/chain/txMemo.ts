@@ -49,7 +49,10 @@ export function shareEncodings(block: Block, from: readonly TypedTransaction[]):
   if (from.length !== block.transactions.length) return
   block.transactions.forEach((tx, i) => {
     const source = from[i]
-    if (Object.isFrozen(tx) || tx === source || tx.type !== source.type) return
+    // A stand-in (eth_simulateV1's nonce 2^64-1, see nonceOverflow.ts) is a field copy with another
+    // nonce and no methods: its block transaction keeps its own.
+    if (Object.isFrozen(tx) || tx === source || tx.type !== source.type || tx.nonce !== source.nonce) return
+    if (typeof source.serialize !== 'function') return
     const bytes = source.serialize()
     tx.serialize = () => bytes
     if (!source.isSigned()) return
