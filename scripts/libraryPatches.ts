@@ -7,6 +7,7 @@
  * measurements); `systemContractCalls` changes them where the library departs from Besu.
  */
 import type { BunPlugin } from 'bun'
+import { SYSTEM_CONTRACTS } from '../src/chain/systemContracts.ts'
 
 interface LibraryPatch {
   /** The library files it applies to. */
@@ -59,6 +60,21 @@ const utilSetLength: LibraryPatch = {
  * another state root in Basalt. The library's writes stay for the specified code (the same state,
  * without an EVM run per block); any other code is run as Besu runs it.
  */
+/** Runs the code at `address` (the library's variable) as a system call unless it is `specified`. */
+function callUnlessSpecified(address: string, input: string, specified: string): [string, string] {
+  const find = `    const code = await vm.stateManager.getCode(${address});
+    if (code.length === 0) {`
+  return [
+    find,
+    `    const code = await vm.stateManager.getCode(${address});
+    if (code.length > 0 && bytesToHex(code) !== '${specified.toLowerCase()}') {
+        await basaltSystemCall(vm, ${address}, ${input});
+        return;
+    }
+    if (code.length === 0) {`,
+  ]
+}
+
 const systemContractCalls: LibraryPatch = {
   filter: /@ethereumjs[\\/]vm[\\/]dist[\\/]esm[\\/]runBlock\.js$/,
   replacements: [
@@ -74,26 +90,8 @@ const systemContractCalls: LibraryPatch = {
 }
 export async function accumulateParentBlockHash(vm, currentBlockNumber, parentHash) {`,
     ],
-    [
-      `    const code = await vm.stateManager.getCode(historyAddress);
-    if (code.length === 0) {`,
-      `    const code = await vm.stateManager.getCode(historyAddress);
-    if (code.length > 0 && bytesToHex(code) !== '0x3373fffffffffffffffffffffffffffffffffffffffe14604657602036036042575f35600143038111604257611fff81430311604257611fff9006545f5260205ff35b5f5ffd5b5f35611fff60014303065500') {
-        await basaltSystemCall(vm, historyAddress, parentHash);
-        return;
-    }
-    if (code.length === 0) {`,
-    ],
-    [
-      `    const code = await vm.stateManager.getCode(parentBeaconBlockRootAddress);
-    if (code.length === 0) {`,
-      `    const code = await vm.stateManager.getCode(parentBeaconBlockRootAddress);
-    if (code.length > 0 && bytesToHex(code) !== '0x3373fffffffffffffffffffffffffffffffffffffffe14604d57602036146024575f5ffd5b5f35801560495762001fff810690815414603c575f5ffd5b62001fff01545f5260205ff35b5f5ffd5b62001fff42064281555f359062001fff015500') {
-        await basaltSystemCall(vm, parentBeaconBlockRootAddress, root);
-        return;
-    }
-    if (code.length === 0) {`,
-    ],
+    callUnlessSpecified('historyAddress', 'parentHash', SYSTEM_CONTRACTS[1].code),
+    callUnlessSpecified('parentBeaconBlockRootAddress', 'root', SYSTEM_CONTRACTS[0].code),
   ],
 }
 
