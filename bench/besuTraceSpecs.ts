@@ -20,8 +20,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
 import { runBasalt, startNode } from '../test/e2e/harness.ts'
-
-type Json = null | boolean | number | string | Json[] | { [k: string]: Json }
+import { canonical, type Json } from './jsonCanonical.ts'
 
 interface Spec {
   request: Json
@@ -44,17 +43,6 @@ function specFiles(dir: string, out: string[] = []): string[] {
     else if (name.endsWith('.json')) out.push(path)
   }
   return out
-}
-
-/** Canonical text of a JSON value: object keys sorted, so key order does not count (as Jackson's tree equality). */
-function canonical(v: Json): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`
-  if (v && typeof v === 'object')
-    return `{${Object.keys(v)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical(v[k] as Json)}`)
-      .join(',')}}`
-  return JSON.stringify(v)
 }
 
 /** Replaces every `blockHash` that sits beside a `blockNumber` with `hashOf(blockNumber)`. */

@@ -3,9 +3,11 @@
  * Bun, to the unit tests (test/setup.ts registers them as a runtime plugin), so that the tests run
  * the code the executable runs; under Deno the tests run the libraries unpatched. A patch that no
  * longer finds its text fails the build (and the tests): the library changed and the patch must be
- * looked at again. Each patch keeps results identical; docs/performance.md gives the measurements.
+ * looked at again. The performance patches keep results identical (docs/performance.md gives the
+ * measurements); `systemContractCalls` changes them where the library departs from Besu.
  */
 import type { BunPlugin } from 'bun'
+import { SYSTEM_CONTRACTS } from '../src/chain/systemContracts.ts'
 
 interface LibraryPatch {
   /** The library files it applies to. */
@@ -128,7 +130,52 @@ const commonEipSet: LibraryPatch = {
   ],
 }
 
-const PATCHES = [evmMemoryStart, utilBytes, commonEipSet]
+/**
+ * The EVM library does the EIP-4788 beacon root and EIP-2935 history writes itself, storing into
+ * the contract's slots what the specified contract would store, whatever code is at the address.
+ * Besu (its `SystemCallProcessor`) and geth run the code there as a system call (from the system
+ * address, 30,000,000 gas, the root or the parent hash as input, the system account left as it
+ * was). The two agree for the specified contracts; a chain with other code at those addresses
+ * (Besu's Osaka Engine acceptance genesis has `0x5f5ff3`, a contract that stores nothing) got
+ * another state root in Basalt. The library's writes stay for the specified code (the same state,
+ * without an EVM run per block); any other code is run as Besu runs it.
+ */
+/** Runs the code at `address` (the library's variable) as a system call unless it is `specified`. */
+function callUnlessSpecified(address: string, input: string, specified: string): [string, string] {
+  const find = `    const code = await vm.stateManager.getCode(${address});
+    if (code.length === 0) {`
+  return [
+    find,
+    `    const code = await vm.stateManager.getCode(${address});
+    if (code.length > 0 && bytesToHex(code) !== '${specified.toLowerCase()}') {
+        await basaltSystemCall(vm, ${address}, ${input});
+        return;
+    }
+    if (code.length === 0) {`,
+  ]
+}
+
+const systemContractCalls: LibraryPatch = {
+  filter: /@ethereumjs[\\/]vm[\\/]dist[\\/]esm[\\/]runBlock\.js$/,
+  replacements: [
+    [
+      `export async function accumulateParentBlockHash(vm, currentBlockNumber, parentHash) {`,
+      `async function basaltSystemCall(vm, to, data) {
+    const caller = createAddressFromString(bytesToHex(bigIntToAddressBytes(vm.common.param('systemAddress'))));
+    const callerAccount = await vm.stateManager.getAccount(caller);
+    await vm.evm.runCall({ caller, to, data, gasLimit: BigInt(30000000) });
+    if (callerAccount === undefined) await vm.stateManager.deleteAccount(caller);
+    else await vm.stateManager.putAccount(caller, callerAccount);
+    await vm.evm.journal.cleanup();
+}
+export async function accumulateParentBlockHash(vm, currentBlockNumber, parentHash) {`,
+    ],
+    callUnlessSpecified('historyAddress', 'parentHash', SYSTEM_CONTRACTS[1].code),
+    callUnlessSpecified('parentBeaconBlockRootAddress', 'root', SYSTEM_CONTRACTS[0].code),
+  ],
+}
+
+const PATCHES = [evmMemoryStart, utilBytes, commonEipSet, systemContractCalls]
 
 /** `text` of the library file at `path` with its patches applied; throws when one's text is missing. */
 function patched(patch: LibraryPatch, text: string, path: string): string {

@@ -55,9 +55,8 @@ export const forkchoiceUpdatedV2 = defineMethod({
   handler: async (ctx: RpcContext, [state, attributes]) => {
     if (attributes) {
       disallow(attributes, 'parentBeaconBlockRoot')
+      requireFork(ctx.chain.common, attributes.timestamp, ['paris', 'shanghai'])
       const fork = engineForkAt(ctx.chain.common, attributes.timestamp)
-      if (fork !== 'paris' && fork !== 'shanghai')
-        throw engineError('unsupportedFork', `timestamp ${attributes.timestamp} falls in ${fork}`)
       if (fork === 'paris') disallow(attributes, 'withdrawals')
       else if (attributes.withdrawals === undefined)
         throw new InvalidParamsError('Invalid params: payloadAttributes.withdrawals is required after Shanghai')
@@ -73,21 +72,14 @@ function checkCancunFields(a: PayloadAttributes): void {
   }
 }
 
-function checkCancunAttributes(a: PayloadAttributes, common: Common): void {
-  checkCancunFields(a)
-  if (!isForkActive(common, 'cancun', a.timestamp))
-    throw engineError('unsupportedFork', `timestamp ${a.timestamp} is before Cancun`)
-}
-
 /** Cancun to Osaka; an Amsterdam timestamp is -38005 (amsterdam.md, "Update the methods of previous forks"). */
 export const forkchoiceUpdatedV3 = defineMethod({
   name: 'engine_forkchoiceUpdatedV3',
   params: [ep.forkchoiceState, ep.payloadAttributes.optional()],
   handler: async (ctx: RpcContext, [state, attributes]) =>
     run(ctx, state, attributes, (a, _head, common) => {
-      checkCancunAttributes(a, common)
-      if (isForkActive(common, 'amsterdam', a.timestamp))
-        throw engineError('unsupportedFork', `timestamp ${a.timestamp} falls in amsterdam`)
+      checkCancunFields(a)
+      requireFork(common, a.timestamp, ['cancun', 'prague', 'osaka'])
     }),
 })
 

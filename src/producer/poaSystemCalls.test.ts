@@ -64,13 +64,17 @@ async function slot(chain: Chain, block: Block, address: string, n: bigint): Pro
 }
 
 /** Two blocks of a one-validator QBFT chain on Prague (`config` added to its config). */
-async function qbftBlocks(name: string, config: Record<string, unknown>): Promise<{ chain: Chain; file: string }> {
+async function qbftBlocks(
+  name: string,
+  config: Record<string, unknown>,
+  alloc: Record<string, unknown> = SYSTEM_ALLOC,
+): Promise<{ chain: Chain; file: string }> {
   const genesis = {
     config: { chainId: 1337, berlinBlock: 0, londonBlock: 0, ...PRAGUE, ...config, qbft: { blockperiodseconds: 1 } },
     extraData: bytesToHex(genesisExtraData('qbft', [addressOf(KEY)])),
     gasLimit: '0x1c9c380',
     timestamp: GENESIS_TIME,
-    alloc: SYSTEM_ALLOC,
+    alloc,
   }
   const file = join(dir, `${name}.json`)
   writeFileSync(file, JSON.stringify(genesis))
@@ -123,6 +127,31 @@ describe('system calls on a QBFT chain on Prague', () => {
     // EIP-4788: the block's timestamp at slot timestamp % 8191.
     expect(BigInt(await slot(chain, two, BEACON_ROOTS, two.header.timestamp % 8191n))).toBe(two.header.timestamp)
     expect(bytesToHex(two.header.requestsHash!)).toBe(NO_REQUESTS_HASH)
+    await importsElsewhere(chain, file)
+  }, 60_000)
+})
+
+describe('other code at the EIP-4788 and EIP-2935 addresses', () => {
+  // Besu runs the code at both addresses as a system call (from the system address, the beacon root
+  // or the parent hash as input); the EVM library stored the specified contract's slots whatever
+  // the code. Here the beacon root contract stores nothing (PUSH0 PUSH0 RETURN, as in Besu's Osaka
+  // Engine acceptance genesis) and the history contract stores its input at slot 7 and its caller
+  // at slot 8 (PUSH0 CALLDATALOAD PUSH1 7 SSTORE CALLER PUSH1 8 SSTORE).
+  it('runs that code: its own writes only, from the system address, and the blocks import elsewhere', async () => {
+    const alloc = {
+      ...SYSTEM_ALLOC,
+      [BEACON_ROOTS]: { code: '0x5f5ff3' },
+      [HISTORY]: { code: '0x5f3560075533600855' },
+    }
+    const { chain, file } = await qbftBlocks('qbft-other-code', REQUEST_ADDRESSES, alloc)
+    const one = (await chain.getBlockByNumber(1n))!
+    const two = (await chain.getBlockByNumber(2n))!
+    expect(await storageRoot(chain, two, BEACON_ROOTS)).toBe(EMPTY_TRIE_ROOT)
+    expect(await slot(chain, two, HISTORY, 7n)).toBe(bytesToHex(one.hash()))
+    expect(await slot(chain, two, HISTORY, 8n)).toBe(`0x${'ff'.repeat(19)}fe`)
+    expect(await slot(chain, two, HISTORY, 0n)).toBe('0x')
+    const system = await chain.stateAt(two).getAccount(new Address(hexToBytes(`0x${'ff'.repeat(19)}fe`)))
+    expect(system).toBeUndefined()
     await importsElsewhere(chain, file)
   }, 60_000)
 })
