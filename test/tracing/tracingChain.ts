@@ -2,10 +2,14 @@
  * A small in-memory dev chain for tracer tests: dev accounts, a dev sealer on a manual clock, and
  * helpers that send a signed transaction and seal it into its own block.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { computeContractAddress } from '../../src/chain/addresses.ts'
 import type { Chain } from '../../src/chain/chain.ts'
 import { devAccounts } from '../../src/chain/devAccounts.ts'
+import { devGenesis } from '../../src/chain/genesis.ts'
 import { replayBlock } from '../../src/evm/tracers/blockReplayer.ts'
 import type { TxTracer } from '../../src/evm/tracers/txTracer.ts'
 import { openChain, poolChainView } from '../../src/node/node.ts'
@@ -56,8 +60,22 @@ export interface TracingChain {
   close(): void
 }
 
-export async function tracingChain(): Promise<TracingChain> {
-  const { chain, close } = await openChain({ dataPath: ':memory:' })
+/** Opens the chain on the dev genesis, with `alloc` (address to account) added to it when given. */
+async function openTracingChain(alloc?: Record<string, { code: string }>): ReturnType<typeof openChain> {
+  if (!alloc) return openChain({ dataPath: ':memory:' })
+  const genesis = devGenesis()
+  const dir = mkdtempSync(join(tmpdir(), 'tracing-chain-'))
+  try {
+    const genesisFile = join(dir, 'genesis.json')
+    writeFileSync(genesisFile, JSON.stringify({ ...genesis, alloc: { ...genesis.alloc, ...alloc } }))
+    return await openChain({ dataPath: ':memory:', genesisFile })
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+export async function tracingChain(alloc?: Record<string, { code: string }>): Promise<TracingChain> {
+  const { chain, close } = await openTracingChain(alloc)
   const clock = manualClock(1_700_000_000_000)
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
   const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock })

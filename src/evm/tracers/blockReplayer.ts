@@ -7,6 +7,7 @@ import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
+import { SYSTEM_CONTRACTS } from '../../chain/systemContracts.ts'
 import { bigintToPaddedBytes, bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import type { TrieDb } from '../../state/trieDb.ts'
 import { openState, type StateManager } from '../../state/worldState.ts'
@@ -59,19 +60,45 @@ export class ReplayTimeoutError<R> extends TraceTimeoutError {
   }
 }
 
-/** The block-level writes that precede the first transaction (EIP-2935 history, EIP-4788 root). */
+const BEACON_ROOTS_CODE = SYSTEM_CONTRACTS[0].code
+const HISTORY_STORAGE_CODE = SYSTEM_CONTRACTS[1].code
+const SYSTEM_CALL_GAS = 30_000_000n
+
+/**
+ * Runs the code at `to` as a block's system call (from the system address, 30,000,000 gas, the
+ * system account left as it was), as block execution does for code at the EIP-4788 / EIP-2935
+ * addresses other than the specified contracts (scripts/libraryPatches.ts, `systemContractCalls`).
+ */
+async function runSystemCall(vm: VM, to: Address, data: Uint8Array): Promise<void> {
+  const caller = new Address(bigintToPaddedBytes(vm.common.param('systemAddress'), 20))
+  const callerAccount = await vm.stateManager.getAccount(caller)
+  await vm.evm.runCall({ caller, to, data, gasLimit: SYSTEM_CALL_GAS })
+  if (callerAccount === undefined) await vm.stateManager.deleteAccount(caller)
+  else await vm.stateManager.putAccount(caller, callerAccount)
+  await vm.evm.journal.cleanup()
+}
+
+/**
+ * The block-level work that precedes the first transaction (EIP-2935 history, EIP-4788 root): the
+ * specified contracts' storage written directly (the state their run leaves), any other code run.
+ */
 async function applyPreTxSystemWrites(vm: VM, block: Block): Promise<void> {
   const h = block.header
   const common = vm.common
   if (common.isActivatedEIP(2935) && h.number > 0n) {
     const address = new Address(bigintToPaddedBytes(common.param('historyStorageAddress'), 20))
-    if ((await vm.stateManager.getCode(address)).length > 0) {
+    const code = await vm.stateManager.getCode(address)
+    if (code.length > 0 && bytesToHex(code) !== HISTORY_STORAGE_CODE) await runSystemCall(vm, address, h.parentHash)
+    else if (code.length > 0) {
       const slot = (h.number - 1n) % common.param('historyServeWindow')
       await vm.stateManager.putStorage(address, bigintToPaddedBytes(slot, 32), h.parentHash)
     }
   }
   if (common.isActivatedEIP(4788) && h.parentBeaconBlockRoot !== undefined) {
-    if ((await vm.stateManager.getCode(BEACON_ROOTS_ADDRESS)).length > 0) {
+    const code = await vm.stateManager.getCode(BEACON_ROOTS_ADDRESS)
+    if (code.length > 0 && bytesToHex(code) !== BEACON_ROOTS_CODE)
+      await runSystemCall(vm, BEACON_ROOTS_ADDRESS, h.parentBeaconBlockRoot)
+    else if (code.length > 0) {
       const length = common.param('historicalRootsLength')
       const index = h.timestamp % length
       await vm.stateManager.putStorage(
