@@ -147,10 +147,7 @@ export class BonsaiState {
   writeDeferred(): void {
     if (this.isDeferredLost) this.recoverDeferred(0n)
     if (this.pendingStale.size === 0 && this.pendingHistory.length === 0) return
-    for (const { key, at } of this.pendingStale.values()) {
-      if (at === null) this.flat.markLive([key])
-      else this.flat.markStale([key], at)
-    }
+    this.flat.writeStaleRecords(this.pendingStale.values())
     this.pendingStale.clear()
     for (const { log, n } of this.pendingHistory) this.history?.record(log, n)
     this.pendingHistory.length = 0

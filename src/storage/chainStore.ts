@@ -3,6 +3,7 @@
  * and receipts is the chain layer's business; this layer only knows rows.
  */
 import { bigintToBytes as bigToBytes, bytesToBigint as bytesToBig } from '../primitives/hex.ts'
+import { runRows, valuesSql } from './multiRow.ts'
 import type { SqlDatabase, SqlValue } from './sqlite.ts'
 
 export interface StoredLog {
@@ -50,6 +51,7 @@ export interface LogQuery {
 const TOPIC_COLUMNS = ['topic0', 'topic1', 'topic2', 'topic3']
 /** Block numbers per `IN (…)` query, well below SQLite's bound on parameters. */
 const BLOCKS_PER_QUERY = 500
+const INSERT_TRIE_NODES = valuesSql('INSERT OR IGNORE INTO trie_nodes (key, value)', 2)
 
 export class ChainStore {
   readonly db: SqlDatabase
@@ -228,8 +230,9 @@ export class ChainStore {
   }
 
   writeTrieNodes(nodes: Iterable<[Uint8Array, Uint8Array]>): void {
-    const st = this.db.prepare('INSERT OR IGNORE INTO trie_nodes (key, value) VALUES (?, ?)')
-    for (const [k, v] of nodes) st.run(k, v)
+    const values: Uint8Array[] = []
+    for (const [k, v] of nodes) values.push(k, v)
+    runRows(this.db, INSERT_TRIE_NODES, 2, values)
   }
 
   writeBadBlock(hash: Uint8Array, rlp: Uint8Array, reason: string, atMs: number): void {

@@ -3,7 +3,11 @@
  * logs and the trie nodes waiting to leave the history window. Rows only; what they mean is the
  * state layer's business (src/state/bonsaiState.ts).
  */
-import type { SqlDatabase } from './sqlite.ts'
+import { inListSql, runRows, valuesSql } from './multiRow.ts'
+import type { SqlDatabase, SqlValue } from './sqlite.ts'
+
+const INSERT_STALE_NODES = valuesSql('INSERT OR REPLACE INTO stale_nodes (key, stale_at)', 2)
+const DELETE_STALE_NODES = inListSql('DELETE FROM stale_nodes WHERE key')
 
 export class FlatStore {
   readonly db: SqlDatabase
@@ -67,8 +71,24 @@ export class FlatStore {
 
   /** Records that no state from block `at` on needs these nodes (unless marked live again). */
   markStale(keys: Uint8Array[], at: bigint): void {
-    const st = this.db.prepare('INSERT OR REPLACE INTO stale_nodes (key, stale_at) VALUES (?, ?)')
-    for (const k of keys) st.run(k, at)
+    const values: SqlValue[] = []
+    for (const k of keys) values.push(k, at)
+    runRows(this.db, INSERT_STALE_NODES, 2, values)
+  }
+
+  /**
+   * Writes records of distinct nodes: stale from block `at` on, or live again (`at` null). The keys
+   * being distinct, the live ones and the stale ones go in two runs of statements.
+   */
+  writeStaleRecords(records: Iterable<{ key: Uint8Array; at: bigint | null }>): void {
+    const live: Uint8Array[] = []
+    const stale: SqlValue[] = []
+    for (const { key, at } of records) {
+      if (at === null) live.push(key)
+      else stale.push(key, at)
+    }
+    this.markLive(live)
+    runRows(this.db, INSERT_STALE_NODES, 2, stale)
   }
 
   /** Whether a block recorded that it left this node behind (and the node has not been pruned yet). */
@@ -77,8 +97,7 @@ export class FlatStore {
   }
 
   markLive(keys: Uint8Array[]): void {
-    const st = this.db.prepare('DELETE FROM stale_nodes WHERE key = ?')
-    for (const k of keys) st.run(k)
+    runRows(this.db, DELETE_STALE_NODES, 1, keys)
   }
 
   /**
