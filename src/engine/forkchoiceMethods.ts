@@ -14,7 +14,7 @@ import type { RpcContext } from '../rpc/context.ts'
 import { engineOf } from './engineOf.ts'
 import type { ForkchoiceResult } from './engineService.ts'
 import { engineError, engineParamsError } from './errors.ts'
-import { engineForkAt, isForkActive, requireFork } from './forkRules.ts'
+import { engineForkAt, requireFork } from './forkRules.ts'
 import { payloadStatusJson } from './newPayloadMethods.ts'
 import { ep, type ForkchoiceState, type PayloadAttributes } from './payloadCodec.ts'
 

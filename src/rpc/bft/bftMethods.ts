@@ -22,7 +22,7 @@ const DEFAULT_METRICS_RANGE = 100n
 
 function validatorOf(ctx: RpcContext, prefix: Prefix): BftValidator {
   const v = ctx.validator
-  if (!v || !v.kinds.includes(KIND_OF[prefix])) throw new MethodNotFoundError()
+  if (!v?.kinds.includes(KIND_OF[prefix])) throw new MethodNotFoundError()
   return v
 }
 
