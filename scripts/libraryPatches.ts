@@ -7,7 +7,7 @@
  * measurements); `systemContractCalls` changes them where the library departs from Besu.
  */
 import type { BunPlugin } from 'bun'
-import { SYSTEM_CONTRACTS } from '../src/chain/systemContracts.ts'
+import { SYSTEM_CONTRACTS } from '../src/evm/systemContracts.ts'
 
 interface LibraryPatch {
   /** The library files it applies to. */

@@ -8,13 +8,13 @@ import { RLP } from '@ethereumjs/rlp'
 import { createAddressFromString, setLengthLeft } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { SENDER as SENDER_ADDRESS, sealCalls } from '../../test/chain/accessListChain.ts'
+import { SYSTEM_CONTRACTS } from '../evm/systemContracts.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { importBlock } from './blockImporter.ts'
 import { decodeBlockRlp, RlpFileError } from './blockRlp.ts'
 import { parseGenesisText } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
-import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
 const SENDER = SENDER_ADDRESS as `0x${string}`
 /** An existing account (no new-account state gas for the transfer). */

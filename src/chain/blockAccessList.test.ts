@@ -17,12 +17,12 @@ import {
   SENDER,
   sealTransferAndCall,
 } from '../../test/chain/accessListChain.ts'
+import { SYSTEM_CONTRACTS } from '../evm/systemContracts.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { BlockImportError, importBlock } from './blockImporter.ts'
 import { parseGenesisText } from './genesis.ts'
 import { openMemoryChain } from './memoryChain.ts'
-import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
 /** Header fields up to the requests hash come first (EIP-7685 is field 20). */
 const BAL_HASH_INDEX = 21

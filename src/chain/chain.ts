@@ -23,6 +23,7 @@ import { KECCAK256_RLP } from '@ethereumjs/util'
 import type { TxReceipt } from '@ethereumjs/vm'
 import type { BlockRewardRule } from '../evm/blockReward.ts'
 import { decodeWithoutKzg } from '../evm/kzgPresence.ts'
+import { keepTransactionHashes } from '../evm/txMemo.ts'
 import { minBigInt } from '../primitives/bigintMath.ts'
 import { bytesToBigint, bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
@@ -40,7 +41,6 @@ import type { SealRules } from './headerValidation.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
 import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
 import { keepHeaderHash, useStoredSenders } from './storedSenders.ts'
-import { keepTransactionHashes } from './txMemo.ts'
 
 const log = createLogger('chain')
 

@@ -9,6 +9,7 @@ import { KECCAK256_RLP, KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
 import { sha256 } from '@noble/hashes/sha2.js'
 import { setNoSystemCalls, skipsSystemCalls } from '../evm/poaSystemCalls.ts'
 import { setChainStackSize } from '../evm/stackSize.ts'
+import { SYSTEM_CONTRACTS } from '../evm/systemContracts.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import { JsonNumber, type JsonValue, parseJsonText } from '../primitives/jsonText.ts'
 import { type BaseFeeMarket, baseFeeMarketOf, DEFAULT_MIN_GAS_PRICE, INITIAL_BASE_FEE } from './baseFee.ts'
@@ -26,7 +27,6 @@ import {
   toObject,
   toWord,
 } from './genesisValues.ts'
-import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
 export type GenesisJson = Record<string, unknown> & {
   config: Record<string, unknown>

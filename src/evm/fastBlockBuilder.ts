@@ -18,9 +18,9 @@ import {
 } from '@ethereumjs/tx'
 import { type Address, bigIntToAddressBytes, bytesToHex, createAddressFromBigInt } from '@ethereumjs/util'
 import { BlockBuilder, type BuildBlockOpts, type RunTxResult, runTx, type SealBlockOpts, type VM } from '@ethereumjs/vm'
-import { shareEncodings } from '../chain/txMemo.ts'
 import { maxBigInt } from '../primitives/bigintMath.ts'
 import { type BlockReward, payBlockReward } from './blockReward.ts'
+import { shareEncodings } from './txMemo.ts'
 
 /** The library builder's fields this subclass maintains (private in its typings, plain at runtime). */
 interface BuilderFields {

@@ -11,7 +11,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
-import { SYSTEM_CONTRACTS } from '../../src/chain/systemContracts.ts'
+import { SYSTEM_CONTRACTS } from '../../src/evm/systemContracts.ts'
 import { runBasalt, startNode, until, writeJsonFile } from './harness.ts'
 
 const tmp = mkdtempSync(join(tmpdir(), 'basalt-besu-fixtures-'))

@@ -21,7 +21,7 @@ import {
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { loadKzgMemory } from '../../src/chain/kzgSnapshot.ts'
-import { SYSTEM_CONTRACTS } from '../../src/chain/systemContracts.ts'
+import { SYSTEM_CONTRACTS } from '../../src/evm/systemContracts.ts'
 import { kzgCacheFile } from '../../src/node/dataPath.ts'
 import { removeTempDir, trackTempDir } from './tempDirs.ts'
 

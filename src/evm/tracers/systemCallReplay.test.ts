@@ -7,9 +7,9 @@
  */
 
 import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
-import { SYSTEM_CONTRACTS } from '../../chain/systemContracts.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
-import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
+import { afterAll, beforeAll, describe, expect, it, needsBun } from '../../runtime/testing.ts'
+import { SYSTEM_CONTRACTS } from '../systemContracts.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 
 const HISTORY = SYSTEM_CONTRACTS[1].address
@@ -17,13 +17,16 @@ const HISTORY = SYSTEM_CONTRACTS[1].address
 // JUMPDEST PUSH0 CALLDATALOAD PUSH0 SSTORE STOP
 const STORE_OR_ANSWER = `0x3373${'ff'.repeat(19)}fe14602257${'5f545f5260205ff3'}5b5f355f5500`
 
+const isSkipped = needsBun(
+  'the block runs other code at the EIP-2935 address through a library patch that the build and the Bun test loader apply',
+)
 let t: TracingChain
 beforeAll(async () => {
-  t = await tracingChain({ [HISTORY]: { code: STORE_OR_ANSWER } })
+  if (!isSkipped) t = await tracingChain({ [HISTORY]: { code: STORE_OR_ANSWER } })
 })
-afterAll(() => t.close())
+afterAll(() => t?.close())
 
-describe('replay of a block with other code at the EIP-2935 address', () => {
+describe.skipIf(isSkipped)('replay of a block with other code at the EIP-2935 address', () => {
   it('runs that code as the block did: the traced call reads the parent hash its block stored', async () => {
     await t.send({ to: t.sender, value: 1n })
     const hash = await t.send({ to: HISTORY, gasLimit: 100_000n })

@@ -1,9 +1,9 @@
-import { describe, expect, test } from 'bun:test'
 import { createBlock } from '@ethereumjs/block'
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createFeeMarket1559Tx, createLegacyTx, createTxFromRLP } from '@ethereumjs/tx'
 import { bytesToHex, hexToBytes } from '@ethereumjs/util'
 import { loadKeccak256 } from '../primitives/keccak.ts'
+import { describe, expect, test } from '../runtime/testing.ts'
 import { keepSenderAndEncoding, keepTransactionHashes, shareEncodings } from './txMemo.ts'
 
 const KEY = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
