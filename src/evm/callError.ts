@@ -15,6 +15,8 @@ export type CallErrorKind =
   | 'gasLimitTooHigh'
   | 'senderNotEoa'
   | 'invalidBlobs'
+  | 'invalidType'
+  | 'blobGasTooHigh'
   | 'invalid'
 
 export class CallError extends Error {
@@ -35,7 +37,12 @@ const PATTERNS: [RegExp, CallErrorKind][] = [
   [/maxFeePerGas cannot be less than maxPriorityFeePerGas/, 'priorityFeeExceedsMaxFee'],
   [/EIP-7825|higher gas limit than the block/, 'gasLimitTooHigh'],
   [/EIP-3607/, 'senderNotEoa'],
-  [/versioned hash|blob gas of .* to exceed|at least one blob/i, 'invalidBlobs'],
+  [/blob gas of \d+ to exceed maximum blob gas per block/, 'blobGasTooHigh'],
+  [/versioned hash|at least one blob/i, 'invalidBlobs'],
+  // The call's fields ask for a transaction type the block's fork does not have yet (blob fields
+  // before Cancun, fee caps before London), or a blob transaction without a recipient: Besu's
+  // validator refuses the transaction's format.
+  [/EIP-\d+ not enabled on Common|should have a "to" field/, 'invalidType'],
 ]
 
 /** The VM's message without its trailing transaction dump. */

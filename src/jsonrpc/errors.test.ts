@@ -42,6 +42,7 @@ describe('BESU_ERRORS', () => {
       unknownBlock: -39001,
       prunedHistoryUnavailable: 4444,
       blockAccessListBeforeAmsterdam: 4445,
+      invalidTransactionType: -32602,
     })
   })
 

@@ -113,6 +113,9 @@ export const BESU_ERRORS = {
   prunedHistoryUnavailable: [4444, 'Pruned history unavailable'],
   blockAccessListBeforeAmsterdam: [4445, 'Block access list not available for pre-Amsterdam blocks'],
   invalidBlobs: [-32603, 'blobs failed kzg validation'],
+  // A transaction type the fork does not accept (Besu's INVALID_TRANSACTION_FORMAT).
+  invalidTransactionType: [-32602, 'Invalid transaction type'],
+  totalBlobGasTooHigh: [-32000, 'Total blob gas too high'],
   logBloomCacheDisabled: [-32000, 'The log bloom cache is not enabled'],
   worldStateUnavailable: [-32000, 'World state unavailable'],
 } as const satisfies Record<string, readonly [number, string]>

@@ -5,9 +5,11 @@
  */
 import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
 import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
+import { callFailure } from '../../evm/callError.ts'
+import type { RpcError } from '../../jsonrpc/errors.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
-import { failedCallError, failureText } from './callErrors.ts'
+import { callServiceError, failedCallError, failureText } from './callErrors.ts'
 import { ethCall, ethEstimateGas } from './callMethods.ts'
 import { simulateV1 } from './simulateMethods.ts'
 import { getBalance } from './stateMethods.ts'
@@ -133,5 +135,41 @@ describe("eth_estimateGas and the sender's balance, as Besu's AbstractEstimateGa
     const short = { [POOR]: { balance: hex(20999n * PRICE + value) } }
     expect(await outcome(ethEstimateGas, req, short)).toEqual(UPFRONT)
     expect(await outcome(ethEstimateGas, { from: POOR, to: TO, gasPrice: hex(PRICE) })).toEqual(UPFRONT)
+  })
+})
+
+describe("transactions a call cannot be, in Besu's errors", () => {
+  const HASH = '0x0100000051c8833cfbaf272e62da1285b183b0405357f62b052a4894ffcdaa2d'
+  const TO = '0x00000000000000000000000000000000000e3972'
+
+  async function outcome(req: Record<string, unknown>) {
+    try {
+      return await call(ctx, ethCall, [{ from: t.sender, ...req }, 'latest'])
+    } catch (e) {
+      const err = e as { code: number; message: string }
+      return { code: err.code, message: err.message }
+    }
+  }
+
+  it('more blobs than a block holds: -32000 with both amounts of blob gas', async () => {
+    const hashes = Array.from({ length: 64 }, () => HASH)
+    const r = (await outcome({ to: TO, blobVersionedHashes: hashes, maxFeePerBlobGas: '0x0' })) as {
+      code: number
+      message: string
+    }
+    expect(r.code).toBe(-32000)
+    expect(r.message).toMatch(/^total blob gas 8388608 exceeds max blob gas per block \d+$/)
+  })
+
+  it('a blob transaction without a recipient: -32602 "Invalid transaction type"', async () => {
+    expect(await outcome({ blobVersionedHashes: [HASH], maxFeePerBlobGas: '0x3b9aca00' })).toEqual({
+      code: -32602,
+      message: 'Invalid transaction type',
+    })
+  })
+
+  it("a type the block's fork does not have: -32602, never the EVM library's text", () => {
+    const e = callServiceError(callFailure(new Error('EIP-1559 not enabled on Common'))) as RpcError
+    expect({ code: e.code, message: e.message }).toEqual({ code: -32602, message: 'Invalid transaction type' })
   })
 })

@@ -113,6 +113,7 @@ const KINDS: Partial<Record<CallErrorKind, BesuErrorKind>> = {
   blobFeeCapTooLow: 'blobGasPriceBelowBlobBaseFee',
   priorityFeeExceedsMaxFee: 'priorityFeeExceedsMaxFee',
   gasLimitTooHigh: 'exceedsBlockGasLimit',
+  invalidType: 'invalidTransactionType',
 }
 
 /**
@@ -135,6 +136,10 @@ export function callServiceError(e: unknown): unknown {
   const kind = KINDS[e.kind]
   if (kind) return besuError(kind)
   if (e.kind === 'invalidBlobs') return new InvalidParamsError(e.message)
+  if (e.kind === 'blobGasTooHigh') {
+    const [, used, max] = e.message.match(/blob gas of (\d+) to exceed maximum blob gas per block of (\d+)/) ?? []
+    return besuError('totalBlobGasTooHigh', `total blob gas ${used} exceeds max blob gas per block ${max}`)
+  }
   return new InternalError(e.message)
 }
 

@@ -8,9 +8,34 @@ import type { AccountOverride, StateOverrides } from '../../evm/stateOverrides.t
 import { CodecError, codec, decoders } from '../../jsonrpc/codecs.ts'
 import { equalBytes } from '../../primitives/hex.ts'
 
-const { quantity, uint64, uint256, data, fixed, bool, fail } = decoders
-const address = fixed(20, 'an address')
+const { quantity, fixed, bool, fail } = decoders
 const bytes32 = fixed(32, 'a 32-byte value')
+
+/**
+ * Besu reads a call's addresses and byte strings as lenient hex (`Address.fromHexString`,
+ * `Bytes.fromHexString`): the `0x` may be left out, so `"from": "a94f…0b"` is an address there.
+ */
+function prefixed(v: unknown): unknown {
+  return typeof v === 'string' && BARE_HEX.test(v) ? `0x${v}` : v
+}
+const BARE_HEX = /^[0-9a-fA-F]+$/
+const strictAddress = fixed(20, 'an address')
+const address = (v: unknown): Uint8Array => strictAddress(prefixed(v))
+const data = (v: unknown): Uint8Array => decoders.data(prefixed(v))
+
+/**
+ * A number below 2^bits as Besu reads a call's amounts (`Wei.fromHexString`, a long): leading
+ * zeros are taken (`"0x000002"`), and so is a plain JSON number (an override's `"nonce": 88`).
+ */
+function below(bits: bigint) {
+  const limit = 1n << bits
+  return (v: unknown): bigint => {
+    const n = decoders.lenientQuantity(v)
+    return n < limit ? n : fail(`number larger than ${bits} bits: ${decoders.describe(v)}`)
+  }
+}
+const uint64 = below(64n)
+const uint256 = below(256n)
 
 type Obj = Record<string, unknown>
 
