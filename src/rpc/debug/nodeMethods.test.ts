@@ -1,3 +1,4 @@
+import { RLP } from '@ethereumjs/rlp'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
@@ -102,19 +103,38 @@ describe('debug_resyncWorldstate', () => {
 })
 
 describe('debug_batchSendRawTransaction', () => {
-  it('answers one status per argument, with the pool refusal of a bad one', async () => {
+  it("answers one status per argument, a refusal in Besu's words", async () => {
     const ok = bytesToHex(signed(0n).serialize())
     const again = ok
-    const out = await call(ctx, batchSendRawTransaction, [ok, again, '0x1234', 7])
-    expect(out.map((o: { index: number; success: boolean }) => [o.index, o.success])).toEqual([
-      [0, true],
-      [1, false],
-      [2, false],
-      [3, false],
+    const out = await call(ctx, batchSendRawTransaction, [ok, again, '0x1234', 7, '0x416', 'zXDf'])
+    expect(out).toEqual([
+      { index: 0, success: true },
+      // The pool's refusal is the name of Besu's TransactionInvalidReason, not the RPC message.
+      { index: 1, success: false, errorMessage: 'TRANSACTION_ALREADY_KNOWN' },
+      { index: 2, success: false, errorMessage: 'Invalid raw transaction hex' },
+      { index: 3, success: false, errorMessage: 'Invalid raw transaction hex' },
+      { index: 4, success: false, errorMessage: 'Invalid raw transaction hex' },
+      { index: 5, success: false, errorMessage: 'Invalid raw transaction hex' },
     ])
-    expect(out[0].errorMessage).toBeUndefined()
-    expect(out[1].errorMessage).toBe('Known transaction')
     expect(t.pool.get(bytesToHex(signed(0n).hash()))).toBeDefined()
+  })
+
+  it('names the unsupported v of a legacy signature, and the reason of a sender that cannot pay', async () => {
+    const word = (b: number) => new Uint8Array(32).fill(b)
+    const fields = [
+      new Uint8Array(),
+      Uint8Array.of(1),
+      Uint8Array.of(0x52, 0x08),
+      hexToBytes(RECIPIENT),
+      Uint8Array.of(1),
+    ]
+    const badV = bytesToHex(RLP.encode([...fields, new Uint8Array(), Uint8Array.of(31), word(1), word(2)]))
+    const poor = signed(0n, '0x00000000000000000000000000000000000000000000000000000000000000a7')
+    const out = await call(ctx, batchSendRawTransaction, [badV, bytesToHex(poor.serialize())])
+    expect(out).toEqual([
+      { index: 0, success: false, errorMessage: 'An unsupported encoded `v` value of 31 was found' },
+      { index: 1, success: false, errorMessage: 'UPFRONT_COST_EXCEEDS_BALANCE' },
+    ])
   })
 
   it('answers an empty list for no arguments', async () => {

@@ -9,7 +9,7 @@ import { reexecuteBlock, rewindTo } from '../../chain/headReset.ts'
 import { rebuildHeadState } from '../../chain/stateRecovery.ts'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod, type RpcMethod } from '../../jsonrpc/defineMethod.ts'
-import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
+import { BESU_ERRORS, type BesuErrorKind, besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { metrics } from '../../primitives/metrics.ts'
 import type { RpcContext } from '../context.ts'
 import { decodeRawTransaction, submitTransaction } from '../eth/txMethods.ts'
@@ -68,7 +68,9 @@ export const resyncWorldstate = defineMethod({
  * Sends each argument (one raw transaction each, any number of them) to the pool; answers one
  * `{index, success, errorMessage?}` per argument. The arguments are variadic, so this method is an
  * `RpcMethod` of its own rather than a fixed list of codecs; each one is decoded like
- * eth_sendRawTransaction's and a bad one fails only its own entry.
+ * eth_sendRawTransaction's and a bad one fails only its own entry, with Besu's words: bytes that
+ * are no transaction are "Invalid raw transaction hex", a refused one the name of Besu's
+ * TransactionInvalidReason (`UPFRONT_COST_EXCEEDS_BALANCE`), as DebugBatchSendRawTransaction.
  */
 export const batchSendRawTransaction: RpcMethod<RpcContext> = {
   name: 'debug_batchSendRawTransaction',
@@ -76,15 +78,66 @@ export const batchSendRawTransaction: RpcMethod<RpcContext> = {
     const out: { index: number; success: boolean; errorMessage?: string }[] = []
     for (const [index, raw] of params.entries()) {
       try {
-        const bytes = p.data.decode(raw)
-        await submitTransaction(ctx, await decodeRawTransaction(ctx, bytes))
+        const tx = await decodeBatchEntry(ctx, raw)
+        await submitTransaction(ctx, tx)
         out.push({ index, success: true })
       } catch (e) {
-        out.push({ index, success: false, errorMessage: e instanceof Error ? e.message : String(e) })
+        out.push({ index, success: false, errorMessage: batchEntryError(e) })
       }
     }
     return out
   },
+}
+
+/** A batch entry that is not a transaction; its message is the entry's whole answer. */
+class UndecodableEntry extends Error {}
+
+const INVALID_HEX = 'Invalid raw transaction hex'
+
+async function decodeBatchEntry(ctx: RpcContext, raw: unknown) {
+  let bytes: Uint8Array
+  try {
+    bytes = p.data.decode(raw)
+  } catch {
+    throw new UndecodableEntry(INVALID_HEX)
+  }
+  try {
+    return await decodeRawTransaction(ctx, bytes)
+  } catch (e) {
+    if (!(e instanceof InvalidParamsError)) throw e
+    // Besu's decoder names a legacy signature's unsupported v; anything else undecodable is bad hex.
+    const v = /need either v = 27\/28 or v >= 37.*got v = (\d+)/.exec(e.message)?.[1]
+    throw new UndecodableEntry(v === undefined ? INVALID_HEX : `An unsupported encoded \`v\` value of ${v} was found`)
+  }
+}
+
+/** Besu's TransactionInvalidReason for each refusal its pool and decoder share with ours. */
+const INVALID_REASONS: Partial<Record<BesuErrorKind, string>> = {
+  nonceTooLow: 'NONCE_TOO_LOW',
+  nonceTooHigh: 'NONCE_TOO_HIGH',
+  nonceTooFarInFuture: 'NONCE_TOO_FAR_IN_FUTURE_FOR_SENDER',
+  invalidSignature: 'INVALID_SIGNATURE',
+  intrinsicGasExceedsLimit: 'INTRINSIC_GAS_EXCEEDS_GAS_LIMIT',
+  upfrontCostExceedsBalance: 'UPFRONT_COST_EXCEEDS_BALANCE',
+  exceedsBlockGasLimit: 'EXCEEDS_BLOCK_GAS_LIMIT',
+  exceedsTransactionGasLimit: 'EXCEEDS_TRANSACTION_GAS_LIMIT',
+  gasPriceTooLow: 'GAS_PRICE_TOO_LOW',
+  gasPriceBelowBaseFee: 'GAS_PRICE_BELOW_CURRENT_BASE_FEE',
+  wrongChainId: 'WRONG_CHAIN_ID',
+  replayProtectionNotSupported: 'REPLAY_PROTECTED_SIGNATURES_NOT_SUPPORTED',
+  knownTransaction: 'TRANSACTION_ALREADY_KNOWN',
+  replacementUnderpriced: 'TRANSACTION_REPLACEMENT_UNDERPRICED',
+  priorityFeeExceedsMaxFee: 'MAX_PRIORITY_FEE_PER_GAS_EXCEEDS_MAX_FEE_PER_GAS',
+  txFeeCapExceeded: 'TX_FEECAP_EXCEEDED',
+}
+
+function batchEntryError(e: unknown): string {
+  if (e instanceof UndecodableEntry) return e.message
+  if (e instanceof RpcError) {
+    for (const [kind, [code, message]] of Object.entries(BESU_ERRORS) as [BesuErrorKind, readonly [number, string]][])
+      if (e.code === code && e.message === message && INVALID_REASONS[kind]) return INVALID_REASONS[kind]
+  }
+  return e instanceof Error ? e.message : String(e)
 }
 
 /** The node's counters, timers and gauges by category (rpc, blockchain, transaction_pool, storage). */
