@@ -7,6 +7,7 @@ import { StateOverrideError } from './stateOverrides.ts'
 import { TraceTimeoutError } from './tracers/txTracer.ts'
 
 export type CallErrorKind =
+  | 'nonceTooLow'
   | 'insufficientFunds'
   | 'intrinsicGasTooLow'
   | 'feeCapBelowBaseFee'

@@ -2,7 +2,8 @@
  * Message execution for RPC: runs a call request against the state after a block, on a throw-away
  * copy of that state (state and block overrides allowed), and reports return data, gas, logs and
  * the accessed addresses. Owns Besu's simulator rules: gas defaults to the RPC gas cap (the block
- * gas limit when the cap is 0), the nonce is not checked, the sender defaults to the zero address,
+ * gas limit when the cap is 0), a nonce is checked only when the call names one (Besu's simulator
+ * allows a future nonce, not a past one), the sender defaults to the zero address,
  * and the sender's balance is checked only when the call names a price (or `strict` asks for it).
  * Talks to the state layer (scratch state) and the VM factory; knows nothing of JSON-RPC.
  */
@@ -14,7 +15,7 @@ import { runTx } from '@ethereumjs/vm'
 import { minBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import type { StateManager } from '../state/worldState.ts'
-import { callFailure } from './callError.ts'
+import { CallError, callFailure } from './callError.ts'
 import {
   type AccessListEntry,
   buildCallTransaction,
@@ -178,7 +179,13 @@ export class CallSession {
 
   private async transaction(req: CallRequest, gasLimit: bigint): Promise<TypedTransaction> {
     const sender = new Address(req.from ?? ZERO_ADDRESS)
-    const nonce = req.nonce ?? (await this.state.getAccount(sender))?.nonce ?? 0n
+    const accountNonce = (await this.state.getAccount(sender))?.nonce ?? 0n
+    if (req.nonce !== undefined && req.nonce < accountNonce)
+      throw new CallError(
+        'nonceTooLow',
+        `transaction nonce ${req.nonce} below sender account nonce ${accountNonce} for sender ${sender.toString()}`,
+      )
+    const nonce = req.nonce ?? accountNonce
     const gasPrice = req.gasPrice ?? 0n
     const fees: CallFees = this.isBalanceChecked
       ? {

@@ -173,3 +173,31 @@ describe("transactions a call cannot be, in Besu's errors", () => {
     expect({ code: e.code, message: e.message }).toEqual({ code: -32602, message: 'Invalid transaction type' })
   })
 })
+
+describe("a call's nonce, as Besu's simulator checks it", () => {
+  const TO = '0x00000000000000000000000000000000000e3972'
+
+  async function outcome(method: typeof ethCall, req: Record<string, unknown>) {
+    const overrides = { [t.sender]: { nonce: '0x5' } }
+    try {
+      return await call(ctx, method, [{ from: t.sender, to: TO, ...req }, 'latest', overrides])
+    } catch (e) {
+      const err = e as { code: number; message: string }
+      return { code: err.code, message: err.message }
+    }
+  }
+
+  it("refuses a nonce below the sender's with -32001 naming both nonces and the sender", async () => {
+    const expected = {
+      code: -32001,
+      message: `Nonce too low (transaction nonce 2 below sender account nonce 5 for sender ${t.sender.toLowerCase()})`,
+    }
+    expect(await outcome(ethCall, { nonce: '0x2' })).toEqual(expected)
+    expect(await outcome(ethEstimateGas, { nonce: '0x2' })).toEqual(expected)
+  })
+
+  it("takes the sender's own nonce and a future one", async () => {
+    expect(await outcome(ethCall, { nonce: '0x5' })).toBe('0x')
+    expect(await outcome(ethEstimateGas, { nonce: '0x9' })).toBe('0x5208')
+  })
+})

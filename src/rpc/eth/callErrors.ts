@@ -133,6 +133,9 @@ export function executionTimeoutError(e: unknown): RpcError | undefined {
 export function callServiceError(e: unknown): unknown {
   if (e instanceof StateOverrideError) return new InvalidParamsError(e.message)
   if (!(e instanceof CallError)) return e
+  // Besu's newest answers put the validator's words after its message: "Nonce too low (transaction
+  // nonce 2 below sender account nonce 34 for sender 0x…)".
+  if (e.kind === 'nonceTooLow') return besuError('nonceTooLow', `${BESU_ERRORS.nonceTooLow[1]} (${e.message})`)
   const kind = KINDS[e.kind]
   if (kind) return besuError(kind)
   if (e.kind === 'invalidBlobs') return new InvalidParamsError(e.message)
