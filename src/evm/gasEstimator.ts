@@ -44,10 +44,10 @@ export async function estimateGas(
 ): Promise<EstimateOutcome> {
   // The balance is checked as for eth_call: once the request names a price, unless `strict` says.
   const session = await CallSession.open(chain, block, req, opts)
-  const cap =
-    opts.isBalanceChecked === false
-      ? session.gasLimitFor(req)
-      : await affordableGas(session, req, session.gasLimitFor(req))
+  // Besu's AbstractEstimateGas replaces the request's gas with the block gas limit (then the RPC
+  // gas cap): a `gas` too small for the call does not fail the estimate.
+  const limit = session.gasLimitFor({ ...req, gas: undefined })
+  const cap = opts.isBalanceChecked === false ? limit : await affordableGas(session, req, limit)
   const first = await session.run(req, { gasLimit: cap, isLeanAllowed: true })
   if (first.exceptionError !== undefined) return { failure: first }
   let lo = first.gasUsed

@@ -201,3 +201,12 @@ describe("a call's nonce, as Besu's simulator checks it", () => {
     expect(await outcome(ethEstimateGas, { nonce: '0x9' })).toBe('0x5208')
   })
 })
+
+describe("eth_estimateGas and the request's gas, as Besu's AbstractEstimateGas", () => {
+  it('estimates with the block gas limit whatever gas the request names', async () => {
+    const req = { from: t.sender, to: '0x00000000000000000000000000000000000e3972' }
+    expect(await call(ctx, ethEstimateGas, [{ ...req, gas: '0x1' }])).toBe('0x5208')
+    // eth_call keeps the request's gas: too little for the transaction is Besu's -32003.
+    await expect(call(ctx, ethCall, [{ ...req, gas: '0x1' }, 'latest'])).rejects.toMatchObject({ code: -32003 })
+  })
+})
