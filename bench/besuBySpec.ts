@@ -65,6 +65,15 @@ function withOurBlockHashes(v: Json, hashOf: Map<number, string>): Json {
   return v
 }
 
+/** Both answers are errors (or batches of them) with the same codes: only the messages differ. */
+function isSameErrorCode(expected: Json, actual: Json): boolean {
+  if (Array.isArray(expected) && Array.isArray(actual))
+    return expected.length === actual.length && expected.every((e, i) => isSameErrorCode(e, actual[i] as Json))
+  const code = (v: Json) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? (v.error as { code?: Json } | undefined)?.code : undefined
+  return code(expected) !== undefined && code(expected) === code(actual)
+}
+
 /** The block file of the folder and its format, or undefined for a genesis-only run. */
 function blockFile(chainData: string): { path: string; format: 'JSON' | 'RLP' } | undefined {
   for (const [name, format] of [
@@ -145,7 +154,8 @@ try {
       continue
     }
     failed++
-    console.log(`FAIL ${name}${statusOk ? '' : ` (status ${status}, expected ${spec.statusCode})`}`)
+    const sameCode = isSameErrorCode(expectedJson, actual) ? ' (same error code, other message)' : ''
+    console.log(`FAIL ${name}${statusOk ? '' : ` (status ${status}, expected ${spec.statusCode})`}${sameCode}`)
     for (const d of differences(expectedJson, actual)) console.log(`     ${d}`)
     if (verbose) {
       console.log(`  expected: ${JSON.stringify(expectedJson)}`)
