@@ -171,10 +171,36 @@ export class CallSession {
       result.createdAddress = r.createdAddress?.bytes
       return result
     } catch (e) {
-      throw callFailure(e)
+      const failure = callFailure(e)
+      if (failure instanceof CallError && failure.kind === 'insufficientFunds') throw await this.upfrontCostError(tx)
+      throw failure
     } finally {
       if (!opts.isCommitted) await this.state.revert()
     }
+  }
+
+  /**
+   * A sender that cannot pay, in the words of Besu's transaction validator: the up-front cost is
+   * the gas limit at the highest price the call names, plus the value and the blob gas at its fee
+   * cap (the EVM library states a cost at the block's effective price instead).
+   */
+  private async upfrontCostError(tx: TypedTransaction): Promise<CallError> {
+    const sender = tx.getSenderAddress()
+    const balance = (await this.state.getAccount(sender))?.balance ?? 0n
+    const t = tx as {
+      maxFeePerGas?: bigint
+      gasPrice?: bigint
+      maxFeePerBlobGas?: bigint
+      blobVersionedHashes?: unknown[]
+    }
+    const blobs = BigInt(t.blobVersionedHashes?.length ?? 0)
+    const blobGas = blobs === 0n ? 0n : blobs * this.vm.common.param('blobGasPerBlob')
+    const cost = tx.gasLimit * (t.maxFeePerGas ?? t.gasPrice ?? 0n) + tx.value + blobGas * (t.maxFeePerBlobGas ?? 0n)
+    const hex = (n: bigint) => `0x${n.toString(16)}`
+    return new CallError(
+      'insufficientFunds',
+      `transaction up-front cost ${hex(cost)} exceeds transaction sender account balance ${hex(balance)} for sender ${sender.toString()}`,
+    )
   }
 
   private async transaction(req: CallRequest, gasLimit: bigint): Promise<TypedTransaction> {

@@ -116,8 +116,17 @@ describe("eth_estimateGas and the sender's balance, as Besu's AbstractEstimateGa
   it('refuses a value above the balance with -32004 once a price is set, as eth_call does', async () => {
     const balance = BigInt(await call(ctx, getBalance, [t.sender, 'latest']))
     const req = { from: t.sender, to: TO, value: hex(balance + 1n), gasPrice: hex(PRICE) }
-    expect(await outcome(ethCall, req)).toEqual(UPFRONT)
-    expect(await outcome(ethEstimateGas, req)).toEqual(UPFRONT)
+    // Besu's validator's words after the message: the gas limit at the price plus the value.
+    const cost = 21000n * PRICE + balance + 1n
+    expect(await outcome(ethCall, { ...req, gas: hex(21000n) })).toEqual({
+      code: -32004,
+      message: `${UPFRONT.message} (transaction up-front cost ${hex(cost)} exceeds transaction sender account balance ${hex(balance)} for sender ${t.sender.toLowerCase()})`,
+    })
+    const estimated = (await outcome(ethEstimateGas, req)) as { code: number; message: string }
+    expect([estimated.code, estimated.message.startsWith(`${UPFRONT.message} (transaction up-front cost 0x`)]).toEqual([
+      -32004,
+      true,
+    ])
     // Without a price too (Besu's `strict` defaults to true for estimates: the value is checked),
     // unless `strict` is false; a value within the balance estimates as usual.
     const { gasPrice: _, ...unpriced } = req

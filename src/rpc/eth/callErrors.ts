@@ -136,6 +136,8 @@ export function callServiceError(e: unknown): unknown {
   // Besu's newest answers put the validator's words after its message: "Nonce too low (transaction
   // nonce 2 below sender account nonce 34 for sender 0x…)".
   if (e.kind === 'nonceTooLow') return besuError('nonceTooLow', `${BESU_ERRORS.nonceTooLow[1]} (${e.message})`)
+  if (e.kind === 'insufficientFunds' && e.message.startsWith('transaction up-front cost'))
+    return besuError('upfrontCostExceedsBalance', `${BESU_ERRORS.upfrontCostExceedsBalance[1]} (${e.message})`)
   const kind = KINDS[e.kind]
   if (kind) return besuError(kind)
   if (e.kind === 'invalidBlobs') return new InvalidParamsError(e.message)
