@@ -123,7 +123,8 @@ const KINDS = {
       ...NOT_OBJECT,
       { from: '0x12' },
       { to: 123 },
-      { gas: '0x01' },
+      // Leading zeros are no error: Besu reads a call's numbers leniently ("0x000002").
+      { gas: '0x' },
       { value: '-0x1' },
       { data: '0x1' },
       { input: '0x11', data: '0x22' },
@@ -144,7 +145,7 @@ const KINDS = {
       [],
       DEEP,
       { '0x12': {} },
-      { [A20]: { balance: '0x01' } },
+      { [A20]: { balance: '0xg1' } },
       { [A20]: 'x' },
       { [A20]: { code: '0x1' } },
       { [A20]: { state: { '0x12': H32 } } },
