@@ -1,7 +1,7 @@
 /** Block parameters to blocks, with Besu's answers for unknown ones. */
 import type { Block } from '@ethereumjs/block'
 import type { BlockParam } from '../../jsonrpc/codecs.ts'
-import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { besuError } from '../../jsonrpc/errors.ts'
 import type { RpcContext } from '../context.ts'
 
 /** The block a parameter names, or undefined (for methods whose answer is then `null`). */
@@ -9,12 +9,17 @@ export function findBlock(ctx: RpcContext, ref: BlockParam): Promise<Block | und
   return ctx.chain.resolve(ref)
 }
 
-/** The block a state method reads at; a block that does not exist is an error, as in Besu. */
+/**
+ * The block a state method reads at; a block that does not exist is an error, as in Besu's
+ * AbstractBlockParameterOrBlockHashMethod: a number past the head or an unknown hash is -32000
+ * `Block not found`, a known hash off the canonical chain with `requireCanonical` -32000
+ * `Invalid input`, and no safe or finalized block yet -39001 `Unknown block`.
+ */
 export async function requireBlock(ctx: RpcContext, ref: BlockParam): Promise<Block> {
   const block = await ctx.chain.resolve(ref)
   if (block) return block
-  if (typeof ref === 'object')
-    throw besuError('blockNotFound', `Block not found: ${ref.requireCanonical ? 'not canonical or ' : ''}unknown hash`)
+  if (typeof ref === 'object' && ref.requireCanonical && (await ctx.chain.getBlockByHash(ref.hash)))
+    throw besuError('notCanonical')
   if (ref === 'safe' || ref === 'finalized') throw besuError('unknownBlock', `Unknown block: no ${ref} block yet`)
-  throw new InvalidParamsError('Invalid block param (block not found)')
+  throw besuError('blockNotFound')
 }
