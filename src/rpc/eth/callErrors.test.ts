@@ -7,12 +7,13 @@ import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
 import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { callFailure } from '../../evm/callError.ts'
 import type { RpcError } from '../../jsonrpc/errors.ts'
+import { bytesToHex } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
 import { callServiceError, failedCallError, failureText } from './callErrors.ts'
 import { ethCall, ethEstimateGas } from './callMethods.ts'
 import { simulateV1 } from './simulateMethods.ts'
-import { getBalance } from './stateMethods.ts'
+import { getBalance, getCode } from './stateMethods.ts'
 
 const PREFIX = 'Transaction processing could not be completed due to an exception: '
 
@@ -217,5 +218,39 @@ describe("eth_estimateGas and the request's gas, as Besu's AbstractEstimateGas",
     expect(await call(ctx, ethEstimateGas, [{ ...req, gas: '0x1' }])).toBe('0x5208')
     // eth_call keeps the request's gas: too little for the transaction is Besu's -32003.
     await expect(call(ctx, ethCall, [{ ...req, gas: '0x1' }, 'latest'])).rejects.toMatchObject({ code: -32003 })
+  })
+})
+
+async function blockFailure(run: () => Promise<unknown>): Promise<{ code: number; message: string }> {
+  try {
+    await run()
+  } catch (e) {
+    const err = e as { code: number; message: string }
+    return { code: err.code, message: err.message }
+  }
+  throw new Error('no error')
+}
+
+describe("blocks that do not exist, as Besu's AbstractBlockParameterOrBlockHashMethod", () => {
+  const NOT_FOUND = { code: -32000, message: 'Block not found' }
+
+  it('answers a block number past the head with -32000 Block not found', async () => {
+    const past = `0x${(t.chain.head.header.number + 1n).toString(16)}`
+    expect(await blockFailure(() => call(ctx, getBalance, [t.sender, past]))).toEqual(NOT_FOUND)
+    expect(await blockFailure(() => call(ctx, getCode, [t.sender, '0x666']))).toEqual(NOT_FOUND)
+    expect(await blockFailure(() => call(ctx, ethCall, [{ to: t.sender }, past]))).toEqual(NOT_FOUND)
+  })
+
+  it('answers an unknown hash, with or without requireCanonical, with -32000 Block not found', async () => {
+    const hash = `0x${'ab'.repeat(32)}`
+    expect(await blockFailure(() => call(ctx, getBalance, [t.sender, hash]))).toEqual(NOT_FOUND)
+    const canonical = { blockHash: hash, requireCanonical: true }
+    expect(await blockFailure(() => call(ctx, getBalance, [t.sender, canonical]))).toEqual(NOT_FOUND)
+  })
+
+  it('still reads the head by number and by hash', async () => {
+    const head = t.chain.head
+    const byNumber = await call(ctx, getBalance, [t.sender, `0x${head.header.number.toString(16)}`])
+    expect(await call(ctx, getBalance, [t.sender, bytesToHex(head.hash())])).toBe(byNumber)
   })
 })
