@@ -34,14 +34,16 @@ function decodeFilter(v: unknown): FilterParam {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return decoders.fail('expected a filter object')
   const o = v as Record<string, unknown>
   const isSet = (x: unknown) => x !== undefined && x !== null
-  if (isSet(o.blockHash) && (isSet(o.fromBlock) || isSet(o.toBlock))) {
+  // Besu's FilterParameter takes `blockhash` as another name of `blockHash`.
+  const blockHash = isSet(o.blockHash) ? o.blockHash : o.blockhash
+  if (isSet(blockHash) && (isSet(o.fromBlock) || isSet(o.toBlock))) {
     // The wording clients and the execution-apis tests expect (go-ethereum's).
     throw new InvalidParamsError(
       'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other',
     )
   }
   return {
-    blockHash: isSet(o.blockHash) ? decoders.fixed(32, 'a block hash')(o.blockHash) : undefined,
+    blockHash: isSet(blockHash) ? decoders.fixed(32, 'a block hash')(blockHash) : undefined,
     fromBlock: isSet(o.fromBlock) ? decoders.blockNumberOrTag(o.fromBlock) : 'latest',
     toBlock: isSet(o.toBlock) ? decoders.blockNumberOrTag(o.toBlock) : 'latest',
     criteria: { addresses: addresses(o.address), topics: topics(o.topics) },
