@@ -62,8 +62,14 @@ describe('call', () => {
     expect(r.exceptionError).toBe('invalid opcode')
   })
 
-  it('lets an unpriced call send value the sender does not have', async () => {
-    const r = await call(chain, chain.head, { from: EMPTY, to: FUNDED, value: 10n ** 18n }, opts)
+  it("refuses an unpriced call's value the sender does not have, as Besu's simulator", async () => {
+    const err = await call(chain, chain.head, { from: EMPTY, to: FUNDED, value: 10n ** 18n }, opts).catch((e) => e)
+    expect(err).toBeInstanceOf(CallError)
+    expect((err as CallError).kind).toBe('insufficientFunds')
+  })
+
+  it('lets an unpriced call run without paying for its gas', async () => {
+    const r = await call(chain, chain.head, { from: EMPTY, to: FUNDED, gas: 100_000n }, opts)
     expect(r.exceptionError).toBeUndefined()
   })
 

@@ -4,7 +4,8 @@
  * the accessed addresses. Owns Besu's simulator rules: gas defaults to the RPC gas cap (the block
  * gas limit when the cap is 0), a nonce is checked only when the call names one (Besu's simulator
  * allows a future nonce, not a past one), the sender defaults to the zero address,
- * and the sender's balance is checked only when the call names a price (or `strict` asks for it).
+ * and the sender's balance is checked against the gas only when the call names a price (or
+ * `strict` asks for it); a value above the balance is refused either way, as Besu does.
  * Talks to the state layer (scratch state) and the VM factory; knows nothing of JSON-RPC.
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
@@ -90,6 +91,14 @@ export function isPricedCall(req: CallRequest, block: Block): boolean {
   return Boolean(req.gasPrice || req.maxFeePerGas || req.maxPriorityFeePerGas)
 }
 
+function upfrontCostError(cost: bigint, balance: bigint, sender: Address): CallError {
+  const hex = (n: bigint) => `0x${n.toString(16)}`
+  return new CallError(
+    'insufficientFunds',
+    `transaction up-front cost ${hex(cost)} exceeds transaction sender account balance ${hex(balance)} for sender ${sender.toString()}`,
+  )
+}
+
 /** A VM over a scratch copy of one block's state, reusable for several runs (estimates, access lists). */
 export class CallSession {
   readonly vm: VM
@@ -140,6 +149,7 @@ export class CallSession {
   /** Runs `req` once; throws CallError when the message is invalid (cannot pay, too little gas…). */
   async run(req: CallRequest, opts: RunOptions = {}): Promise<CallResult> {
     const gasLimit = opts.gasLimit ?? this.gasLimitFor(req)
+    if (!this.isBalanceChecked && req.value) await this.checkValue(req.from ?? ZERO_ADDRESS, req.value)
     if (
       opts.isLeanAllowed &&
       !opts.isCommitted &&
@@ -180,6 +190,17 @@ export class CallSession {
   }
 
   /**
+   * Without a price the gas costs nothing, but the value still has to be the sender's: Besu's
+   * simulator refuses a value above the balance (its up-front cost is then the value alone), where
+   * the EVM library would raise the balance to it.
+   */
+  private async checkValue(from: Uint8Array, value: bigint): Promise<void> {
+    const sender = new Address(from)
+    const balance = (await this.state.getAccount(sender))?.balance ?? 0n
+    if (value > balance) throw upfrontCostError(value, balance, sender)
+  }
+
+  /**
    * A sender that cannot pay, in the words of Besu's transaction validator: the up-front cost is
    * the gas limit at the highest price the call names, plus the value and the blob gas at its fee
    * cap (the EVM library states a cost at the block's effective price instead).
@@ -196,11 +217,7 @@ export class CallSession {
     const blobs = BigInt(t.blobVersionedHashes?.length ?? 0)
     const blobGas = blobs === 0n ? 0n : blobs * this.vm.common.param('blobGasPerBlob')
     const cost = tx.gasLimit * (t.maxFeePerGas ?? t.gasPrice ?? 0n) + tx.value + blobGas * (t.maxFeePerBlobGas ?? 0n)
-    const hex = (n: bigint) => `0x${n.toString(16)}`
-    return new CallError(
-      'insufficientFunds',
-      `transaction up-front cost ${hex(cost)} exceeds transaction sender account balance ${hex(balance)} for sender ${sender.toString()}`,
-    )
+    return upfrontCostError(cost, balance, sender)
   }
 
   private async transaction(req: CallRequest, gasLimit: bigint): Promise<TypedTransaction> {

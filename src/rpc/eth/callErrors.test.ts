@@ -128,12 +128,23 @@ describe("eth_estimateGas and the sender's balance, as Besu's AbstractEstimateGa
       -32004,
       true,
     ])
-    // Without a price too (Besu's `strict` defaults to true for estimates: the value is checked),
-    // unless `strict` is false; a value within the balance estimates as usual.
+    // Without a price too, and with `strict: false`: the gas is then free, the value is not (Besu's
+    // simulator refuses a value above the balance whatever the flags); a value within the balance
+    // estimates as usual.
     const { gasPrice: _, ...unpriced } = req
     expect(await outcome(ethEstimateGas, unpriced)).toEqual(UPFRONT)
-    expect(await outcome(ethEstimateGas, { ...unpriced, strict: false })).toBe('0x5208')
+    const lax = (await outcome(ethEstimateGas, { ...unpriced, strict: false })) as { code: number; message: string }
+    expect([lax.code, lax.message.startsWith(UPFRONT.message)]).toEqual([-32004, true])
     expect(await outcome(ethEstimateGas, { ...unpriced, value: hex(balance) })).toBe('0x5208')
+  })
+
+  it('refuses a value above the balance in eth_call without a price, the cost being the value', async () => {
+    const req = { from: POOR, to: TO, value: '0x000002' }
+    expect(await outcome(ethCall, req, { [POOR]: { balance: '0x000001' } })).toEqual({
+      code: -32004,
+      message: `${UPFRONT.message} (transaction up-front cost 0x2 exceeds transaction sender account balance 0x1 for sender ${POOR})`,
+    })
+    expect(await outcome(ethCall, req, { [POOR]: { balance: '0x2' } })).toBe('0x')
   })
 
   it('bounds the estimate by what the balance pays at the price, and refuses an empty balance', async () => {
