@@ -16,10 +16,11 @@
  * Run: node_modules/.bin/bun bench/besuTraceSpecs.ts <dir> [-v] [filter]
  *   -v prints both sides of each mismatch; filter keeps the specs whose path contains it.
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { runBasalt, startNode } from '../test/e2e/harness.ts'
+import { startNode } from '../test/e2e/harness.ts'
+import { importChain, specFiles } from './besuSpecFolder.ts'
 import { canonical, type Json } from './jsonCanonical.ts'
 
 interface Spec {
@@ -34,15 +35,6 @@ const [root, filter] = args.filter((a) => a !== '-v')
 if (!root) {
   console.error('usage: bun bench/besuTraceSpecs.ts <dir> [-v] [filter]')
   process.exit(2)
-}
-
-function specFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) specFiles(path, out)
-    else if (name.endsWith('.json')) out.push(path)
-  }
-  return out
 }
 
 /** Replaces every `blockHash` that sits beside a `blockNumber` with `hashOf(blockNumber)`. */
@@ -63,22 +55,7 @@ function withOurBlockHashes(v: Json, hashOf: Map<number, string>): Json {
 const work = mkdtempSync(join(tmpdir(), 'basalt-besu-trace-'))
 const dataPath = join(work, 'data')
 const genesis = join(root, 'chain-data', 'genesis.json')
-const imported = await runBasalt(
-  [
-    'blocks',
-    'import',
-    '--format=JSON',
-    '--from',
-    join(root, 'chain-data', 'blocks.json'),
-    '--genesis-file',
-    genesis,
-    '--data-path',
-    dataPath,
-  ],
-  120_000,
-)
-console.log(imported.out.trim())
-if (imported.code !== 0) {
+if (!(await importChain(genesis, join(root, 'chain-data', 'blocks.json'), dataPath))) {
   rmSync(work, { recursive: true, force: true })
   process.exit(1)
 }
