@@ -5,7 +5,8 @@
  * are not kept here: point the runner at a folder laid out as
  *
  *   genesis.json          the chain's genesis (Besu's `testutil/src/main/resources/hive/testGenesis.json`)
- *   testBlockchain.blocks  optional, its blocks as concatenated RLP (Besu's `hive/testBlockchain.blocks`),
+ *   testBlockchain.blocks  optional, its blocks as concatenated RLP (Besu's `hive/testBlockchain.blocks`,
+ *                          or its first 32 blocks from bench/blockchainTestBlocks.ts, docs/graphql.md),
  *   or blocks.json         Besu's JSON block format instead
  *   specs/**               the spec files
  *
