@@ -38,6 +38,23 @@ describe('validation errors in graphql-java words', () => {
     expect((await only(q)).at).toEqual({ line: 1, column: 33 })
   })
 
+  it('names a value inside lists by its indexes, and a null where a value must be', async () => {
+    expect((await only('{ logs(filter: { topics: [["0x01", "zz"]] }) { index } }')).message).toBe(
+      "Validation error (WrongType@[logs]) : argument 'filter.topics[0][1]' with value 'StringValue{value='zz'}' is not a valid 'Bytes32' - Bytes32 value 'zz' is not prefixed with 0x",
+    )
+    expect(await only('{ block(number: 23) { logs(filter: { topics: [[null]] }) { index } } }')).toMatchObject({
+      message:
+        "Validation error (WrongType@[block/logs]) : argument 'filter.topics[0][0]' with value 'NullValue{}' must not be null",
+      at: { line: 1, column: 28 },
+    })
+  })
+
+  it('names a field the input type does not have', async () => {
+    expect((await only('{ block { call(data: { foo: 1 }) { status } } }')).message).toBe(
+      "Validation error (WrongType@[block/call]) : argument 'data' with value 'ObjectValue{objectFields=[ObjectField{name='foo', value=IntValue{value=1}}]}' contains a field not in 'CallData': 'foo'",
+    )
+  })
+
   it("prints a refused non-string literal as graphql-java's AST node", async () => {
     expect((await only('{ block { account(address: 5) { balance } } }')).message).toBe(
       "Validation error (WrongType@[block/account]) : argument 'address' with value 'IntValue{value=5}' is not a valid 'Address' - Value is not any Address : 'IntValue{value=5}'",

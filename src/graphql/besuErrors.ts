@@ -8,6 +8,7 @@
  * argument). An error it does not know keeps the package's text.
  */
 import {
+  type ArgumentNode,
   type ASTNode,
   type DocumentNode,
   type FieldNode,
@@ -35,7 +36,8 @@ export class ScalarLiteralError extends GraphQLError {
 interface Place {
   path: string[]
   field?: FieldNode
-  argument?: { name: string; node: ASTNode }
+  /** The argument, its name with graphql-java's path into the value (`filter.topics[0][0]`). */
+  argument?: { name: string; node: ArgumentNode }
 }
 
 /** Places of the fields, selection sets, arguments and values of a document. */
@@ -44,11 +46,12 @@ function placesOf(document: DocumentNode): Map<ASTNode, Place> {
   const path: string[] = []
   const fields: FieldNode[] = []
   const argNames: string[] = []
-  let argument: ASTNode | undefined
+  const listItems = new Set<ASTNode>()
+  let argument: ArgumentNode | undefined
   const here = (): Place => ({
     path: [...path],
     field: fields.at(-1),
-    argument: argument ? { name: argNames.join('.'), node: argument } : undefined,
+    argument: argument ? { name: argNames.join('.').replaceAll('.[', '['), node: argument } : undefined,
   })
   visit(document, {
     Field: {
@@ -76,15 +79,37 @@ function placesOf(document: DocumentNode): Map<ASTNode, Place> {
       },
     },
     ObjectField: {
-      enter: (node: ObjectFieldNode) => void argNames.push(node.name.value),
+      enter(node: ObjectFieldNode) {
+        places.set(node, here())
+        argNames.push(node.name.value)
+      },
       leave: () => void argNames.pop(),
     },
-    enter(node) {
+    enter(node, key) {
+      if (argument && typeof key === 'number' && VALUE_KINDS.has(node.kind)) {
+        argNames.push(`[${key}]`)
+        listItems.add(node)
+      }
       if (!places.has(node)) places.set(node, here())
+    },
+    leave(node) {
+      if (listItems.has(node)) argNames.pop()
     },
   })
   return places
 }
+
+const VALUE_KINDS = new Set<string>([
+  Kind.STRING,
+  Kind.INT,
+  Kind.FLOAT,
+  Kind.BOOLEAN,
+  Kind.NULL,
+  Kind.ENUM,
+  Kind.LIST,
+  Kind.OBJECT,
+  Kind.VARIABLE,
+])
 
 /** A value as graphql-java prints its AST node (`StringValue{value='0x12'}`). */
 export function javaValue(node: ValueNode): string {
@@ -123,6 +148,22 @@ type Rule = (
 
 /** graphql-js's validation messages and graphql-java's for the same fault. */
 const RULES: [RegExp, Rule][] = [
+  [
+    /^Expected value of non-null type "[^"]+" not to be null\./,
+    (e, _m, place) => [
+      'WrongType',
+      `argument '${place?.argument?.name ?? ''}' with value '${javaValue(e.nodes?.[0] as ValueNode)}' must not be null`,
+      place?.argument?.node,
+    ],
+  ],
+  [
+    /^Expected value of type "(\w+)" not to include unknown field "(\w+)"/,
+    (_e, m, place) => [
+      'WrongType',
+      `argument '${place?.argument?.name ?? ''}' with value '${place?.argument ? javaValue(place.argument.node.value) : ''}' contains a field not in '${m[1]}': '${m[2]}'`,
+      place?.argument?.node,
+    ],
+  ],
   [
     /^Cannot query field "(\w+)" on type "(\w+)"\./,
     (_e, m) => ['FieldUndefined', `Field '${m[1]}' in type '${m[2]}' is undefined`],
