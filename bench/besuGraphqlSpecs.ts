@@ -12,7 +12,7 @@
  *
  * As Besu's `EthGraphQLHttpBySpecTest`: the blocks are imported first (`basalt blocks import`, the
  * ethash seals not checked), the node runs on them with GraphQL on, and each request is posted to
- * `/graphql` — the bare query as `application/graphql`, or, when the spec has `variables`, a JSON body
+ * `/graphql/` — the bare query as `application/graphql`, or, when the spec has `variables`, a JSON body
  * `{query, variables}`; the body must equal `response` as a JSON tree (key order aside) and the HTTP
  * status `statusCode`.
  *
@@ -78,7 +78,8 @@ const tally = { ok: 0, shape: 0, FAIL: 0 }
 try {
   const port = (node.config as unknown as { graphqlHttpPort: number | null }).graphqlHttpPort
   if (!port) throw new Error('the node did not open a GraphQL port')
-  const url = `http://127.0.0.1:${port}/graphql`
+  // Besu's harness posts to `/graphql/`.
+  const url = `http://127.0.0.1:${port}/graphql/`
   const dir = join(root, 'specs')
   for (const file of specFiles(dir).filter((f) => !filter || f.includes(filter))) {
     const name = relative(dir, file)

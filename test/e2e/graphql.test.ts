@@ -539,6 +539,20 @@ describe('GraphQL listener', () => {
     }
   })
 
+  it("serves /graphql/ as /graphql (Besu's own tests post there) with Besu's JSON content type", async () => {
+    const post = await fetch(`${graphqlUrl}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/graphql; charset=utf-8' },
+      body: '{ chainID }',
+    })
+    expect(post.status).toBe(200)
+    expect(post.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(await post.json()).toEqual({ data: { chainID: '0x539' } })
+    const get = await fetch(`${graphqlUrl}/?query=${encodeURIComponent('{ chainID }')}`)
+    expect(await get.json()).toEqual({ data: { chainID: '0x539' } })
+    expect((await fetch(`${graphqlUrl}/foo`)).status).toBe(404)
+  })
+
   it('redirects / to /graphql (308) and refuses other methods (405)', async () => {
     const root = await fetch(graphqlUrl.replace('/graphql', '/'), { method: 'POST', redirect: 'manual' })
     expect(root.status).toBe(308)
