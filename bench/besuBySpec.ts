@@ -21,10 +21,11 @@
  * Run: node_modules/.bin/bun bench/besuBySpec.ts <dir> [-v] [filter]
  *   -v prints both sides of each mismatch; filter keeps the specs whose path contains it.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, relative } from 'node:path'
-import { runBasalt, startNode } from '../test/e2e/harness.ts'
+import { startNode } from '../test/e2e/harness.ts'
+import { importChain, specFiles } from './besuSpecFolder.ts'
 import { canonical, differences, type Json } from './jsonCanonical.ts'
 
 interface Spec {
@@ -39,15 +40,6 @@ const [root, filter] = args.filter((a) => a !== '-v')
 if (!root) {
   console.error('usage: bun bench/besuBySpec.ts <dir> [-v] [filter]')
   process.exit(2)
-}
-
-function specFiles(dir: string, out: string[] = []): string[] {
-  for (const name of readdirSync(dir).sort()) {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) specFiles(path, out)
-    else if (name.endsWith('.json')) out.push(path)
-  }
-  return out
 }
 
 /** Replaces every `blockHash` that sits beside a `blockNumber` with `hashOf(blockNumber)`. */
@@ -74,16 +66,9 @@ function isSameErrorCode(expected: Json, actual: Json): boolean {
   return code(expected) !== undefined && code(expected) === code(actual)
 }
 
-/** The block file of the folder and its format, or undefined for a genesis-only run. */
-function blockFile(chainData: string): { path: string; format: 'JSON' | 'RLP' } | undefined {
-  for (const [name, format] of [
-    ['blocks.json', 'JSON'],
-    ['blocks.rlp', 'RLP'],
-  ] as const) {
-    const path = join(chainData, name)
-    if (existsSync(path)) return { path, format }
-  }
-  return undefined
+/** The block file of the folder (JSON or RLP), or undefined for a genesis-only run. */
+function blockFile(chainData: string): string | undefined {
+  return ['blocks.json', 'blocks.rlp'].map((name) => join(chainData, name)).find((path) => existsSync(path))
 }
 
 const work = mkdtempSync(join(tmpdir(), 'basalt-besu-spec-'))
@@ -91,22 +76,7 @@ const dataPath = join(work, 'data')
 const genesis = join(root, 'chain-data', 'genesis.json')
 const blocks = blockFile(join(root, 'chain-data'))
 if (blocks) {
-  const imported = await runBasalt(
-    [
-      'blocks',
-      'import',
-      `--format=${blocks.format}`,
-      '--from',
-      blocks.path,
-      '--genesis-file',
-      genesis,
-      '--data-path',
-      dataPath,
-    ],
-    120_000,
-  )
-  console.log(imported.out.trim())
-  if (imported.code !== 0) {
+  if (!(await importChain(genesis, blocks, dataPath))) {
     rmSync(work, { recursive: true, force: true })
     process.exit(1)
   }

@@ -19,7 +19,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { startNode } from '../test/e2e/harness.ts'
-import { canonical, differences, type Json } from './jsonCanonical.ts'
+import { bodyJson, canonical, differences, type Json } from './jsonCanonical.ts'
 
 interface EngineCase {
   request: { method?: string } & { [k: string]: Json }
@@ -75,13 +75,7 @@ try {
       body: JSON.stringify(c.request),
       signal: AbortSignal.timeout(60_000),
     })
-    const text = await res.text()
-    let actual: Json
-    try {
-      actual = JSON.parse(text) as Json
-    } catch {
-      actual = text
-    }
+    const actual = await bodyJson(res)
     const statusOk = res.status === c.statusCode
     if (statusOk && canonical(actual) === canonical(c.response)) {
       passed++

@@ -42,3 +42,13 @@ function short(v: Json): string {
   const s = JSON.stringify(v) ?? 'undefined'
   return s.length > 140 ? `${s.slice(0, 137)}...` : s
 }
+
+/** A response body as JSON, or as its text when it is not JSON. */
+export async function bodyJson(res: Response): Promise<Json> {
+  const text = await res.text()
+  try {
+    return JSON.parse(text) as Json
+  } catch {
+    return text
+  }
+}

@@ -208,13 +208,13 @@ describe('GraphqlService.execute', () => {
     expect(firstError(res).locations).toEqual([{ line: 1, column: 9 }])
   })
 
-  it('answers a bad scalar literal with a located validation error', async () => {
+  it('answers a bad scalar literal as graphql-java does, located at the argument', async () => {
     const res = await run('{ block(hash: "abc") { number } }')
     expect(res.body.errors).toEqual([
       {
-        message: "Bytes32 value 'abc' is not prefixed with 0x",
-        locations: [{ line: 1, column: 15 }],
-        path: undefined,
+        message:
+          "Validation error (WrongType@[block]) : argument 'hash' with value 'StringValue{value='abc'}' is not a valid 'Bytes32' - Bytes32 value 'abc' is not prefixed with 0x",
+        locations: [{ line: 1, column: 9 }],
         extensions: { classification: 'ValidationError' },
       },
     ])
@@ -232,8 +232,45 @@ describe('GraphqlService.execute', () => {
     expect(res.status).toBe(405)
   })
 
-  it('turns a rejected raw transaction into a field error', async () => {
+  it("turns bytes that are no transaction into Besu's Invalid params, with its code", async () => {
     const res = await run('mutation { sendRawTransaction(data: "0x01") }')
-    expect(firstError(res).path).toEqual(['sendRawTransaction'])
+    expect(res.body.errors).toEqual([
+      {
+        message: 'Exception while fetching data (/sendRawTransaction) : Invalid params',
+        locations: [{ line: 1, column: 12 }],
+        path: ['sendRawTransaction'],
+        extensions: { errorCode: -32602, errorMessage: 'Invalid params', classification: 'DataFetchingException' },
+      },
+    ])
+  })
+
+  it("turns a pool refusal into Besu's GraphQL error kind (Nonce too low, -32001)", async () => {
+    const stale = createFeeMarket1559Tx(
+      {
+        chainId: 1337n,
+        nonce: 0n,
+        to: caller as `0x${string}`,
+        gasLimit: 100_000n,
+        maxFeePerGas: 10n ** 10n,
+        maxPriorityFeePerGas: 1n,
+      },
+      { common: tc.chain.commonForNextBlock() },
+    ).sign(hexToBytes(devAccounts()[0].privateKey))
+    const res = await run(`mutation { sendRawTransaction(data: "${bytesToHex(stale.serialize())}") }`)
+    expect(firstError(res).message).toBe('Exception while fetching data (/sendRawTransaction) : Nonce too low')
+    expect(res.body.errors?.[0].extensions).toEqual({
+      errorCode: -32001,
+      errorMessage: 'Nonce too low',
+      classification: 'DataFetchingException',
+    })
+  })
+
+  it('answers number and hash together with Invalid params and its code -32602, as Besu', async () => {
+    const res = await run(`{ block(number: 1, hash: "${bytesToHex(tc.chain.head.hash())}") { number } }`)
+    expect(res.body.errors?.[0].extensions).toEqual({
+      errorCode: -32602,
+      errorMessage: 'Invalid params',
+      classification: 'DataFetchingException',
+    })
   })
 })

@@ -17,7 +17,8 @@ import {
 } from 'graphql'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
 import type { RpcServices } from '../rpc/context.ts'
-import type { GraphqlContext } from './context.ts'
+import { besuSyntaxMessage, besuValidationErrors, besuVariableMessage, emptySelectionError } from './besuErrors.ts'
+import { type GraphqlContext, GraphqlFetchError } from './context.ts'
 import { limitViolation, operationCost } from './queryLimits.ts'
 import { mutationRoot, queryRoot } from './resolvers/rootResolvers.ts'
 import { installScalars } from './scalars.ts'
@@ -39,7 +40,7 @@ interface FormattedError {
   message: string
   locations?: { line: number; column: number }[]
   path?: (string | number)[]
-  extensions: { classification: string }
+  extensions: { classification: string; errorCode?: number; errorMessage?: string }
 }
 
 type Classification = 'InvalidSyntax' | 'ValidationError' | 'ExecutionAborted' | 'DataFetchingException'
@@ -84,10 +85,22 @@ export class GraphqlService {
     try {
       document = parse(req.query)
     } catch (e) {
-      return errorsResponse([e as GraphQLError], 'InvalidSyntax')
+      const error = e as GraphQLError
+      return errorsResponse(
+        [{ message: besuSyntaxMessage(error, req.query), locations: error.locations }],
+        'InvalidSyntax',
+      )
     }
+    const empty = emptySelectionError(document)
+    if (empty) return errorsResponse([{ message: empty.message, locations: [empty] }], 'InvalidSyntax')
     const validationErrors = validate(this.schema, document)
-    if (validationErrors.length > 0) return errorsResponse(validationErrors, 'ValidationError')
+    if (validationErrors.length > 0) {
+      const errors = besuValidationErrors(validationErrors, document).map(({ message, node }) => ({
+        message,
+        locations: node?.loc ? [{ line: node.loc.startToken.line, column: node.loc.startToken.column }] : undefined,
+      }))
+      return errorsResponse(errors, 'ValidationError')
+    }
     const operation = getOperationAST(document, operationName)
     if (!operation) {
       const message = operationName
@@ -113,7 +126,11 @@ export class GraphqlService {
     )
     const body: GraphqlResponse['body'] = {}
     if (result.errors?.length)
-      body.errors = result.errors.map((e) => formatError(e, e.path ? 'DataFetchingException' : 'ValidationError'))
+      body.errors = result.errors.map((e) =>
+        e.path
+          ? formatError(e, 'DataFetchingException')
+          : { ...formatError(e, 'ValidationError'), message: besuVariableMessage(e, operation, variables) },
+      )
     if ('data' in result) body.data = result.data
     return { status: body.errors ? 400 : 200, body }
   }
@@ -135,17 +152,34 @@ function failure(message: string, classification: Classification): GraphqlRespon
   return { status: 400, body: { errors: [{ message, extensions: { classification } }] } }
 }
 
-function errorsResponse(errors: readonly GraphQLError[], classification: Classification): GraphqlResponse {
-  return { status: 400, body: { errors: errors.map((e) => formatError(e, classification)) } }
+function errorsResponse(
+  errors: readonly Pick<GraphQLError, 'message' | 'locations'>[],
+  classification: Classification,
+): GraphqlResponse {
+  return {
+    status: 400,
+    body: {
+      errors: errors.map((e) => ({
+        message: e.message,
+        locations: e.locations?.map(({ line, column }) => ({ line, column })),
+        extensions: { classification },
+      })),
+    },
+  }
 }
 
-/** A resolver's failure reads like Besu's: "Exception while fetching data (/block) : …". */
+/**
+ * A resolver's failure reads like Besu's: "Exception while fetching data (/block) : …", and one with a
+ * JSON-RPC code (Besu's GraphQLException) carries it as `errorCode` and `errorMessage`.
+ */
 function formatError(e: GraphQLError, classification: Classification): FormattedError {
   const isFetch = e.path !== undefined && !(e.originalError instanceof GraphQLError) && e.originalError !== undefined
+  const coded = e.originalError instanceof GraphqlFetchError ? e.originalError.code : undefined
   return {
     message: isFetch ? `Exception while fetching data (/${e.path!.join('/')}) : ${e.message}` : e.message,
     locations: e.locations?.map(({ line, column }) => ({ line, column })),
     path: e.path ? [...e.path] : undefined,
-    extensions: { classification },
+    extensions:
+      coded === undefined ? { classification } : { errorCode: coded, errorMessage: e.message, classification },
   }
 }

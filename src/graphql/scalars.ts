@@ -4,6 +4,7 @@
  */
 import { type ConstValueNode, GraphQLError, type GraphQLScalarType, type GraphQLSchema, Kind } from 'graphql'
 import { bytesToHex, hexToBytes, toQuantity } from '../primitives/hex.ts'
+import { javaValue, ScalarLiteralError } from './besuErrors.ts'
 
 const MAX_LONG = (1n << 64n) - 1n
 const HEX_BODY = /^[0-9a-fA-F]*$/
@@ -90,6 +91,18 @@ function literalValue(node: ConstValueNode): unknown {
   throw new GraphQLError(`expected a string or an integer, found ${node.kind}`)
 }
 
+const HEX_SCALARS = new Set(['Bytes', 'Bytes32'])
+
+/**
+ * Besu's words for a literal its scalar refuses: the hex scalars name a missing 0x, anything else is
+ * "Value is not any Long : 'IntValue{value=…}'" (the AST node as graphql-java prints it).
+ */
+function literalDetail(name: string, node: ConstValueNode): string {
+  if (HEX_SCALARS.has(name) && node.kind === Kind.STRING && !/^0x/i.test(node.value))
+    return `${name} value '${node.value}' is not prefixed with 0x`
+  return `Value is not any ${name} : '${javaValue(node)}'`
+}
+
 /**
  * Gives the scalars a schema built from SDL their EIP-1767 coercions. `buildSchema` makes identity
  * scalars; the type objects are shared by every field that uses them, so they are filled in place.
@@ -106,8 +119,8 @@ export function installScalars(schema: GraphQLSchema): void {
       coerceInputLiteral: (node: ConstValueNode) => {
         try {
           return codec.input(literalValue(node))
-        } catch (e) {
-          throw new GraphQLError((e as Error).message, { nodes: node })
+        } catch {
+          throw new ScalarLiteralError(name, literalDetail(name, node), node)
         }
       },
     })

@@ -1,7 +1,7 @@
 /**
  * The GraphQL listener (Besu's --graphql-http-*): a hono app on the runtime's server with `POST /graphql`
  * (JSON `{query, variables, operationName}`, or a bare query in any other body) and
- * `GET /graphql?query=…`; `/` redirects there (308) and other methods get 405. Plain HTTP only:
+ * `GET /graphql?query=…` (either also at `/graphql/`); `/` redirects there (308) and other methods get 405. Plain HTTP only:
  * there is no WebSocket handler, so an upgrade request is answered as an ordinary GET. Owns HTTP
  * concerns — host allowlist (403), CORS, body limit, malformed JSON — and hands requests to the
  * GraphQL service.
@@ -33,25 +33,28 @@ export async function startGraphqlListener(
   app.use('*', hostAndCorsGuard(opts.hostAllowlist, opts.corsOrigins))
   // As Besu: a request to the root is sent on to the endpoint.
   app.on(['GET', 'POST'], '/', (c) => c.body(null, 308, { location: '/graphql' }))
-  app.get('/graphql', async (c) => {
-    const q = c.req.query()
-    return reply(
-      c,
-      await service.execute({ query: q.query, variables: q.variables, operationName: q.operationName }, true),
-    )
-  })
-  app.post('/graphql', async (c) => {
-    const text = await c.req.text()
-    if (text.length > MAX_BODY_BYTES) return c.text('Request body too large', 413)
-    const request = parseBody(text, c.req.header('content-type') ?? '')
-    if (!request)
-      return reply(c, {
-        status: 400,
-        body: { errors: [{ message: 'Invalid JSON body', extensions: { classification: 'InvalidSyntax' } }] },
-      })
-    return reply(c, await service.execute(request))
-  })
-  app.all('/graphql', (c) => c.body(null, 405, { allow: 'GET, POST' }))
+  // Besu's router takes the endpoint with and without a trailing slash (its own tests post to `/graphql/`).
+  for (const path of ['/graphql', '/graphql/']) {
+    app.get(path, async (c) => {
+      const q = c.req.query()
+      return reply(
+        c,
+        await service.execute({ query: q.query, variables: q.variables, operationName: q.operationName }, true),
+      )
+    })
+    app.post(path, async (c) => {
+      const text = await c.req.text()
+      if (text.length > MAX_BODY_BYTES) return c.text('Request body too large', 413)
+      const request = parseBody(text, c.req.header('content-type') ?? '')
+      if (!request)
+        return reply(c, {
+          status: 400,
+          body: { errors: [{ message: 'Invalid JSON body', extensions: { classification: 'InvalidSyntax' } }] },
+        })
+      return reply(c, await service.execute(request))
+    })
+    app.all(path, (c) => c.body(null, 405, { allow: 'GET, POST' }))
+  }
 
   const runtime = await createServerRuntime({
     maxRequestBodyBytes: MAX_BODY_BYTES,
@@ -82,5 +85,5 @@ function parseBody(text: string, contentType: string): GraphqlRequest | undefine
 }
 
 function reply(c: Context, res: GraphqlResponse): Response {
-  return c.body(JSON.stringify(res.body), res.status as 200, { 'content-type': 'application/json' })
+  return c.body(JSON.stringify(res.body), res.status as 200, { 'content-type': 'application/json; charset=utf-8' })
 }

@@ -419,15 +419,17 @@ describe('GraphQL errors', () => {
     })
   })
 
-  it('answers a bad scalar and a syntax error with their locations', async () => {
+  it("answers a bad scalar and a syntax error in Besu's (graphql-java's) words, with their locations", async () => {
     const bad = await gql('{ block(hash: "0xzz") { number } }')
     expect(bad.status).toBe(400)
     expect(bad.json.errors[0]).toMatchObject({
-      message: "Bytes32 value '0xzz' is not valid hex",
-      locations: [{ line: 1, column: 15 }],
+      message:
+        "Validation error (WrongType@[block]) : argument 'hash' with value 'StringValue{value='0xzz'}' is not a valid 'Bytes32' - Value is not any Bytes32 : 'StringValue{value='0xzz'}'",
+      locations: [{ line: 1, column: 9 }],
     })
     const syntax = await gql('{ block { number }')
     expect(syntax.json.errors[0]).toMatchObject({
+      message: "Invalid syntax with offending token '<EOF>' at line 1 column 19",
       locations: [{ line: 1, column: 19 }],
       extensions: { classification: 'InvalidSyntax' },
     })
@@ -452,7 +454,7 @@ describe('GraphQL errors', () => {
     expect(status).toBe(400)
     expect(json.data).toBeUndefined()
     expect(json.errors[0]).toMatchObject({
-      message: 'Variable "$a" has invalid value: Address value \'0x1234\' is not 20 bytes',
+      message: "Variable 'a' has an invalid value: Unable to parse variable value 0x1234 as an Address",
       locations: [{ line: 1, column: 7 }],
     })
   })
@@ -535,6 +537,20 @@ describe('GraphQL listener', () => {
       const res = await fetch(graphqlUrl, { method: 'POST', headers: { 'content-type': type }, body: '{ chainID }' })
       expect(await res.json()).toEqual({ data: { chainID: '0x539' } })
     }
+  })
+
+  it("serves /graphql/ as /graphql (Besu's own tests post there) with Besu's JSON content type", async () => {
+    const post = await fetch(`${graphqlUrl}/`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/graphql; charset=utf-8' },
+      body: '{ chainID }',
+    })
+    expect(post.status).toBe(200)
+    expect(post.headers.get('content-type')).toBe('application/json; charset=utf-8')
+    expect(await post.json()).toEqual({ data: { chainID: '0x539' } })
+    const get = await fetch(`${graphqlUrl}/?query=${encodeURIComponent('{ chainID }')}`)
+    expect(await get.json()).toEqual({ data: { chainID: '0x539' } })
+    expect((await fetch(`${graphqlUrl}/foo`)).status).toBe(404)
   })
 
   it('redirects / to /graphql (308) and refuses other methods (405)', async () => {

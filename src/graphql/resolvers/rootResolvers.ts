@@ -3,7 +3,7 @@ import type { Block } from '@ethereumjs/block'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { suggestGasPrice, suggestPriorityFee } from '../../rpc/eth/gasOracle.ts'
 import { decodeRawTransaction, submitTransaction } from '../../rpc/eth/txMethods.ts'
-import { type GraphqlContext, GraphqlFetchError, invalidParams } from '../context.ts'
+import { type GraphqlContext, GraphqlFetchError, invalidParams, transactionError } from '../context.ts'
 import { type AccountAdapter, accountIn } from './accountAdapter.ts'
 import { BlockAdapter } from './blockAdapter.ts'
 import { type CallData, type CallResult, callAt, estimateGasAt } from './callResolvers.ts'
@@ -139,7 +139,7 @@ export const mutationRoot = {
     try {
       return hexToBytes(await submitTransaction(ctx.rpc, await decodeRawTransaction(ctx.rpc, data)))
     } catch (e) {
-      throw new GraphqlFetchError((e as Error).message)
+      throw transactionError(e)
     }
   },
 }

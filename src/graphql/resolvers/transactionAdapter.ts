@@ -173,11 +173,9 @@ export class TransactionAdapter {
     return this.t.type >= 3 ? undefined : (this.t.v ?? 0n)
   }
 
+  /** The signature's parity of a typed transaction; Besu gives none for a legacy one (its `v` says it). */
   yParity(): bigint | undefined {
-    const v = this.t.v
-    if (v === undefined) return undefined
-    if (this.t.type >= 1) return v
-    return v >= 35n ? (v - 35n) % 2n : v - 27n
+    return this.t.type === 0 ? undefined : this.t.v
   }
 
   type(): number {
