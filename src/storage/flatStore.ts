@@ -3,7 +3,7 @@
  * logs and the trie nodes waiting to leave the history window. Rows only; what they mean is the
  * state layer's business (src/state/bonsaiState.ts).
  */
-import { inListSql, runRows, valuesSql } from './multiRow.ts'
+import { inListSql, runRows, type SqlForRows, valuesSql } from './multiRow.ts'
 import type { SqlDatabase, SqlValue } from './sqlite.ts'
 
 const INSERT_STALE_NODES = valuesSql('INSERT OR REPLACE INTO stale_nodes (key, stale_at)', 2)
@@ -20,8 +20,34 @@ export interface FlatRow {
   value: Uint8Array
 }
 
-function hexOf(bytes: Uint8Array): string {
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
+/** One table's writes in order: a run of upserts or of deletes, written when the other kind comes. */
+class RowRuns {
+  private readonly db: SqlDatabase
+  private readonly upsert: [SqlForRows, number]
+  private readonly remove: [SqlForRows, number]
+  private readonly values: SqlValue[] = []
+  private isDeleting = false
+
+  /** `upsert` and `remove`: each statement's text and its values a row. */
+  constructor(db: SqlDatabase, upsert: [SqlForRows, number], remove: [SqlForRows, number]) {
+    this.db = db
+    this.upsert = upsert
+    this.remove = remove
+  }
+
+  /** Adds an upsert's values, or (`upsert` undefined) a delete's. */
+  add(upsert: SqlValue[] | undefined, remove: SqlValue[]): void {
+    const isDelete = upsert === undefined
+    if (isDelete !== this.isDeleting) this.end()
+    this.isDeleting = isDelete
+    for (const v of upsert ?? remove) this.values.push(v)
+  }
+
+  end(): void {
+    const [sqlFor, width] = this.isDeleting ? this.remove : this.upsert
+    runRows(this.db, sqlFor, width, this.values)
+    this.values.length = 0
+  }
 }
 
 export class FlatStore {
@@ -41,29 +67,20 @@ export class FlatStore {
   }
 
   /**
-   * Writes accounts and slots with the outcome of writing them one by one in this order: the last
-   * value of a key is the one kept, an empty value deletes the row. So that every key ends in one
-   * row operation, each table's upserts go in one run of multi-row statements and its deletes in
-   * another (a one-transfer block changes about five accounts and two slots).
+   * Writes accounts and slots in order, with the outcome of one statement a row (the last value of
+   * a key is the one kept, an empty value deletes the row): each table's consecutive upserts go in
+   * one run of multi-row statements, and so do its consecutive deletes (a one-transfer block
+   * changes about five accounts and two slots: two statements).
    */
   writeRows(rows: Iterable<FlatRow>): void {
-    const last = new Map<string, FlatRow>()
-    for (const row of rows) last.set(row.slot ? hexOf(row.key) + hexOf(row.slot) : hexOf(row.key), row)
-    const upsertAccounts: SqlValue[] = []
-    const deleteAccounts: SqlValue[] = []
-    const upsertSlots: SqlValue[] = []
-    const deleteSlots: SqlValue[] = []
-    for (const { key, slot, value } of last.values()) {
-      if (slot === undefined) {
-        if (value.length === 0) deleteAccounts.push(key)
-        else upsertAccounts.push(key, value)
-      } else if (value.length === 0) deleteSlots.push(key, slot)
-      else upsertSlots.push(key, slot, value)
+    const accounts = new RowRuns(this.db, [UPSERT_ACCOUNTS, 2], [DELETE_ACCOUNTS, 1])
+    const slots = new RowRuns(this.db, [UPSERT_SLOTS, 3], [DELETE_SLOTS, 2])
+    for (const { key, slot, value } of rows) {
+      if (slot === undefined) accounts.add(value.length === 0 ? undefined : [key, value], [key])
+      else slots.add(value.length === 0 ? undefined : [key, slot, value], [key, slot])
     }
-    runRows(this.db, DELETE_ACCOUNTS, 1, deleteAccounts)
-    runRows(this.db, UPSERT_ACCOUNTS, 2, upsertAccounts)
-    runRows(this.db, DELETE_SLOTS, 2, deleteSlots)
-    runRows(this.db, UPSERT_SLOTS, 3, upsertSlots)
+    accounts.end()
+    slots.end()
   }
 
   /** Deletes every account and slot (before the tables are filled again from a trie). */

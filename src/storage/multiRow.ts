@@ -15,7 +15,7 @@ const MAX_ROWS = 64
 const EXACT_ROWS = 8
 
 /** The statement's text for `n` rows; built once per size. */
-type SqlForRows = (n: number) => string
+export type SqlForRows = (n: number) => string
 
 /** `head VALUES (?, ...), (?, ...) tail` with `width` values a row. */
 export function valuesSql(head: string, width: number, tail = ''): SqlForRows {
