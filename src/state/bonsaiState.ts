@@ -31,9 +31,10 @@ const META_DEFERRED_THROUGH = 'deferredThrough'
  * What left the window is deleted every this many blocks (or every window, if shorter). One delete
  * of a long run touches each page of `trie_nodes` and `stale_nodes` once for many rows, and the
  * pending trie nodes are written at the same time: 128 rather than 32 cut the pages a one-transfer
- * block's commit writes from about 96 to 71 (bench/walPages.ts, docs/performance.md).
+ * block's commit writes from about 96 to 71, and 256 (the chain's own flush bound, so a prune no
+ * longer forces a flush of its own) from about 43 to 36 (bench/walPages.ts, docs/performance.md).
  */
-const PRUNE_EVERY_BLOCKS = 128
+const PRUNE_EVERY_BLOCKS = 256
 
 /** The state of a block outside the history window (its trie nodes and trie logs are gone). */
 export class StateUnavailableError extends Error {
