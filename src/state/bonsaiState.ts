@@ -32,7 +32,8 @@ const META_DEFERRED_THROUGH = 'deferredThrough'
  * of a long run touches each page of `trie_nodes` and `stale_nodes` once for many rows, and the
  * pending trie nodes are written at the same time: 128 rather than 32 cut the pages a one-transfer
  * block's commit writes from about 96 to 71, and 256 (the chain's own flush bound, so a prune no
- * longer forces a flush of its own) from about 43 to 36 (bench/walPages.ts, docs/performance.md).
+ * longer forces a flush of its own) from about 43 to 36 when blocks come faster than the 1 s flush
+ * timer's bound (bench/walPages.ts, docs/performance.md).
  */
 const PRUNE_EVERY_BLOCKS = 256
 
