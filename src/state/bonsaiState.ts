@@ -12,7 +12,7 @@
 import { KECCAK256_RLP } from '@ethereumjs/util'
 import { bytesToBareHex, bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
-import { FlatStore } from '../storage/flatStore.ts'
+import { type FlatRow, FlatStore } from '../storage/flatStore.ts'
 import { StateHistory } from './stateHistory.ts'
 import { DEFAULT_HISTORICAL_BLOCK_LIMIT } from './storageFormat.ts'
 import type { TrieDb } from './trieDb.ts'
@@ -31,9 +31,11 @@ const META_DEFERRED_THROUGH = 'deferredThrough'
  * What left the window is deleted every this many blocks (or every window, if shorter). One delete
  * of a long run touches each page of `trie_nodes` and `stale_nodes` once for many rows, and the
  * pending trie nodes are written at the same time: 128 rather than 32 cut the pages a one-transfer
- * block's commit writes from about 96 to 71 (bench/walPages.ts, docs/performance.md).
+ * block's commit writes from about 96 to 71, and 256 (the chain's own flush bound, so a prune no
+ * longer forces a flush of its own) from about 43 to 36 when blocks come faster than the 1 s flush
+ * timer's bound (bench/walPages.ts, docs/performance.md).
  */
-const PRUNE_EVERY_BLOCKS = 128
+const PRUNE_EVERY_BLOCKS = 256
 
 /** The state of a block outside the history window (its trie nodes and trie logs are gone). */
 export class StateUnavailableError extends Error {
@@ -149,7 +151,7 @@ export class BonsaiState {
     if (this.pendingStale.size === 0 && this.pendingHistory.length === 0) return
     this.flat.writeStaleRecords(this.pendingStale.values())
     this.pendingStale.clear()
-    for (const { log, n } of this.pendingHistory) this.history?.record(log, n)
+    this.history?.recordAll(this.pendingHistory)
     this.pendingHistory.length = 0
     if (this.deferredHead !== undefined) this.setDeferredThrough(this.deferredHead)
   }
@@ -428,8 +430,7 @@ export class BonsaiState {
 
   private applyForward(log: TrieLog, n: bigint): void {
     this.expectRoot(log.rootBefore)
-    for (const a of log.accounts) this.flat.writeAccount(a.key, a.after)
-    for (const s of log.slots) this.flat.writeSlot(s.account, s.slot, s.after)
+    this.flat.writeRows(flatRows(log, 'after'))
     if (this.isDeferring) {
       for (const key of log.staled) this.pendingStale.set(bytesToBareHex(key), { key, at: n })
       for (const key of log.created) this.pendingStale.set(bytesToBareHex(key), { key, at: null })
@@ -442,8 +443,7 @@ export class BonsaiState {
 
   private applyBackward(log: TrieLog, n: bigint): void {
     this.expectRoot(log.rootAfter)
-    for (const a of log.accounts) this.flat.writeAccount(a.key, a.before)
-    for (const s of log.slots) this.flat.writeSlot(s.account, s.slot, s.before)
+    this.flat.writeRows(flatRows(log, 'before'))
     this.flat.markLive(log.staled)
     this.flat.markStale(log.created, n)
     this.flatRoot = log.rootBefore
@@ -452,6 +452,12 @@ export class BonsaiState {
   private expectRoot(root: Uint8Array): void {
     if (!this.isAt(root)) throw new Error('the flat state is not at the state this trie log starts from')
   }
+}
+
+/** The flat rows of the accounts and slots `log` changed, with their values before or after it. */
+function* flatRows(log: TrieLog, side: 'before' | 'after'): Generator<FlatRow> {
+  for (const a of log.accounts) yield { key: a.key, value: a[side] }
+  for (const s of log.slots) yield { key: s.account, slot: s.slot, value: s[side] }
 }
 
 function blockNumberBytes(n: bigint): Uint8Array {

@@ -4,6 +4,9 @@ import { devAccounts } from '../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { DevTools } from '../producer/devTools.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../runtime/testing.ts'
+import { migrate } from '../storage/schema.ts'
+import { openSqlite } from '../storage/sqlite.ts'
+import { PreimageTable } from './preimages.ts'
 
 let t: TracingChain
 beforeAll(async () => {
@@ -33,5 +36,27 @@ describe('PreimageTable', () => {
     await tools.setAccounts([[address, { balance: 5n, storage: [[slot, new Uint8Array([9])]] }]])
     expect(preimageOf(address)).toBe(bytesToHex(address))
     expect(preimageOf(slot)).toBe(bytesToHex(slot))
+  })
+})
+
+describe('PreimageTable.flush', () => {
+  it('stores every noted preimage under its hash, for counts around each chunk size, keeping stored rows', async () => {
+    for (const count of [1, 8, 9, 64, 65, 130]) {
+      const db = await openSqlite(':memory:')
+      migrate(db, true)
+      // A row already there under the first preimage's hash stays as it is (INSERT OR IGNORE).
+      const first = new Uint8Array(20).fill(1)
+      db.prepare('INSERT INTO preimages (hash, preimage) VALUES (?, ?)').run(keccak_256(first), new Uint8Array([7]))
+      const table = new PreimageTable(db)
+      const preimages = Array.from({ length: count }, (_, i) => new Uint8Array(20).fill(i + 1))
+      for (const p of preimages) table.note(p)
+      table.note(preimages[0])
+      db.transaction(() => table.flush())
+      const rows = db.prepare('SELECT hash, preimage FROM preimages').all()
+      expect(rows.length).toBe(count)
+      for (const p of preimages.slice(1)) expect(table.lookup(keccak_256(p))).toEqual(p)
+      expect(table.lookup(keccak_256(first))).toEqual(new Uint8Array([7]))
+      db.close()
+    }
   })
 })

@@ -10,11 +10,14 @@
 
 import type { Address } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import type { SqlDatabase } from '../storage/sqlite.ts'
+import { runRows, valuesSql } from '../storage/multiRow.ts'
+import type { SqlDatabase, SqlValue } from '../storage/sqlite.ts'
 import type { StateManager } from './worldState.ts'
 
 /** Preimages known to be stored, to skip rewriting them; cleared when it grows past this. */
 const MAX_REMEMBERED = 200_000
+/** Distinct preimages have distinct hashes, so the rows of one flush go in multi-row statements. */
+const INSERT_PREIMAGES = valuesSql('INSERT OR IGNORE INTO preimages (hash, preimage)', 2)
 
 function hexKey(bytes: Uint8Array): string {
   return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('hex')
@@ -57,11 +60,12 @@ export class PreimageTable {
   flush(): void {
     if (this.pending.size === 0) return
     if (this.stored.size + this.pending.size > MAX_REMEMBERED) this.stored.clear()
-    const insert = this.db.prepare('INSERT OR IGNORE INTO preimages (hash, preimage) VALUES (?, ?)')
+    const rows: SqlValue[] = []
     for (const [key, preimage] of this.pending) {
-      insert.run(this.hash(preimage), preimage)
+      rows.push(this.hash(preimage), preimage)
       this.stored.add(key)
     }
+    runRows(this.db, INSERT_PREIMAGES, 2, rows)
     this.pending.clear()
   }
 

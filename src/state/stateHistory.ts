@@ -17,7 +17,7 @@ import { KECCAK256_NULL, KECCAK256_RLP } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
 import type { ChainStore } from '../storage/chainStore.ts'
-import { HistoryStore } from '../storage/historyStore.ts'
+import { HistoryStore, type HistoryValue } from '../storage/historyStore.ts'
 import { SortedTrieBuilder } from './sortedTrie.ts'
 import type { TrieDb } from './trieDb.ts'
 import { STORAGE_KEY_PREFIX_BYTES, type TrieLog } from './trieLog.ts'
@@ -25,6 +25,8 @@ import { STORAGE_KEY_PREFIX_BYTES, type TrieLog } from './trieLog.ts'
 /** The first block whose state the history holds (absent: the data path keeps no history). */
 const META_HISTORY_FROM = 'historyFrom'
 const NONE = new Uint8Array(0)
+/** Flat rows written a page at a time when the history starts (a large state is not held whole). */
+const START_PAGE_ROWS = 4096
 
 /** An account RLP with an empty storage root and code hash stored as empty strings. */
 function slimAccount(rlp: Uint8Array): Uint8Array {
@@ -88,9 +90,14 @@ export class StateHistory {
    */
   start(n: bigint): void {
     this.rows.clear()
+    let page: HistoryValue[] = []
     for (const [key, value] of this.rows.flatRows()) {
-      this.rows.write(this.rows.ensureId(key), n, key.length === 32 ? slimAccount(value) : value)
+      page.push({ key, number: n, value: key.length === 32 ? slimAccount(value) : value })
+      if (page.length < START_PAGE_ROWS) continue
+      this.rows.writeValues(page)
+      page = []
     }
+    this.rows.writeValues(page)
     this.fromBlock = n
     this.store.writeMeta(META_HISTORY_FROM, hexToBytes(`0x${n.toString(16).padStart(16, '0')}`))
   }
@@ -104,8 +111,17 @@ export class StateHistory {
 
   /** Records what `log` changed as the state after canonical block `n`. */
   record(log: TrieLog, n: bigint): void {
-    for (const a of log.accounts) this.rows.write(this.rows.ensureId(a.key), n, slimAccount(a.after))
-    for (const s of log.slots) this.rows.write(this.rows.ensureId(slotKey(s.account, s.slot)), n, s.after)
+    this.recordAll([{ log, n }])
+  }
+
+  /** Records what each log changed as the state after its canonical block, in order. */
+  recordAll(logs: Iterable<{ log: TrieLog; n: bigint }>): void {
+    const values: HistoryValue[] = []
+    for (const { log, n } of logs) {
+      for (const a of log.accounts) values.push({ key: a.key, number: n, value: slimAccount(a.after) })
+      for (const s of log.slots) values.push({ key: slotKey(s.account, s.slot), number: n, value: s.after })
+    }
+    this.rows.writeValues(values)
   }
 
   /** Deletes what `log` recorded at block `n` (the block left the canonical chain). */

@@ -52,6 +52,13 @@ const TOPIC_COLUMNS = ['topic0', 'topic1', 'topic2', 'topic3']
 /** Block numbers per `IN (…)` query, well below SQLite's bound on parameters. */
 const BLOCKS_PER_QUERY = 500
 const INSERT_TRIE_NODES = valuesSql('INSERT OR IGNORE INTO trie_nodes (key, value)', 2)
+/** A block's transaction and log index rows, in multi-row statements (a burst's block holds dozens). */
+const INSERT_TXS = valuesSql('INSERT OR REPLACE INTO txs (hash, block_hash, idx)', 3)
+const INSERT_LOGS = valuesSql(
+  `INSERT OR REPLACE INTO logs (block_number, log_index, block_hash, tx_hash, tx_index, address,
+   topic0, topic1, topic2, topic3, data, block_timestamp)`,
+  12,
+)
 
 export class ChainStore {
   readonly db: SqlDatabase
@@ -146,29 +153,16 @@ export class ChainStore {
   /** Makes `e.hash` the canonical block at its height, indexing its transactions and logs. */
   writeCanonical(e: CanonicalEntry): void {
     this.db.prepare('INSERT OR REPLACE INTO canonical (number, hash) VALUES (?, ?)').run(e.number, e.hash)
-    const tx = this.db.prepare('INSERT OR REPLACE INTO txs (hash, block_hash, idx) VALUES (?, ?, ?)')
-    for (const [i, h] of e.txHashes.entries()) tx.run(h, e.hash, i)
-    const log = this.db.prepare(
-      `INSERT OR REPLACE INTO logs (block_number, log_index, block_hash, tx_hash, tx_index, address,
-       topic0, topic1, topic2, topic3, data, block_timestamp) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    )
+    const txs: SqlValue[] = []
+    for (const [i, h] of e.txHashes.entries()) txs.push(h, e.hash, i)
+    runRows(this.db, INSERT_TXS, 3, txs)
+    const logs: SqlValue[] = []
     for (const l of e.logs) {
       const t = l.topics
-      log.run(
-        l.blockNumber,
-        l.logIndex,
-        l.blockHash,
-        l.txHash,
-        l.txIndex,
-        l.address,
-        t[0] ?? null,
-        t[1] ?? null,
-        t[2] ?? null,
-        t[3] ?? null,
-        l.data,
-        l.blockTimestamp ?? null,
-      )
+      logs.push(l.blockNumber, l.logIndex, l.blockHash, l.txHash, l.txIndex, l.address)
+      logs.push(t[0] ?? null, t[1] ?? null, t[2] ?? null, t[3] ?? null, l.data, l.blockTimestamp ?? null)
     }
+    runRows(this.db, INSERT_LOGS, 12, logs)
   }
 
   /** Drops the canonical entries at `fromNumber` and above, with their tx and log index rows. */

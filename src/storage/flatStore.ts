@@ -3,11 +3,52 @@
  * logs and the trie nodes waiting to leave the history window. Rows only; what they mean is the
  * state layer's business (src/state/bonsaiState.ts).
  */
-import { inListSql, runRows, valuesSql } from './multiRow.ts'
+import { inListSql, runRows, type SqlForRows, valuesSql } from './multiRow.ts'
 import type { SqlDatabase, SqlValue } from './sqlite.ts'
 
 const INSERT_STALE_NODES = valuesSql('INSERT OR REPLACE INTO stale_nodes (key, stale_at)', 2)
 const DELETE_STALE_NODES = inListSql('DELETE FROM stale_nodes WHERE key')
+const UPSERT_ACCOUNTS = valuesSql('INSERT OR REPLACE INTO flat_accounts (key, value)', 2)
+const DELETE_ACCOUNTS = inListSql('DELETE FROM flat_accounts WHERE key')
+const UPSERT_SLOTS = valuesSql('INSERT OR REPLACE INTO flat_storage (account, slot, value)', 3)
+const DELETE_SLOTS = valuesSql('DELETE FROM flat_storage WHERE (account, slot) IN (', 2, ')')
+
+/** A row of the flat tables: an account (`slot` absent) or a storage slot; an empty value deletes it. */
+export interface FlatRow {
+  key: Uint8Array
+  slot?: Uint8Array
+  value: Uint8Array
+}
+
+/** One table's writes in order: a run of upserts or of deletes, written when the other kind comes. */
+class RowRuns {
+  private readonly db: SqlDatabase
+  private readonly upsert: [SqlForRows, number]
+  private readonly remove: [SqlForRows, number]
+  private readonly values: SqlValue[] = []
+  private isDeleting = false
+
+  /** `upsert` and `remove`: each statement's text and its values a row. */
+  constructor(db: SqlDatabase, upsert: [SqlForRows, number], remove: [SqlForRows, number]) {
+    this.db = db
+    this.upsert = upsert
+    this.remove = remove
+  }
+
+  /** Adds an upsert's values, or (`upsert` undefined) a delete's. */
+  add(upsert: SqlValue[] | undefined, remove: SqlValue[]): void {
+    const isDelete = upsert === undefined
+    if (isDelete !== this.isDeleting) this.end()
+    this.isDeleting = isDelete
+    for (const v of upsert ?? remove) this.values.push(v)
+  }
+
+  end(): void {
+    const [sqlFor, width] = this.isDeleting ? this.remove : this.upsert
+    runRows(this.db, sqlFor, width, this.values)
+    this.values.length = 0
+  }
+}
 
 export class FlatStore {
   readonly db: SqlDatabase
@@ -25,20 +66,21 @@ export class FlatStore {
     return (row?.value as Uint8Array) ?? undefined
   }
 
-  /** Writes an account; an empty value deletes it. */
-  writeAccount(key: Uint8Array, value: Uint8Array): void {
-    if (value.length === 0) this.db.prepare('DELETE FROM flat_accounts WHERE key = ?').run(key)
-    else this.db.prepare('INSERT OR REPLACE INTO flat_accounts (key, value) VALUES (?, ?)').run(key, value)
-  }
-
-  /** Writes a slot; an empty value deletes it. */
-  writeSlot(account: Uint8Array, slot: Uint8Array, value: Uint8Array): void {
-    if (value.length === 0)
-      this.db.prepare('DELETE FROM flat_storage WHERE account = ? AND slot = ?').run(account, slot)
-    else
-      this.db
-        .prepare('INSERT OR REPLACE INTO flat_storage (account, slot, value) VALUES (?, ?, ?)')
-        .run(account, slot, value)
+  /**
+   * Writes accounts and slots in order, with the outcome of one statement a row (the last value of
+   * a key is the one kept, an empty value deletes the row): each table's consecutive upserts go in
+   * one run of multi-row statements, and so do its consecutive deletes (a one-transfer block
+   * changes about five accounts and two slots: two statements).
+   */
+  writeRows(rows: Iterable<FlatRow>): void {
+    const accounts = new RowRuns(this.db, [UPSERT_ACCOUNTS, 2], [DELETE_ACCOUNTS, 1])
+    const slots = new RowRuns(this.db, [UPSERT_SLOTS, 3], [DELETE_SLOTS, 2])
+    for (const { key, slot, value } of rows) {
+      if (slot === undefined) accounts.add(value.length === 0 ? undefined : [key, value], [key])
+      else slots.add(value.length === 0 ? undefined : [key, slot, value], [key, slot])
+    }
+    accounts.end()
+    slots.end()
   }
 
   /** Deletes every account and slot (before the tables are filled again from a trie). */

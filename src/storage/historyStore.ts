@@ -5,7 +5,19 @@
  * (src/state/stateHistory.ts).
  */
 import { bytesToHex } from '../primitives/hex.ts'
-import type { SqlDatabase } from './sqlite.ts'
+import { allRows, inListSql, runRows, valuesSql } from './multiRow.ts'
+import type { SqlDatabase, SqlValue } from './sqlite.ts'
+
+const SELECT_IDS = inListSql('SELECT key, id FROM history_keys WHERE key')
+const INSERT_KEYS = valuesSql('INSERT INTO history_keys (key, id)', 2)
+const WRITE_VALUES = valuesSql('INSERT OR REPLACE INTO state_history (id, number, value)', 3)
+
+/** A value of a key after a block, to write (an empty value: the key does not exist then). */
+export interface HistoryValue {
+  key: Uint8Array
+  number: bigint
+  value: Uint8Array
+}
 
 /** Bound on the ids remembered in memory (all are forgotten when full). */
 const ID_MEMO_ENTRIES = 1 << 16
@@ -32,15 +44,46 @@ export class HistoryStore {
     return Number(id)
   }
 
-  /** The id of `key`, assigned now when it has none. Inside a transaction. */
-  ensureId(key: Uint8Array): number {
-    const known = this.idOf(key)
-    if (known !== undefined) return known
-    this.nextId ??= Number(this.db.prepare('SELECT MAX(id) AS n FROM history_keys').get()?.n ?? 0) + 1
-    const id = this.nextId++
-    // Not remembered until read back: the caller's transaction may still roll the row back.
-    this.db.prepare('INSERT INTO history_keys (key, id) VALUES (?, ?)').run(key, id)
-    return id
+  /**
+   * Writes values in order, as one statement a value would (a key without an id gets the next
+   * one, in order of first appearance; of two values of a key at one block the last is kept),
+   * with the lookups of the keys not in memory in one multi-key query and the inserts in multi-row
+   * statements. Inside a transaction.
+   */
+  writeValues(values: HistoryValue[]): void {
+    const ids = this.ensureIds(values.map((v) => v.key))
+    const rows: SqlValue[] = []
+    for (let i = 0; i < values.length; i++) rows.push(ids[i], values[i].number, values[i].value)
+    runRows(this.db, WRITE_VALUES, 3, rows)
+  }
+
+  /** The ids of `keys`, in order, those without one assigned now (see `writeValues`). */
+  private ensureIds(keys: Uint8Array[]): number[] {
+    const hexes = keys.map(bytesToHex)
+    const ids = new Map<string, number>()
+    const unknown = new Map<string, Uint8Array>()
+    for (let i = 0; i < keys.length; i++) {
+      const memo = this.ids.get(hexes[i])
+      if (memo !== undefined) ids.set(hexes[i], memo)
+      else unknown.set(hexes[i], keys[i])
+    }
+    if (unknown.size === 0) return hexes.map((h) => ids.get(h)!)
+    for (const r of allRows(this.db, SELECT_IDS, 1, [...unknown.values()])) {
+      const hex = bytesToHex(r.key as Uint8Array)
+      ids.set(hex, Number(r.id))
+      this.remember(hex, Number(r.id))
+    }
+    const inserts: SqlValue[] = []
+    for (const [hex, key] of unknown) {
+      if (ids.has(hex)) continue
+      this.nextId ??= Number(this.db.prepare('SELECT MAX(id) AS n FROM history_keys').get()?.n ?? 0) + 1
+      const id = this.nextId++
+      // Not remembered until read back: the caller's transaction may still roll the row back.
+      ids.set(hex, id)
+      inserts.push(key, id)
+    }
+    runRows(this.db, INSERT_KEYS, 2, inserts)
+    return hexes.map((h) => ids.get(h)!)
   }
 
   /** Writes the value of key `id` after block `number` (an empty value: it does not exist). */

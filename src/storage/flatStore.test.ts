@@ -1,0 +1,83 @@
+import { describe, expect, it, seededRandom } from '../runtime/testing.ts'
+import { type FlatRow, FlatStore } from './flatStore.ts'
+import { migrate } from './schema.ts'
+import { openSqlite, type SqlDatabase } from './sqlite.ts'
+
+async function database(): Promise<SqlDatabase> {
+  const db = await openSqlite(':memory:')
+  migrate(db, true)
+  return db
+}
+
+/** One statement a row, in order: what the flat tables held after each write before batching. */
+function writeOneByOne(db: SqlDatabase, rows: FlatRow[]): void {
+  for (const { key, slot, value } of rows) {
+    if (slot === undefined) {
+      if (value.length === 0) db.prepare('DELETE FROM flat_accounts WHERE key = ?').run(key)
+      else db.prepare('INSERT OR REPLACE INTO flat_accounts (key, value) VALUES (?, ?)').run(key, value)
+    } else if (value.length === 0) {
+      db.prepare('DELETE FROM flat_storage WHERE account = ? AND slot = ?').run(key, slot)
+    } else {
+      db.prepare('INSERT OR REPLACE INTO flat_storage (account, slot, value) VALUES (?, ?, ?)').run(key, slot, value)
+    }
+  }
+}
+
+function contents(db: SqlDatabase) {
+  return {
+    accounts: db.prepare('SELECT key, value FROM flat_accounts ORDER BY key').all(),
+    slots: db.prepare('SELECT account, slot, value FROM flat_storage ORDER BY account, slot').all(),
+  }
+}
+
+/** `count` writes over a few dozen keys, so that keys repeat and deletes hit existing rows. */
+function randomRows(random: () => number, count: number): FlatRow[] {
+  const byte = (n: number) => new Uint8Array(32).fill(Math.floor(random() * n))
+  const rows: FlatRow[] = []
+  for (let i = 0; i < count; i++) {
+    const value = random() < 0.3 ? new Uint8Array(0) : new Uint8Array([i & 0xff, 1])
+    rows.push(random() < 0.5 ? { key: byte(40), value } : { key: byte(4), slot: byte(40), value })
+  }
+  return rows
+}
+
+describe('FlatStore.writeRows', () => {
+  it('leaves the rows that one statement a row leaves, for counts around each chunk size', async () => {
+    const random = seededRandom(18)
+    for (const count of [0, 1, 2, 5, 8, 9, 63, 64, 65, 129, 300]) {
+      const [one, batched] = [await database(), await database()]
+      // The same rows there first, so that deletes and replacements find something.
+      const before = randomRows(random, 60)
+      writeOneByOne(one, before)
+      new FlatStore(batched).writeRows(before)
+      const rows = randomRows(random, count)
+      writeOneByOne(one, rows)
+      new FlatStore(batched).writeRows(rows)
+      expect(contents(batched)).toEqual(contents(one))
+      one.close()
+      batched.close()
+    }
+  })
+
+  it('keeps the last write of a key, a delete included', async () => {
+    const db = await database()
+    const store = new FlatStore(db)
+    const a = new Uint8Array(32).fill(1)
+    const s = new Uint8Array(32).fill(2)
+    store.writeRows([
+      { key: a, value: new Uint8Array([1]) },
+      { key: a, slot: s, value: new Uint8Array([5]) },
+      { key: a, value: new Uint8Array([2]) },
+    ])
+    expect(store.readAccount(a)).toEqual(new Uint8Array([2]))
+    store.writeRows([
+      { key: a, value: new Uint8Array([3]) },
+      { key: a, value: new Uint8Array(0) },
+      { key: a, slot: s, value: new Uint8Array(0) },
+      { key: a, slot: s, value: new Uint8Array([6]) },
+    ])
+    expect(store.readAccount(a)).toBeUndefined()
+    expect(store.readSlot(a, s)).toEqual(new Uint8Array([6]))
+    db.close()
+  })
+})
