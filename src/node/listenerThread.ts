@@ -79,6 +79,13 @@ interface Answer {
   isParseError: boolean
 }
 
+/**
+ * A read snapshot is let go this long after its last use, and at the latest this long after it was
+ * taken (a held snapshot keeps SQLite's checkpoints from recycling the write-ahead log past it).
+ */
+const SNAPSHOT_IDLE_MS = 10
+const SNAPSHOT_MAX_MS = 200
+
 /** How often the thread's request counts are sent on to the node's metrics (while they change). */
 const COUNTS_INTERVAL_MS = 100
 
@@ -97,6 +104,13 @@ export class ListenerThread {
   private view?: { root: Uint8Array; state: StateManager }
   private readonly sent = { requests: new Map<string, number>(), errors: new Map<string, number>() }
   private countsTimer?: ReturnType<typeof setTimeout>
+  /** The last publication read. */
+  private head?: { seq: number; hash: Uint8Array; root: Uint8Array }
+  /** The publication the held snapshot serves, when and since when one is held, and its last use. */
+  private heldSeq?: number
+  private heldSinceMs = 0
+  private lastUseMs = 0
+  private releaseTimer?: ReturnType<typeof setTimeout>
   /** Requests answered here and not yet counted on the node's thread. */
   private answered = 0
 
@@ -193,9 +207,13 @@ export class ListenerThread {
       if (ref !== undefined && ref !== 'latest') return undefined
     }
     const head = this.published()
-    if (!head) return undefined
-    const out = await this.wc.read(async (snapshotRoot) => {
-      if (!snapshotRoot || !equalBytes(snapshotRoot, head.root)) return undefined
+    if (!head) {
+      this.release()
+      return undefined
+    }
+    const snapshotRoot = this.snapshotAt(head.seq)
+    if (!snapshotRoot || !equalBytes(snapshotRoot, head.root)) return undefined
+    const out = await this.wc.read(async () => {
       const block = await this.wc.chain.getBlockByHash(head.hash)
       if (!block) return undefined
       this.wc.remember(block, head.root)
@@ -214,12 +232,42 @@ export class ListenerThread {
   }
 
   /** The published head, or undefined while it is written or anything is in flight on the node's thread. */
-  private published(): { hash: Uint8Array; root: Uint8Array } | undefined {
+  private published(): { seq: number; hash: Uint8Array; root: Uint8Array } | undefined {
     const seq = Atomics.load(this.words, 0)
     if (seq & 1 || Atomics.load(this.words, 1) !== 1 || Atomics.load(this.words, 2) !== 0) return undefined
-    const hash = this.bytes.slice(0, 32)
-    const root = this.bytes.slice(32, 64)
-    return Atomics.load(this.words, 0) === seq ? { hash, root } : undefined
+    if (seq === this.head?.seq) return this.head
+    const head = { seq, hash: this.bytes.slice(0, 32), root: this.bytes.slice(32, 64) }
+    if (Atomics.load(this.words, 0) !== seq) return undefined
+    this.head = head
+    return head
+  }
+
+  /**
+   * The flat state root of the read snapshot for publication `seq`: one snapshot serves the
+   * requests of a publication while they keep coming; a new publication (a block, a flush, an
+   * edit) takes a new snapshot, opened after what it announces was committed.
+   */
+  private snapshotAt(seq: number): Uint8Array | undefined {
+    if (this.heldSeq !== seq) {
+      this.release()
+      this.heldSeq = seq
+      this.heldSinceMs = performance.now()
+    }
+    this.lastUseMs = performance.now()
+    this.releaseTimer ??= setTimeout(() => this.releaseIfIdle(), SNAPSHOT_IDLE_MS)
+    return this.wc.hold()
+  }
+
+  private releaseIfIdle(): void {
+    this.releaseTimer = undefined
+    const nowMs = performance.now()
+    if (nowMs - this.lastUseMs >= SNAPSHOT_IDLE_MS || nowMs - this.heldSinceMs >= SNAPSHOT_MAX_MS) this.release()
+    else this.releaseTimer = setTimeout(() => this.releaseIfIdle(), SNAPSHOT_IDLE_MS)
+  }
+
+  private release(): void {
+    this.heldSeq = undefined
+    this.wc.release()
   }
 
   /** The flat view of the state after `block` (only ever the head here), kept while its root stays. */

@@ -54,6 +54,7 @@ import { ALWAYS_ENABLED_GROUP, type RpcContext, type RpcServices, type RpcSettin
 import { executionTimeoutError } from '../rpc/eth/callErrors.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { methodGroups } from '../rpc/methodGroups.ts'
+import { isPortShared } from '../runtime/httpServer.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import { startGraphqlListener } from '../server/graphqlListener.ts'
 import { startMetricsListener } from '../server/metricsListener.ts'
@@ -440,8 +441,17 @@ function startListenerThreads(
   services: RpcServices,
   settings: RpcSettings,
 ): ListenerThreads | undefined {
-  if (!early.http || config.rpcListenerThreads <= 0 || config.dataPath === ':memory:') return
-  if (!chain.bonsai || chain.trieDb.fork) {
+  if (!early.http || config.rpcListenerThreads <= 0) return
+  const unserved =
+    config.dataPath === ':memory:'
+      ? 'the data path is :memory:'
+      : !isPortShared()
+        ? 'this runtime does not share ports'
+        : !chain.bonsai || chain.trieDb.fork
+          ? 'the chain keeps no BONSAI state of its own'
+          : undefined
+  if (unserved) {
+    log.warn('--rpc-listener-threads ignored', { reason: unserved })
     early.concurrency.start = () => true
     return
   }

@@ -116,6 +116,7 @@ export class WorkerChain {
   private snapshotRoot?: Uint8Array
   /** Questions being answered (they share the read transaction). */
   private running = 0
+  private isHeld = false
   /** The state root after each block the node asked about (its header's, unless the dev tools edited it). */
   private readonly roots = new Map<string, Uint8Array>()
 
@@ -178,21 +179,48 @@ export class WorkerChain {
 
   /**
    * Runs `fn` inside the shared read transaction, with the state root its flat tables hold
-   * (undefined when none is recorded); the transaction ends when no reader is left.
+   * (undefined when none is recorded); the transaction ends when no reader is left and none holds it.
    */
   async read<T>(fn: (snapshotRoot: Uint8Array | undefined) => Promise<T>): Promise<T> {
+    this.enter()
+    try {
+      return await fn(this.snapshotRoot)
+    } finally {
+      this.leave()
+    }
+  }
+
+  /**
+   * Keeps the read transaction open after its readers end, until `release` (a listener thread
+   * answers from one snapshot while the head it was opened at stays); returns its flat state root.
+   */
+  hold(): Uint8Array | undefined {
+    if (!this.isHeld) {
+      this.isHeld = true
+      this.enter()
+    }
+    return this.snapshotRoot
+  }
+
+  /** Ends a `hold`: the transaction ends once its readers have. */
+  release(): void {
+    if (!this.isHeld) return
+    this.isHeld = false
+    this.leave()
+  }
+
+  private enter(): void {
     if (this.running++ === 0) {
       this.db.exec('BEGIN')
       // The first read of the transaction fixes its snapshot.
       this.snapshotRoot = this.chain.store.readMeta(META_FLAT_ROOT)
     }
-    try {
-      return await fn(this.snapshotRoot)
-    } finally {
-      if (--this.running === 0) {
-        this.snapshotRoot = undefined
-        this.db.exec('COMMIT')
-      }
+  }
+
+  private leave(): void {
+    if (--this.running === 0) {
+      this.snapshotRoot = undefined
+      this.db.exec('COMMIT')
     }
   }
 
