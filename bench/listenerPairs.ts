@@ -118,6 +118,7 @@ try {
     }
     console.log(`round ${round + 1}:\n  ${line.join('\n  ')}`)
   }
+  console.log(`peak RSS (MiB): A ${nodes[0].peakRssMib().toFixed(1)}, B ${nodes[1].peakRssMib().toFixed(1)}`)
 } finally {
   for (const n of nodes) await n.stop()
 }

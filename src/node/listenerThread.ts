@@ -104,8 +104,9 @@ export class ListenerThread {
   private view?: { root: Uint8Array; state: StateManager }
   private readonly sent = { requests: new Map<string, number>(), errors: new Map<string, number>() }
   private countsTimer?: ReturnType<typeof setTimeout>
-  /** The last publication read. */
+  /** The last publication read, and its head block. */
   private head?: { seq: number; hash: Uint8Array; root: Uint8Array }
+  private headBlock?: { seq: number; block: Block }
   /** The publication the held snapshot serves, when and since when one is held, and its last use. */
   private heldSeq?: number
   private heldSinceMs = 0
@@ -214,10 +215,13 @@ export class ListenerThread {
     const snapshotRoot = this.snapshotAt(head.seq)
     if (!snapshotRoot || !equalBytes(snapshotRoot, head.root)) return undefined
     const out = await this.wc.read(async () => {
-      const block = await this.wc.chain.getBlockByHash(head.hash)
-      if (!block) return undefined
-      this.wc.remember(block, head.root)
-      this.wc.chain.head = block
+      if (this.headBlock?.seq !== head.seq) {
+        const block = await this.wc.chain.getBlockByHash(head.hash)
+        if (!block) return undefined
+        this.wc.remember(block, head.root)
+        this.headBlock = { seq: head.seq, block }
+      }
+      this.wc.chain.head = this.headBlock.block
       return { payload: await this.dispatcher.handlePayload(payload, this.ctx, this.dispatchOptions) }
     })
     if (!out) return undefined
