@@ -46,7 +46,7 @@ export type ListenInit = Pick<
 
 /**
  * The head the node's thread publishes: Int32 words [sequence (odd while it is written), every
- * state written (1), automine block pending (1)], then the head's hash and its state root (32 bytes each).
+ * state written (1), automine block pending or the chain id changed (1)], then the head's hash and its state root (32 bytes each).
  */
 export const HEAD_WORDS = 3
 export const HEAD_BYTES = HEAD_WORDS * 4 + 64

@@ -5,7 +5,8 @@
  *
  * This thread publishes its head in a shared buffer (listenerThread.ts, HEAD_BYTES): the head's hash
  * and the state root after it, whether every committed state is written, and whether automine has
- * a block pending (a pass scheduled or running, a burst held, a run of sends open). It publishes in
+ * a block pending (a pass scheduled or running, a burst held, a run of sends open) or the chain id
+ * changed since the threads started. It publishes in
  * the same turn as the head moves (the chain's new-block and head-reset events), before every
  * request its dispatcher runs and after every relayed one, and every few milliseconds for what no
  * event tells (the state flush, a dev tool's state edit). A thread never answers from a state the
@@ -84,7 +85,9 @@ export class ListenerThreads {
     if (!this.isStarted) return
     const head = this.chain.head
     const isWritten = this.chain.isStateWritten ? 1 : 0
-    const isBlockPending = this.sealer?.isBlockPending ? 1 : 0
+    // A chain id changed since the threads opened their chains (anvil_setChainId) is not in their
+    // rules: from then on they relay everything.
+    const isBlockPending = this.sealer?.isBlockPending || this.services.settings.chainId !== this.opts.chainId ? 1 : 0
     const hash = head.hash()
     const root = this.chain.postStateRoot(head)
     const { words, bytes } = this
