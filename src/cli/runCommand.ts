@@ -80,6 +80,10 @@ export function registerRunCommand(cli: CAC): void {
       '--rpc-call-workers <n>',
       'Threads answering eth_call and eth_estimateGas while the main one is busy (default: 0, none)',
     )
+    .option(
+      '--rpc-listener-threads <n>',
+      'Threads sharing the JSON-RPC HTTP port that answer head reads themselves, once clients are concurrent (default: 0, none)',
+    )
     .option('--rpc-max-active-filters <n>', 'Most filters (eth_newFilter, …) alive at once', { default: '1000' })
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })
     .option(
@@ -175,6 +179,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     rpcGasCap: bigintOpt('rpc-gas-cap', s('rpcGasCap')),
     rpcEvmTimeoutMs: secondsOpt('rpc-evm-timeout', s('rpcEvmTimeout')),
     rpcCallWorkers: intOpt('rpc-call-workers', s('rpcCallWorkers') ?? String(DEFAULT_CALL_WORKERS), 0, 64),
+    rpcListenerThreads: intOpt('rpc-listener-threads', s('rpcListenerThreads') ?? '0', 0, 64),
     maxActiveFilters: intOpt('rpc-max-active-filters', s('rpcMaxActiveFilters'), 1),
     txPoolMaxSize: intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1),
     // Besu: without the option, a node that takes free transactions needs no bump to replace one.

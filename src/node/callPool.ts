@@ -190,7 +190,7 @@ export class CallPool implements CallOffload {
     thread.onMessage((message) => {
       if (typeof message === 'string') worker.settle(JSON.parse(message) as CallAnswer)
       else if (message.type === 'ready') worker.isReady = true
-      else fail(message.error)
+      else if (message.type === 'failed') fail(message.error)
     })
     thread.onError(fail)
     // An idle worker must not keep the process alive.

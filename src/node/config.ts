@@ -40,6 +40,8 @@ export interface NodeConfig {
   rpcEvmTimeoutMs: number
   /** Worker threads answering eth_call / eth_estimateGas at the head while the main thread is busy; 0 = none. */
   rpcCallWorkers: number
+  /** Listener threads sharing the JSON-RPC HTTP port (0: none). */
+  rpcListenerThreads: number
   /** Most installed filters at once (Besu's --rpc-max-active-filters). */
   maxActiveFilters: number
   txPoolMaxSize: number

@@ -10,6 +10,7 @@
 import { DEV_CHAIN_ID, DEV_NETWORK_ID } from '../chain/devIds.ts'
 import { clientVersion } from '../primitives/version.ts'
 import { ALWAYS_ENABLED_GROUP } from '../rpc/context.ts'
+import { isPortShared } from '../runtime/httpServer.ts'
 import { type EarlyAnswers, RpcGate, type RunningListener, startRpcListener } from '../server/rpcListener.ts'
 import { ChainStore } from '../storage/chainStore.ts'
 import { migrate, SCHEMA_VERSION, schemaVersionOf } from '../storage/schema.ts'
@@ -40,13 +41,24 @@ export interface EarlyListeners {
   ws?: RunningListener
   /** The data path's database, open, locked and migrated. */
   db: SqlDatabase
+  /**
+   * Set by the node when the HTTP listener shares its port with listener threads
+   * (`--rpc-listener-threads`): starts them, on the first concurrent requests; true once done.
+   */
+  concurrency: { start?: () => boolean }
 }
 
 export async function launchNode(config: NodeConfig): Promise<void> {
   const gate = new RpcGate()
+  const concurrency: EarlyListeners['concurrency'] = {}
+  // Listener threads read the data path's database on connections of their own: not for :memory:.
+  const isPortSharing = config.rpcListenerThreads > 0 && config.dataPath !== ':memory:' && isPortShared()
   const listen = (l: ApiListenerConfig, isHttpServed: boolean) =>
     l.isEnabled
       ? startRpcListener(gate, {
+          ...(isHttpServed && isPortSharing
+            ? { sharedPort: 'first' as const, onConcurrency: () => concurrency.start?.() ?? false }
+            : {}),
           host: l.host,
           port: l.port,
           apis: [...l.apis, ALWAYS_ENABLED_GROUP],
@@ -74,7 +86,7 @@ export async function launchNode(config: NodeConfig): Promise<void> {
     await nextTask()
   }
   const { startNode } = await import('./node.ts')
-  await startNode(config, { gate, http, ws, db })
+  await startNode(config, { gate, http, ws, db, concurrency })
 }
 
 /**

@@ -50,10 +50,11 @@ import { DevSealer } from '../producer/devSealer.ts'
 import { DevTools } from '../producer/devTools.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
 import { decodeDump, dumpState, loadState } from '../producer/stateDump.ts'
-import type { RpcContext, RpcServices, RpcSettings } from '../rpc/context.ts'
+import { ALWAYS_ENABLED_GROUP, type RpcContext, type RpcServices, type RpcSettings } from '../rpc/context.ts'
 import { executionTimeoutError } from '../rpc/eth/callErrors.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { methodGroups } from '../rpc/methodGroups.ts'
+import { isPortShared } from '../runtime/httpServer.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import { startGraphqlListener } from '../server/graphqlListener.ts'
 import { startMetricsListener } from '../server/metricsListener.ts'
@@ -84,7 +85,8 @@ import {
   resolveForkPoint,
 } from './forkPoint.ts'
 import type { EarlyListeners } from './launch.ts'
-import { dropNodeGauges, registerCallGauges, registerNodeGauges } from './nodeGauges.ts'
+import { ListenerThreads } from './listenerThreads.ts'
+import { dropNodeGauges, registerCallGauges, registerListenerGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
 
 const log = createLogger('node')
@@ -303,12 +305,18 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     network = await startP2p(config, services, curve, !engine, bftProtocol?.protocols ?? [])
     services.network = network
   }
+  let listenerThreads: ListenerThreads | undefined
   const dispatcher = new RpcDispatcher<RpcContext>(
     [...methodGroups(), engineGroup],
     executionTimeoutError,
     (handle) => withExecutionDeadline(settings.rpcEvmTimeoutMs, handle),
     // Automine seals a burst of sends together, and before any other request is answered.
-    (method) => sealer.onRequest(method === 'eth_sendRawTransaction' || method === 'eth_sendTransaction'),
+    // Listener threads learn at once whether automine now holds a run of sends (they relay reads then).
+    (method) => {
+      const wait = sealer.onRequest(method === 'eth_sendRawTransaction' || method === 'eth_sendTransaction')
+      listenerThreads?.publish()
+      return wait
+    },
   )
   const listeners: RunningListener[] = []
   if (early.http) {
@@ -343,6 +351,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   if (devTools && config.loadStateFile) await loadStateFile(devTools, config.loadStateFile)
   devTools?.markInitial()
   early.gate.open({ dispatcher, services })
+  listenerThreads = startListenerThreads(config, early, chain, sealer, dispatcher, services, settings)
   if (config.graphql.isEnabled) {
     // The graphql package takes tens of ms to evaluate; a node without the listener never loads it.
     const { GraphqlService } = await import('../graphql/graphqlService.ts')
@@ -384,6 +393,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
       services.filters.stop()
       await Promise.all(listeners.map((l) => l.stop()))
       services.callWorkers?.close()
+      listenerThreads?.close()
       await logBloomCache.idle()
       if (config.dataPath === ':memory:') rmSync(scratchDir(config.dataPath), { recursive: true, force: true })
       dropNodeGauges()
@@ -415,6 +425,59 @@ function startCallPool(config: NodeConfig, chain: Chain): CallPool | undefined {
   const pool = new CallPool(chain, init, { size: config.rpcCallWorkers })
   registerCallGauges(pool)
   return pool
+}
+
+/**
+ * The listener threads (`--rpc-listener-threads`), when the HTTP listener shares its port with them
+ * (launch.ts) and the chain keeps BONSAI state of its own (a thread reads the flat head tables, as a
+ * call worker does); they start on the first concurrent requests.
+ */
+function startListenerThreads(
+  config: NodeConfig,
+  early: EarlyListeners,
+  chain: Chain,
+  sealer: DevSealer | undefined,
+  dispatcher: RpcDispatcher<RpcContext>,
+  services: RpcServices,
+  settings: RpcSettings,
+): ListenerThreads | undefined {
+  if (!early.http || config.rpcListenerThreads <= 0) return
+  const unserved =
+    config.dataPath === ':memory:'
+      ? 'the data path is :memory:'
+      : !isPortShared()
+        ? 'this runtime does not share ports'
+        : !chain.bonsai || chain.trieDb.fork
+          ? 'the chain keeps no BONSAI state of its own'
+          : undefined
+  if (unserved) {
+    log.warn('--rpc-listener-threads ignored', { reason: unserved })
+    early.concurrency.start = () => true
+    return
+  }
+  const threads = new ListenerThreads(chain, sealer, dispatcher, services, {
+    count: config.rpcListenerThreads,
+    worker: {
+      dbFile: databaseFile(config.dataPath),
+      genesisFile: config.genesisFile,
+      minGasPrice: config.minGasPrice,
+      rpcGasCap: config.rpcGasCap,
+      rpcEvmTimeoutMs: config.rpcEvmTimeoutMs,
+    },
+    host: config.http.host,
+    port: early.http.port,
+    apis: [...config.http.apis, ALWAYS_ENABLED_GROUP],
+    hostAllowlist: config.hostAllowlist,
+    corsOrigins: config.http.corsOrigins,
+    maxBatchSize: config.http.maxBatchSize,
+    chainId: settings.chainId,
+  })
+  early.concurrency.start = () => {
+    threads.start()
+    return true
+  }
+  registerListenerGauges(threads)
+  return threads
 }
 
 /** Where files of the node go (trace files, log bloom caches): the data path, or a temp directory for `:memory:`. */

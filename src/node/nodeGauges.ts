@@ -6,12 +6,14 @@ import type { Chain } from '../chain/chain.ts'
 import { metrics } from '../primitives/metrics.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { CallPool } from './callPool.ts'
+import type { ListenerThreads } from './listenerThreads.ts'
 
 const GAUGE_CATEGORY_POOL = 'transaction_pool'
 const GAUGE_CATEGORY_STORAGE = 'storage'
 const GAUGE_CATEGORY_PROCESS = 'process'
 const GAUGE_CATEGORY_CHAIN = 'blockchain'
 const GAUGE_CATEGORY_CALLS = 'rpc_calls'
+const GAUGE_CATEGORY_LISTENERS = 'rpc_listener_threads'
 
 /** The figures read when debug_metrics asks: pool counts, head, database size, process memory. */
 export function registerNodeGauges(chain: Chain, pool: TxPool): void {
@@ -38,6 +40,12 @@ export function registerCallGauges(calls: CallPool): void {
   metrics.gauge(GAUGE_CATEGORY_CALLS, 'stale_worker_answers', () => calls.counts.stale)
 }
 
+/** How many listener threads listen, and how many requests they answered themselves. */
+export function registerListenerGauges(threads: ListenerThreads): void {
+  metrics.gauge(GAUGE_CATEGORY_LISTENERS, 'listening', () => threads.counts.listening)
+  metrics.gauge(GAUGE_CATEGORY_LISTENERS, 'answered', () => threads.counts.answered)
+}
+
 /** Removes the gauges of a stopped node (their sources are closed). */
 export function dropNodeGauges(): void {
   for (const category of [
@@ -46,6 +54,7 @@ export function dropNodeGauges(): void {
     GAUGE_CATEGORY_PROCESS,
     GAUGE_CATEGORY_CHAIN,
     GAUGE_CATEGORY_CALLS,
+    GAUGE_CATEGORY_LISTENERS,
   ])
     metrics.dropGauges(category)
 }

@@ -26,6 +26,7 @@ import { ChainStore } from '../storage/chainStore.ts'
 import { FlatStore } from '../storage/flatStore.ts'
 import { openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
 import { chainRules, loadGenesis } from './chainRules.ts'
+import type { FromListener, ListenInit, ToListener } from './listenerThread.ts'
 
 /** What a worker needs to open the chain as the node did. */
 export interface CallWorkerInit {
@@ -59,7 +60,11 @@ export interface CallAnswer {
  * Questions and answers cross as JSON text: a string is cloned between threads at about a third of
  * the cost of the same call as objects (bytes and bigints), measured under Bun.
  */
-export type ToCallWorker = { type: 'init'; init: CallWorkerInit } | string
+export type ToCallWorker =
+  | { type: 'init'; init: CallWorkerInit }
+  | { type: 'listen'; listen: ListenInit }
+  | { type: 'listener'; message: ToListener }
+  | string
 
 /** A JSON-RPC error as the dispatcher writes it. */
 export interface CallWorkerError {
@@ -68,7 +73,11 @@ export interface CallWorkerError {
   data?: unknown
 }
 
-export type FromCallWorker = { type: 'ready' } | { type: 'failed'; error: string } | string
+export type FromCallWorker =
+  | { type: 'ready' }
+  | { type: 'failed'; error: string }
+  | { type: 'listener'; message: FromListener }
+  | string
 
 /** A question as text: bytes as `{"$b": hex}`, bigints as `{"$n": hex}`. */
 export function encodeQuestion(q: CallQuestion): string {
@@ -107,6 +116,7 @@ export class WorkerChain {
   private snapshotRoot?: Uint8Array
   /** Questions being answered (they share the read transaction). */
   private running = 0
+  private isHeld = false
   /** The state root after each block the node asked about (its header's, unless the dev tools edited it). */
   private readonly roots = new Map<string, Uint8Array>()
 
@@ -152,26 +162,65 @@ export class WorkerChain {
    * the transaction ends, and the next question sees the newest commit, when none is left running.
    */
   async answer(q: CallQuestion): Promise<CallAnswer> {
+    try {
+      return await this.read(async (snapshotRoot) => {
+        const isAtRoot = snapshotRoot !== undefined && equalBytes(snapshotRoot, q.stateRoot)
+        const block = isAtRoot ? await this.chain.getBlockByHash(q.blockHash) : undefined
+        if (!block) return { type: 'answer', id: q.id, isStale: true }
+        this.remember(block, q.stateRoot)
+        this.chain.head = block
+        const result = await withExecutionDeadline(this.init.rpcEvmTimeoutMs, () => this.run(q, block))
+        return { type: 'answer', id: q.id, result }
+      })
+    } catch (e) {
+      return { type: 'answer', id: q.id, error: wireError(e) }
+    }
+  }
+
+  /**
+   * Runs `fn` inside the shared read transaction, with the state root its flat tables hold
+   * (undefined when none is recorded); the transaction ends when no reader is left and none holds it.
+   */
+  async read<T>(fn: (snapshotRoot: Uint8Array | undefined) => Promise<T>): Promise<T> {
+    this.enter()
+    try {
+      return await fn(this.snapshotRoot)
+    } finally {
+      this.leave()
+    }
+  }
+
+  /**
+   * Keeps the read transaction open after its readers end, until `release` (a listener thread
+   * answers from one snapshot while the head it was opened at stays); returns its flat state root.
+   */
+  hold(): Uint8Array | undefined {
+    if (!this.isHeld) {
+      this.isHeld = true
+      this.enter()
+    }
+    return this.snapshotRoot
+  }
+
+  /** Ends a `hold`: the transaction ends once its readers have. */
+  release(): void {
+    if (!this.isHeld) return
+    this.isHeld = false
+    this.leave()
+  }
+
+  private enter(): void {
     if (this.running++ === 0) {
       this.db.exec('BEGIN')
       // The first read of the transaction fixes its snapshot.
       this.snapshotRoot = this.chain.store.readMeta(META_FLAT_ROOT)
     }
-    try {
-      const isAtRoot = this.snapshotRoot !== undefined && equalBytes(this.snapshotRoot, q.stateRoot)
-      const block = isAtRoot ? await this.chain.getBlockByHash(q.blockHash) : undefined
-      if (!block) return { type: 'answer', id: q.id, isStale: true }
-      this.remember(block, q.stateRoot)
-      this.chain.head = block
-      const result = await withExecutionDeadline(this.init.rpcEvmTimeoutMs, () => this.run(q, block))
-      return { type: 'answer', id: q.id, result }
-    } catch (e) {
-      return { type: 'answer', id: q.id, error: wireError(e) }
-    } finally {
-      if (--this.running === 0) {
-        this.snapshotRoot = undefined
-        this.db.exec('COMMIT')
-      }
+  }
+
+  private leave(): void {
+    if (--this.running === 0) {
+      this.snapshotRoot = undefined
+      this.db.exec('COMMIT')
     }
   }
 
@@ -180,7 +229,8 @@ export class WorkerChain {
     return answerEstimate(this.source, block, this.init.rpcGasCap, q.args as EstimateArgs)
   }
 
-  private remember(block: Block, root: Uint8Array): void {
+  /** Records the state root the node named for `block`. */
+  remember(block: Block, root: Uint8Array): void {
     this.roots.set(bytesToHex(block.hash()), root)
     if (this.roots.size > 64) this.roots.delete(this.roots.keys().next().value!)
   }

@@ -94,6 +94,8 @@ export class DevSealer {
   private unsubscribeHeads?: () => void
   /** Transaction sends the RPC answered in a row, with no other request between them. */
   private sendStreak = 0
+  /** Sealing passes scheduled or running. */
+  private passes = 0
   /** Set while automine holds back a burst's transactions to seal them together. */
   private batchTimer?: ReturnType<typeof setTimeout>
   private batchStartedMs = 0
@@ -219,6 +221,20 @@ export class DevSealer {
   }
 
   /**
+   * Whether a request now must reach `onRequest` on this thread, or wait for a block: a sealing pass
+   * is scheduled or running (a send is answered before its block is sealed, on the next turn), a
+   * burst is held back, or a run of sends is open (a read ends it).
+   */
+  get isBlockPending(): boolean {
+    return this.passes > 0 || this.sendStreak > 0 || this.batchTimer !== undefined
+  }
+
+  /** The sealing pass scheduled or running, if any (a request relayed from another thread waits for it). */
+  pendingPass(): Promise<void> | undefined {
+    return this.passes > 0 ? this.sealing : undefined
+  }
+
+  /**
    * Told by the RPC dispatcher before each method runs. A send (`eth_sendRawTransaction`,
    * `eth_sendTransaction`) only counts; any other request first waits for the transactions automine
    * holds back, so that whatever a client asks next (a receipt, a balance, the block number) sees
@@ -276,6 +292,7 @@ export class DevSealer {
   private schedule(isEmptyAllowed: boolean): void {
     if (this.isScheduled) return
     this.isScheduled = true
+    this.passes++
     this.sealing = this.sealing.then(async () => {
       await nextTurn()
       this.isScheduled = false
@@ -296,6 +313,8 @@ export class DevSealer {
         // A clique signer waits for another signer's block, as Besu's miner does: not a failure.
         if (e instanceof CliqueWaitError) log.debug('not sealing', { reason: e.message })
         else log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
+      } finally {
+        this.passes--
       }
     })
   }

@@ -27,7 +27,22 @@ export interface HttpServer {
 /** One listener's server: the WebSocket upgrade middleware for its app, then `serve` to start it. */
 export interface ServerRuntime {
   upgradeWebSocket: UpgradeWebSocket
-  serve(hostname: string, port: number, fetch: FetchHandler): Promise<HttpServer>
+  serve(hostname: string, port: number, fetch: FetchHandler, opts?: ServeOptions): Promise<HttpServer>
+}
+
+export interface ServeOptions {
+  /**
+   * A port several listeners of this process share (SO_REUSEPORT; the kernel spreads connections
+   * among them): `first` binds it (alone for a moment first, so that a port another process holds
+   * still fails the start), `further` joins a port a `first` listener holds. Bun on Linux only
+   * (`isPortShared`); elsewhere the option is ignored.
+   */
+  sharedPort?: 'first' | 'further'
+}
+
+/** Whether this runtime's server shares ports (`sharedPort`: Bun on Linux). */
+export function isPortShared(): boolean {
+  return runtimeName() === 'bun' && process.platform === 'linux'
 }
 
 /** The server of this runtime with `limits`; every adapter module is loaded on first use only. */
@@ -47,7 +62,13 @@ async function bunServer(limits: ServerLimits): Promise<ServerRuntime> {
   const { upgradeWebSocket, websocket } = createBunWebSocket()
   return {
     upgradeWebSocket,
-    serve: async (hostname, port, fetch) => {
+    serve: async (hostname, port, fetch, opts) => {
+      if (opts?.sharedPort === 'first') {
+        // Bound alone first: a port held by another process (with SO_REUSEPORT or not) fails here.
+        const probe = Bun.serve({ hostname, port, fetch: () => new Response(null, { status: 503 }) })
+        port = probe.port ?? port
+        await probe.stop(true)
+      }
       const server = Bun.serve({
         hostname,
         port,
@@ -55,6 +76,7 @@ async function bunServer(limits: ServerLimits): Promise<ServerRuntime> {
         websocket: { ...websocket, maxPayloadLength: limits.maxWsFrameBytes, idleTimeout: limits.idleTimeoutS },
         maxRequestBodySize: limits.maxRequestBodyBytes,
         idleTimeout: limits.idleTimeoutS,
+        reusePort: opts?.sharedPort !== undefined,
       })
       return { port: server.port ?? port, stop: async () => void (await server.stop(true)) }
     },

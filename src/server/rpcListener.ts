@@ -28,12 +28,39 @@ export interface RpcListenerOptions {
   maxBatchSize: number
   /** Whether plain HTTP POSTs are served (false: WebSocket only). */
   isHttpServed: boolean
+  /** A port shared with listener threads (runtime/httpServer.ts `sharedPort`). */
+  sharedPort?: 'first' | 'further'
+  /**
+   * Called when concurrent clients show (requests of two connections interleaved), until it answers
+   * true. Bun only (its server tells a request's remote port).
+   */
+  onConcurrency?: () => boolean
+}
+
+/**
+ * Where a listener thread's requests go: bodies answered (by the thread itself or the node's
+ * thread), and WebSocket sessions relayed to the node's thread, whose answers and notifications
+ * come back through `send`.
+ */
+export interface RequestRelay {
+  answer(text: string): Promise<{ body: string | undefined; isParseError: boolean }>
+  openSession(send: (message: string) => void): RelaySession
+}
+
+export interface RelaySession {
+  message(text: string): void
+  close(): void
 }
 
 /** A started listener: its bound port and how to stop it. */
 export type RunningListener = HttpServer
 
 let nextConnectionId = 1
+
+/** A new WebSocket connection's id (unique in this thread: connections relayed from listener threads take theirs here too). */
+export function newConnectionId(): number {
+  return nextConnectionId++
+}
 
 /** What a listener hands requests to: the dispatcher and the node's services. */
 export interface RpcBackend {
@@ -115,10 +142,11 @@ export class RpcGate {
 }
 
 export async function startRpcListener(
-  backend: RpcBackend | RpcGate,
+  backend: RpcBackend | RpcGate | RequestRelay,
   opts: RpcListenerOptions,
 ): Promise<RunningListener> {
-  const gate = backend instanceof RpcGate ? backend : new RpcGate(backend)
+  const relay = 'answer' in backend ? backend : undefined
+  const gate = backend instanceof RpcGate ? backend : new RpcGate('answer' in backend ? undefined : backend)
   const dispatch: DispatchOptions = { enabledGroups: new Set(opts.apis), maxBatchSize: opts.maxBatchSize }
   let httpCtx: RpcContext | undefined
   // A larger frame closes the connection with 1009 (message too big), as Besu's does.
@@ -134,23 +162,27 @@ export async function startRpcListener(
   app.use('*', hostAndCorsGuard(opts.hostAllowlist, opts.corsOrigins))
   app.get('/liveness', (c) => c.json({ status: 'UP' }))
   // Besu answers 503 DOWN while the node is not ready to serve: here, while the chain loads.
-  app.get('/readiness', (c) => (gate.backend ? c.json({ status: 'UP' }) : c.json({ status: 'DOWN' }, 503)))
+  // A relay's listener (a listener thread) starts once the node serves.
+  app.get('/readiness', (c) => (relay || gate.backend ? c.json({ status: 'UP' }) : c.json({ status: 'DOWN' }, 503)))
   app.get(
     '/',
     upgradeWebSocket(() => {
       const closers: (() => void)[] = []
       let connection: Connection
       let ctx: RpcContext | undefined
+      let session: RelaySession | undefined
       return {
         onOpen(_evt, ws) {
+          if (relay) session = relay.openSession((m) => ws.send(m))
           connection = {
-            id: nextConnectionId++,
+            id: newConnectionId(),
             send: (m) => ws.send(m),
             onClose: (fn) => closers.push(fn),
           }
         },
         async onMessage(evt, ws) {
           const text = typeof evt.data === 'string' ? evt.data : new TextDecoder().decode(evt.data as ArrayBuffer)
+          if (session) return session.message(text)
           const early = gate.backend ? undefined : gate.earlyAnswer(text, opts.apis)
           if (early !== undefined) return ws.send(early)
           const { dispatcher, services } = gate.backend ?? (await gate.ready)
@@ -159,6 +191,7 @@ export async function startRpcListener(
           if (body !== undefined) ws.send(body)
         },
         onClose() {
+          session?.close()
           for (const fn of closers) fn()
         },
       }
@@ -176,13 +209,12 @@ export async function startRpcListener(
   const rpcAnswer = async (req: Request): Promise<RpcAnswer> => {
     const text = await req.text()
     if (text.length > MAX_BODY_BYTES) return { body: 'Request body too large', status: 413, type: 'text' }
+    if (relay) return answerOf(await relay.answer(text))
     const early = gate.backend ? undefined : gate.earlyAnswer(text, opts.apis)
     if (early !== undefined) return { body: early, status: 200, type: 'json' }
     const { dispatcher, services } = gate.backend ?? (await gate.ready)
     httpCtx ??= { ...services, apis: opts.apis }
-    const { body, isParseError } = await dispatcher.handleText(text, httpCtx, dispatch)
-    if (body === undefined) return { body: null, status: 200 }
-    return { body, status: isParseError ? 400 : 200, type: 'json' }
+    return answerOf(await dispatcher.handleText(text, httpCtx, dispatch))
   }
   const postRpc = async (req: Request): Promise<Response> => {
     const { body, status, type } = await rpcAnswer(req)
@@ -190,16 +222,19 @@ export async function startRpcListener(
   }
   // The hot path: a same-origin POST / from an allowed host needs none of the router's work (CORS,
   // WebSocket upgrade, probes), so it goes straight to the dispatcher; everything else to hono.
-  const fetch: typeof app.fetch = (req, server) =>
-    opts.isHttpServed &&
-    req.method === 'POST' &&
-    isRootPath(req.url) &&
-    !req.headers.has('origin') &&
-    isHostAllowed(req.headers.get('host') ?? undefined)
+  const watch = opts.onConcurrency ? new ConcurrencyWatch(opts.onConcurrency) : undefined
+  const fetch: typeof app.fetch = (req, server) => {
+    if (watch?.isWatching) watch.saw((server as BunServer | undefined)?.requestIP?.(req)?.port)
+    return opts.isHttpServed &&
+      req.method === 'POST' &&
+      isRootPath(req.url) &&
+      !req.headers.has('origin') &&
+      isHostAllowed(req.headers.get('host') ?? undefined)
       ? postRpc(req)
       : app.fetch(req, server)
+  }
 
-  const server = await runtime.serve(opts.host, opts.port, fetch)
+  const server = await runtime.serve(opts.host, opts.port, fetch, { sharedPort: opts.sharedPort })
   // Logged once the node serves: a start that fails after the bind prints its error line alone.
   gate.whenOpen(() =>
     log.info('listening', {
@@ -230,6 +265,46 @@ interface RpcAnswer {
   status: 200 | 400 | 413
   /** The body's content type; undefined for no body. */
   type?: BodyType
+}
+
+interface BunServer {
+  requestIP?(req: Request): { port: number } | null
+}
+
+/**
+ * Tells concurrent clients from the remote ports of successive requests: a client alone keeps its
+ * port (keep-alive) or takes a new one per request; a request from a port that was used, within the
+ * last second, before a request from another port comes from one of two connections open at once.
+ */
+class ConcurrencyWatch {
+  isWatching = true
+  private last?: number
+  private readonly seenMs = new Map<number, number>()
+  private readonly onConcurrency: () => boolean
+
+  constructor(onConcurrency: () => boolean) {
+    this.onConcurrency = onConcurrency
+  }
+
+  saw(port: number | undefined): void {
+    if (port === undefined || port === this.last) return
+    const nowMs = performance.now()
+    const seenMs = this.seenMs.get(port)
+    if (seenMs !== undefined && nowMs - seenMs < 1_000 && this.onConcurrency()) {
+      this.isWatching = false
+      this.seenMs.clear()
+      return
+    }
+    if (this.seenMs.size >= 256) this.seenMs.clear()
+    if (this.last !== undefined) this.seenMs.set(this.last, nowMs)
+    this.last = port
+  }
+}
+
+/** The HTTP answer to a dispatched body. */
+function answerOf({ body, isParseError }: { body: string | undefined; isParseError: boolean }): RpcAnswer {
+  if (body === undefined) return { body: null, status: 200 }
+  return { body, status: isParseError ? 400 : 200, type: 'json' }
 }
 
 /** Whether an absolute request URL's path is exactly `/` (no query). */

@@ -4,7 +4,7 @@
  * its workers running, and a kill -9 in the middle of calls leaves a data path that starts again.
  */
 import { describe, expect, it } from 'bun:test'
-import { signTransfer, startNode } from './harness.ts'
+import { signTransfer, startNode, stopWithSigterm } from './harness.ts'
 
 const RECIPIENT = '0x000000000000000000000000000000000000beef'
 const CONTRACT = '0x00000000000000000000000000000000c0ffee00'
@@ -46,11 +46,7 @@ describe('call workers', () => {
         params: [{ to: CONTRACT }, 'latest', { [CONTRACT]: { code: '0x60206000fd' } }],
       })
       expect(revert.json.error).toEqual({ code: 3, message: 'Execution reverted', data: `0x${'00'.repeat(32)}` })
-      const started = Date.now()
-      await node.stop('SIGTERM')
-      expect(node.proc.exitCode).toBe(0)
-      expect(Date.now() - started).toBeLessThan(10_000)
-      expect(node.output()).not.toContain('ERROR')
+      expect(await stopWithSigterm(node)).toEqual({ code: 0, isInTime: true, isClean: true })
     } finally {
       await node.cleanup()
     }

@@ -184,6 +184,22 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
  * closing it can be handed to another process's port-0 bind before its node starts, and that node
  * then exits with EADDRINUSE. Random within 20000-32767 and checked free by binding it.
  */
+/**
+ * Stops `node` with SIGTERM and tells how it went: its exit code, whether it took under 10 s, and
+ * whether it logged an error.
+ */
+export async function stopWithSigterm(
+  node: StartedNode,
+): Promise<{ code: number | null; isInTime: boolean; isClean: boolean }> {
+  const started = Date.now()
+  await node.stop('SIGTERM')
+  return {
+    code: node.proc.exitCode,
+    isInTime: Date.now() - started < 10_000,
+    isClean: !node.output().includes('ERROR'),
+  }
+}
+
 export async function reservedPort(): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_768)
