@@ -30,7 +30,13 @@ const genesis = normalizeGenesis({
   alloc: {},
 })
 
-function openSealer(chain: Chain, key: Uint8Array, proposals: Map<string, boolean>, blockPeriodMs?: number): DevSealer {
+function openSealer(
+  chain: Chain,
+  key: Uint8Array,
+  proposals: Map<string, boolean>,
+  blockPeriodMs?: number,
+  wait?: (ms: number) => Promise<void>,
+): DevSealer {
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
   const clock = manualClock(1_700_000_000_000)
   return new DevSealer(chain, pool, {
@@ -39,6 +45,9 @@ function openSealer(chain: Chain, key: Uint8Array, proposals: Map<string, boolea
     cliqueProposals: proposals,
     blockPeriodMs,
     clock,
+    // The out-of-turn delay at its shortest (1 ms): the wait is the block period alone.
+    random: () => 0,
+    wait,
   })
 }
 
@@ -114,8 +123,8 @@ describe('a clique signer voted in or out', () => {
       // Several periods pass: B is no signer and builds nothing.
       expect(await headReaches(chainB, 1n, 200)).toBe(false)
       await importBlock(chainB, (await sealerA.sealBlock(true))!, { setHead: true })
-      // The next period after the vote: B seals block 2 on its own.
-      expect(await headReaches(chainB, 2n)).toBe(true)
+      // The next period after the vote (2 s: the manual clock stands still): B seals block 2 on its own.
+      expect(await headReaches(chainB, 2n, 15_000)).toBe(true)
       const two = (await chainB.getBlockByNumber(2n))!
       expect(cliqueSigner(two.header).toString()).toBe(ADDRESS_B)
       expect(two.header.difficulty).toBe(expectedDifficulty([ADDRESS_A, ADDRESS_B], 2n, ADDRESS_B))
@@ -125,5 +134,27 @@ describe('a clique signer voted in or out', () => {
     } finally {
       await sealerB.stop()
     }
+  }, 30_000)
+
+  it('stops at once while a running signer waits for its turn', async () => {
+    const chain = await openMemoryChain(genesis)
+    let isWaiting = false
+    // A wait that never ends by itself: only the stop can end it.
+    const sealer = openSealer(chain, KEY_A, new Map(), 20, () => {
+      isWaiting = true
+      return new Promise(() => {})
+    })
+    // Block 1 at the clock's time: block 2 is due a period (2 s) later, which the manual clock never reaches.
+    await sealer.sealBlock(true)
+    sealer.start()
+    const deadline = Date.now() + 5_000
+    while (!isWaiting && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    expect(isWaiting).toBe(true)
+    const outcome = await Promise.race([
+      sealer.stop().then(() => 'stopped'),
+      new Promise((r) => setTimeout(() => r('still waiting'), 5_000)),
+    ])
+    expect(outcome).toBe('stopped')
+    expect(chain.head.header.number).toBe(1n)
   })
 })

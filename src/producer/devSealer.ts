@@ -92,6 +92,8 @@ export class DevSealer {
   private readonly wait: (ms: number) => Promise<void>
   private readonly clock: Clock
   private unsubscribeHeads?: () => void
+  /** Ends a clique signer's wait for its turn at once (a stop must not wait a block period). */
+  private endTurnWait?: () => void
   /** Transaction sends the RPC answered in a row, with no other request between them. */
   private sendStreak = 0
   /** Sealing passes scheduled or running. */
@@ -128,6 +130,7 @@ export class DevSealer {
     this.sealBatch()
     this.isStarted = false
     this.applyMode()
+    this.endTurnWait?.()
     return this.sealing
   }
 
@@ -300,7 +303,7 @@ export class DevSealer {
         do {
           if (!(await this.waitForTurn())) {
             // Another signer's block came: automine goes on from it, interval mining at its next tick.
-            if (this.isAutomineOn) this.schedule(false)
+            if (this.isStarted && this.isAutomineOn) this.schedule(false)
             break
           }
           const block = await this.sealBlock(isEmptyAllowed)
@@ -326,6 +329,8 @@ export class DevSealer {
    */
   private async waitForTurn(): Promise<boolean> {
     if (!this.cliqueSigner) return true
+    // Stopped while the pass was queued: no new wait.
+    if (!this.isStarted) return false
     const parent = this.chain.head.header
     let delayMs = 0
     try {
@@ -341,8 +346,16 @@ export class DevSealer {
     }
     if (delayMs === 0) return true
     log.debug('waiting before sealing', { number: parent.number + 1n, delayMs })
-    await this.wait(delayMs)
-    return equalBytes(this.chain.head.hash(), parent.hash())
+    let isEnded = false
+    await new Promise<void>((resolve) => {
+      this.endTurnWait = () => {
+        isEnded = true
+        resolve()
+      }
+      this.wait(delayMs).then(resolve)
+    })
+    this.endTurnWait = undefined
+    return !isEnded && equalBytes(this.chain.head.hash(), parent.hash())
   }
 
   /** Builds, executes and commits one block on the head; returns it (undefined when nothing to do). */
