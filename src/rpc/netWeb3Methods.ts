@@ -43,6 +43,7 @@ export const web3ClientVersion = defineMethod({
 
 export const web3Sha3 = defineMethod({
   name: 'web3_sha3',
+  besu: { kinds: ['data'], count: 1 },
   params: [p.data],
   handler: (_ctx: RpcContext, [data]) => bytesToHex(keccak_256(data)),
 })

@@ -90,18 +90,21 @@ function changePeers(ctx: RpcContext, url: string, change: (net: P2pNetwork, url
 
 export const addPeer = defineMethod({
   name: 'admin_addPeer',
+  besu: { kinds: ['params'], count: 1 },
   params: [p.string],
   handler: (ctx: RpcContext, [url]) => changePeers(ctx, url, (net, u) => net.addPeer(u)),
 })
 
 export const removePeer = defineMethod({
   name: 'admin_removePeer',
+  besu: { kinds: ['params'], count: 1 },
   params: [p.string],
   handler: (ctx: RpcContext, [url]) => changePeers(ctx, url, (net, u) => net.removePeer(u)),
 })
 
 export const changeLogLevel = defineMethod({
   name: 'admin_changeLogLevel',
+  besu: { kinds: ['logLevel', 'logFilter'] },
   params: [p.string, p.array(p.string, 'logFilters').optional()],
   handler: (_ctx: RpcContext, [level]) => {
     if (!setLogLevel(level)) throw new InvalidParamsError('Invalid log level params (missing or incorrect)')

@@ -64,6 +64,7 @@ export const inspect = defineMethod({
 /** One sender's pending and queued transactions, by nonce. Spec: execution-apis src/txpool/txpool.yaml */
 export const contentFrom = defineMethod({
   name: 'txpool_contentFrom',
+  besu: { kinds: ['address'] },
   params: [p.address],
   handler: (ctx: RpcContext, [address]) => {
     const { pending, queued } = ctx.pool.content()
