@@ -32,6 +32,8 @@ export interface BesuParams {
   order?: readonly number[]
   /** Besu counts the arguments before reading them and refuses any other number. */
   count?: number
+  /** The kind of that refusal: `Invalid number of params` unless the method says otherwise. */
+  countKind?: BesuParamKind
   /**
    * Arguments Besu requires where Basalt takes a default (eth_call's block): absent, they are the
    * error Besu reports when another argument is bad too, since Besu reads them first.
@@ -99,7 +101,7 @@ export function defineMethod<Ctx, const P extends readonly Codec<unknown>[], R>(
           reason: `expected ${besu.count} argument(s), got ${params.length}`,
           params: describe(params),
         })
-        throw new InvalidParamsError(BESU_PARAM_ERRORS.paramCount)
+        throw new InvalidParamsError(BESU_PARAM_ERRORS[besu.countKind ?? 'paramCount'])
       }
       // Besu ignores arguments past the last one a method reads; the others count them.
       if (!besu && (params.length > max || params.length < required)) {

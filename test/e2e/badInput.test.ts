@@ -541,6 +541,8 @@ const T = {
 interface BesuRule {
   args: string[]
   count?: number
+  /** Besu's text for another number of arguments, when not `Invalid number of params`. */
+  countText?: string
   required?: number[]
 }
 const BESU: Record<string, BesuRule> = {
@@ -606,8 +608,8 @@ const BESU: Record<string, BesuRule> = {
   trace_callMany: { args: [T.traceCallMany, T.block] },
   trace_rawTransaction: { args: [T.transaction, T.traceType], count: 2 },
   txpool_contentFrom: { args: [T.address] },
-  admin_addPeer: { args: [T.params], count: 1 },
-  admin_removePeer: { args: [T.params], count: 1 },
+  admin_addPeer: { args: [T.params], count: 1, countText: T.params },
+  admin_removePeer: { args: [T.params], count: 1, countText: T.params },
   admin_changeLogLevel: { args: [T.logLevel, T.logFilter] },
   admin_generateLogBloomCache: { args: [T.block, T.block] },
   admin_logsRemoveCache: { args: [T.block, T.block] },
@@ -746,7 +748,8 @@ function casesFor(method: string, spec: Spec, codes: number[]): Case[] {
 
 /** What Besu answers a case of a method it has. */
 function besuAnswer(besu: BesuRule, c: Case): Case['besu'] {
-  if (besu.count !== undefined && c.params.length !== besu.count) return { code: -32602, message: T.count }
+  if (besu.count !== undefined && c.params.length !== besu.count)
+    return { code: -32602, message: besu.countText ?? T.count }
   const arg = c.arg ?? c.missing
   if (arg === undefined) return null
   const absent = besu.required?.find((r) => r !== arg && c.params[r] == null)

@@ -5,7 +5,7 @@
  * (`Invalid call params`), with the field and the reason in the node's debug log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type StartedNode, startNode } from './harness.ts'
+import { type StartedNode, startNode, until } from './harness.ts'
 
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const TO = '0x000000000000000000000000000000000000bEEF'
@@ -42,7 +42,12 @@ describe('out-of-range call fields', () => {
         params: [{ from: FROM, to: TO, ...fields }, 'latest'],
       })
       expect(json.error).toEqual({ code: -32602, message: 'Invalid call params' })
-      expect(node.output()).toContain(`reason="${message}`)
+      await until(
+        'the debug line',
+        async () => node.output(),
+        (out) => out.includes(`reason="${message}`),
+        5_000,
+      )
     })
   }
 
@@ -51,7 +56,13 @@ describe('out-of-range call fields', () => {
     const raw = '0x02eb8205398201f4018502540be4008252089470997970c51812dc3a010c7d01b50e0d17dc79c80180c0808080'
     const { json } = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] })
     expect(json.error).toEqual({ code: -32602, message: 'Invalid transaction params (missing or incorrect)' })
-    expect(node.output()).toContain('reason="could not decode transaction: transaction is not signed"')
+    const reason = 'reason="could not decode transaction: transaction is not signed"'
+    await until(
+      'the debug line',
+      async () => node.output(),
+      (out) => out.includes(reason),
+      5_000,
+    )
     expect(node.output()).not.toContain('Cannot call hash method')
     expect(await node.rpc('eth_blockNumber')).toBe('0x0')
   })

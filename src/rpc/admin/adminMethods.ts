@@ -90,14 +90,14 @@ function changePeers(ctx: RpcContext, url: string, change: (net: P2pNetwork, url
 
 export const addPeer = defineMethod({
   name: 'admin_addPeer',
-  besu: { kinds: ['params'], count: 1 },
+  besu: { kinds: ['params'], count: 1, countKind: 'params' },
   params: [p.string],
   handler: (ctx: RpcContext, [url]) => changePeers(ctx, url, (net, u) => net.addPeer(u)),
 })
 
 export const removePeer = defineMethod({
   name: 'admin_removePeer',
-  besu: { kinds: ['params'], count: 1 },
+  besu: { kinds: ['params'], count: 1, countKind: 'params' },
   params: [p.string],
   handler: (ctx: RpcContext, [url]) => changePeers(ctx, url, (net, u) => net.removePeer(u)),
 })
