@@ -18,6 +18,7 @@ const P2P_PORT = 30303
 
 export const nodeInfo = defineMethod({
   name: 'admin_nodeInfo',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => {
     const id = ctx.settings.nodeKey ? bytesToHex(ctx.settings.nodeKey.publicKey).slice(2) : '00'.repeat(64)
@@ -70,6 +71,7 @@ function formatPeer(peer: PeerSummary) {
 
 export const peers = defineMethod({
   name: 'admin_peers',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => ctx.network?.peers().map(formatPeer) ?? [],
 })

@@ -70,6 +70,7 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
   })
   const getPendingVotes = defineMethod({
     name: `${prefix}_getPendingVotes`,
+    besu: { kinds: [] },
     params: [],
     handler: (ctx: RpcContext) => Object.fromEntries(validatorOf(ctx, prefix).votes),
   })
@@ -151,6 +152,7 @@ export async function signerMetrics(
 /** The seconds a QBFT round lasts before a round change (round 0; later rounds double it). */
 const getRequestTimeoutSeconds = defineMethod({
   name: 'qbft_getRequestTimeoutSeconds',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => validatorOf(ctx, 'qbft').requestTimeoutSeconds,
 })

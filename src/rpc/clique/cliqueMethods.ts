@@ -69,6 +69,7 @@ const discard = defineMethod({
 
 const proposals = defineMethod({
   name: 'clique_proposals',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => Object.fromEntries(proposalsOf(ctx)),
 })

@@ -55,6 +55,7 @@ export const replayBlock = defineMethod({
  */
 export const resyncWorldstate = defineMethod({
   name: 'debug_resyncWorldstate',
+  besu: { kinds: [] },
   params: [],
   handler: async (ctx: RpcContext) => {
     try {
@@ -145,6 +146,7 @@ function batchEntryError(e: unknown): string {
 /** The node's counters, timers and gauges by category (rpc, blockchain, transaction_pool, storage). */
 export const debugMetrics = defineMethod({
   name: 'debug_metrics',
+  besu: { kinds: [] },
   params: [],
   handler: () => metrics.snapshot(),
 })

@@ -60,6 +60,7 @@ export const getRawTransaction = defineMethod({
 /** Blocks that failed validation, newest last, as Besu lists them: `{block, hash, rlp}`. */
 export const getBadBlocks = defineMethod({
   name: 'debug_getBadBlocks',
+  besu: { kinds: [] },
   params: [],
   handler: async (ctx: RpcContext) =>
     ctx.chain.store.readBadBlocks().map((bad) => {

@@ -13,18 +13,21 @@ const MAX_FEE_HISTORY_BLOCKS = 1024n
 /** Besu's oracle (see gasOracle.ts). */
 export const gasPrice = defineMethod({
   name: 'eth_gasPrice',
+  besu: { kinds: [] },
   params: [],
   handler: async (ctx: RpcContext) => toQuantity(await suggestGasPrice(ctx)),
 })
 
 export const maxPriorityFeePerGas = defineMethod({
   name: 'eth_maxPriorityFeePerGas',
+  besu: { kinds: [] },
   params: [],
   handler: async (ctx: RpcContext) => toQuantity(await suggestPriorityFee(ctx)),
 })
 
 export const blobBaseFee = defineMethod({
   name: 'eth_blobBaseFee',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => {
     const h = ctx.chain.head.header

@@ -17,6 +17,7 @@ export const newFilter = defineMethod({
 /** Installs a filter whose changes are the hashes of new canonical blocks. */
 export const newBlockFilter = defineMethod({
   name: 'eth_newBlockFilter',
+  besu: { kinds: [] },
   params: [],
   handler: ({ filters }: RpcContext) => filters.newBlockFilter(),
 })
@@ -24,6 +25,7 @@ export const newBlockFilter = defineMethod({
 /** Installs a filter whose changes are the hashes of transactions entering the pool. */
 export const newPendingTransactionFilter = defineMethod({
   name: 'eth_newPendingTransactionFilter',
+  besu: { kinds: [] },
   params: [],
   handler: ({ filters }: RpcContext) => filters.newPendingTransactionFilter(),
 })
