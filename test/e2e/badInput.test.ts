@@ -580,7 +580,7 @@ const BESU: Record<string, BesuRule> = {
   eth_call: { args: [T.call, T.block, T.call, T.call], required: [1] },
   eth_estimateGas: { args: [T.call, T.block, T.call] },
   eth_createAccessList: { args: [T.call, T.block, T.call] },
-  eth_simulateV1: { args: [T.params, T.block] },
+  eth_simulateV1: { args: [T.params, T.block], required: [1] },
   web3_sha3: { args: [T.data], count: 1 },
   debug_traceTransaction: { args: [T.txHash, T.txTrace] },
   debug_traceBlockByNumber: { args: [T.block, T.txTrace] },
