@@ -1,8 +1,10 @@
 /**
  * Parameter codecs: each turns one JSON value into a typed value or throws a message saying what
- * was expected. `defineMethod` wraps those messages into -32602 errors naming the argument.
+ * was expected. `defineMethod` turns a failure into -32602: Besu's text for the parameter where the
+ * method names one, otherwise a message naming the argument.
  */
 import { hexToBytes, isHexData } from '../primitives/hex.ts'
+import type { BesuParamKind } from './errors.ts'
 
 export interface Codec<T> {
   /** What the argument is called in error messages. */
@@ -15,7 +17,29 @@ export interface Codec<T> {
 
 export type Decoded<C> = C extends Codec<infer T> ? T : never
 
-export class CodecError extends Error {}
+export class CodecError extends Error {
+  /** Besu's kind for this failure when it is not the parameter's own (a negative block number). */
+  readonly besuKind?: BesuParamKind
+
+  constructor(message: string, besuKind?: BesuParamKind) {
+    super(message)
+    this.besuKind = besuKind
+  }
+}
+
+/**
+ * A parameter that decoded but that the handler refuses (a slot above 2^256, a count out of range):
+ * `defineMethod` answers it as a decode failure of that argument, named by its index or its codec's
+ * label.
+ */
+export class ParamError extends CodecError {
+  readonly argument: number | string
+
+  constructor(argument: number | string, message: string) {
+    super(message)
+    this.argument = argument
+  }
+}
 
 export function codec<T>(label: string, decode: (v: unknown) => T, isOptional = false): Codec<T> {
   const c: Codec<T> = {
@@ -106,6 +130,9 @@ function blockNumberOrTag(v: unknown): BlockTagName | bigint {
 
 /** EIP-1898: a block number, tag, `0x` block hash, or `{blockNumber}` / `{blockHash, requireCanonical}`. */
 function blockParam(v: unknown): BlockParam {
+  // Besu reads "-0x10" as a number, then refuses it as a block number rather than as unreadable.
+  if (typeof v === 'string' && /^-0x[0-9a-fA-F]+$/.test(v))
+    throw new CodecError(`negative block number: ${describe(v)}`, 'blockNumber')
   if (typeof v === 'string' && v.length === 66) return { hash: fixed(32, 'a block hash')(v) }
   if (typeof v === 'object' && v !== null && !Array.isArray(v)) {
     const o = v as Record<string, unknown>

@@ -42,6 +42,50 @@ export class InvalidParamsError extends RpcError {
   }
 }
 
+/**
+ * Besu's texts for a parameter it could not read (`RpcErrorType`, all -32602), keyed by the kind of
+ * parameter. Each method names the kind of each of its parameters (`defineMethod`'s `besu`); Besu
+ * answers the text alone, without `data`, whatever was wrong with the value.
+ */
+export const BESU_PARAM_ERRORS = {
+  params: 'Invalid params',
+  paramCount: 'Invalid number of params',
+  account: 'Invalid account params',
+  address: 'Invalid address params',
+  addressHash: 'Invalid address hash params',
+  block: 'Invalid block, unable to parse RLP',
+  blockCount: 'Invalid block count params',
+  blockHash: 'Invalid block hash params',
+  blockIndex: 'Invalid block index params',
+  blockNumber: 'Invalid block number params',
+  call: 'Invalid call params',
+  data: 'Invalid data params',
+  dataHash: 'Invalid data hash params',
+  enode: 'Invalid enode params',
+  filter: 'Invalid filter params',
+  logFilter: 'Invalid log filter params',
+  logLevel: 'Invalid log level params (missing or incorrect)',
+  maxResults: 'Invalid max results params',
+  nonce: 'Invalid nonce params',
+  pendingTransactions: 'Invalid pending transactions params',
+  position: 'Invalid position params',
+  proposal: 'Invalid proposal params',
+  returnCompleteTransaction: 'Invalid return complete transaction params',
+  rewardPercentiles: 'Invalid reward percentiles params',
+  storageKeys: 'Invalid storage keys params',
+  subscription: 'Invalid subscription params',
+  traceCallMany: 'Invalid trace call many params',
+  traceNumbers: 'Invalid trace numbers params',
+  traceType: 'Invalid trace type params',
+  transaction: 'Invalid transaction params (missing or incorrect)',
+  transactionHash: 'Invalid transaction hash params',
+  transactionIndex: 'Invalid transaction index params',
+  transactionLimit: 'Invalid transaction limit params',
+  transactionTrace: 'Invalid transaction trace params',
+} as const satisfies Record<string, string>
+
+export type BesuParamKind = keyof typeof BESU_PARAM_ERRORS
+
 export class InternalError extends RpcError {
   static readonly code = -32603
   constructor(message = 'Internal error') {

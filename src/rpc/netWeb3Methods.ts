@@ -8,6 +8,7 @@ import type { RpcContext } from './context.ts'
 
 export const netVersion = defineMethod({
   name: 'net_version',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => ctx.settings.networkId.toString(),
 })
@@ -15,12 +16,14 @@ export const netVersion = defineMethod({
 /** Whether the P2P listener is up. */
 export const netListening = defineMethod({
   name: 'net_listening',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => ctx.network !== undefined,
 })
 
 export const netPeerCount = defineMethod({
   name: 'net_peerCount',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => toQuantity(ctx.network?.peers().length ?? 0),
 })
@@ -28,6 +31,7 @@ export const netPeerCount = defineMethod({
 /** Our enode URL; Besu's "P2P disabled" error without P2P. */
 export const netEnode = defineMethod({
   name: 'net_enode',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => {
     if (!ctx.network) throw besuError('p2pDisabled')
@@ -37,12 +41,14 @@ export const netEnode = defineMethod({
 
 export const web3ClientVersion = defineMethod({
   name: 'web3_clientVersion',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => ctx.settings.clientVersion,
 })
 
 export const web3Sha3 = defineMethod({
   name: 'web3_sha3',
+  besu: { kinds: ['data'], count: 1 },
   params: [p.data],
   handler: (_ctx: RpcContext, [data]) => bytesToHex(keccak_256(data)),
 })
@@ -50,6 +56,7 @@ export const web3Sha3 = defineMethod({
 /** The groups enabled on the listener the request came on, with Besu's version "1.0". */
 export const rpcModules = defineMethod({
   name: 'rpc_modules',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => Object.fromEntries(ctx.apis.map((a) => [a.toLowerCase(), '1.0'])),
 })

@@ -1,7 +1,8 @@
 /**
  * Bad input gets a clear error and loses nothing: every method refuses malformed parameters with a
- * JSON-RPC error (Besu's code, a message naming the argument), the transport refuses malformed
- * bodies and frames, and afterwards the node still serves with its chain unchanged.
+ * JSON-RPC error (Besu's code; for a method Besu has, Besu's text for the parameter, and for the
+ * others a message naming the argument), the transport refuses malformed bodies and frames, and
+ * afterwards the node still serves with its chain unchanged.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { readFileSync } from 'node:fs'
@@ -496,6 +497,178 @@ const SPECS: Record<string, Spec> = {
   anvil_setRpcUrl: ['string'],
 }
 
+/** Besu's texts for a parameter it cannot read (its RpcErrorType), written out here on purpose. */
+const T = {
+  address: 'Invalid address params',
+  addressHash: 'Invalid address hash params',
+  block: 'Invalid block, unable to parse RLP',
+  blockCount: 'Invalid block count params',
+  blockHash: 'Invalid block hash params',
+  blockIndex: 'Invalid block index params',
+  blockNumber: 'Invalid block number params',
+  call: 'Invalid call params',
+  count: 'Invalid number of params',
+  data: 'Invalid data params',
+  dataHash: 'Invalid data hash params',
+  filter: 'Invalid filter params',
+  logFilter: 'Invalid log filter params',
+  logLevel: 'Invalid log level params (missing or incorrect)',
+  maxResults: 'Invalid max results params',
+  nonce: 'Invalid nonce params',
+  params: 'Invalid params',
+  position: 'Invalid position params',
+  proposal: 'Invalid proposal params',
+  percentiles: 'Invalid reward percentiles params',
+  returnComplete: 'Invalid return complete transaction params',
+  storageKeys: 'Invalid storage keys params',
+  traceCallMany: 'Invalid trace call many params',
+  traceNumbers: 'Invalid trace numbers params',
+  traceType: 'Invalid trace type params',
+  transaction: 'Invalid transaction params (missing or incorrect)',
+  txHash: 'Invalid transaction hash params',
+  txIndex: 'Invalid transaction index params',
+  txLimit: 'Invalid transaction limit params',
+  txTrace: 'Invalid transaction trace params',
+}
+
+/**
+ * For each method Besu also serves: Besu's text for a bad or missing value of each argument,
+ * `count` where Besu counts the arguments first (any other number: `Invalid number of params`), and
+ * `required` for the block Besu requires and reads first where Basalt defaults it to latest (its
+ * absence is then the error whenever another argument is bad). Besu reads no argument past the last
+ * one a method takes, so extra ones are ignored elsewhere.
+ */
+interface BesuRule {
+  args: string[]
+  count?: number
+  /** Besu's text for another number of arguments, when not `Invalid number of params`. */
+  countText?: string
+  required?: number[]
+}
+const BESU: Record<string, BesuRule> = {
+  eth_getBalance: { args: [T.address, T.block], required: [1] },
+  eth_getCode: { args: [T.address, T.block], required: [1] },
+  eth_getTransactionCount: { args: [T.address, T.block], required: [1] },
+  eth_getStorageAt: { args: [T.address, T.position, T.block], required: [2] },
+  eth_getProof: { args: [T.address, T.storageKeys, T.block], required: [2] },
+  eth_getBlockByHash: { args: [T.blockHash, T.returnComplete] },
+  eth_getBlockByNumber: { args: [T.block, T.returnComplete] },
+  eth_getBlockTransactionCountByHash: { args: [T.blockHash] },
+  eth_getBlockTransactionCountByNumber: { args: [T.block] },
+  eth_getUncleCountByBlockHash: { args: [T.blockHash] },
+  eth_getUncleCountByBlockNumber: { args: [T.block] },
+  eth_getUncleByBlockHashAndIndex: { args: [T.blockHash, T.blockIndex] },
+  eth_getUncleByBlockNumberAndIndex: { args: [T.block, T.blockIndex] },
+  eth_getBlockReceipts: { args: [T.block] },
+  eth_getBlockAccessList: { args: [T.block] },
+  eth_getBlockAccessListByBlockNumber: { args: [T.block] },
+  eth_getBlockAccessListByBlockHash: { args: [T.blockHash] },
+  eth_getBlockAccessListByNumber: { args: [T.block] },
+  eth_sendRawTransaction: { args: [T.transaction], count: 1 },
+  eth_getTransactionByHash: { args: [T.txHash] },
+  eth_getTransactionByBlockHashAndIndex: { args: [T.blockHash, T.txIndex] },
+  eth_getTransactionByBlockNumberAndIndex: { args: [T.block, T.txIndex] },
+  eth_getTransactionReceipt: { args: [T.txHash] },
+  eth_getRawTransactionByHash: { args: [T.txHash] },
+  eth_getTransactionBySenderAndNonce: { args: [T.address, T.nonce], count: 2 },
+  eth_feeHistory: { args: [T.blockCount, T.block, T.percentiles] },
+  eth_getLogs: { args: [T.filter] },
+  eth_newFilter: { args: [T.filter] },
+  eth_getFilterChanges: { args: [T.filter] },
+  eth_getFilterLogs: { args: [T.filter] },
+  eth_uninstallFilter: { args: [T.filter] },
+  eth_call: { args: [T.call, T.block, T.call, T.call], required: [1] },
+  eth_estimateGas: { args: [T.call, T.block, T.call] },
+  eth_createAccessList: { args: [T.call, T.block, T.call] },
+  eth_simulateV1: { args: [T.params, T.block], required: [1] },
+  web3_sha3: { args: [T.data], count: 1 },
+  debug_traceTransaction: { args: [T.txHash, T.txTrace] },
+  debug_traceBlockByNumber: { args: [T.block, T.txTrace] },
+  debug_traceBlockByHash: { args: [T.blockHash, T.txTrace] },
+  debug_traceBlock: { args: [T.block, T.txTrace] },
+  debug_traceCall: { args: [T.call, T.block, T.txTrace] },
+  debug_storageRangeAt: { args: [T.block, T.txIndex, T.address, T.dataHash, T.txLimit] },
+  debug_getRawHeader: { args: [T.block] },
+  debug_getRawBlock: { args: [T.block] },
+  debug_getRawReceipts: { args: [T.block] },
+  debug_getRawTransaction: { args: [T.txHash] },
+  debug_accountAt: { args: [T.block, T.txIndex, T.address] },
+  debug_accountRange: { args: [T.block, T.txIndex, T.addressHash, T.maxResults] },
+  debug_setHead: { args: [T.block] },
+  debug_replayBlock: { args: [T.block] },
+  debug_standardTraceBlockToFile: { args: [T.blockHash, T.txTrace] },
+  debug_standardTraceBadBlockToFile: { args: [T.blockHash, T.txTrace] },
+  trace_transaction: { args: [T.txHash] },
+  trace_block: { args: [T.block] },
+  trace_get: { args: [T.txHash, T.traceNumbers] },
+  trace_replayTransaction: { args: [T.txHash, T.traceType] },
+  trace_replayBlockTransactions: { args: [T.block, T.traceType] },
+  trace_call: { args: [T.call, T.traceType, T.block] },
+  trace_filter: { args: [T.filter] },
+  trace_callMany: { args: [T.traceCallMany, T.block] },
+  trace_rawTransaction: { args: [T.transaction, T.traceType], count: 2 },
+  txpool_contentFrom: { args: [T.address] },
+  admin_addPeer: { args: [T.params], count: 1, countText: T.params },
+  admin_removePeer: { args: [T.params], count: 1, countText: T.params },
+  admin_changeLogLevel: { args: [T.logLevel, T.logFilter] },
+  admin_generateLogBloomCache: { args: [T.block, T.block] },
+  admin_logsRemoveCache: { args: [T.block, T.block] },
+  admin_logsRepairCache: { args: [T.block] },
+  clique_getSigners: { args: [T.block] },
+  clique_getSignersAtHash: { args: [T.blockHash] },
+  clique_propose: { args: [T.address, T.proposal] },
+  clique_discard: { args: [T.address] },
+  clique_getSignerMetrics: { args: [T.blockNumber, T.blockNumber] },
+  ...besuBft('qbft'),
+  ...besuBft('ibft'),
+  // Methods without arguments: Besu reads none, so extra ones are ignored.
+  ...Object.fromEntries(
+    [
+      'eth_chainId',
+      'eth_blockNumber',
+      'eth_syncing',
+      'eth_mining',
+      'eth_coinbase',
+      'eth_hashrate',
+      'eth_accounts',
+      'eth_protocolVersion',
+      'eth_gasPrice',
+      'eth_maxPriorityFeePerGas',
+      'eth_blobBaseFee',
+      'eth_newBlockFilter',
+      'eth_newPendingTransactionFilter',
+      'eth_config',
+      'net_version',
+      'net_listening',
+      'net_peerCount',
+      'net_enode',
+      'web3_clientVersion',
+      'rpc_modules',
+      'debug_getBadBlocks',
+      'debug_metrics',
+      'debug_resyncWorldstate',
+      'admin_nodeInfo',
+      'admin_peers',
+      'clique_proposals',
+      'qbft_getPendingVotes',
+      'ibft_getPendingVotes',
+      'qbft_getRequestTimeoutSeconds',
+      'txpool_besuTransactions',
+      'txpool_besuStatistics',
+    ].map((m) => [m, { args: [] }]),
+  ),
+}
+
+function besuBft(prefix: 'qbft' | 'ibft'): Record<string, BesuRule> {
+  return {
+    [`${prefix}_getValidatorsByBlockNumber`]: { args: [T.block] },
+    [`${prefix}_getValidatorsByBlockHash`]: { args: [T.blockHash] },
+    [`${prefix}_proposeValidatorVote`]: { args: [T.address, T.proposal] },
+    [`${prefix}_discardValidatorVote`]: { args: [T.address] },
+    [`${prefix}_getSignerMetrics`]: { args: [T.blockNumber, T.blockNumber] },
+  }
+}
+
 /** Methods served over WebSocket only: Besu refuses their malformed requests with -32600. */
 const WS_SPECS: Record<string, Spec> = {
   eth_subscribe: ['subscriptionType', 'subscriptionArg?'],
@@ -552,6 +725,12 @@ interface Case {
   arg?: number
   names?: string[]
   codes: number[]
+  /** The argument left out, when one is. */
+  missing?: number
+  /** A negative number where a block or block hash is read: Besu parses it, then refuses the number. */
+  isNegativeBlock?: boolean
+  /** Besu's exact error for the case; `null` when Besu ignores the fault (extra arguments). */
+  besu?: { code: number; message: string } | null
 }
 
 function parse(spec: Spec) {
@@ -575,6 +754,7 @@ function casesFor(method: string, spec: Spec, codes: number[]): Case[] {
         arg: i,
         names: p.kind.names,
         codes: allowed,
+        isNegativeBlock: p.kind === KINDS.block && typeof bad === 'string' && bad.startsWith('-0x'),
       })
     }
     if (!p.isOptional) {
@@ -591,8 +771,27 @@ function casesFor(method: string, spec: Spec, codes: number[]): Case[] {
   out.push({ method, params: [...valid, 'latest'], why: 'one argument too many', codes: allowed })
   out.push({ method, params: [...valid, null, null, null, null, null], why: 'five arguments too many', codes: allowed })
   if (required > 0)
-    out.push({ method, params: valid.slice(0, required - 1), why: 'a required argument missing', codes: allowed })
-  return out
+    out.push({
+      method,
+      params: valid.slice(0, required - 1),
+      why: 'a required argument missing',
+      missing: required - 1,
+      codes: allowed,
+    })
+  const besu = BESU[method]
+  return besu ? out.map((c) => ({ ...c, besu: besuAnswer(besu, c) })) : out
+}
+
+/** What Besu answers a case of a method it has. */
+function besuAnswer(besu: BesuRule, c: Case): Case['besu'] {
+  if (besu.count !== undefined && c.params.length !== besu.count)
+    return { code: -32602, message: besu.countText ?? T.count }
+  const arg = c.arg ?? c.missing
+  if (arg === undefined) return null
+  const absent = besu.required?.find((r) => r !== arg && c.params[r] == null)
+  if (absent !== undefined) return { code: -32602, message: besu.args[absent] as string }
+  if (c.isNegativeBlock) return { code: -32602, message: T.blockNumber }
+  return { code: -32602, message: besu.args[arg] as string }
 }
 
 function short(v: unknown): string {
@@ -604,6 +803,11 @@ function short(v: unknown): string {
 function judge(c: Case, status: number, json: any): string | undefined {
   if (status >= 500) return `HTTP ${status}`
   if (!json || typeof json !== 'object') return `no JSON-RPC response (HTTP ${status})`
+  if (c.besu !== undefined && c.besu !== null) {
+    const got = json.error ? { code: json.error.code, message: json.error.message } : json.result
+    if (json.error?.data !== undefined) return `data beside Besu's text: ${short(json.error)}`
+    return Bun.deepEquals(got, c.besu) ? undefined : `${short(got)}, Besu: ${short(c.besu)}`
+  }
   if (!('error' in json)) return `a result: ${short(json.result)}`
   const { code, message } = json.error
   if (code === -32603) return `Internal error: ${message}`
@@ -618,6 +822,16 @@ function judge(c: Case, status: number, json: any): string | undefined {
   const namesIt = lower.includes(`argument ${c.arg}`) || (c.names ?? []).some((n) => lower.includes(n.toLowerCase()))
   if (!isSpecific && !namesIt) return `message does not name argument ${c.arg}: ${message}`
   return undefined
+}
+
+/** Whether two answers agree: the same error, or both a result (a new filter id differs each time). */
+type Answer = { error?: unknown; result?: unknown } | undefined
+function sameAnswer(got: Answer, want: Answer): string | undefined {
+  const isSame =
+    got?.error || want?.error
+      ? Bun.deepEquals(got?.error, want?.error)
+      : got !== undefined && want !== undefined && 'result' in got && 'result' in want
+  return isSame ? undefined : `${short(got)}, without the extra arguments ${short(want)}`
 }
 
 let node: StartedNode
@@ -717,7 +931,7 @@ describe('the method list', () => {
 })
 
 describe('bad parameters over HTTP', () => {
-  it('answers every malformed parameter set with -32602 naming the argument', async () => {
+  it("answers every malformed parameter set with -32602: Besu's text for the parameter, or one naming the argument", async () => {
     const failures: string[] = []
     let count = 0
     // Methods listed ahead of their registration are skipped until the dispatcher knows them.
@@ -726,7 +940,11 @@ describe('bad parameters over HTTP', () => {
       if (!known.has(method)) continue
       for (const c of casesFor(method, spec, [-32602])) {
         const { status, json } = await call(c.method, c.params)
-        const wrong = judge(c, status, json)
+        // Extra arguments of a method Besu has: ignored, so the answer is that of the others alone.
+        const wrong =
+          c.besu === null
+            ? sameAnswer(json, (await call(c.method, c.params.slice(0, spec.length))).json)
+            : judge(c, status, json)
         if (wrong && !KNOWN_ISSUES[`${c.method} (${c.why})`]) failures.push(`${c.method} (${c.why}): ${wrong}`)
         count++
       }
@@ -735,19 +953,21 @@ describe('bad parameters over HTTP', () => {
     expect(failures).toEqual([])
   }, 120_000)
 
-  it('refuses values the codecs accept but the method cannot serve, naming what is wrong', async () => {
+  it("refuses values the codecs accept but the method cannot serve, with Besu's text for the parameter", async () => {
     const cases: [string, unknown[], string][] = [
-      ['debug_traceTransaction', [txHash, { tracer: 'noSuchTracer' }], 'tracer'],
-      ['debug_traceBlockByHash', [blockHash, { tracer: 'noSuchTracer' }], 'tracer'],
-      ['eth_getStorageAt', [A20, `0x1${'0'.repeat(64)}`, 'latest'], 'argument 1'],
-      ['eth_feeHistory', ['0x1', 'latest', [50, 10]], 'percentile'],
-      ['debug_storageRangeAt', [blockHash, '0x5', A20, '0x', '0x1'], 'index'],
+      ['debug_traceTransaction', [txHash, { tracer: 'noSuchTracer' }], T.txTrace],
+      ['debug_traceBlockByHash', [blockHash, { tracer: 'noSuchTracer' }], T.txTrace],
+      ['eth_getStorageAt', [A20, `0x1${'0'.repeat(64)}`, 'latest'], T.position],
+      ['eth_feeHistory', ['0x1', 'latest', [50, 10]], T.percentiles],
+      ['eth_feeHistory', ['0x401', 'latest', []], T.blockCount],
+      ['eth_getLogs', [{ blockHash, fromBlock: '0x0' }], T.filter],
+      ['debug_storageRangeAt', [blockHash, '0x5', A20, '0x', '0x1'], 'Invalid params: transaction index out of range'],
     ]
     const failures: string[] = []
-    for (const [method, params, name] of cases) {
-      const { status, json } = await call(method, params)
-      const wrong = judge({ method, params, why: '', arg: 0, names: [name], codes: [-32602] }, status, json)
-      if (wrong) failures.push(`${method} ${short(params)}: ${wrong}`)
+    for (const [method, params, message] of cases) {
+      const { json } = await call(method, params)
+      if (!Bun.deepEquals(json.error, { code: -32602, message }))
+        failures.push(`${method} ${short(params)}: ${short(json)}`)
     }
     expect(failures).toEqual([])
   })

@@ -7,7 +7,7 @@ import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createBlob4844Tx } from '@ethereumjs/tx'
 import { commitmentsToVersionedHashes, getBlobs, hexToBytes } from '@ethereumjs/util'
 import { restoreKzg } from '../../src/chain/kzgSnapshot.ts'
-import { kzgSetupMemory, type StartedNode, startNode } from './harness.ts'
+import { kzgSetupMemory, type StartedNode, startNode, until } from './harness.ts'
 
 type Hex = `0x${string}`
 
@@ -22,7 +22,19 @@ const BLOB_COUNT = 6
 // once; on a loaded 2-core machine one may still be held a few hundred ms by the scheduler.
 const TYPICAL_MS = 200
 const SLOWEST_MS = 1_000
-const UNDECODABLE = 'Invalid params: could not decode transaction: '
+/** Besu's answer to bytes that are no valid transaction; why goes to the debug log. */
+const UNDECODABLE = { code: -32602, message: 'Invalid transaction params (missing or incorrect)' }
+const PROOF_REFUSED = 'KZG proof cannot be verified from blobs/commitments'
+const HASH_REFUSED = 'commitment for blob at index 0 does not match versionedHash'
+
+/** How often the node's debug log has given `reason` for refused parameters, once it has at least `n` times. */
+const loggedReasons = (reason: string, n: number) =>
+  until(
+    `${n} debug lines with ${reason}`,
+    async () => node.output().split(reason).length - 1,
+    (count) => count >= n,
+    5_000,
+  )
 
 interface CellKzg {
   blobToKzgCommitment(blob: string): string
@@ -39,7 +51,7 @@ let cellProofs: string[]
 beforeAll(async () => {
   // The node restores the KZG trusted setup put in its data path (loaded once per test process); this
   // process restores the same for the sidecars.
-  node = await startNode({ args: ['--rpc-ws-enabled=false'], withKzgSetup: true })
+  node = await startNode({ args: ['--rpc-ws-enabled=false', '--logging=DEBUG'], withKzgSetup: true })
   started.push(node)
   await node.rpc('eth_call', [{ to: PRECOMPILE, data: POINT_EVALUATION }, 'latest'])
   expect(node.output()).toContain('KZG trusted setup restored')
@@ -133,10 +145,8 @@ describe('blob transaction verification off the event loop', () => {
       proofs[1] = proofs[0]
     }
     const { res, slowestMs } = await sendWhilePolling(await blobTx(BLOB_COUNT, { proofs: swapped }))
-    expect(res.json.error).toEqual({
-      code: -32602,
-      message: `${UNDECODABLE}KZG proof cannot be verified from blobs/commitments`,
-    })
+    expect(res.json.error).toEqual(UNDECODABLE)
+    expect(await loggedReasons(PROOF_REFUSED, 1)).toBe(1)
     expect(slowestMs).toBeLessThan(SLOWEST_MS)
     // Proofs are checked before versioned hashes: with both wrong, the proofs are named.
     const hashes: Hex[] = [`0x01${'00'.repeat(31)}`]
@@ -146,16 +156,17 @@ describe('blob transaction verification off the event loop', () => {
       method: 'eth_sendRawTransaction',
       params: [await blobTx(1, { proofs: swapped, hashes })],
     })
-    expect(both.json.error.message).toBe(`${UNDECODABLE}KZG proof cannot be verified from blobs/commitments`)
+    expect(both.json.error).toEqual(UNDECODABLE)
+    expect(await loggedReasons(PROOF_REFUSED, 2)).toBe(2)
+    expect(node.output()).not.toContain(HASH_REFUSED)
     const hashOnly = await node.rpcRaw({
       jsonrpc: '2.0',
       id: 1,
       method: 'eth_sendRawTransaction',
       params: [await blobTx(1, { hashes })],
     })
-    expect(hashOnly.json.error.message).toBe(
-      `${UNDECODABLE}commitment for blob at index 0 does not match versionedHash`,
-    )
+    expect(hashOnly.json.error).toEqual(UNDECODABLE)
+    expect(await loggedReasons(HASH_REFUSED, 1)).toBe(1)
   }, 120_000)
 
   it('verifies blobs after a restart, with the KZG restored from the data path', async () => {

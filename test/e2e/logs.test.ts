@@ -83,7 +83,8 @@ describe('eth_getLogs', () => {
       [{ fromBlock: '0x1', toBlock: numberToHex(head + 10n) }, 'block range extends beyond current head block'],
       [
         { blockHash: `0x${'ab'.repeat(32)}`, fromBlock: '0x1' },
-        'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other',
+        // A filter Besu cannot read: its text for the parameter (go-ethereum's words go to the debug log).
+        'Invalid filter params',
       ],
     ] as const
     for (const [filter, message] of cases) {

@@ -1,10 +1,11 @@
 /**
  * Values the protocol cannot hold are bad input, not internal errors: amounts of 2^256 and more, a
  * gas x price product past 256 bits, a nonce of 2^64-1 or more, an empty EIP-7702 authorization
- * list and an unsigned raw transaction each get -32602 naming the field, never -32603.
+ * list and an unsigned raw transaction each get -32602, never -32603: Besu's text for the parameter
+ * (`Invalid call params`), with the field and the reason in the node's debug log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { type StartedNode, startNode } from './harness.ts'
+import { type StartedNode, startNode, until } from './harness.ts'
 
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 const TO = '0x000000000000000000000000000000000000bEEF'
@@ -13,7 +14,7 @@ const MAX_256 = `0x${'f'.repeat(64)}`
 let node: StartedNode
 
 beforeAll(async () => {
-  node = await startNode({ args: ['--rpc-ws-enabled=false'] })
+  node = await startNode({ args: ['--rpc-ws-enabled=false', '--logging=DEBUG'] })
 })
 afterAll(() => node?.cleanup())
 
@@ -40,8 +41,13 @@ describe('out-of-range call fields', () => {
         method,
         params: [{ from: FROM, to: TO, ...fields }, 'latest'],
       })
-      expect(json.error.code).toBe(-32602)
-      expect(json.error.message).toContain(`invalid argument 0 (transaction): ${message}`)
+      expect(json.error).toEqual({ code: -32602, message: 'Invalid call params' })
+      await until(
+        'the debug line',
+        async () => node.output(),
+        (out) => out.includes(`reason="${message}`),
+        5_000,
+      )
     })
   }
 
@@ -49,10 +55,14 @@ describe('out-of-range call fields', () => {
     // A type-2 transfer on chain 1337 whose yParity, r and s are all 0.
     const raw = '0x02eb8205398201f4018502540be4008252089470997970c51812dc3a010c7d01b50e0d17dc79c80180c0808080'
     const { json } = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] })
-    expect(json.error).toEqual({
-      code: -32602,
-      message: 'Invalid params: could not decode transaction: transaction is not signed',
-    })
+    expect(json.error).toEqual({ code: -32602, message: 'Invalid transaction params (missing or incorrect)' })
+    const reason = 'reason="could not decode transaction: transaction is not signed"'
+    await until(
+      'the debug line',
+      async () => node.output(),
+      (out) => out.includes(reason),
+      5_000,
+    )
     expect(node.output()).not.toContain('Cannot call hash method')
     expect(await node.rpc('eth_blockNumber')).toBe('0x0')
   })

@@ -18,6 +18,7 @@ const P2P_PORT = 30303
 
 export const nodeInfo = defineMethod({
   name: 'admin_nodeInfo',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => {
     const id = ctx.settings.nodeKey ? bytesToHex(ctx.settings.nodeKey.publicKey).slice(2) : '00'.repeat(64)
@@ -70,6 +71,7 @@ function formatPeer(peer: PeerSummary) {
 
 export const peers = defineMethod({
   name: 'admin_peers',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => ctx.network?.peers().map(formatPeer) ?? [],
 })
@@ -90,18 +92,21 @@ function changePeers(ctx: RpcContext, url: string, change: (net: P2pNetwork, url
 
 export const addPeer = defineMethod({
   name: 'admin_addPeer',
+  besu: { kinds: ['params'], count: 1, countKind: 'params' },
   params: [p.string],
   handler: (ctx: RpcContext, [url]) => changePeers(ctx, url, (net, u) => net.addPeer(u)),
 })
 
 export const removePeer = defineMethod({
   name: 'admin_removePeer',
+  besu: { kinds: ['params'], count: 1, countKind: 'params' },
   params: [p.string],
   handler: (ctx: RpcContext, [url]) => changePeers(ctx, url, (net, u) => net.removePeer(u)),
 })
 
 export const changeLogLevel = defineMethod({
   name: 'admin_changeLogLevel',
+  besu: { kinds: ['logLevel', 'logFilter'] },
   params: [p.string, p.array(p.string, 'logFilters').optional()],
   handler: (_ctx: RpcContext, [level]) => {
     if (!setLogLevel(level)) throw new InvalidParamsError('Invalid log level params (missing or incorrect)')

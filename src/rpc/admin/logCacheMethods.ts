@@ -53,6 +53,7 @@ function isOpenBound(ref: BlockTagName | bigint): boolean {
  */
 export const generateLogBloomCache = defineMethod({
   name: 'admin_generateLogBloomCache',
+  besu: { kinds: ['block', 'block'] },
   params: [bound('startBlock'), bound('stopBlock')],
   handler: (ctx: RpcContext, [start, stop]) => {
     const cache = cacheOf(ctx)
@@ -68,6 +69,7 @@ export const generateLogBloomCache = defineMethod({
 /** Deletes the cache files of the segments holding `[startBlock, stopBlock]` (default: all). */
 export const logsRemoveCache = defineMethod({
   name: 'admin_logsRemoveCache',
+  besu: { kinds: ['block', 'block'] },
   params: [bound('startBlock'), bound('stopBlock')],
   handler: (ctx: RpcContext, [start, stop]) => {
     const head = ctx.chain.head.header.number
@@ -82,6 +84,7 @@ export const logsRemoveCache = defineMethod({
 /** Rewrites every segment below the one holding `blockNumber` (default: the head). */
 export const logsRepairCache = defineMethod({
   name: 'admin_logsRepairCache',
+  besu: { kinds: ['block'] },
   params: [p.named('blockNumber', p.index).optional()],
   handler: (ctx: RpcContext, [n]) => {
     const block = n === undefined ? ctx.chain.head.header.number : requireStored(ctx, n)

@@ -32,6 +32,7 @@ const validatorsOf = async (v: BftValidator, header: BlockHeader): Promise<Hex[]
 function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
   const getValidatorsByBlockNumber = defineMethod({
     name: `${prefix}_getValidatorsByBlockNumber`,
+    besu: { kinds: ['block'] },
     params: [p.blockNumberOrTag],
     handler: async (ctx: RpcContext, [ref]) => {
       const v = validatorOf(ctx, prefix)
@@ -41,6 +42,7 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
   })
   const getValidatorsByBlockHash = defineMethod({
     name: `${prefix}_getValidatorsByBlockHash`,
+    besu: { kinds: ['blockHash'] },
     params: [p.hash],
     handler: (ctx: RpcContext, [hash]) => {
       const v = validatorOf(ctx, prefix)
@@ -50,6 +52,7 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
   })
   const proposeValidatorVote = defineMethod({
     name: `${prefix}_proposeValidatorVote`,
+    besu: { kinds: ['address', 'proposal'] },
     params: [p.address, p.bool],
     handler: (ctx: RpcContext, [address, isAdd]) => {
       validatorOf(ctx, prefix).votes.set(bytesToHex(address), isAdd)
@@ -58,6 +61,7 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
   })
   const discardValidatorVote = defineMethod({
     name: `${prefix}_discardValidatorVote`,
+    besu: { kinds: ['address'] },
     params: [p.address],
     handler: (ctx: RpcContext, [address]) => {
       validatorOf(ctx, prefix).votes.delete(bytesToHex(address))
@@ -66,11 +70,13 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
   })
   const getPendingVotes = defineMethod({
     name: `${prefix}_getPendingVotes`,
+    besu: { kinds: [] },
     params: [],
     handler: (ctx: RpcContext) => Object.fromEntries(validatorOf(ctx, prefix).votes),
   })
   const getSignerMetrics = defineMethod({
     name: `${prefix}_getSignerMetrics`,
+    besu: { kinds: ['blockNumber', 'blockNumber'] },
     params: [p.blockNumberOrTag.optional(), p.blockNumberOrTag.optional()],
     handler: (ctx: RpcContext, [from, to]) => {
       const v = validatorOf(ctx, prefix)
@@ -146,6 +152,7 @@ export async function signerMetrics(
 /** The seconds a QBFT round lasts before a round change (round 0; later rounds double it). */
 const getRequestTimeoutSeconds = defineMethod({
   name: 'qbft_getRequestTimeoutSeconds',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => validatorOf(ctx, 'qbft').requestTimeoutSeconds,
 })

@@ -28,6 +28,7 @@ async function signersAfter(ctx: RpcContext, header: BlockHeader | undefined): P
 
 const getSigners = defineMethod({
   name: 'clique_getSigners',
+  besu: { kinds: ['block'] },
   params: [p.blockNumberOrTag.optional()],
   handler: async (ctx: RpcContext, [ref]) => {
     proposalsOf(ctx)
@@ -38,12 +39,14 @@ const getSigners = defineMethod({
 
 const getSignersAtHash = defineMethod({
   name: 'clique_getSignersAtHash',
+  besu: { kinds: ['blockHash'] },
   params: [p.hash],
   handler: (ctx: RpcContext, [hash]) => signersAfter(ctx, ctx.chain.getHeaderByHash(hash)),
 })
 
 const propose = defineMethod({
   name: 'clique_propose',
+  besu: { kinds: ['address', 'proposal'] },
   params: [p.address, p.bool],
   handler: (ctx: RpcContext, [address, isAdd]) => {
     const proposals = proposalsOf(ctx)
@@ -56,6 +59,7 @@ const propose = defineMethod({
 
 const discard = defineMethod({
   name: 'clique_discard',
+  besu: { kinds: ['address'] },
   params: [p.address],
   handler: (ctx: RpcContext, [address]) => {
     proposalsOf(ctx).delete(bytesToHex(address).toLowerCase())
@@ -65,12 +69,14 @@ const discard = defineMethod({
 
 const proposals = defineMethod({
   name: 'clique_proposals',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => Object.fromEntries(proposalsOf(ctx)),
 })
 
 const getSignerMetrics = defineMethod({
   name: 'clique_getSignerMetrics',
+  besu: { kinds: ['blockNumber', 'blockNumber'] },
   params: [p.blockNumberOrTag.optional(), p.blockNumberOrTag.optional()],
   handler: (ctx: RpcContext, [from, to]) => {
     proposalsOf(ctx)

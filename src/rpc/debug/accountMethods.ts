@@ -45,6 +45,7 @@ function requireTxIndex(block: Block, txIndex: bigint): number {
 /** Code, nonce, balance and code hash of an account after transaction `txIndex` of a block. */
 export const accountAt = defineMethod({
   name: 'debug_accountAt',
+  besu: { kinds: ['block', 'transactionIndex', 'address'] },
   params: [p.block, p.named('txIndex', p.index), p.address],
   handler: async (ctx: RpcContext, [ref, txIndex, address]) => {
     const block = await blockAt(ctx, ref)
@@ -73,6 +74,7 @@ export const accountAt = defineMethod({
  */
 export const accountRange = defineMethod({
   name: 'debug_accountRange',
+  besu: { kinds: ['block', 'transactionIndex', 'addressHash', 'maxResults'] },
   params: [p.block, p.named('txIndex', p.index), p.named('startKey', p.data), p.named('limit', p.index)],
   handler: async (ctx: RpcContext, [ref, txIndex, startKey, limit]) => {
     const block = await blockAt(ctx, ref)

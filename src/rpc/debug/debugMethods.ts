@@ -6,9 +6,9 @@
 import { createBlockFromRLP } from '@ethereumjs/block'
 import { traceCallRequest } from '../../evm/tracers/callRequestTracer.ts'
 import { createTracer } from '../../evm/tracers/createTracer.ts'
-import { p } from '../../jsonrpc/codecs.ts'
+import { ParamError, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { besuError } from '../../jsonrpc/errors.ts'
 import type { RpcContext } from '../context.ts'
 import { mapCallErrors } from '../eth/callErrors.ts'
 import { callParams } from '../eth/callRequest.ts'
@@ -33,6 +33,7 @@ const config = traceConfig.optional()
 /** Replays a transaction and returns its trace. Spec: execution-apis src/debug/trace.yaml */
 export const traceTransaction = defineMethod({
   name: 'debug_traceTransaction',
+  besu: { kinds: ['transactionHash', 'transactionTrace'] },
   params: [p.hash, config],
   handler: async (ctx: RpcContext, [hash, cfg]) => {
     if (ctx.forkHistory && !(await ctx.chain.findTransaction(hash))) {
@@ -48,6 +49,7 @@ export const traceTransaction = defineMethod({
 /** Traces every transaction of a canonical block. Spec: execution-apis src/debug/trace.yaml */
 export const traceBlockByNumber = defineMethod({
   name: 'debug_traceBlockByNumber',
+  besu: { kinds: ['block', 'transactionTrace'] },
   params: [p.blockNumberOrTag, config],
   handler: async (ctx: RpcContext, [ref, cfg]) => {
     const block = await ctx.chain.resolve(ref)
@@ -59,6 +61,7 @@ export const traceBlockByNumber = defineMethod({
 /** Traces every transaction of a block named by hash. Spec: execution-apis src/debug/trace.yaml */
 export const traceBlockByHash = defineMethod({
   name: 'debug_traceBlockByHash',
+  besu: { kinds: ['blockHash', 'transactionTrace'] },
   params: [p.hash, config],
   handler: async (ctx: RpcContext, [hash, cfg]) =>
     traceBlockTransactions(ctx, await requireBlockByHash(ctx, hash), cfg),
@@ -67,13 +70,14 @@ export const traceBlockByHash = defineMethod({
 /** Traces a block given as RLP, on top of its (stored) parent. */
 export const traceBlock = defineMethod({
   name: 'debug_traceBlock',
+  besu: { kinds: ['block', 'transactionTrace'] },
   params: [p.named('block', p.data), config],
   handler: async (ctx: RpcContext, [rlp, cfg]) => {
     let block: ReturnType<typeof createBlockFromRLP>
     try {
       block = createBlockFromRLP(rlp, { common: ctx.chain.common, setHardfork: true })
     } catch {
-      throw new InvalidParamsError('Invalid params: invalid block RLP')
+      throw new ParamError(0, 'invalid block RLP')
     }
     return traceBlockTransactions(ctx, block, cfg)
   },
@@ -82,6 +86,7 @@ export const traceBlock = defineMethod({
 /** Runs a call on a block's state and traces it. */
 export const traceCall = defineMethod({
   name: 'debug_traceCall',
+  besu: { kinds: ['call', 'block', 'transactionTrace'], order: [1, 0, 2] },
   params: [callParams.call, p.block.optional('latest'), config],
   handler: async (ctx: RpcContext, [req, ref, cfg]) => {
     const block = await requireBlock(ctx, ref)

@@ -7,7 +7,7 @@
  */
 import { reexecuteBlock, rewindTo } from '../../chain/headReset.ts'
 import { rebuildHeadState } from '../../chain/stateRecovery.ts'
-import { p } from '../../jsonrpc/codecs.ts'
+import { ParamError, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod, type RpcMethod } from '../../jsonrpc/defineMethod.ts'
 import { BESU_ERRORS, type BesuErrorKind, besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { metrics } from '../../primitives/metrics.ts'
@@ -20,6 +20,7 @@ const SUCCESS = 'Success'
 /** Moves the head back (or forward) to a stored canonical block; the state moves with it. */
 export const setHead = defineMethod({
   name: 'debug_setHead',
+  besu: { kinds: ['block'] },
   params: [p.blockNumberOrTag],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await ctx.chain.resolve(ref)
@@ -32,6 +33,7 @@ export const setHead = defineMethod({
 /** Rolls the head back to a block's parent and executes the block again, checking every root. */
 export const replayBlock = defineMethod({
   name: 'debug_replayBlock',
+  besu: { kinds: ['block'] },
   params: [p.blockNumberOrTag],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await ctx.chain.resolve(ref)
@@ -53,6 +55,7 @@ export const replayBlock = defineMethod({
  */
 export const resyncWorldstate = defineMethod({
   name: 'debug_resyncWorldstate',
+  besu: { kinds: [] },
   params: [],
   handler: async (ctx: RpcContext) => {
     try {
@@ -104,7 +107,7 @@ async function decodeBatchEntry(ctx: RpcContext, raw: unknown) {
   try {
     return await decodeRawTransaction(ctx, bytes)
   } catch (e) {
-    if (!(e instanceof InvalidParamsError)) throw e
+    if (!(e instanceof InvalidParamsError) && !(e instanceof ParamError)) throw e
     // Besu's decoder names a legacy signature's unsupported v; anything else undecodable is bad hex.
     const v = /need either v = 27\/28 or v >= 37.*got v = (\d+)/.exec(e.message)?.[1]
     throw new UndecodableEntry(v === undefined ? INVALID_HEX : `An unsupported encoded \`v\` value of ${v} was found`)
@@ -143,6 +146,7 @@ function batchEntryError(e: unknown): string {
 /** The node's counters, timers and gauges by category (rpc, blockchain, transaction_pool, storage). */
 export const debugMetrics = defineMethod({
   name: 'debug_metrics',
+  besu: { kinds: [] },
   params: [],
   handler: () => metrics.snapshot(),
 })

@@ -19,6 +19,7 @@ async function blockAt(ctx: RpcContext, ref: Parameters<RpcContext['chain']['res
 /** The RLP of a block header. Spec: execution-apis src/debug/getters.yaml */
 export const getRawHeader = defineMethod({
   name: 'debug_getRawHeader',
+  besu: { kinds: ['block'] },
   params: [block],
   handler: async (ctx: RpcContext, [ref]) => {
     const b = await blockAt(ctx, ref)
@@ -29,6 +30,7 @@ export const getRawHeader = defineMethod({
 /** The RLP of a whole block. Spec: execution-apis src/debug/getters.yaml */
 export const getRawBlock = defineMethod({
   name: 'debug_getRawBlock',
+  besu: { kinds: ['block'] },
   params: [block],
   handler: async (ctx: RpcContext, [ref]) => bytesToHex((await blockAt(ctx, ref)).serialize()),
 })
@@ -36,6 +38,7 @@ export const getRawBlock = defineMethod({
 /** The EIP-2718 encodings of a block's receipts. Spec: execution-apis src/debug/getters.yaml */
 export const getRawReceipts = defineMethod({
   name: 'debug_getRawReceipts',
+  besu: { kinds: ['block'] },
   params: [block],
   handler: async (ctx: RpcContext, [ref]) => {
     const rlp = ctx.chain.store.readReceiptsRlp((await blockAt(ctx, ref)).hash())
@@ -46,6 +49,7 @@ export const getRawReceipts = defineMethod({
 /** The EIP-2718 encoding of a mined transaction, or null. Spec: execution-apis src/debug/getters.yaml */
 export const getRawTransaction = defineMethod({
   name: 'debug_getRawTransaction',
+  besu: { kinds: ['transactionHash'] },
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const found = await ctx.chain.findTransaction(hash)
@@ -56,6 +60,7 @@ export const getRawTransaction = defineMethod({
 /** Blocks that failed validation, newest last, as Besu lists them: `{block, hash, rlp}`. */
 export const getBadBlocks = defineMethod({
   name: 'debug_getBadBlocks',
+  besu: { kinds: [] },
   params: [],
   handler: async (ctx: RpcContext) =>
     ctx.chain.store.readBadBlocks().map((bad) => {

@@ -49,6 +49,7 @@ function storageReader(
 /** Storage of `address` after transaction `txIndex` of a block, from `startKey` (a hashed key) on. */
 export const storageRangeAt = defineMethod({
   name: 'debug_storageRangeAt',
+  besu: { kinds: ['block', 'transactionIndex', 'address', 'dataHash', 'transactionLimit'] },
   params: [
     p.named('blockHash', p.hash),
     p.named('txIndex', p.index),

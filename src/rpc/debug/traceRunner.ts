@@ -12,17 +12,20 @@ import {
   UnknownTracerError,
 } from '../../evm/tracers/createTracer.ts'
 import { TraceTimeoutError, type TxTracer } from '../../evm/tracers/txTracer.ts'
-import { codec, decoders } from '../../jsonrpc/codecs.ts'
-import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
+import { codec, decoders, ParamError } from '../../jsonrpc/codecs.ts'
+import { besuError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { StateUnavailableError } from '../../state/bonsaiState.ts'
 import type { RpcContext } from '../context.ts'
+
+/** The trace config's codec label: a tracer that cannot be built is a bad value of that argument. */
+const TRACE_CONFIG_LABEL = 'trace config'
 
 /** Turns tracing failures into RPC errors; anything else passes through. */
 export function tracingError(e: unknown): unknown {
   if (e instanceof ReplayError) return besuError('blockNotFound', e.message)
   if (e instanceof UnknownTracerError || e instanceof InvalidTimeoutError || e instanceof InvalidTracerConfigError)
-    return new InvalidParamsError(`Invalid params: ${e.message}`)
+    return new ParamError(TRACE_CONFIG_LABEL, e.message)
   if (e instanceof TraceTimeoutError) return new RpcError(-32000, e.message)
   if (e instanceof StateUnavailableError) return besuError('worldStateUnavailable')
   return e
@@ -37,7 +40,7 @@ export async function mapTracingErrors<T>(fn: () => Promise<T>): Promise<T> {
 }
 
 /** The TraceConfig object; unknown members are ignored, as in geth and Besu. */
-export const traceConfig = codec('trace config', (v): TraceConfig => {
+export const traceConfig = codec(TRACE_CONFIG_LABEL, (v): TraceConfig => {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return decoders.fail('expected a trace config object')
   const o = v as Record<string, unknown>
   for (const k of ['disableStack', 'disableStorage', 'enableMemory', 'enableReturnData', 'disableMemory']) {

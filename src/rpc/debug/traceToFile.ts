@@ -61,6 +61,7 @@ async function traceToFiles(ctx: RpcContext, block: Block, opts: FileTraceOption
 /** EIP-3155 traces of a stored block's transactions, written to files. */
 export const standardTraceBlockToFile = defineMethod({
   name: 'debug_standardTraceBlockToFile',
+  besu: { kinds: ['blockHash', 'transactionTrace'] },
   params: [p.named('blockHash', p.hash), fileTraceOptions],
   handler: async (ctx: RpcContext, [hash, opts]) => traceToFiles(ctx, await requireBlockByHash(ctx, hash), opts),
 })
@@ -68,6 +69,7 @@ export const standardTraceBlockToFile = defineMethod({
 /** EIP-3155 traces of a block that failed validation (from debug_getBadBlocks), written to files. */
 export const standardTraceBadBlockToFile = defineMethod({
   name: 'debug_standardTraceBadBlockToFile',
+  besu: { kinds: ['blockHash', 'transactionTrace'] },
   params: [p.named('blockHash', p.hash), fileTraceOptions],
   handler: async (ctx: RpcContext, [hash, opts]) => {
     const bad = ctx.chain.store.readBadBlocks().find((b) => equalBytes(b.hash, hash))

@@ -104,14 +104,20 @@ describe('eth_getBlockAccessList and its siblings', () => {
     expect(await call(contextOf(osaka.chain), getBlockAccessListByNumber, ['latest'])).toBeNull()
   })
 
-  it('refuses malformed parameters with -32602', async () => {
+  it("refuses malformed parameters with Besu's -32602 texts, and ignores extra ones as Besu does", async () => {
     const { chain } = await sealTransferAndCall({ amsterdamTime: 0 })
     const ctx = contextOf(chain)
-    await expect(call(ctx, getBlockAccessList, [])).rejects.toMatchObject({ code: -32602 })
-    await expect(call(ctx, getBlockAccessList, ['lates'])).rejects.toMatchObject({ code: -32602 })
-    await expect(call(ctx, getBlockAccessListByBlockHash, ['0x1234'])).rejects.toMatchObject({ code: -32602 })
-    await expect(call(ctx, getBlockAccessListByBlockNumber, [UNKNOWN])).rejects.toMatchObject({ code: -32602 })
-    await expect(call(ctx, getBlockAccessListByNumber, ['0x1', true])).rejects.toMatchObject({ code: -32602 })
+    const badBlock = { code: -32602, message: 'Invalid block, unable to parse RLP' }
+    await expect(call(ctx, getBlockAccessList, [])).rejects.toMatchObject(badBlock)
+    await expect(call(ctx, getBlockAccessList, ['lates'])).rejects.toMatchObject(badBlock)
+    await expect(call(ctx, getBlockAccessListByBlockHash, ['0x1234'])).rejects.toMatchObject({
+      code: -32602,
+      message: 'Invalid block hash params',
+    })
+    await expect(call(ctx, getBlockAccessListByBlockNumber, [UNKNOWN])).rejects.toMatchObject(badBlock)
+    expect(await call(ctx, getBlockAccessListByNumber, ['0x1', true])).toEqual(
+      await call(ctx, getBlockAccessListByNumber, ['0x1']),
+    )
   })
 })
 

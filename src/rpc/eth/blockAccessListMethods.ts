@@ -36,6 +36,7 @@ async function blockOfTag(ctx: RpcContext, ref: BlockParam): Promise<Block | und
  */
 export const getBlockAccessList = defineMethod({
   name: 'eth_getBlockAccessList',
+  besu: { kinds: ['block'] },
   params: [p.block],
   handler: async (ctx: RpcContext, [ref]) => {
     if (typeof ref !== 'object') {
@@ -53,6 +54,7 @@ export const getBlockAccessList = defineMethod({
 /** By number or tag; an unknown number is -32000 `Block not found` (Besu's). */
 export const getBlockAccessListByBlockNumber = defineMethod({
   name: 'eth_getBlockAccessListByBlockNumber',
+  besu: { kinds: ['block'] },
   params: [p.blockNumberOrTag],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await blockOfTag(ctx, ref)
@@ -64,6 +66,7 @@ export const getBlockAccessListByBlockNumber = defineMethod({
 /** By hash; an unknown hash is -32000 `Block not found` (Besu's). */
 export const getBlockAccessListByBlockHash = defineMethod({
   name: 'eth_getBlockAccessListByBlockHash',
+  besu: { kinds: ['blockHash'] },
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const block = await ctx.chain.getBlockByHash(hash)
@@ -78,6 +81,7 @@ export const getBlockAccessListByBlockHash = defineMethod({
  */
 export const getBlockAccessListByNumber = defineMethod({
   name: 'eth_getBlockAccessListByNumber',
+  besu: { kinds: ['block'] },
   params: [p.blockNumberOrTag],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await blockOfTag(ctx, ref)

@@ -16,6 +16,7 @@ function blockJson(ctx: RpcContext, block: Block | undefined, isFull: boolean) {
 // On a forked chain, the blocks up to the fork block are the remote's, as the remote answers them.
 export const getBlockByHash = defineMethod({
   name: 'eth_getBlockByHash',
+  besu: { kinds: ['blockHash', 'returnCompleteTransaction'] },
   params: [p.hash, p.bool.optional(false)],
   handler: async (ctx: RpcContext, [hash, isFull]) => {
     const block = await ctx.chain.getBlockByHash(hash)
@@ -27,6 +28,7 @@ export const getBlockByHash = defineMethod({
 
 export const getBlockByNumber = defineMethod({
   name: 'eth_getBlockByNumber',
+  besu: { kinds: ['block', 'returnCompleteTransaction'] },
   params: [p.blockNumberOrTag, p.bool.optional(false)],
   handler: async (ctx: RpcContext, [ref, isFull]) => {
     if (ctx.forkHistory && typeof ref === 'bigint' && ref <= ctx.forkHistory.number)
@@ -37,6 +39,7 @@ export const getBlockByNumber = defineMethod({
 
 export const getBlockTransactionCountByHash = defineMethod({
   name: 'eth_getBlockTransactionCountByHash',
+  besu: { kinds: ['blockHash'] },
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const block = await ctx.chain.getBlockByHash(hash)
@@ -46,6 +49,7 @@ export const getBlockTransactionCountByHash = defineMethod({
 
 export const getBlockTransactionCountByNumber = defineMethod({
   name: 'eth_getBlockTransactionCountByNumber',
+  besu: { kinds: ['block'] },
   params: [p.blockNumberOrTag],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await ctx.chain.resolve(ref)
@@ -55,6 +59,7 @@ export const getBlockTransactionCountByNumber = defineMethod({
 
 export const getUncleCountByBlockHash = defineMethod({
   name: 'eth_getUncleCountByBlockHash',
+  besu: { kinds: ['blockHash'] },
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const block = await ctx.chain.getBlockByHash(hash)
@@ -64,6 +69,7 @@ export const getUncleCountByBlockHash = defineMethod({
 
 export const getUncleCountByBlockNumber = defineMethod({
   name: 'eth_getUncleCountByBlockNumber',
+  besu: { kinds: ['block'] },
   params: [p.blockNumberOrTag],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await ctx.chain.resolve(ref)
@@ -79,12 +85,14 @@ function uncleJson(block: Block | undefined, index: bigint) {
 
 export const getUncleByBlockHashAndIndex = defineMethod({
   name: 'eth_getUncleByBlockHashAndIndex',
+  besu: { kinds: ['blockHash', 'blockIndex'] },
   params: [p.hash, p.index],
   handler: async (ctx: RpcContext, [hash, index]) => uncleJson(await ctx.chain.getBlockByHash(hash), index),
 })
 
 export const getUncleByBlockNumberAndIndex = defineMethod({
   name: 'eth_getUncleByBlockNumberAndIndex',
+  besu: { kinds: ['block', 'blockIndex'] },
   params: [p.blockNumberOrTag, p.index],
   handler: async (ctx: RpcContext, [ref, index]) => uncleJson(await ctx.chain.resolve(ref), index),
 })
@@ -133,6 +141,7 @@ export function blockReceipt(ctx: RpcContext, block: Block, index: number): Reco
 
 export const getBlockReceipts = defineMethod({
   name: 'eth_getBlockReceipts',
+  besu: { kinds: ['block'] },
   params: [p.block],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await findBlock(ctx, ref)

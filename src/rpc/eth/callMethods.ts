@@ -45,6 +45,7 @@ export async function answerEstimate(
 /** Executes a message at a block without creating a transaction. Spec: execution-apis src/eth/execute.yaml */
 export const ethCall = defineMethod({
   name: 'eth_call',
+  besu: { kinds: ['call', 'block', 'call', 'call'], order: [1, 0, 2, 3], required: [1] },
   params: [callParams.call, latest, callParams.stateOverrides.optional(), callParams.blockOverrides.optional()],
   handler: async (ctx: RpcContext, [req, ref, stateOverrides, blockOverrides]) => {
     const block = await requireBlock(ctx, ref)
@@ -57,6 +58,7 @@ export const ethCall = defineMethod({
 /** The least gas a message needs to succeed. Spec: execution-apis src/eth/execute.yaml */
 export const ethEstimateGas = defineMethod({
   name: 'eth_estimateGas',
+  besu: { kinds: ['call', 'block', 'call'], order: [1, 0, 2] },
   params: [callParams.call, latest, callParams.stateOverrides.optional()],
   handler: async (ctx: RpcContext, [req, ref, stateOverrides]) => {
     const block = await requireBlock(ctx, ref)
@@ -69,6 +71,7 @@ export const ethEstimateGas = defineMethod({
 /** The access list a message would use, and its gas with that list. Spec: execution-apis src/eth/execute.yaml */
 export const ethCreateAccessList = defineMethod({
   name: 'eth_createAccessList',
+  besu: { kinds: ['call', 'block', 'call'], order: [1, 0, 2] },
   params: [callParams.call, latest, callParams.stateOverrides.optional()],
   handler: async (ctx: RpcContext, [req, ref, stateOverrides]) => {
     const block = await requireBlock(ctx, ref)

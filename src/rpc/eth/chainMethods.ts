@@ -7,12 +7,14 @@ import type { RpcContext } from '../context.ts'
 /** The chain id; `null` on a chain whose genesis names none, as Besu answers there. */
 export const chainId = defineMethod({
   name: 'eth_chainId',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => (hasChainId(ctx.chain.common) ? toQuantity(ctx.settings.chainId) : null),
 })
 
 export const blockNumber = defineMethod({
   name: 'eth_blockNumber',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => toQuantity(ctx.chain.head.header.number),
 })
@@ -23,6 +25,7 @@ export const blockNumber = defineMethod({
  */
 export const syncing = defineMethod({
   name: 'eth_syncing',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => {
     const s = ctx.network?.syncStatus()
@@ -37,18 +40,21 @@ export const syncing = defineMethod({
 
 export const mining = defineMethod({
   name: 'eth_mining',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => ctx.sealer !== undefined,
 })
 
 export const coinbase = defineMethod({
   name: 'eth_coinbase',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => bytesToHex(ctx.settings.coinbase),
 })
 
 export const hashrate = defineMethod({
   name: 'eth_hashrate',
+  besu: { kinds: [] },
   params: [],
   handler: () => '0x0',
 })
@@ -56,6 +62,7 @@ export const hashrate = defineMethod({
 /** Besu holds no keys: `[]`, unless the dev accounts were unlocked explicitly. */
 export const accounts = defineMethod({
   name: 'eth_accounts',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) =>
     ctx.settings.isDevAccountsUnlocked ? ctx.settings.devAccounts.map((a) => a.address) : [],
@@ -63,6 +70,7 @@ export const accounts = defineMethod({
 
 export const protocolVersion = defineMethod({
   name: 'eth_protocolVersion',
+  besu: { kinds: [] },
   params: [],
   handler: () => '0x44',
 })

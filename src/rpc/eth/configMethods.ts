@@ -107,6 +107,7 @@ function laterTimedForks(c: Common, fork: string): string[] {
 /** The current, next and last fork configuration (EIP-7910). Spec: execution-apis src/eth/client.yaml */
 export const config = defineMethod({
   name: 'eth_config',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => {
     const current = ctx.chain.commonForNextBlock().hardfork()

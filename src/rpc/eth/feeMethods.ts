@@ -1,8 +1,7 @@
 /** Gas price oracle and fee history. Spec: execution-apis src/eth/fee_market.yaml */
 import type { Block } from '@ethereumjs/block'
-import { p } from '../../jsonrpc/codecs.ts'
+import { ParamError, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { toQuantity } from '../../primitives/hex.ts'
 import { effectiveTip } from '../../txpool/txPool.ts'
 import type { RpcContext } from '../context.ts'
@@ -14,18 +13,21 @@ const MAX_FEE_HISTORY_BLOCKS = 1024n
 /** Besu's oracle (see gasOracle.ts). */
 export const gasPrice = defineMethod({
   name: 'eth_gasPrice',
+  besu: { kinds: [] },
   params: [],
   handler: async (ctx: RpcContext) => toQuantity(await suggestGasPrice(ctx)),
 })
 
 export const maxPriorityFeePerGas = defineMethod({
   name: 'eth_maxPriorityFeePerGas',
+  besu: { kinds: [] },
   params: [],
   handler: async (ctx: RpcContext) => toQuantity(await suggestPriorityFee(ctx)),
 })
 
 export const blobBaseFee = defineMethod({
   name: 'eth_blobBaseFee',
+  besu: { kinds: [] },
   params: [],
   handler: (ctx: RpcContext) => {
     const h = ctx.chain.head.header
@@ -63,17 +65,16 @@ function rewardsOf(ctx: RpcContext, block: Block, percentiles: number[]): string
 
 export const feeHistory = defineMethod({
   name: 'eth_feeHistory',
+  besu: { kinds: ['blockCount', 'block', 'rewardPercentiles'] },
   params: [p.named('blockCount', p.index), p.blockNumberOrTag, p.array(p.any, 'rewardPercentiles').optional()],
   handler: async (ctx: RpcContext, [count, ref, rawPercentiles]) => {
-    if (count < 1n || count > MAX_FEE_HISTORY_BLOCKS)
-      throw new InvalidParamsError('Invalid block count params: must be 1..1024')
+    if (count < 1n || count > MAX_FEE_HISTORY_BLOCKS) throw new ParamError(0, `must be 1..${MAX_FEE_HISTORY_BLOCKS}`)
     const percentiles = (rawPercentiles ?? []).map((x) => {
-      if (typeof x !== 'number' || x < 0 || x > 100) throw new InvalidParamsError('Invalid reward percentiles params')
+      if (typeof x !== 'number' || x < 0 || x > 100) throw new ParamError(2, `not a percentile: ${x}`)
       return x
     })
     for (let i = 1; i < percentiles.length; i++) {
-      if (percentiles[i] < percentiles[i - 1])
-        throw new InvalidParamsError('Invalid reward percentiles params: not ascending')
+      if (percentiles[i] < percentiles[i - 1]) throw new ParamError(2, 'not ascending')
     }
     const newest = await requireBlock(ctx, ref)
     const last = newest.header.number

@@ -9,6 +9,7 @@ const filterId = p.named('filter id', p.string)
 /** Installs a log filter; its changes are the matching logs of each new canonical block. */
 export const newFilter = defineMethod({
   name: 'eth_newFilter',
+  besu: { kinds: ['filter'] },
   params: [filterParam],
   handler: ({ filters }: RpcContext, [f]) => filters.newLogFilter(f),
 })
@@ -16,6 +17,7 @@ export const newFilter = defineMethod({
 /** Installs a filter whose changes are the hashes of new canonical blocks. */
 export const newBlockFilter = defineMethod({
   name: 'eth_newBlockFilter',
+  besu: { kinds: [] },
   params: [],
   handler: ({ filters }: RpcContext) => filters.newBlockFilter(),
 })
@@ -23,6 +25,7 @@ export const newBlockFilter = defineMethod({
 /** Installs a filter whose changes are the hashes of transactions entering the pool. */
 export const newPendingTransactionFilter = defineMethod({
   name: 'eth_newPendingTransactionFilter',
+  besu: { kinds: [] },
   params: [],
   handler: ({ filters }: RpcContext) => filters.newPendingTransactionFilter(),
 })
@@ -30,6 +33,7 @@ export const newPendingTransactionFilter = defineMethod({
 /** What a filter collected since it was last polled. */
 export const getFilterChanges = defineMethod({
   name: 'eth_getFilterChanges',
+  besu: { kinds: ['filter'] },
   params: [filterId],
   handler: ({ filters }: RpcContext, [id]) => filters.changes(id),
 })
@@ -37,6 +41,7 @@ export const getFilterChanges = defineMethod({
 /** Every log a log filter matches over its range. */
 export const getFilterLogs = defineMethod({
   name: 'eth_getFilterLogs',
+  besu: { kinds: ['filter'] },
   params: [filterId],
   handler: ({ filters }: RpcContext, [id]) => filters.filterLogs(id),
 })
@@ -44,6 +49,7 @@ export const getFilterLogs = defineMethod({
 /** Removes a filter; false when there was none. */
 export const uninstallFilter = defineMethod({
   name: 'eth_uninstallFilter',
+  besu: { kinds: ['filter'] },
   params: [filterId],
   handler: ({ filters }: RpcContext, [id]) => filters.uninstall(id),
 })

@@ -1,7 +1,6 @@
 /** The filter object of eth_getLogs, eth_newFilter and the `logs` subscription. Spec: execution-apis src/eth/filter.yaml */
 import type { LogCriteria } from '../../chain/logFilter.ts'
 import { type BlockTagName, codec, decoders } from '../../jsonrpc/codecs.ts'
-import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 
 export interface FilterParam {
   /** EIP-234: the one block to read; excludes `fromBlock` / `toBlock`. */
@@ -37,10 +36,8 @@ function decodeFilter(v: unknown): FilterParam {
   // Besu's FilterParameter takes `blockhash` as another name of `blockHash`.
   const blockHash = isSet(o.blockHash) ? o.blockHash : o.blockhash
   if (isSet(blockHash) && (isSet(o.fromBlock) || isSet(o.toBlock))) {
-    // The wording clients and the execution-apis tests expect (go-ethereum's).
-    throw new InvalidParamsError(
-      'invalid argument 0: cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other',
-    )
+    // go-ethereum's wording; Besu answers its filter text (`defineMethod`), the wording goes to the log.
+    decoders.fail('cannot specify both BlockHash and FromBlock/ToBlock, choose one or the other')
   }
   return {
     blockHash: isSet(blockHash) ? decoders.fixed(32, 'a block hash')(blockHash) : undefined,

@@ -7,6 +7,7 @@ import { filterParam } from './logFilterParam.ts'
 /** Logs matching a filter over a canonical block range, or in one block (EIP-234). */
 export const getLogs = defineMethod({
   name: 'eth_getLogs',
+  besu: { kinds: ['filter'] },
   params: [filterParam],
   handler: async (ctx: RpcContext, [f]) => {
     const { logs } = ctx.filters

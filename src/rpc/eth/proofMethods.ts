@@ -33,6 +33,7 @@ const storageKeys = p.array(codec('storage key', storageKey), 'storage keys')
 /** An account with its Merkle proof and proofs of some of its storage slots. Spec: EIP-1186 */
 export const getProof = defineMethod({
   name: 'eth_getProof',
+  besu: { kinds: ['address', 'storageKeys', 'block'], order: [2, 0, 1], required: [2] },
   params: [p.address, storageKeys, latest],
   handler: async (ctx: RpcContext, [address, keys, ref]) => {
     const state = ctx.chain.stateAt(await requireBlock(ctx, ref))

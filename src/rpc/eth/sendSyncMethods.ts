@@ -84,6 +84,7 @@ const sendTransactionSync = defineMethod({
  */
 const getTransactionBySenderAndNonce = defineMethod({
   name: 'eth_getTransactionBySenderAndNonce',
+  besu: { kinds: ['address', 'nonce'], count: 2 },
   params: [p.address, p.named('nonce', p.index)],
   handler: async (ctx: RpcContext, [sender, nonce]) => {
     const found = await findBySenderAndNonce(ctx, sender, nonce)

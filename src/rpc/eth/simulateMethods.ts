@@ -139,6 +139,7 @@ function formatSimulatedBlock(b: SimulatedBlock, isFull: boolean) {
 /** Simulates blocks of calls with overrides. Spec: execution-apis src/eth/execute.yaml */
 export const simulateV1 = defineMethod({
   name: 'eth_simulateV1',
+  besu: { kinds: ['params', 'block'], order: [1, 0], required: [1] },
   params: [codec('simulation', decodePayload), p.block.optional('latest' as const)],
   handler: async (ctx: RpcContext, [payload, ref]) => {
     // geth: a block the node does not have is -32000 "header not found" here.

@@ -1,8 +1,7 @@
 /** Account state at a block. Spec: execution-apis src/eth/state.yaml */
 import { Address } from '@ethereumjs/util'
-import { codec, decoders, p } from '../../jsonrpc/codecs.ts'
+import { codec, decoders, ParamError, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bigintToPaddedBytes, bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 import { requireBlock } from './resolveBlock.ts'
@@ -18,6 +17,7 @@ const storageKey = codec('position', (v) => {
 
 export const getBalance = defineMethod({
   name: 'eth_getBalance',
+  besu: { kinds: ['address', 'block'], order: [1, 0], required: [1] },
   params: [p.address, latest],
   handler: async (ctx: RpcContext, [address, ref]) => {
     const state = ctx.chain.stateAt(await requireBlock(ctx, ref))
@@ -28,6 +28,7 @@ export const getBalance = defineMethod({
 
 export const getCode = defineMethod({
   name: 'eth_getCode',
+  besu: { kinds: ['address', 'block'], order: [1, 0], required: [1] },
   params: [p.address, latest],
   handler: async (ctx: RpcContext, [address, ref]) => {
     const state = ctx.chain.stateAt(await requireBlock(ctx, ref))
@@ -37,9 +38,10 @@ export const getCode = defineMethod({
 
 export const getStorageAt = defineMethod({
   name: 'eth_getStorageAt',
+  besu: { kinds: ['address', 'position', 'block'], order: [2, 0, 1], required: [2] },
   params: [p.address, storageKey, latest],
   handler: async (ctx: RpcContext, [address, slot, ref]) => {
-    if (slot >= 1n << 256n) throw new InvalidParamsError('invalid argument 1 (position): larger than 32 bytes')
+    if (slot >= 1n << 256n) throw new ParamError(1, 'larger than 32 bytes')
     const state = ctx.chain.stateAt(await requireBlock(ctx, ref))
     const value = await state.getStorage(new Address(address), bigintToPaddedBytes(slot, 32))
     return bytesToHex(bigintToPaddedBytes(BigInt(value.length === 0 ? 0 : bytesToHex(value)), 32))
@@ -48,6 +50,7 @@ export const getStorageAt = defineMethod({
 
 export const getTransactionCount = defineMethod({
   name: 'eth_getTransactionCount',
+  besu: { kinds: ['address', 'block'], order: [1, 0], required: [1] },
   params: [p.address, latest],
   handler: async (ctx: RpcContext, [address, ref]) => {
     const state = ctx.chain.stateAt(await requireBlock(ctx, ref))

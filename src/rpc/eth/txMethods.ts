@@ -5,9 +5,9 @@ import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
 import { decodeBlobTxOffThread } from '../../chain/blobTxDecode.ts'
 import { hasChainId } from '../../chain/genesis.ts'
 import { keepSenderAndEncoding } from '../../evm/txMemo.ts'
-import { p } from '../../jsonrpc/codecs.ts'
+import { ParamError, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { type BesuErrorKind, besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
+import { type BesuErrorKind, besuError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { TxPoolError } from '../../txpool/txPoolError.ts'
 import type { RpcContext } from '../context.ts'
@@ -39,7 +39,7 @@ export async function decodeRawTransaction(ctx: RpcContext, raw: Uint8Array): Pr
         throw besuError('exceedsBlockGasLimit')
       throw besuError('exceedsTransactionGasLimit', `Transaction gas limit cap exceeded: ${message}`)
     }
-    throw new InvalidParamsError(`Invalid params: could not decode transaction: ${message}`)
+    throw new ParamError(0, `could not decode transaction: ${message}`)
   }
 }
 
@@ -84,6 +84,7 @@ export async function submitTransaction(ctx: RpcContext, tx: TypedTransaction): 
 
 export const sendRawTransaction = defineMethod({
   name: 'eth_sendRawTransaction',
+  besu: { kinds: ['transaction'], count: 1 },
   params: [p.named('transaction', p.data)],
   handler: async (ctx: RpcContext, [raw]) => submitTransaction(ctx, await decodeRawTransaction(ctx, raw)),
 })
@@ -96,6 +97,7 @@ function txAt(ctx: RpcContext, block: Block | undefined, index: bigint) {
 
 export const getTransactionByHash = defineMethod({
   name: 'eth_getTransactionByHash',
+  besu: { kinds: ['transactionHash'] },
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const found = await ctx.chain.findTransaction(hash)
@@ -108,6 +110,7 @@ export const getTransactionByHash = defineMethod({
 
 export const getTransactionByBlockHashAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockHashAndIndex',
+  besu: { kinds: ['blockHash', 'transactionIndex'] },
   params: [p.hash, p.index],
   handler: async (ctx: RpcContext, [hash, index]) => {
     const block = await ctx.chain.getBlockByHash(hash)
@@ -119,6 +122,7 @@ export const getTransactionByBlockHashAndIndex = defineMethod({
 
 export const getTransactionByBlockNumberAndIndex = defineMethod({
   name: 'eth_getTransactionByBlockNumberAndIndex',
+  besu: { kinds: ['block', 'transactionIndex'] },
   params: [p.blockNumberOrTag, p.index],
   handler: async (ctx: RpcContext, [ref, index]) => {
     if (ctx.forkHistory && typeof ref === 'bigint' && ref <= ctx.forkHistory.number)
@@ -129,6 +133,7 @@ export const getTransactionByBlockNumberAndIndex = defineMethod({
 
 export const getTransactionReceipt = defineMethod({
   name: 'eth_getTransactionReceipt',
+  besu: { kinds: ['transactionHash'] },
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const found = await ctx.chain.findTransaction(hash)
@@ -140,6 +145,7 @@ export const getTransactionReceipt = defineMethod({
 /** The signed bytes of a mined or pooled transaction (geth's and Anvil's); `null` when unknown. */
 export const getRawTransactionByHash = defineMethod({
   name: 'eth_getRawTransactionByHash',
+  besu: { kinds: ['transactionHash'] },
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const found = await ctx.chain.findTransaction(hash)

@@ -58,6 +58,7 @@ async function blockNumberOf(ctx: RpcContext, ref: TraceFilter['fromBlock']): Pr
 /** Flat traces of a block range matching a filter. */
 export const traceFilter = defineMethod({
   name: 'trace_filter',
+  besu: { kinds: ['filter'] },
   params: [filter],
   handler: async (ctx: RpcContext, [f]) => {
     const from = await blockNumberOf(ctx, f.fromBlock)

@@ -26,6 +26,7 @@ const traceTypes = codec('trace types', (v): TraceType[] => {
 /** Flat traces of one transaction. */
 export const traceTransaction = defineMethod({
   name: 'trace_transaction',
+  besu: { kinds: ['transactionHash'] },
   params: [p.hash],
   handler: async (ctx: RpcContext, [hash]) => {
     const found = await ctx.chain.findTransaction(hash)
@@ -37,6 +38,7 @@ export const traceTransaction = defineMethod({
 /** Flat traces of every transaction of a block. */
 export const traceBlock = defineMethod({
   name: 'trace_block',
+  besu: { kinds: ['block'] },
   params: [p.blockNumberOrTag],
   handler: async (ctx: RpcContext, [ref]) => {
     const block = await ctx.chain.resolve(ref)
@@ -48,6 +50,7 @@ export const traceBlock = defineMethod({
 /** One trace of a transaction, by its trace address, as Besu: `[]` is the top trace, `[0]` its first call. */
 export const traceGet = defineMethod({
   name: 'trace_get',
+  besu: { kinds: ['transactionHash', 'traceNumbers'] },
   params: [p.hash, p.array(p.index, 'indices')],
   handler: async (ctx: RpcContext, [hash, indices]) => {
     const found = await ctx.chain.findTransaction(hash)
@@ -60,6 +63,7 @@ export const traceGet = defineMethod({
 /** Replays a transaction and returns the trace types asked for. */
 export const replayTransaction = defineMethod({
   name: 'trace_replayTransaction',
+  besu: { kinds: ['transactionHash', 'traceType'] },
   params: [p.hash, traceTypes],
   handler: async (ctx: RpcContext, [hash, types]) => {
     const { block, index } = await requireTransaction(ctx, hash)
@@ -70,6 +74,7 @@ export const replayTransaction = defineMethod({
 /** Replays every transaction of a block and returns the trace types asked for. */
 export const replayBlockTransactions = defineMethod({
   name: 'trace_replayBlockTransactions',
+  besu: { kinds: ['block', 'traceType'] },
   params: [p.blockNumberOrTag, traceTypes],
   handler: async (ctx: RpcContext, [ref, types]) => {
     const block = await ctx.chain.resolve(ref)
@@ -87,6 +92,7 @@ export const replayBlockTransactions = defineMethod({
 /** Runs a call on a block's state and returns the trace types asked for. */
 export const traceCall = defineMethod({
   name: 'trace_call',
+  besu: { kinds: ['call', 'traceType', 'block'], order: [2, 0, 1] },
   params: [callParams.call, traceTypes, p.block.optional('latest')],
   handler: async (ctx: RpcContext, [req, types, ref]) => {
     const block = await requireBlock(ctx, ref)
@@ -106,6 +112,7 @@ const callWithTypes = codec('call', (v): { req: CallRequest; types: TraceType[] 
 /** Runs calls one after the other on a block's state (each sees the earlier ones' changes). */
 export const traceCallMany = defineMethod({
   name: 'trace_callMany',
+  besu: { kinds: ['traceCallMany', 'block'], order: [1, 0] },
   params: [p.array(callWithTypes, 'calls'), p.block.optional('latest')],
   handler: async (ctx: RpcContext, [calls, ref]) => {
     const block = await requireBlock(ctx, ref)
@@ -118,6 +125,7 @@ export const traceCallMany = defineMethod({
 /** Runs a signed transaction as a call on the head's state, without sending it. */
 export const traceRawTransaction = defineMethod({
   name: 'trace_rawTransaction',
+  besu: { kinds: ['transaction', 'traceType'], count: 2 },
   params: [p.named('transaction', p.data), traceTypes],
   handler: async (ctx: RpcContext, [raw, types]) => {
     const req = callRequestOf(await decodeRawTransaction(ctx, raw))

@@ -64,6 +64,7 @@ export const inspect = defineMethod({
 /** One sender's pending and queued transactions, by nonce. Spec: execution-apis src/txpool/txpool.yaml */
 export const contentFrom = defineMethod({
   name: 'txpool_contentFrom',
+  besu: { kinds: ['address'] },
   params: [p.address],
   handler: (ctx: RpcContext, [address]) => {
     const { pending, queued } = ctx.pool.content()
@@ -92,7 +93,12 @@ function transactions(ctx: RpcContext) {
 }
 
 /** Pooled transactions with their arrival time. Besu reference: TxPoolBesuTransactions */
-export const besuTransactions = defineMethod({ name: 'txpool_besuTransactions', params: [], handler: transactions })
+export const besuTransactions = defineMethod({
+  name: 'txpool_besuTransactions',
+  besu: { kinds: [] },
+  params: [],
+  handler: transactions,
+})
 /** `txpool_besuTransactions` under this client's name. */
 export const basaltTransactions = defineMethod({ name: 'txpool_basaltTransactions', params: [], handler: transactions })
 /** `txpool_besuTransactions` under a client-neutral name. */
@@ -103,7 +109,12 @@ function statistics(ctx: RpcContext) {
 }
 
 /** Besu's pool size limit and counts of local and remote transactions. */
-export const besuStatistics = defineMethod({ name: 'txpool_besuStatistics', params: [], handler: statistics })
+export const besuStatistics = defineMethod({
+  name: 'txpool_besuStatistics',
+  besu: { kinds: [] },
+  params: [],
+  handler: statistics,
+})
 /** `txpool_besuStatistics` under this client's name. */
 export const basaltStatistics = defineMethod({ name: 'txpool_basaltStatistics', params: [], handler: statistics })
 /** `txpool_besuStatistics` under a client-neutral name. */
