@@ -11,21 +11,11 @@ import { requireBlock } from './resolveBlock.ts'
 const latest = p.block.optional('latest' as const)
 const MAX_STORAGE_VALUES = 1024
 
-/** A storage key of up to 32 bytes (`0x0`, `0x00`, a full hash); remembers whether it was a full hash. */
-interface StorageKey {
-  slot: Uint8Array
-  isFullHash: boolean
-}
-
-function storageKey(v: unknown): StorageKey {
+/** A storage key of up to 32 bytes (`0x0`, `0x00`, a full hash). */
+function storageKey(v: unknown): Uint8Array {
   if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(v))
     return decoders.fail(`expected a storage key of up to 32 bytes, got ${decoders.describe(v)}`)
-  return { slot: hexToBytes(padHex(v, 32)), isFullHash: v.length === 66 }
-}
-
-/** geth's rule (kept by the spec's fixtures): a full 32-byte key is echoed as such, others as a quantity. */
-function keyOut(k: StorageKey): string {
-  return k.isFullHash ? bytesToHex(k.slot) : toQuantity(bytesToBigint(k.slot))
+  return hexToBytes(padHex(v, 32))
 }
 
 const storageKeys = p.array(codec('storage key', storageKey), 'storage keys')
@@ -37,11 +27,7 @@ export const getProof = defineMethod({
   handler: async (ctx: RpcContext, [address, keys, ref]) => {
     const state = ctx.chain.stateAt(await requireBlock(ctx, ref))
     const account = new Address(address)
-    const proof = await getMerkleStateProof(
-      state,
-      account,
-      keys.map((k) => k.slot),
-    )
+    const proof = await getMerkleStateProof(state, account, keys)
     const byKey = new Map(proof.storageProof.map((s) => [s.key, s]))
     return {
       address: bytesToHex(address),
@@ -50,9 +36,15 @@ export const getProof = defineMethod({
       codeHash: proof.codeHash,
       nonce: proof.nonce,
       storageHash: proof.storageHash,
+      // Each key as a quantity whatever its spelling, as Besu's StorageEntryProof (Quantity of the
+      // UInt256 key: `0x347` for `0x00…0347`).
       storageProof: keys.map((k) => {
-        const s = byKey.get(bytesToHex(k.slot))
-        return { key: keyOut(k), value: s ? toQuantity(BigInt(s.value)) : '0x0', proof: s?.proof ?? [] }
+        const s = byKey.get(bytesToHex(k))
+        return {
+          key: toQuantity(bytesToBigint(k)),
+          value: s ? toQuantity(BigInt(s.value)) : '0x0',
+          proof: s?.proof ?? [],
+        }
       }),
     }
   },
@@ -67,7 +59,7 @@ function storageRequests(v: unknown): [Uint8Array, Uint8Array[]][] {
     const address = decoders.fixed(20, 'an address')(addr)
     if (!Array.isArray(slots)) return decoders.fail(`${addr}: expected an array of storage keys`)
     total += slots.length
-    return [address, slots.map((s) => storageKey(s).slot)]
+    return [address, slots.map((s) => storageKey(s))]
   })
   if (total > MAX_STORAGE_VALUES) decoders.fail(`too many slots (max ${MAX_STORAGE_VALUES})`)
   return out
