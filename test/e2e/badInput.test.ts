@@ -79,6 +79,8 @@ const KINDS = {
   },
   bool: { valid: false, bad: ['true', 'false', 1, 0, {}, [], 'yes', DEEP], names: ['bool'] },
   data: { valid: '0x', bad: [...WRONG_TYPES, '0x1', '0xzz', 'abcd', '0x0g'], names: ['data'] },
+  // Up to 64 hex digits, any count (Besu's lenient Bytes32).
+  hashKey: { valid: '0x0', bad: [...WRONG_TYPES, '0xzz', 'abcd', '0x0g', `0x${'11'.repeat(33)}`], names: ['startKey'] },
   rawTx: {
     valid: '0x',
     bad: [...WRONG_TYPES, '0x1', '0xzz', 'abcd', '0x', '0x00', '0xc0', '0xdeadbeef', `0x02${'ff'.repeat(40)}`],
@@ -349,7 +351,7 @@ const SPECS: Record<string, Spec> = {
   debug_getRawTransaction: ['hash'],
   debug_getBadBlocks: [],
   debug_accountAt: ['block', 'index', 'address'],
-  debug_accountRange: ['block', 'index', 'data', 'index'],
+  debug_accountRange: ['block', 'index', 'hashKey', 'index'],
   debug_setHead: ['blockTag'],
   debug_replayBlock: ['blockTag'],
   debug_resyncWorldstate: [],

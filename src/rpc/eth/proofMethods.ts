@@ -11,8 +11,11 @@ import { requireBlock } from './resolveBlock.ts'
 const latest = p.block.optional('latest' as const)
 const MAX_STORAGE_VALUES = 1024
 
-/** A storage key of up to 32 bytes (`0x0`, `0x00`, a full hash). */
-function storageKey(v: unknown): Uint8Array {
+/**
+ * A 32-byte key written with up to 64 hex digits (`0x0`, `0x00`, a full hash), left-padded: Besu
+ * reads storage keys and debug_accountRange's start key so (UInt256, Bytes32.fromHexStringLenient).
+ */
+export function storageKey(v: unknown): Uint8Array {
   if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(v))
     return decoders.fail(`expected a storage key of up to 32 bytes, got ${decoders.describe(v)}`)
   return hexToBytes(padHex(v, 32))
