@@ -344,7 +344,7 @@ const SPECS: Record<string, Spec> = {
   debug_traceBlockByHash: ['hash', 'traceConfig?'],
   debug_traceBlock: ['rawBlock', 'traceConfig?'],
   debug_traceCall: ['call', 'block?', 'traceConfig?'],
-  debug_storageRangeAt: ['hash', 'index', 'address', 'data', 'index'],
+  debug_storageRangeAt: ['hash', 'index', 'address', 'hashKey', 'index'],
   debug_getRawHeader: ['block'],
   debug_getRawBlock: ['block'],
   debug_getRawReceipts: ['block'],

@@ -145,6 +145,16 @@ describe('preimages', () => {
     })
   })
 
+  it('reads the start key of debug_storageRangeAt leniently, as Besu: 0x, 0x0 and a full zero hash alike', async () => {
+    const full = await call(ctx, storageRangeAt, [storeBlockHash, '0x0', store, `0x${'00'.repeat(32)}`, 10])
+    expect(Object.keys(full.storage)).toHaveLength(1)
+    for (const key of ['0x', '0x0', '0x00'])
+      expect(await call(ctx, storageRangeAt, [storeBlockHash, '0x0', store, key, 10])).toEqual(full)
+    await expect(
+      call(ctx, storageRangeAt, [storeBlockHash, '0x0', store, `0x${'11'.repeat(33)}`, 10]),
+    ).rejects.toMatchObject({ code: -32602 })
+  })
+
   it('prints each value as one 32-byte word, whatever its length in the trie', async () => {
     // PUSH32 0xff…ff, PUSH1 7, SSTORE, PUSH2 0x0100, PUSH1 8, SSTORE, STOP
     const writer = await t.deploy(`7f${'ff'.repeat(32)}600755610100600855` + '00')

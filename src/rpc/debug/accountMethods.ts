@@ -13,7 +13,7 @@ import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts
 import { bytesToBigint, bytesToHex, hexToBytes, padHex, toQuantity } from '../../primitives/hex.ts'
 import type { StateManager } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
-import { storageKey } from '../eth/proofMethods.ts'
+import { lenientHashKey } from '../eth/proofMethods.ts'
 import { traceTransactionAt } from './traceRunner.ts'
 
 const ZERO_HASH = padHex('0x', 32)
@@ -112,7 +112,7 @@ export const accountAt = defineMethod({
  */
 export const accountRange = defineMethod({
   name: 'debug_accountRange',
-  params: [p.block, p.named('txIndex', p.index), codec('startKey', storageKey), p.named('limit', p.index)],
+  params: [p.block, p.named('txIndex', p.index), codec('startKey', lenientHashKey), p.named('limit', p.index)],
   handler: async (ctx: RpcContext, [ref, txIndex, startKey, limit]) => {
     // An unknown block is an empty page with no next key, as Besu answers it (not an error).
     const block = await ctx.chain.resolve(ref)

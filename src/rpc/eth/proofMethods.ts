@@ -11,15 +11,22 @@ import { requireBlock } from './resolveBlock.ts'
 const latest = p.block.optional('latest' as const)
 const MAX_STORAGE_VALUES = 1024
 
-/**
- * A 32-byte key written with up to 64 hex digits (`0x0`, `0x00`, a full hash), left-padded: Besu
- * reads storage keys and debug_accountRange's start key so (UInt256, Bytes32.fromHexStringLenient).
- */
-export function storageKey(v: unknown): Uint8Array {
-  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(v))
-    return decoders.fail(`expected a storage key of up to 32 bytes, got ${decoders.describe(v)}`)
+/** A 32-byte word written with `minDigits` to 64 hex digits, left-padded. */
+function hexWord(v: unknown, minDigits: number, what: string): Uint8Array {
+  const digits = typeof v === 'string' && v.startsWith('0x') ? v.length - 2 : -1
+  if (typeof v !== 'string' || digits < minDigits || !/^0x[0-9a-fA-F]{0,64}$/.test(v))
+    return decoders.fail(`expected ${what} of up to 32 bytes, got ${decoders.describe(v)}`)
   return hexToBytes(padHex(v, 32))
 }
+
+/** A storage key (`0x0`, `0x00`, a full hash), read as Besu reads it: a UInt256, left-padded. */
+export const storageKey = (v: unknown): Uint8Array => hexWord(v, 1, 'a storage key')
+
+/**
+ * The start key of debug_accountRange and debug_storageRangeAt: any count of hex digits, `0x` for
+ * zero, as Besu's Bytes32/Hash.fromHexStringLenient reads it.
+ */
+export const lenientHashKey = (v: unknown): Uint8Array => hexWord(v, 0, 'a hashed key')
 
 const storageKeys = p.array(codec('storage key', storageKey), 'storage keys')
 
