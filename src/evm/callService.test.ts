@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { Address } from '@ethereumjs/util'
 import type { Chain } from '../chain/chain.ts'
 import { openChain } from '../node/node.ts'
@@ -169,6 +172,34 @@ describe('createAccessList', () => {
     const r = await createAccessList(chain, chain.head, { from: FUNDED, to: EMPTY, value: 1n }, opts)
     expect(r.accessList).toEqual([])
     expect(r.result.gasUsed).toBe(21000n)
+  })
+
+  it('answers on a chain before Berlin when nothing is to declare: the call keeps its legacy type', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'basalt-access-list-'))
+    try {
+      const genesisFile = join(dir, 'frontier.json')
+      const alloc = { [bytesToHex(FUNDED)]: { balance: '0xde0b6b3a7640000' } }
+      writeFileSync(
+        genesisFile,
+        JSON.stringify({ config: { chainId: 4321, ethash: {} }, gasLimit: '0x2fefd8', difficulty: '0x20000', alloc }),
+      )
+      const frontier = await openChain({ dataPath: ':memory:', genesisFile })
+      try {
+        const r = await createAccessList(
+          frontier.chain,
+          frontier.chain.head,
+          { from: FUNDED, to: EMPTY, value: 10n },
+          opts,
+        )
+        expect(r.accessList).toEqual([])
+        expect(r.result.gasUsed).toBe(21000n)
+        expect(r.result.exceptionError).toBeUndefined()
+      } finally {
+        frontier.close()
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

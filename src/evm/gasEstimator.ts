@@ -124,7 +124,11 @@ export async function createAccessList(
   let list = req.accessList ?? []
   let result: CallResult | undefined
   for (let i = 0; i < MAX_ACCESS_LIST_ROUNDS; i++) {
-    result = await session.run({ ...req, accessList: list }, { isAccessListReported: true })
+    // An empty list the request did not name is not declared: the call keeps its own type, so a
+    // block before Berlin (no access-list transactions) still answers, as Besu's, which re-runs
+    // with a list only when the traced one differs from the request's.
+    const declared = list.length === 0 && req.accessList === undefined ? req : { ...req, accessList: list }
+    result = await session.run(declared, { isAccessListReported: true })
     const found = result.accessList ?? []
     if (sameList(found, list)) break
     list = found

@@ -75,6 +75,7 @@ export class BftValidator {
   /** Whether the node said, once, that it waits for imported IBFT 1.0 blocks. */
   private hasToldLegacy = false
   private isStopped = false
+  private isStartedOnce = false
 
   private readonly chain: Chain
   private readonly pool: TxPool
@@ -122,7 +123,13 @@ export class BftValidator {
     return machine
   }
 
+  /** Started and not stopped: Besu's BFT mining coordinator reports itself mining then. */
+  get isRunning(): boolean {
+    return this.isStartedOnce && !this.isStopped
+  }
+
   start(): void {
+    this.isStartedOnce = true
     this.unsubscribes.push(this.chain.onNewBlock(({ block }) => this.enqueue(() => this.onHead(block))))
     this.unsubscribes.push(
       this.opts.transport.onMessage((code, data, kind) => this.enqueue(() => this.onMessage(code, data, kind))),

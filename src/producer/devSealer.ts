@@ -134,6 +134,11 @@ export class DevSealer {
     return this.sealing
   }
 
+  /** Whether it seals on its own (started, not stopped): what eth_mining reports, as Besu's mining coordinator. */
+  get isRunning(): boolean {
+    return this.isStarted
+  }
+
   get isAutomine(): boolean {
     return this.isAutomineOn
   }

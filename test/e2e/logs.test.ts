@@ -64,11 +64,15 @@ describe('eth_getLogs', () => {
     expect(byTopic.map((l) => BigInt(l.data))).toEqual([2n])
   })
 
-  it('answers the logs of one block by hash (EIP-234) and none for an unknown hash', async () => {
+  it('answers the logs of one block by hash (EIP-234), and Block not found (-32000) for an unknown hash', async () => {
     const r = await ping(3n)
     const logs = await node.rpc<Record<string, string>[]>('eth_getLogs', [{ blockHash: r.blockHash, topics: [topic0] }])
     expect(logs.map((l) => BigInt(l.data))).toEqual([3n])
-    expect(await node.rpc('eth_getLogs', [{ blockHash: `0x${'ab'.repeat(32)}` }])).toEqual([])
+    // Besu (and geth) refuse a hash they do not know rather than answer an empty list.
+    const unknown = { jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ blockHash: `0x${'ab'.repeat(32)}` }] }
+    expect((await node.rpcRaw(unknown)).json.error).toEqual({ code: -32000, message: 'Block not found' })
+    // The node keeps serving.
+    expect(await node.rpc('eth_getLogs', [{ blockHash: r.blockHash, topics: [topic0] }])).toEqual(logs)
   })
 
   it('decodes through viem getLogs with an event ABI', async () => {

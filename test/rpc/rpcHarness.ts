@@ -8,7 +8,8 @@ import { devAccounts } from '../../src/chain/devAccounts.ts'
 import type { RpcMethod } from '../../src/jsonrpc/defineMethod.ts'
 import type { RpcContext } from '../../src/rpc/context.ts'
 import { FilterManager } from '../../src/rpc/eth/filterManager.ts'
-import type { TracingChain } from '../tracing/tracingChain.ts'
+import { afterAll, beforeAll } from '../../src/runtime/testing.ts'
+import { type TracingChain, tracingChain } from '../tracing/tracingChain.ts'
 
 export function rpcContext(t: TracingChain, filesDir = tmpdir()): RpcContext {
   const { chain, pool, sealer } = t
@@ -46,4 +47,18 @@ export async function call<T = any>(
   params: unknown[] = [],
 ): Promise<T> {
   return JSON.parse(JSON.stringify(await method.call(ctx, params))) as T
+}
+
+/** A tracing chain and its RPC context for one test file: opened before its tests, closed after them. */
+export function rpcChainForTests(): { readonly t: TracingChain; readonly ctx: RpcContext } {
+  const shared = {} as { t: TracingChain; ctx: RpcContext }
+  beforeAll(async () => {
+    shared.t = await tracingChain()
+    shared.ctx = rpcContext(shared.t)
+  })
+  afterAll(() => {
+    shared.ctx.filters.stop()
+    shared.t.close()
+  })
+  return shared
 }

@@ -5,6 +5,7 @@ import {
   type TracingChain,
   tracingChain,
 } from '../../../test/tracing/tracingChain.ts'
+import { hexToBytes } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import { replayBlock } from './blockReplayer.ts'
 import { StructLogger, type StructLoggerOptions, type StructLoggerResult } from './structLogger.ts'
@@ -120,6 +121,18 @@ describe('StructLogger', () => {
       depth: 1,
       stack: [],
     })
+  })
+
+  it('carries the refund counter onto that implicit STOP, as on the step that earned it', async () => {
+    // SSTORE(0, 1), then SSTORE(0, 0) in a later transaction: clearing the slot earns a refund.
+    const clears = await t.deploy('6000356000556000600055')
+    await t.send({ to: clears, data: hexToBytes(`0x${'00'.repeat(31)}01`) })
+    const r = await trace(await t.send({ to: clears, data: hexToBytes(`0x${'00'.repeat(31)}07`) }))
+    const ops = r.structLogs.map((l) => l.op)
+    expect(ops.slice(-2)).toEqual(['SSTORE', 'STOP'])
+    const [clear, stop] = r.structLogs.slice(-2)
+    expect(clear.refund).toBeGreaterThan(0)
+    expect(stop.refund).toBe(clear.refund)
   })
 
   it("counts the gas a CALL hands to its callee in the CALL's gasCost, as geth's struct logger", async () => {

@@ -227,7 +227,10 @@ export class StructLogger implements TxTracer<StructLoggerResult> {
     if (this.isMemory && run.memoryWordCount > 0n)
       log.memory = memoryWords(run.memory.read(0, Number(run.memoryWordCount) * 32))
     if (this.isReturnData && returnData.length > 0) log.returnData = bytesToHex(returnData)
-    if (run.gasRefund > 0n) log.refund = Number(run.gasRefund)
+    // The frame's final refund counter: the result's runState takes the frame's starting
+    // environment over the interpreter's, so its gasRefund is the counter as the frame began.
+    const refund = r.execResult.gasRefund ?? run.gasRefund
+    if (refund > 0n) log.refund = Number(refund)
     this.logs.push(log)
   }
 

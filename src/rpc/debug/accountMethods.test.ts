@@ -1,8 +1,9 @@
+import { Address } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { call, rpcContext } from '../../../test/rpc/rpcHarness.ts'
 import { STORE_RUNTIME, type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { devAccounts } from '../../chain/devAccounts.ts'
-import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { bytesToBigint, bytesToHex, hexToBytes, toQuantity } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
 import { accountAt, accountRange } from './accountMethods.ts'
@@ -30,26 +31,31 @@ afterAll(() => {
 })
 
 describe('debug_accountAt', () => {
-  it('reads an account after the transaction at txIndex', async () => {
-    const out = await call(ctx, accountAt, [blockHash, '0x0', RECIPIENT])
-    expect(out).toEqual({
-      code: '0x',
-      nonce: '0x0',
-      balance: '0x7',
-      codehash: '0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470',
-    })
+  it('reads the sender as the first instruction sees it: nonce raised, gas limit paid for, value sent', async () => {
+    const sender = devAccounts()[0].address
+    const block = (await t.chain.getBlockByHash(hexToBytes(storeBlockHash)))!
+    const parent = (await t.chain.getBlockByHash(block.header.parentHash))!
+    const before = (await t.chain.stateAt(parent).getAccount(new Address(hexToBytes(sender))))!
+    const price = block.header.baseFeePerGas! + 1n
+    const out = await call(ctx, accountAt, [storeBlockHash, '0x0', sender])
+    expect(out.nonce).toBe(toQuantity(before.nonce + 1n))
+    // The whole gas limit (1,000,000) at the effective price, none of it refunded yet.
+    expect(out.balance).toBe(toQuantity(before.balance - 1_000_000n * price))
+    expect(out.code).toBe('0x0')
+    expect(out.codehash).toBe('0xc5d2460186f7233c927e7db2dcc703c0e500b653ca82273b7bfad8045d85a470')
   })
 
-  it('reads a contract with its code and code hash', async () => {
-    const out = await call(ctx, accountAt, ['0x1', '0x0', store])
+  it('reads the called contract with its code and code hash as quantities', async () => {
+    const out = await call(ctx, accountAt, [storeBlockHash, '0x0', store])
     expect(out.code).toBe(`0x${STORE_RUNTIME}`)
     expect(out.nonce).toBe('0x1')
-    expect(out.codehash).toBe(bytesToHex(keccak_256(hexToBytes(`0x${STORE_RUNTIME}`))))
+    expect(out.codehash).toBe(toQuantity(bytesToBigint(keccak_256(hexToBytes(`0x${STORE_RUNTIME}`)))))
   })
 
-  it('refuses an index past the last transaction, an unknown account and an unknown block', async () => {
+  it('refuses an index past the last transaction, a transaction that runs no code and an unknown block', async () => {
     await expect(call(ctx, accountAt, [blockHash, '0x1', RECIPIENT])).rejects.toMatchObject({ code: -32602 })
-    await expect(call(ctx, accountAt, ['0x1', '0x0', RECIPIENT])).rejects.toMatchObject({
+    // A plain transfer executes no instruction: Besu's trace has no frame to read an account from.
+    await expect(call(ctx, accountAt, [blockHash, '0x0', RECIPIENT])).rejects.toMatchObject({
       code: -32000,
       message: 'Account not found',
     })
@@ -58,6 +64,20 @@ describe('debug_accountAt', () => {
 })
 
 describe('debug_accountRange', () => {
+  it('reads a start key of any hex length as a left-padded hash, and an unknown block as an empty page', async () => {
+    // Besu's Bytes32.fromHexStringLenient: `0x0` is the zero key, an address the key 0x00…address.
+    const page = await call(ctx, accountRange, ['latest', '0x0', '0x0', 3])
+    expect(page).toEqual(await call(ctx, accountRange, ['latest', '0x0', `0x${'00'.repeat(32)}`, 3]))
+    const key = `0x${'00'.repeat(12)}${RECIPIENT.slice(2)}`
+    expect(await call(ctx, accountRange, ['latest', '0x0', RECIPIENT, 3])).toEqual(
+      await call(ctx, accountRange, ['latest', '0x0', key, 3]),
+    )
+    expect(await call(ctx, accountRange, ['0x99', '0x0', '0x0', 3])).toEqual({ addressMap: {}, nextKey: null })
+    await expect(call(ctx, accountRange, ['latest', '0x0', `0x${'11'.repeat(33)}`, 3])).rejects.toMatchObject({
+      code: -32602,
+    })
+  })
+
   it('pages through the hashed account keys in order', async () => {
     const first = await call(ctx, accountRange, ['latest', '0x0', '0x00', 2])
     const keys = Object.keys(first.addressMap)
@@ -123,6 +143,16 @@ describe('preimages', () => {
     expect(out.storage).toEqual({
       [bytesToHex(keccak_256(hexToBytes(slot0)))]: { key: slot0, value: `0x${'2a'.padStart(64, '0')}` },
     })
+  })
+
+  it('reads the start key of debug_storageRangeAt leniently, as Besu: 0x, 0x0 and a full zero hash alike', async () => {
+    const full = await call(ctx, storageRangeAt, [storeBlockHash, '0x0', store, `0x${'00'.repeat(32)}`, 10])
+    expect(Object.keys(full.storage)).toHaveLength(1)
+    for (const key of ['0x', '0x0', '0x00'])
+      expect(await call(ctx, storageRangeAt, [storeBlockHash, '0x0', store, key, 10])).toEqual(full)
+    await expect(
+      call(ctx, storageRangeAt, [storeBlockHash, '0x0', store, `0x${'11'.repeat(33)}`, 10]),
+    ).rejects.toMatchObject({ code: -32602 })
   })
 
   it('prints each value as one 32-byte word, whatever its length in the trie', async () => {

@@ -4,14 +4,16 @@
  * DebugAccountAt, DebugAccountRange.
  */
 import type { Block } from '@ethereumjs/block'
+import type { EVM, InterpreterStep } from '@ethereumjs/evm'
 import { Address, KECCAK256_NULL } from '@ethereumjs/util'
 import type { TxTracer } from '../../evm/tracers/txTracer.ts'
-import { p } from '../../jsonrpc/codecs.ts'
+import { codec, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToBigint, bytesToHex, hexToBytes, padHex, toQuantity } from '../../primitives/hex.ts'
 import type { StateManager } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
+import { lenientHashKey } from '../eth/proofMethods.ts'
 import { traceTransactionAt } from './traceRunner.ts'
 
 const ZERO_HASH = padHex('0x', 32)
@@ -42,7 +44,42 @@ function requireTxIndex(block: Block, txIndex: bigint): number {
   return Number(txIndex)
 }
 
-/** Code, nonce, balance and code hash of an account after transaction `txIndex` of a block. */
+/**
+ * The state as the transaction's first instruction sees it (gas bought, nonce raised, value sent),
+ * read by `read`; undefined when the transaction runs no instruction (a transfer to an account
+ * without code). Besu's DebugAccountAt reads the account from the first frame of its trace.
+ */
+function firstStepReader<R>(read: (state: StateManager) => Promise<R>): TxTracer<R | undefined> {
+  let evm: EVM | undefined
+  let pending: Promise<R> | undefined
+  const onStep = (s: InterpreterStep, done?: () => void): void => {
+    if (pending) {
+      done?.()
+      return
+    }
+    pending = read(s.stateManager as StateManager)
+    pending.then(done, done)
+  }
+  return {
+    start: ({ vm }) => {
+      evm = vm.evm as EVM
+      evm.events.on('step', onStep)
+    },
+    finish: async () => {
+      evm?.events.off('step', onStep)
+      return pending
+    },
+  }
+}
+
+/** Besu's Quantity of bytes: the hex digits without leading zeros, `0x0` for none. */
+const bytesQuantity = (b: Uint8Array) => toQuantity(bytesToBigint(b))
+
+/**
+ * Code, nonce, balance and code hash of an account as transaction `txIndex` of a block starts to
+ * execute, in Besu's shapes (code and code hash as quantities: `0x0` for no code). A transaction
+ * that runs no code shows no account: -32000 Account not found, as Besu answers.
+ */
 export const accountAt = defineMethod({
   name: 'debug_accountAt',
   besu: { kinds: ['block', 'transactionIndex', 'address'] },
@@ -53,16 +90,18 @@ export const accountAt = defineMethod({
     const read = async (state: StateManager) => {
       const addr = new Address(address)
       const account = await state.getAccount(addr)
-      if (!account) throw new RpcError(-32000, 'Account not found')
+      if (!account) return undefined
       const code = await state.getCode(addr)
       return {
-        code: bytesToHex(code),
+        code: bytesQuantity(code),
         nonce: toQuantity(account.nonce),
         balance: toQuantity(account.balance),
-        codehash: bytesToHex(code.length > 0 ? account.codeHash : KECCAK256_NULL),
+        codehash: bytesQuantity(code.length > 0 ? account.codeHash : KECCAK256_NULL),
       }
     }
-    return traceTransactionAt(ctx, block, index, stateReader(read))
+    const found = await traceTransactionAt(ctx, block, index, firstStepReader(read))
+    if (!found) throw new RpcError(-32000, 'Account not found')
+    return found
   },
 })
 
@@ -75,10 +114,11 @@ export const accountAt = defineMethod({
 export const accountRange = defineMethod({
   name: 'debug_accountRange',
   besu: { kinds: ['block', 'transactionIndex', 'addressHash', 'maxResults'] },
-  params: [p.block, p.named('txIndex', p.index), p.named('startKey', p.data), p.named('limit', p.index)],
+  params: [p.block, p.named('txIndex', p.index), codec('startKey', lenientHashKey), p.named('limit', p.index)],
   handler: async (ctx: RpcContext, [ref, txIndex, startKey, limit]) => {
-    const block = await blockAt(ctx, ref)
-    if (startKey.length > 32) throw new InvalidParamsError('Invalid params: address hash longer than 32 bytes')
+    // An unknown block is an empty page with no next key, as Besu answers it (not an error).
+    const block = await ctx.chain.resolve(ref)
+    if (!block) return { addressMap: {}, nextKey: null }
     const read = async (state: StateManager) => {
       const trie = (state as unknown as { _trie: { getValueMap(start: bigint, limit: number): Promise<ValueMap> } })
         ._trie

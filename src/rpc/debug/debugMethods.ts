@@ -5,8 +5,8 @@
  */
 import { createBlockFromRLP } from '@ethereumjs/block'
 import { traceCallRequest } from '../../evm/tracers/callRequestTracer.ts'
-import { createTracer } from '../../evm/tracers/createTracer.ts'
-import { ParamError, p } from '../../jsonrpc/codecs.ts'
+import { createTracer, type TraceConfig } from '../../evm/tracers/createTracer.ts'
+import { codec, ParamError, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { besuError } from '../../jsonrpc/errors.ts'
 import type { RpcContext } from '../context.ts'
@@ -29,6 +29,21 @@ import {
 import { traceToFileMethods } from './traceToFile.ts'
 
 const config = traceConfig.optional()
+
+/**
+ * debug_traceCall's config: a trace config and the call's `stateOverrides` and `blockOverrides`
+ * (geth's TraceCallConfig; Besu reads `stateOverrides` there too), decoded as eth_call's.
+ */
+const callTraceConfig = codec('trace config', (v: unknown) => {
+  const cfg = traceConfig.decode(v)
+  const o = v as Record<string, unknown>
+  const given = (k: string) => o[k] !== undefined && o[k] !== null
+  return {
+    cfg: cfg as TraceConfig | undefined,
+    stateOverrides: given('stateOverrides') ? callParams.stateOverrides.decode(o.stateOverrides) : undefined,
+    blockOverrides: given('blockOverrides') ? callParams.blockOverrides.decode(o.blockOverrides) : undefined,
+  }
+}).optional({ cfg: undefined, stateOverrides: undefined, blockOverrides: undefined })
 
 /** Replays a transaction and returns its trace. Spec: execution-apis src/debug/trace.yaml */
 export const traceTransaction = defineMethod({
@@ -87,11 +102,11 @@ export const traceBlock = defineMethod({
 export const traceCall = defineMethod({
   name: 'debug_traceCall',
   besu: { kinds: ['call', 'block', 'transactionTrace'], order: [1, 0, 2] },
-  params: [callParams.call, p.block.optional('latest'), config],
-  handler: async (ctx: RpcContext, [req, ref, cfg]) => {
+  params: [callParams.call, p.block.optional('latest'), callTraceConfig],
+  handler: async (ctx: RpcContext, [req, ref, { cfg, stateOverrides, blockOverrides }]) => {
     const block = await requireBlock(ctx, ref)
     const tracer = await mapTracingErrors(async () => createTracer(cfg))
-    const opts = { gasCap: ctx.settings.rpcGasCap, isBalanceChecked: req.strict }
+    const opts = { gasCap: ctx.settings.rpcGasCap, stateOverrides, blockOverrides, isBalanceChecked: req.strict }
     return mapTracingErrors(() =>
       mapCallErrors(ctx.chain.common, () => traceCallRequest(ctx.chain, block, req, opts, tracer)),
     )

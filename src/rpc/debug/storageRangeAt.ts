@@ -1,13 +1,14 @@
 /** debug_storageRangeAt: a page of a contract's storage after a transaction, in hashed-key order. */
 import { Address } from '@ethereumjs/util'
 import type { TxTracer } from '../../evm/tracers/txTracer.ts'
-import { p } from '../../jsonrpc/codecs.ts'
+import { codec, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToBigint, bytesToHex, type Hex, hexToBytes, padHex } from '../../primitives/hex.ts'
 import type { PreimageTable } from '../../state/preimages.ts'
 import type { StateManager } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
+import { lenientHashKey } from '../eth/proofMethods.ts'
 import { requireBlockByHash, traceTransactionAt } from './traceRunner.ts'
 
 /**
@@ -54,7 +55,7 @@ export const storageRangeAt = defineMethod({
     p.named('blockHash', p.hash),
     p.named('txIndex', p.index),
     p.address,
-    p.named('startKey', p.data),
+    codec('startKey', lenientHashKey),
     p.named('limit', p.index),
   ],
   handler: async (ctx: RpcContext, [blockHash, txIndex, address, startKey, limit]) => {

@@ -1,5 +1,6 @@
 /** Blocks, their transaction counts, uncles and receipts. Spec: execution-apis src/eth/block.yaml */
 import type { Block } from '@ethereumjs/block'
+import { RLP } from '@ethereumjs/rlp'
 import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { toQuantity } from '../../primitives/hex.ts'
@@ -80,7 +81,10 @@ export const getUncleCountByBlockNumber = defineMethod({
 function uncleJson(block: Block | undefined, index: bigint) {
   const uncle = block?.uncleHeaders[Number(index)]
   if (!uncle || index >= BigInt(block!.uncleHeaders.length)) return null
-  return { ...formatHeader(uncle, uncle.hash(), uncle.serialize().length + 3), transactions: [], uncles: [] }
+  // Its size is that of a block of this header with no transactions and no ommers, as Besu's
+  // UncleBlockResult (and geth) compute it: RLP([header, [], []]).
+  const size = RLP.encode([uncle.raw(), [], []]).length
+  return { ...formatHeader(uncle, uncle.hash(), size), transactions: [], uncles: [] }
 }
 
 export const getUncleByBlockHashAndIndex = defineMethod({

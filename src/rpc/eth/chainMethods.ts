@@ -42,7 +42,10 @@ export const mining = defineMethod({
   name: 'eth_mining',
   besu: { kinds: [] },
   params: [],
-  handler: (ctx: RpcContext) => ctx.sealer !== undefined,
+  // Whether this node makes blocks on its own (the dev or clique sealer started by --miner-enabled,
+  // a BFT validator), as Besu's miningCoordinator.isMining(); a node that only follows, or waits for
+  // the Engine API, is not mining.
+  handler: (ctx: RpcContext) => (ctx.sealer?.isRunning ?? false) || (ctx.validator?.isRunning ?? false),
 })
 
 export const coinbase = defineMethod({

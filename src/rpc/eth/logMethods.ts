@@ -1,5 +1,6 @@
 /** Log queries. Spec: execution-apis src/eth/filter.yaml (eth_getLogs) */
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
+import { besuError } from '../../jsonrpc/errors.ts'
 import type { RpcContext } from '../context.ts'
 import { remoteBlockLogs, remoteLogs } from '../forkHistory.ts'
 import { filterParam } from './logFilterParam.ts'
@@ -11,8 +12,14 @@ export const getLogs = defineMethod({
   params: [filterParam],
   handler: async (ctx: RpcContext, [f]) => {
     const { logs } = ctx.filters
-    if (f.blockHash)
-      return (await remoteBlockLogs(ctx, f.blockHash, f.criteria)) ?? logs.inBlock(f.blockHash, f.criteria)
+    if (f.blockHash) {
+      const remote = await remoteBlockLogs(ctx, f.blockHash, f.criteria)
+      if (remote) return remote
+      // A hash this node does not know is -32000 Block not found, as Besu's EthGetLogs (and geth's
+      // 'unknown block') answer; an installed filter on it simply matches nothing.
+      if (!(await ctx.chain.getBlockByHash(f.blockHash))) throw besuError('blockNotFound')
+      return logs.inBlock(f.blockHash, f.criteria)
+    }
     const { from, to } = logs.range(f.fromBlock, f.toBlock)
     // On a forked chain, the blocks up to the fork block are the remote's (it holds their logs).
     const fork = ctx.forkHistory?.number

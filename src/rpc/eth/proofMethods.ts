@@ -11,22 +11,22 @@ import { requireBlock } from './resolveBlock.ts'
 const latest = p.block.optional('latest' as const)
 const MAX_STORAGE_VALUES = 1024
 
-/** A storage key of up to 32 bytes (`0x0`, `0x00`, a full hash); remembers whether it was a full hash. */
-interface StorageKey {
-  slot: Uint8Array
-  isFullHash: boolean
+/** A 32-byte word written with `minDigits` to 64 hex digits, left-padded. */
+function hexWord(v: unknown, minDigits: number, what: string): Uint8Array {
+  const digits = typeof v === 'string' && v.startsWith('0x') ? v.length - 2 : -1
+  if (typeof v !== 'string' || digits < minDigits || !/^0x[0-9a-fA-F]{0,64}$/.test(v))
+    return decoders.fail(`expected ${what} of up to 32 bytes, got ${decoders.describe(v)}`)
+  return hexToBytes(padHex(v, 32))
 }
 
-function storageKey(v: unknown): StorageKey {
-  if (typeof v !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(v))
-    return decoders.fail(`expected a storage key of up to 32 bytes, got ${decoders.describe(v)}`)
-  return { slot: hexToBytes(padHex(v, 32)), isFullHash: v.length === 66 }
-}
+/** A storage key (`0x0`, `0x00`, a full hash), read as Besu reads it: a UInt256, left-padded. */
+export const storageKey = (v: unknown): Uint8Array => hexWord(v, 1, 'a storage key')
 
-/** geth's rule (kept by the spec's fixtures): a full 32-byte key is echoed as such, others as a quantity. */
-function keyOut(k: StorageKey): string {
-  return k.isFullHash ? bytesToHex(k.slot) : toQuantity(bytesToBigint(k.slot))
-}
+/**
+ * The start key of debug_accountRange and debug_storageRangeAt: any count of hex digits, `0x` for
+ * zero, as Besu's Bytes32/Hash.fromHexStringLenient reads it.
+ */
+export const lenientHashKey = (v: unknown): Uint8Array => hexWord(v, 0, 'a hashed key')
 
 const storageKeys = p.array(codec('storage key', storageKey), 'storage keys')
 
@@ -38,11 +38,7 @@ export const getProof = defineMethod({
   handler: async (ctx: RpcContext, [address, keys, ref]) => {
     const state = ctx.chain.stateAt(await requireBlock(ctx, ref))
     const account = new Address(address)
-    const proof = await getMerkleStateProof(
-      state,
-      account,
-      keys.map((k) => k.slot),
-    )
+    const proof = await getMerkleStateProof(state, account, keys)
     const byKey = new Map(proof.storageProof.map((s) => [s.key, s]))
     return {
       address: bytesToHex(address),
@@ -51,9 +47,15 @@ export const getProof = defineMethod({
       codeHash: proof.codeHash,
       nonce: proof.nonce,
       storageHash: proof.storageHash,
+      // Each key as a quantity whatever its spelling, as Besu's StorageEntryProof (Quantity of the
+      // UInt256 key: `0x347` for `0x00…0347`).
       storageProof: keys.map((k) => {
-        const s = byKey.get(bytesToHex(k.slot))
-        return { key: keyOut(k), value: s ? toQuantity(BigInt(s.value)) : '0x0', proof: s?.proof ?? [] }
+        const s = byKey.get(bytesToHex(k))
+        return {
+          key: toQuantity(bytesToBigint(k)),
+          value: s ? toQuantity(BigInt(s.value)) : '0x0',
+          proof: s?.proof ?? [],
+        }
       }),
     }
   },
@@ -68,7 +70,7 @@ function storageRequests(v: unknown): [Uint8Array, Uint8Array[]][] {
     const address = decoders.fixed(20, 'an address')(addr)
     if (!Array.isArray(slots)) return decoders.fail(`${addr}: expected an array of storage keys`)
     total += slots.length
-    return [address, slots.map((s) => storageKey(s).slot)]
+    return [address, slots.map((s) => storageKey(s))]
   })
   if (total > MAX_STORAGE_VALUES) decoders.fail(`too many slots (max ${MAX_STORAGE_VALUES})`)
   return out
