@@ -47,6 +47,18 @@ export function openHistoricalState(
   return new HistoricalView(common, root, number, history, code)
 }
 
+/**
+ * Moves a view opened by `openHistoricalState` to the state after canonical block `number` (root
+ * `root`), dropping its writes and everything it remembered of the old block; false (and nothing
+ * done) when `state` is not such a view. A replay VM kept over one view serves the next block's
+ * parent this way instead of building another VM.
+ */
+export function moveHistoricalState(state: unknown, root: Uint8Array, number: bigint): boolean {
+  if (!(state instanceof HistoricalView)) return false
+  state.moveTo(root, number)
+  return true
+}
+
 const CODE_KEY_PREFIX = '63' // 'c', the library's prefix of code keys
 /** Answers a view remembers per kind before it starts over (a replay VM keeps its view). */
 const READS_KEPT = 1 << 14
@@ -57,8 +69,8 @@ function remember(reads: Map<string, Uint8Array | null>, key: string, value: Uin
 }
 
 class HistoricalView extends MerkleStateManager {
-  private readonly viewRoot: Uint8Array
-  private readonly blockNumber: bigint
+  private viewRoot: Uint8Array
+  private blockNumber: bigint
   private readonly history: StateHistory
   private readonly code: CodeSource
   private readonly keccak: (b: Uint8Array) => Uint8Array
@@ -86,6 +98,20 @@ class HistoricalView extends MerkleStateManager {
     this.history = history
     this.code = code
     this.keccak = common.customCrypto.keccak256 ?? keccak_256
+  }
+
+  /** The view of another block's state (see moveHistoricalState). */
+  moveTo(root: Uint8Array, number: bigint): void {
+    this.viewRoot = root
+    this.blockNumber = number
+    const trie = this._trie as NodelessTrie
+    trie.root(root)
+    trie.blockNumber = number
+    this._caches?.clear()
+    this._storageTries = {}
+    this.historyStorageRoots.clear()
+    this.accountReads.clear()
+    this.slotReads.clear()
   }
 
   override async getAccount(address: Address): Promise<Account | undefined> {
