@@ -39,6 +39,8 @@ interface Traces {
   wallMs: number[]
   mainCpuMs: number[]
   allCpuMs: number[]
+  /** CPU ms of the other threads by name, summed over the traces. */
+  otherCpuMs: Record<string, number>
   digests: Set<string>
 }
 
@@ -46,14 +48,19 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]
 const round = (x: number) => Math.round(x * 100) / 100
 const schedNs = (path: string) => Number(readFileSync(path, 'utf8').split(' ')[0])
 const mainNs = (pid: number) => schedNs(`/proc/${pid}/task/${pid}/schedstat`)
-const allNs = (pid: number) =>
-  readdirSync(`/proc/${pid}/task`).reduce((sum, tid) => {
+/** CPU ns of the node's threads by name (the main thread, the JIT's and the collector's). */
+function byThread(pid: number): Map<string, number> {
+  const out = new Map<string, number>()
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      return sum + schedNs(`/proc/${pid}/task/${tid}/schedstat`)
+      const name = Number(tid) === pid ? 'main' : readFileSync(`/proc/${pid}/task/${tid}/comm`, 'utf8').trim()
+      out.set(name, (out.get(name) ?? 0) + schedNs(`/proc/${pid}/task/${tid}/schedstat`))
     } catch {
-      return sum // a thread that ended meanwhile
+      // a thread that ended meanwhile
     }
-  }, 0)
+  }
+  return out
+}
 
 async function send(node: BenchNode, tx: Record<string, string>): Promise<string> {
   const hash = (await node.rpc('eth_sendTransaction', [tx])) as string
@@ -97,15 +104,21 @@ async function buildChain(node: BenchNode): Promise<string[]> {
 }
 
 async function trace(node: BenchNode, hash: string, n: number, into?: Traces): Promise<Traces> {
-  const out = into ?? { wallMs: [], mainCpuMs: [], allCpuMs: [], digests: new Set<string>() }
+  const out = into ?? { wallMs: [], mainCpuMs: [], allCpuMs: [], otherCpuMs: {}, digests: new Set<string>() }
   for (let i = 0; i < n; i++) {
+    const threads0 = byThread(node.pid)
     const main0 = mainNs(node.pid)
-    const all0 = allNs(node.pid)
     const t0 = performance.now()
     const r = (await node.rpc('debug_traceTransaction', [hash, {}])) as { structLogs: unknown[] }
     out.wallMs.push(round(performance.now() - t0))
     out.mainCpuMs.push(round((mainNs(node.pid) - main0) / 1e6))
-    out.allCpuMs.push(round((allNs(node.pid) - all0) / 1e6))
+    let all = 0
+    for (const [name, ns] of byThread(node.pid)) {
+      const ms = (ns - (threads0.get(name) ?? 0)) / 1e6
+      all += ms
+      if (name !== 'main') out.otherCpuMs[name] = round((out.otherCpuMs[name] ?? 0) + ms)
+    }
+    out.allCpuMs.push(round(all))
     if (r.structLogs.length === 0) throw new Error(`empty trace of ${hash}`)
     out.digests.add(Bun.hash(JSON.stringify(r)).toString(16))
   }
@@ -116,6 +129,7 @@ const show = (t: Traces) => ({
   wallMs: t.wallMs,
   mainCpuMs: t.mainCpuMs,
   allCpuMs: t.allCpuMs,
+  otherCpuMs: t.otherCpuMs,
   median5: round(median(t.wallMs.slice(0, TRACES))),
   digests: [...t.digests],
 })
