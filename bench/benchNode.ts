@@ -29,11 +29,27 @@ export interface BenchNode {
   stop(): Promise<void>
 }
 
-/** Starts `binary` (with `extraArgs`) on a free-ish port above `portBase` and resolves once it answers. */
-export async function startBenchNode(binary: string, portBase: number, extraArgs: string[] = []): Promise<BenchNode> {
+/** Where and how a bench node runs beyond its arguments. */
+export interface BenchNodeOptions {
+  /** The node runs on `<dataDir>/data`, which outlives it (a later start opens the same chain). */
+  dataDir?: string
+  /** Extra environment variables (e.g. BUN_OPTIONS for a CPU profile). */
+  env?: Record<string, string>
+}
+
+/**
+ * Starts `binary` (with `extraArgs`) on a free-ish port above `portBase` and resolves once it answers;
+ * without `options.dataDir` on a fresh directory deleted when it stops.
+ */
+export async function startBenchNode(
+  binary: string,
+  portBase: number,
+  extraArgs: string[] = [],
+  { dataDir, env }: BenchNodeOptions = {},
+): Promise<BenchNode> {
   const port = portBase + (process.pid % 500)
   const url = `http://127.0.0.1:${port}`
-  const dir = mkdtempSync(join(tmpdir(), 'basalt-bench-node-'))
+  const dir = dataDir ?? mkdtempSync(join(tmpdir(), 'basalt-bench-node-'))
   const startedAt = performance.now()
   const proc = Bun.spawn(
     [
@@ -46,12 +62,12 @@ export async function startBenchNode(binary: string, portBase: number, extraArgs
       '--rpc-ws-enabled=false',
       ...extraArgs,
     ],
-    { stdout: 'ignore', stderr: 'ignore' },
+    { stdout: 'ignore', stderr: 'ignore', env: { ...process.env, ...env } },
   )
   const stop = async () => {
     proc.kill('SIGINT')
     await proc.exited
-    rmSync(dir, { recursive: true, force: true })
+    if (dataDir === undefined) rmSync(dir, { recursive: true, force: true })
   }
   const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
     const res = await fetch(url, {

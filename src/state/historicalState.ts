@@ -15,7 +15,7 @@ import { RLP } from '@ethereumjs/rlp'
 import { Caches, MerkleStateManager } from '@ethereumjs/statemanager'
 import { type Account, type Address, createAccountFromRLP, unpadBytes } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
-import { bytesToHex, equalBytes } from '../primitives/hex.ts'
+import { bytesToHex, equalBytes, hexToBytes } from '../primitives/hex.ts'
 import { StateUnavailableError } from './bonsaiState.ts'
 import type { StateHistory } from './stateHistory.ts'
 
@@ -47,9 +47,25 @@ export function openHistoricalState(
   return new HistoricalView(common, root, number, history, code)
 }
 
+/**
+ * Moves a view opened by `openHistoricalState` to the state after canonical block `number` (root
+ * `root`), dropping its writes and everything it remembered of the old block; false (and nothing
+ * done) when `state` is not such a view. A replay VM kept over one view serves the next block's
+ * parent this way instead of building another VM.
+ */
+export function moveHistoricalState(state: unknown, root: Uint8Array, number: bigint): boolean {
+  if (!(state instanceof HistoricalView)) return false
+  state.moveTo(root, number)
+  return true
+}
+
 const CODE_KEY_PREFIX = '63' // 'c', the library's prefix of code keys
+/** '0x' and 20 bytes: the address part of a slot's key in `slotReads`. */
+const ADDRESS_HEX_CHARS = 42
 /** Answers a view remembers per kind before it starts over (a replay VM keeps its view). */
 const READS_KEPT = 1 << 14
+/** Keys a view moved to another block reads again at once (what the last block's replay read). */
+const KEYS_CARRIED = 256
 
 function remember(reads: Map<string, Uint8Array | null>, key: string, value: Uint8Array | null): void {
   if (reads.size >= READS_KEPT) reads.clear()
@@ -57,8 +73,8 @@ function remember(reads: Map<string, Uint8Array | null>, key: string, value: Uin
 }
 
 class HistoricalView extends MerkleStateManager {
-  private readonly viewRoot: Uint8Array
-  private readonly blockNumber: bigint
+  private viewRoot: Uint8Array
+  private blockNumber: bigint
   private readonly history: StateHistory
   private readonly code: CodeSource
   private readonly keccak: (b: Uint8Array) => Uint8Array
@@ -76,6 +92,9 @@ class HistoricalView extends MerkleStateManager {
    */
   private readonly accountReads = new Map<string, Uint8Array | null>()
   private readonly slotReads = new Map<string, Uint8Array | null>()
+  /** The keys of those answers used since the view last moved (what `moveTo` reads again). */
+  private readonly accountsUsed = new Set<string>()
+  private readonly slotsUsed = new Set<string>()
 
   constructor(common: Common, root: Uint8Array, number: bigint, history: StateHistory, code: CodeSource) {
     const trie = new NodelessTrie({ root, useKeyHashing: true, common })
@@ -88,11 +107,49 @@ class HistoricalView extends MerkleStateManager {
     this.keccak = common.customCrypto.keccak256 ?? keccak_256
   }
 
+  /**
+   * The view of another block's state (see moveHistoricalState). The keys the old block's replay
+   * read are read again at the new block in one batch: a neighbouring block's replay reads mostly
+   * the same ones (the sender, the contract, the coinbase, the system contracts), one statement
+   * each otherwise.
+   */
+  moveTo(root: Uint8Array, number: bigint): void {
+    const addresses = [...this.accountsUsed].slice(0, KEYS_CARRIED)
+    const slots = [...this.slotsUsed].slice(0, KEYS_CARRIED)
+    this.accountsUsed.clear()
+    this.slotsUsed.clear()
+    this.viewRoot = root
+    this.blockNumber = number
+    const trie = this._trie as NodelessTrie
+    trie.root(root)
+    trie.blockNumber = number
+    this._caches?.clear()
+    this._storageTries = {}
+    this.historyStorageRoots.clear()
+    this.accountReads.clear()
+    this.slotReads.clear()
+    this.carry(addresses, slots)
+  }
+
+  /** Reads `addresses` (hex) and `slots` (address hex ‖ slot hex) into the view's answers. */
+  private carry(addresses: string[], slots: string[]): void {
+    if (addresses.length + slots.length === 0) return
+    const hashed = (hex: string) => this.keccak(hexToBytes(hex))
+    const slotKeys = slots.map((k): [Uint8Array, Uint8Array] => [
+      hashed(k.slice(0, ADDRESS_HEX_CHARS)),
+      hashed(`0x${k.slice(ADDRESS_HEX_CHARS)}`),
+    ])
+    const read = this.history.readMany(addresses.map(hashed), slotKeys, this.blockNumber)
+    for (let i = 0; i < addresses.length; i++) remember(this.accountReads, addresses[i], read.accounts[i] ?? null)
+    for (let i = 0; i < slots.length; i++) remember(this.slotReads, slots[i], read.slots[i] ?? null)
+  }
+
   override async getAccount(address: Address): Promise<Account | undefined> {
     const cached = this._caches?.account?.get(address)
     if (cached !== undefined)
       return cached.accountRLP !== undefined ? createAccountFromRLP(cached.accountRLP) : undefined
     const addressHex = bytesToHex(address.bytes)
+    if (this.accountsUsed.size < KEYS_CARRIED) this.accountsUsed.add(addressHex)
     let rlp = this.accountReads.get(addressHex)
     if (rlp === undefined) {
       rlp = this.history.readAccount(this.keccak(address.bytes), this.blockNumber) ?? null
@@ -114,6 +171,7 @@ class HistoricalView extends MerkleStateManager {
     const root = this.historyStorageRoots.get(addressHex)
     if (root === undefined || !equalBytes(root, account.storageRoot)) return new Uint8Array(0)
     const slotHex = addressHex + bytesToHex(key).slice(2)
+    if (this.slotsUsed.size < KEYS_CARRIED) this.slotsUsed.add(slotHex)
     let value = this.slotReads.get(slotHex)
     if (value === undefined) {
       value = this.history.readSlot(this.keccak(address.bytes), this.keccak(key), this.blockNumber) ?? null

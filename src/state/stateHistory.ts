@@ -202,6 +202,30 @@ export class StateHistory {
     return value && value.length > 0 ? fullAccount(value) : undefined
   }
 
+  /**
+   * `readAccount` and `readSlot` of many keys after block `n` in a few statements (hashed keys; a
+   * slot as its account and slot keys): the answers in order.
+   */
+  readMany(
+    accounts: Uint8Array[],
+    slots: [Uint8Array, Uint8Array][],
+    n: bigint,
+  ): { accounts: (Uint8Array | undefined)[]; slots: (Uint8Array | undefined)[] } {
+    const slotKeys = slots.map(([account, slot]) => slotKey(account, slot))
+    const values = this.rows.valuesOf([...accounts, ...slotKeys], n)
+    const present = (key: Uint8Array) => {
+      const value = values.get(bytesToHex(key))
+      return value && value.length > 0 ? value : undefined
+    }
+    return {
+      accounts: accounts.map((key) => {
+        const value = present(key)
+        return value && fullAccount(value)
+      }),
+      slots: slotKeys.map(present),
+    }
+  }
+
   /** The value RLP of a slot (hashed account and slot keys) after block `n`; undefined when zero. */
   readSlot(account: Uint8Array, slot: Uint8Array, n: bigint): Uint8Array | undefined {
     const id = this.rows.idOf(slotKey(account, slot))

@@ -80,3 +80,29 @@ describe('HistoryStore.writeValues', () => {
     db.close()
   })
 })
+
+describe('HistoryStore.valuesOf', () => {
+  it('answers what `read` answers key by key, at every block, for counts around the chunk size', async () => {
+    const random = seededRandom(11)
+    const db = await database()
+    const store = new HistoryStore(db)
+    store.writeValues(randomValues(random, 400))
+    const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, '0')).join('')
+    const known = (db.prepare('SELECT key FROM history_keys').all() as { key: Uint8Array }[]).map((r) => r.key)
+    const unknown = [new Uint8Array(32).fill(0xaa), new Uint8Array(64).fill(0xbb)]
+    for (const count of [1, 63, 64, 65, known.length]) {
+      const keys = [...known.slice(0, count), ...unknown]
+      for (const number of [0n, 1n, 2n, 3n, 9n]) {
+        const got = store.valuesOf(keys, number)
+        const expected = new Map<string, string>()
+        for (const key of keys) {
+          const id = store.idOf(key)
+          const value = id === undefined ? undefined : store.read(id, number)
+          if (value !== undefined) expected.set(hex(key), hex(value))
+        }
+        expect(new Map([...got].map(([k, v]) => [k.slice(2), hex(v)]))).toEqual(expected)
+      }
+    }
+    db.close()
+  })
+})

@@ -19,6 +19,14 @@ export interface HistoryValue {
   value: Uint8Array
 }
 
+/** Keys read per statement by `valuesOf` (a shorter rest in one statement of its size). */
+const READ_CHUNK_KEYS = 64
+/** `valuesOf`'s statement for `n` keys: the block is ?1, the keys follow. */
+const readKeysSql = (n: number) =>
+  `SELECT k.key AS key, (SELECT h.value FROM state_history h WHERE h.id = k.id AND h.number <= ?1
+     ORDER BY h.number DESC LIMIT 1) AS value
+   FROM history_keys k WHERE k.key IN (${new Array(n).fill('?').join(', ')})`
+
 /** Bound on the ids remembered in memory (all are forgotten when full). */
 const ID_MEMO_ENTRIES = 1 << 16
 /** Keys read per query when walking the whole state at a block. */
@@ -97,6 +105,21 @@ export class HistoryStore {
       .prepare('SELECT value FROM state_history WHERE id = ? AND number <= ? ORDER BY number DESC LIMIT 1')
       .get(id, number)
     return (row?.value as Uint8Array) ?? undefined
+  }
+
+  /**
+   * `read` of many keys (not ids) at once, one statement per 64 keys: the value of each key after
+   * block `number`, by the key's hex; a key without a row up to `number` is left out.
+   */
+  valuesOf(keys: Uint8Array[], number: bigint): Map<string, Uint8Array> {
+    const out = new Map<string, Uint8Array>()
+    for (let at = 0; at < keys.length; at += READ_CHUNK_KEYS) {
+      const chunk = keys.slice(at, at + READ_CHUNK_KEYS)
+      for (const r of this.db.prepare(readKeysSql(chunk.length)).all(number, ...chunk)) {
+        if (r.value !== null && r.value !== undefined) out.set(bytesToHex(r.key as Uint8Array), r.value as Uint8Array)
+      }
+    }
+    return out
   }
 
   /** Deletes the row of key `id` at block `number` (its block left the canonical chain). */

@@ -7,7 +7,8 @@ import type { Block } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { Address } from '@ethereumjs/util'
 import { runTx } from '@ethereumjs/vm'
-import { bigintToPaddedBytes, bytesToHex, hexToBytes } from '../../primitives/hex.ts'
+import { bigintToPaddedBytes, bytesToHex, equalBytes, hexToBytes } from '../../primitives/hex.ts'
+import { moveHistoricalState } from '../../state/historicalState.ts'
 import type { TrieDb } from '../../state/trieDb.ts'
 import { openState, type StateManager } from '../../state/worldState.ts'
 import { cacheStorageWrites, memoizeTrieReads } from '../scratchState.ts'
@@ -115,26 +116,45 @@ async function applyPreTxSystemWrites(vm: VM, block: Block): Promise<void> {
   }
 }
 
-/** A replay VM kept per parent state and fork, used by one replay at a time. */
+/**
+ * A replay VM kept per kind of parent state and fork, used by one replay at a time. Its state is
+ * moved to the next replay's parent when that is another one (see `moveTo`), so that replays of
+ * neighbouring blocks share one VM instead of building one each.
+ */
 interface ReplayVm {
   vm: Promise<VM>
   overlay: OverlayTrieDb
+  /** The parent state the VM's state manager holds now. */
   root: Uint8Array
   /** Settles when the last queued replay is done. */
   tail: Promise<unknown>
 }
 
-/** VMs of recent parents: building one (opcode tables, precompiles, params) costs more than most replays. */
+/** VMs of recent replays: building one (opcode tables, precompiles, params) costs more than most replays. */
 const replayVms = new WeakMap<ReplaySource, Map<string, ReplayVm>>()
 const REPLAY_VMS = 2
 
 /**
+ * How the VM's state is moved to another parent state: a view of the state history to another
+ * block, a view of the trie store to another root. A forked chain's state (remote reads at its
+ * fork block) is never moved: its VMs are kept per root.
+ */
+type StateKind = 'history' | 'trie' | 'fork'
+
+/** Points `state` at `parent`'s state (root `root`). */
+async function moveTo(state: StateManager, kind: StateKind, root: Uint8Array, parent: Block): Promise<void> {
+  if (kind === 'history') {
+    if (!moveHistoricalState(state, root, parent.header.number)) throw new Error('not a state history view')
+  } else await state.setStateRoot(root)
+}
+
+/**
  * Replays `block` up to and including transaction `lastIndex` (all by default); `tracerFor` picks
  * the tracer of each transaction (undefined: run untraced). Returns the tracers' results by index.
- * Replays of blocks on the same parent share one VM, one after the other; after each, the state is
- * set back to the parent's root and the overlay's writes are dropped. (A checkpoint's revert alone
- * is not enough: a flush inside it, as pre-Byzantium receipts and debug_storageRangeAt do, cannot
- * be reverted.)
+ * Replays share one VM per kind of parent state and fork, one after the other; after each, the
+ * state is set back to the parent's root and the overlay's writes are dropped. (A checkpoint's
+ * revert alone is not enough: a flush inside it, as pre-Byzantium receipts and
+ * debug_storageRangeAt do, cannot be reverted.)
  */
 export async function replayBlock<R>(
   chain: ReplaySource,
@@ -155,12 +175,12 @@ export async function replayBlock<R>(
   }
   const root = chain.postStateRoot(parent)
   // Below a BONSAI window the parent's state may come from the state history, without a trie.
-  const isHistorical = chain.isHistoricalState?.(parent) === true
-  const key = `${isHistorical ? 'history:' : ''}${bytesToHex(root)}|${fork}|${block.common.chainId()}`
+  const kind: StateKind = chain.isHistoricalState?.(parent) === true ? 'history' : chain.trieDb.fork ? 'fork' : 'trie'
+  const key = `${kind}|${kind === 'fork' ? bytesToHex(root) : ''}|${fork}|${block.common.chainId()}`
   let shared = byKey.get(key)
   if (!shared) {
     const overlay = new OverlayTrieDb(chain.trieDb)
-    const historical = isHistorical ? chain.openHistoricalState?.(parent, overlay) : undefined
+    const historical = kind === 'history' ? chain.openHistoricalState?.(parent, overlay) : undefined
     const state = historical ?? openState(overlay, chain.common, root, true)
     cacheStorageWrites(state)
     memoizeTrieReads(state)
@@ -170,16 +190,20 @@ export async function replayBlock<R>(
       return vm
     })
     shared = { vm, overlay, root, tail: Promise.resolve() }
-    byKey.set(key, shared)
-    if (byKey.size > REPLAY_VMS) byKey.delete(byKey.keys().next().value!)
-  }
+  } else byKey.delete(key) // set again below: the most recently used last
+  byKey.set(key, shared)
+  if (byKey.size > REPLAY_VMS) byKey.delete(byKey.keys().next().value!)
   const entry = shared
   const result = entry.tail.then(async () => {
     const vm = await entry.vm
-    // The checkpoint spares each transaction's flush into the trie; the reset below undoes the rest.
-    await vm.stateManager.checkpoint()
     let isClean = false
     try {
+      if (!equalBytes(entry.root, root)) {
+        await moveTo(vm.stateManager as StateManager, kind, root, parent)
+        entry.root = root
+      }
+      // The checkpoint spares each transaction's flush into the trie; the reset below undoes the rest.
+      await vm.stateManager.checkpoint()
       const out = await replayTransactions(chain, vm, block, tracerFor, lastIndex)
       isClean = true
       return out
