@@ -184,6 +184,28 @@ const commonEipSet: LibraryPatch = {
 }
 
 /**
+ * EIP-7623's floor counts a transaction's calldata tokens (1 a zero byte, 4 any other) with a
+ * BigInt addition per byte, at each of the pool's and the block's checks of a transaction: 68
+ * BigInts for an ERC-20 `transfer`. The count is summed as a number and made a BigInt once: the same
+ * value (a number holds it exactly far past any calldata a block can carry).
+ */
+const txFloorTokens: LibraryPatch = {
+  filter: /@ethereumjs[\\/]tx[\\/]dist[\\/](esm|cjs)[\\/]util[\\/]intrinsic\.js$/,
+  replacements: [
+    [
+      `        for (let i = 0; i < tx.data.length; i++) {
+            tokens += tx.data[i] === 0 ? 1n : 4n;
+        }`,
+      `        let count = 0;
+        for (let i = 0; i < tx.data.length; i++) {
+            count += tx.data[i] === 0 ? 1 : 4;
+        }
+        tokens = BigInt(count);`,
+    ],
+  ],
+}
+
+/**
  * The EVM library does the EIP-4788 beacon root and EIP-2935 history writes itself, storing into
  * the contract's slots what the specified contract would store, whatever code is at the address.
  * Besu (its `SystemCallProcessor`) and geth run the code there as a system call (from the system
@@ -228,7 +250,7 @@ export async function accumulateParentBlockHash(vm, currentBlockNumber, parentHa
   ],
 }
 
-const PATCHES = [evmMemoryStart, evmSyncGasRules, utilBytes('esm'), utilBytes('cjs'), commonEipSet, systemContractCalls]
+const PATCHES = [evmMemoryStart, evmSyncGasRules, txFloorTokens, utilBytes('esm'), utilBytes('cjs'), commonEipSet, systemContractCalls]
 
 /** `text` of the library file at `path` with its patches applied; throws when one's text is missing. */
 function patched(patch: LibraryPatch, text: string, path: string): string {

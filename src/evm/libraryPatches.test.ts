@@ -3,6 +3,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { getOpcodesForHF, paramsEVM } from '@ethereumjs/evm'
+import { countCalldataFloorTokens, createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { bigIntToBytes, bytesToBigInt, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { patchLibraryFile } from '../../scripts/libraryPatches.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
@@ -20,6 +21,7 @@ describe('library patches', () => {
     for (const path of [
       ...libraryFiles('@ethereumjs/evm', 'memory.js'),
       ...libraryFiles('@ethereumjs/evm', 'opcodes/gas.js'),
+      ...libraryFiles('@ethereumjs/tx', 'util/intrinsic.js'),
       ...libraryFiles('@ethereumjs/util', 'bytes.js'),
       ...libraryFiles('@ethereumjs/common', 'common.js'),
     ]) {
@@ -104,6 +106,15 @@ describe('library patches', () => {
       expect(handlers.get(code)?.constructor.name).toBe('Function')
     for (const code of [0x3c, 0x55, 0xf0, 0xf5, 0xff])
       expect(handlers.get(code)?.constructor.name).toBe('AsyncFunction')
+  })
+
+  it("count a transaction's calldata floor tokens as the library did: 1 a zero byte, 4 any other", () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+    for (const data of [new Uint8Array(0), Uint8Array.of(0), Uint8Array.of(1), Uint8Array.of(0, 5, 0, 0, 255)]) {
+      const tx = createFeeMarket1559Tx({ data, gasLimit: 100_000n }, { common })
+      const expected = Array.from(data).reduce((sum, b) => sum + (b === 0 ? 1n : 4n), 0n)
+      expect(countCalldataFloorTokens(tx)).toBe(expected)
+    }
   })
 
   it('answer isActivatedEIP from the fork and EIPs set now, after every change', () => {
