@@ -30,6 +30,40 @@ const evmMemoryStart: LibraryPatch = {
 }
 
 /**
+ * The EVM's dynamic gas rules are `async` functions, so each MSTORE, MLOAD, KECCAK256, SLOAD, LOG,
+ * RETURN and copy returned a promise that the interpreter had to wait for (src/evm/interpreterLoop.ts
+ * runs an opcode at once only when its gas rule returns a number): two promises and two turns of
+ * the microtask queue per opcode, about 40 of them in an ERC-20 `transfer`. The rules below await
+ * nothing, so they become plain functions: the same gas and the same errors (thrown instead of
+ * rejected, which both loops handle alike). A rule that someday awaits fails to load, so the build
+ * and the tests fail rather than run it wrong. SSTORE, EXTCODECOPY, CREATE, CREATE2 and
+ * SELFDESTRUCT read the state and stay `async`; the CALL family runs through the library's step.
+ */
+const SYNC_GAS_RULES: [string, number][] = [
+  ['EXP', 0x0a],
+  ['KECCAK256', 0x20],
+  ['CALLDATACOPY', 0x37],
+  ['CODECOPY', 0x39],
+  ['RETURNDATACOPY', 0x3e],
+  ['MLOAD', 0x51],
+  ['MSTORE', 0x52],
+  ['MSTORE8', 0x53],
+  ['SLOAD', 0x54],
+  ['MCOPY', 0x5e],
+  ['LOG', 0xa0],
+  ['RETURN', 0xf3],
+  ['REVERT', 0xfd],
+]
+
+const evmSyncGasRules: LibraryPatch = {
+  filter: /@ethereumjs[\\/]evm[\\/]dist[\\/](esm|cjs)[\\/]opcodes[\\/]gas\.js$/,
+  replacements: SYNC_GAS_RULES.map(([name, code]) => {
+    const head = `        /* ${name} */\n        0x${code.toString(16).padStart(2, '0')},\n        `
+    return [`${head}async function (runState, gas, common) {`, `${head}function (runState, gas, common) {`]
+  }),
+}
+
+/**
  * @ethereumjs/util's bytes.js builds, when it is loaded, a table of the 65,536 BigInts below 2^16 for
  * `bytesToBigInt` of one- and two-byte inputs: about 3 MiB of the heap from the start on, in every
  * process (a sixth of the node's idle JavaScript heap, and the collector lets the heap grow to
@@ -98,10 +132,29 @@ const utilBytesToBigInt: [string, string] = [
 `,
 ]
 
-const utilBytes: LibraryPatch = {
-  filter: /@ethereumjs[\\/]util[\\/]dist[\\/](esm|cjs)[\\/]bytes\.js$/,
-  replacements: [utilSetLength, utilBytesToBigInt, ...utilBigIntTable],
+/**
+ * `bigIntToBytes` (every MSTORE word, SLOAD and SSTORE key and value, account and transaction
+ * fields) prefixed its hex with `0x` for `hexToBytes`, which checks the prefix, tests the string
+ * against a regular expression and strips it again. `toString(16)` gives bare hex digits, so the
+ * digits go straight to the decoder under `hexToBytes`: the same bytes at about 0.4 of the cost
+ * (docs/performance.md, "Issue 18: the token transfer rows").
+ */
+const utilBigIntToBytes = {
+  esm: [
+    'const bytes = hexToBytes(`0x${padToEven(num.toString(16))}`);',
+    'const bytes = hexToBytesNoble(padToEven(num.toString(16)));',
+  ] as [string, string],
+  cjs: [
+    'const bytes = (0, exports.hexToBytes)(`0x${(0, internal_ts_1.padToEven)(num.toString(16))}`);',
+    'const bytes = (0, utils_js_1.hexToBytes)((0, internal_ts_1.padToEven)(num.toString(16)));',
+  ] as [string, string],
 }
+
+/** The patches of @ethereumjs/util's bytes.js in one of its builds (`esm` or `cjs`). */
+const utilBytes = (build: 'esm' | 'cjs'): LibraryPatch => ({
+  filter: new RegExp(`@ethereumjs[\\\\/]util[\\\\/]dist[\\\\/]${build}[\\\\/]bytes\\.js$`),
+  replacements: [utilSetLength, utilBytesToBigInt, ...utilBigIntTable, utilBigIntToBytes[build]],
+})
 
 /**
  * `Common.isActivatedEIP` (asked on most opcodes' gas rules, and by every call's set-up) searches the
@@ -126,6 +179,28 @@ const commonEipSet: LibraryPatch = {
         }
         return this._activatedEIPsSet.has(eip);
     }`,
+    ],
+  ],
+}
+
+/**
+ * EIP-7623's floor counts a transaction's calldata tokens (1 a zero byte, 4 any other) with a
+ * BigInt addition per byte, at each of the pool's and the block's checks of a transaction: 68
+ * BigInts for an ERC-20 `transfer`. The count is summed as a number and made a BigInt once: the same
+ * value (a number holds it exactly far past any calldata a block can carry).
+ */
+const txFloorTokens: LibraryPatch = {
+  filter: /@ethereumjs[\\/]tx[\\/]dist[\\/](esm|cjs)[\\/]util[\\/]intrinsic\.js$/,
+  replacements: [
+    [
+      `        for (let i = 0; i < tx.data.length; i++) {
+            tokens += tx.data[i] === 0 ? 1n : 4n;
+        }`,
+      `        let count = 0;
+        for (let i = 0; i < tx.data.length; i++) {
+            count += tx.data[i] === 0 ? 1 : 4;
+        }
+        tokens = BigInt(count);`,
     ],
   ],
 }
@@ -175,7 +250,7 @@ export async function accumulateParentBlockHash(vm, currentBlockNumber, parentHa
   ],
 }
 
-const PATCHES = [evmMemoryStart, utilBytes, commonEipSet, systemContractCalls]
+const PATCHES = [evmMemoryStart, evmSyncGasRules, txFloorTokens, utilBytes('esm'), utilBytes('cjs'), commonEipSet, systemContractCalls]
 
 /** `text` of the library file at `path` with its patches applied; throws when one's text is missing. */
 function patched(patch: LibraryPatch, text: string, path: string): string {

@@ -164,7 +164,7 @@ export async function executeBlock(
 ): Promise<ExecutedBlock> {
   // State nodes written here stay pending in the trie store until flushed; a failed block leaves
   // only unreferenced, content-addressed nodes behind, which are harmless.
-  const state = openState(chain.trieDb, chain.common, chain.postStateRoot(parent), true)
+  const state = openState(chain.trieDb, chain.common, chain.postStateRoot(parent), true, chain.bonsai)
   // The block's own rules: its chain id may be an earlier one (anvil_setChainId).
   const vm = await createVm(block.common, state, ancestorSource(chain, parent), { isSenderCodeAllowed: isOwnBlock })
   const opts = { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true }

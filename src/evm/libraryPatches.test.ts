@@ -2,7 +2,9 @@ import { readFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
-import { bytesToBigInt, setLengthLeft, setLengthRight } from '@ethereumjs/util'
+import { getOpcodesForHF, paramsEVM } from '@ethereumjs/evm'
+import { countCalldataFloorTokens, createFeeMarket1559Tx } from '@ethereumjs/tx'
+import { bigIntToBytes, bytesToBigInt, setLengthLeft, setLengthRight } from '@ethereumjs/util'
 import { patchLibraryFile } from '../../scripts/libraryPatches.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 
@@ -18,6 +20,8 @@ describe('library patches', () => {
   it('find their text in the installed libraries, and change it', () => {
     for (const path of [
       ...libraryFiles('@ethereumjs/evm', 'memory.js'),
+      ...libraryFiles('@ethereumjs/evm', 'opcodes/gas.js'),
+      ...libraryFiles('@ethereumjs/tx', 'util/intrinsic.js'),
       ...libraryFiles('@ethereumjs/util', 'bytes.js'),
       ...libraryFiles('@ethereumjs/common', 'common.js'),
     ]) {
@@ -76,6 +80,41 @@ describe('library patches', () => {
       }
     }
     expect(() => bytesToBigInt([1, 2] as never)).toThrow()
+  })
+
+  it('write integers as the bytes their hex spells: at least one byte, big- and little-endian', () => {
+    let value = 1n
+    for (let bits = 0; bits <= 260; bits++) {
+      for (const n of [value - 1n, value, value + 1n, (value * 3n) / 2n]) {
+        const hex = n.toString(16)
+        const expected = Array.from({ length: Math.ceil(hex.length / 2) }, (_, i) =>
+          Number.parseInt(hex.padStart(2 * Math.ceil(hex.length / 2), '0').slice(2 * i, 2 * i + 2), 16),
+        )
+        expect(Array.from(bigIntToBytes(n))).toEqual(expected)
+        expect(Array.from(bigIntToBytes(n, true))).toEqual(expected.slice().reverse())
+      }
+      value *= 2n
+    }
+    expect(Array.from(bigIntToBytes(0n))).toEqual([0])
+    expect(() => bigIntToBytes(-1n)).toThrow()
+  })
+
+  it('answer the memory and hashing gas rules with a number, not a promise; the state-reading ones still await', () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague, params: paramsEVM })
+    const handlers = getOpcodesForHF(common).dynamicGasHandlers
+    for (const code of [0x0a, 0x20, 0x37, 0x39, 0x3e, 0x51, 0x52, 0x53, 0x54, 0x5e, 0xa0, 0xf3, 0xfd])
+      expect(handlers.get(code)?.constructor.name).toBe('Function')
+    for (const code of [0x3c, 0x55, 0xf0, 0xf5, 0xff])
+      expect(handlers.get(code)?.constructor.name).toBe('AsyncFunction')
+  })
+
+  it("count a transaction's calldata floor tokens as the library did: 1 a zero byte, 4 any other", () => {
+    const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
+    for (const data of [new Uint8Array(0), Uint8Array.of(0), Uint8Array.of(1), Uint8Array.of(0, 5, 0, 0, 255)]) {
+      const tx = createFeeMarket1559Tx({ data, gasLimit: 100_000n }, { common })
+      const expected = Array.from(data).reduce((sum, b) => sum + (b === 0 ? 1n : 4n), 0n)
+      expect(countCalldataFloorTokens(tx)).toBe(expected)
+    }
   })
 
   it('answer isActivatedEIP from the fork and EIPs set now, after every change', () => {

@@ -201,7 +201,7 @@ export class BlockAssembler {
     const root = bytesToHex(stateRoot)
     // A VM built before a chain id change (anvil_setChainId) is built again under the new id.
     if (!this.vm || this.vm.common.chainId() !== this.chain.common.chainId()) {
-      const state = openState(this.chain.trieDb, this.chain.common, stateRoot, true)
+      const state = openState(this.chain.trieDb, this.chain.common, stateRoot, true, this.chain.bonsai)
       // Our own blocks may carry transactions from impersonated accounts with code (the dev tools).
       this.vm = await createVm(this.chain.common, state, this.chain, { isSenderCodeAllowed: true })
     } else if (this.vmRoot !== root) {

@@ -19,7 +19,7 @@ import type { ChainStore } from '../storage/chainStore.ts'
 import { BatchedStateManager } from './batchedStateManager.ts'
 import { TrieDb } from './trieDb.ts'
 import { computeTrieLog, type TrieLog } from './trieLog.ts'
-import { openState } from './worldState.ts'
+import { type FlatHead, openState } from './worldState.ts'
 
 /** A store that holds nothing: the trie's nodes stay in the pending writes. */
 const emptyStore = { readTrieNode: () => undefined } as unknown as ChainStore
@@ -60,18 +60,76 @@ function logSets(log: TrieLog): string[][] {
   ]
 }
 
-/** The state root of `model`, built key by key with the library's trie. */
-async function modelRoot(model: Model, common: Common): Promise<Uint8Array> {
-  const options = { useKeyHashing: true, common }
-  const accounts = new MerklePatriciaTrie(options)
+/** The encoding of each account of `model`, by address, with its storage root. */
+async function modelAccounts(model: Model, common: Common): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>()
   for (const [hex, a] of model) {
-    const storage = new MerklePatriciaTrie(options)
+    const storage = new MerklePatriciaTrie({ useKeyHashing: true, common })
     for (const [slot, value] of a.storage) await storage.put(hexToBytes(slot as `0x${string}`), RLP.encode(value))
     const codeHash = a.code.length === 0 ? KECCAK256_NULL : keccak_256(a.code)
-    const account = createAccount({ nonce: a.nonce, balance: a.balance, storageRoot: storage.root(), codeHash })
-    await accounts.put(hexToBytes(hex as `0x${string}`), account.serialize())
+    out.set(
+      hex,
+      createAccount({ nonce: a.nonce, balance: a.balance, storageRoot: storage.root(), codeHash }).serialize(),
+    )
   }
+  return out
+}
+
+/** The state root of `model`, built key by key with the library's trie. */
+async function modelRoot(model: Model, common: Common): Promise<Uint8Array> {
+  const accounts = new MerklePatriciaTrie({ useKeyHashing: true, common })
+  for (const [hex, rlp] of await modelAccounts(model, common)) await accounts.put(hexToBytes(hex as `0x${string}`), rlp)
   return accounts.root()
+}
+
+/**
+ * Flat tables that hold a model's state at one root, as BONSAI's move leaves them after a commit.
+ * A read made while the writer's last question (`isAt`) found them at another state fails.
+ */
+class ModelFlat {
+  private root?: Uint8Array
+  private isLastAt = false
+  private accounts = new Map<string, Uint8Array>()
+  private slots = new Map<string, Uint8Array>()
+  reads = 0
+
+  readonly flat = {
+    readAccount: (key: Uint8Array) => this.read(this.accounts, bytesToHex(key)),
+    readSlot: (account: Uint8Array, slot: Uint8Array) => this.read(this.slots, bytesToHex(account) + bytesToHex(slot)),
+  }
+
+  isAt(root: Uint8Array): boolean {
+    this.isLastAt = this.root !== undefined && equalBytes(this.root, root)
+    return this.isLastAt
+  }
+
+  async moveTo(model: Model, root: Uint8Array, common: Common): Promise<void> {
+    this.accounts.clear()
+    this.slots.clear()
+    for (const [hex, rlp] of await modelAccounts(model, common)) {
+      const key = bytesToHex(keccak_256(hexToBytes(hex as `0x${string}`)))
+      this.accounts.set(key, rlp)
+      for (const [slot, value] of model.get(hex)!.storage)
+        this.slots.set(key + bytesToHex(keccak_256(hexToBytes(slot as `0x${string}`))), RLP.encode(value))
+    }
+    this.root = root
+  }
+
+  private read(rows: Map<string, Uint8Array>, key: string): Uint8Array | undefined {
+    expect(this.isLastAt).toBe(true)
+    this.reads++
+    return rows.get(key)
+  }
+}
+
+/** Reads a random account and slot (a warm or a missed one) and compares them with the model. */
+async function readBack(state: State, model: Model, next: () => number, label: string): Promise<void> {
+  const address = ADDRESSES[Math.floor(next() * ADDRESSES.length)]
+  const slot = SLOTS[Math.floor(next() * SLOTS.length)]
+  const held = model.get(bytesToHex(address.bytes))
+  expect(`${label}: ${(await state.getAccount(address))?.balance}`).toBe(`${label}: ${held?.balance}`)
+  const value = bytesToHex(held?.storage.get(bytesToHex(slot)) ?? new Uint8Array(0))
+  expect(`${label}: ${bytesToHex(await state.getStorage(address, slot))}`).toBe(`${label}: ${value}`)
 }
 
 /** One random change, on the state and on the model. */
@@ -113,25 +171,31 @@ async function change(state: State, model: Model, next: () => number): Promise<v
  * Blocks of transactions, each a checkpoint that commits or reverts, as block building runs them,
  * against a model of what the state should hold.
  */
-async function runCase(seed: number, isPrefixed: boolean): Promise<number> {
+async function runCase(seed: number, isPrefixed: boolean, flat?: ModelFlat): Promise<number> {
   let logsFromFlushes = 0
   const next = seededRandom(seed)
   const common = new Common({ chain: Mainnet })
   const db = new TrieDb(emptyStore)
   db.storageFormat = isPrefixed ? 'BONSAI' : 'FOREST'
-  const state = openState(db, common, KECCAK256_RLP, true)
+  let state = openState(db, common, KECCAK256_RLP, true, flat as unknown as FlatHead | undefined)
   expect(state instanceof BatchedStateManager).toBe(true)
+  await flat?.moveTo(new Map(), KECCAK256_RLP, common)
   let model: Model = new Map()
   let rootBefore = KECCAK256_RLP
   let rootTwoBack = KECCAK256_RLP
   for (let block = 0; block < 6; block++) {
+    // A writer made again at the block's parent (a new VM) misses every key.
+    if (next() < 0.5) state = openState(db, common, rootBefore, true, flat as unknown as FlatHead | undefined)
     await state.checkpoint()
     const txs = 1 + Math.floor(next() * 4)
     for (let tx = 0; tx < txs; tx++) {
       await state.checkpoint()
       const before = copyModel(model)
       const changes = 1 + Math.floor(next() * 6)
-      for (let i = 0; i < changes; i++) await change(state, model, next)
+      for (let i = 0; i < changes; i++) {
+        await change(state, model, next)
+        await readBack(state, model, next, `${seed}/${block}/${tx}/${i}`)
+      }
       if (next() < 0.2) {
         await state.revert()
         model = before
@@ -161,6 +225,7 @@ async function runCase(seed: number, isPrefixed: boolean): Promise<number> {
     }
     rootTwoBack = rootBefore
     rootBefore = root
+    await flat?.moveTo(model, root, common)
     // A fresh state at that root reads every account and slot back from the stored nodes.
     const reader = openState(db, common, root)
     for (const address of ADDRESSES) {
@@ -195,6 +260,17 @@ describe('BatchedStateManager', () => {
     for (let seed = 1; seed <= 40; seed++) logsFromFlushes += await runCase(seed, seed % 2 === 0)
     // BONSAI's prefixed cases keep their flushes' logs: most blocks have one.
     expect(logsFromFlushes).toBeGreaterThan(40)
+  })
+
+  it('as a BONSAI head writer, reads what its caches miss from the flat tables while they hold its state, and the same values', async () => {
+    let reads = 0
+    for (let seed = 1; seed <= 40; seed++) {
+      const flat = new ModelFlat()
+      await runCase(seed, true, flat)
+      reads += flat.reads
+    }
+    // Most blocks start on the tables' state, and half of them with empty caches.
+    expect(reads).toBeGreaterThan(200)
   })
 
   it('keeps a slot written in a reverted transaction out of the state', async () => {

@@ -25,13 +25,24 @@ export type FlatHead = Pick<BonsaiState, 'flat' | 'isAt'>
 
 /**
  * A state manager rooted at `root`. `isWriter` adds the account/storage/code caches that make
- * block building fast; readers go without, so that they cost nothing to create.
+ * block building fast; readers go without, so that they cost nothing to create. A writer given the
+ * BONSAI flat head (`flat`) reads what its caches miss from the flat tables while they hold its
+ * state (see FlatWriter).
  */
-export function openState(db: TrieDb, common: Common, root: Uint8Array, isWriter = false): StateManager {
+export function openState(
+  db: TrieDb,
+  common: Common,
+  root: Uint8Array,
+  isWriter = false,
+  flat?: FlatHead,
+): StateManager {
   const caches = isWriter ? new Caches() : undefined
+  const opts = { common, trie: openTrie(db, common, root), caches, ...prefixOpts(db) }
   const state = db.fork
     ? openForkState(db, db.fork, common, root, caches)
-    : new BatchedStateManager({ common, trie: openTrie(db, common, root), caches, ...prefixOpts(db) })
+    : isWriter && flat
+      ? new FlatWriter(opts, flat)
+      : new BatchedStateManager(opts)
   if (isWriter) db.preimages?.record(state)
   return state
 }
@@ -188,5 +199,85 @@ class FlatView extends BatchedStateManager {
     if (this.flatRows.size >= FLAT_MEMO_ENTRIES) this.flatRows.clear()
     this.flatRows.set(key, value)
     return value
+  }
+}
+
+/** Bound on the flat storage roots a writer remembers for one state root (it forgets them all when full). */
+const FLAT_WRITER_ROOTS = 1 << 12
+
+/** The RLP of an empty slot, as the library caches a slot it found absent. */
+const EMPTY_SLOT_RLP = Uint8Array.of(0x80)
+
+/**
+ * The writer of a BONSAI head (block building, import): an account or slot its caches miss is read
+ * from the flat tables while they hold the state at the writer's trie root, one lookup instead of
+ * a walk down the account trie or a storage trie (the new recipient of each transfer, the new
+ * holder's slot of each token transfer). That holds between blocks and through a block's
+ * transactions, whose writes wait in the caches; the block's flush moves the root and the commit
+ * moves the tables, so a writer on any other state (a side chain's parent, the moment between the
+ * flush and the commit) reads the trie as before. An account's slots come from the tables only
+ * while its storage root is the one they hold: storage cleared, or an account deleted or made again
+ * in the block, reads its own trie. Misses are cached as the library caches its trie reads.
+ */
+class FlatWriter extends BatchedStateManager {
+  private readonly flat: FlatHead
+  private readonly keccak: (b: Uint8Array) => Uint8Array
+  /** The state root `flatStorageRoots` belongs to. */
+  private rootsAt?: Uint8Array
+  /** Storage root of each account in the flat tables (undefined: no account), by address. */
+  private readonly flatStorageRoots = new Map<string, Uint8Array | undefined>()
+
+  constructor(opts: StateOpts, flat: FlatHead) {
+    super(opts)
+    this.flat = flat
+    this.keccak = opts!.common!.customCrypto.keccak256 ?? keccak_256
+  }
+
+  /** Whether the flat tables hold the state at the trie's root now. */
+  private get isFlat(): boolean {
+    return this.flat.isAt(this._trie.root())
+  }
+
+  override async getAccount(address: Address): Promise<Account | undefined> {
+    const cache = this._caches?.account
+    const cached = cache?.get(address)
+    if (cached !== undefined) return cached.accountRLP !== undefined ? accountFromRLP(cached.accountRLP) : undefined
+    if (cache === undefined || !this.isFlat) return super.getAccount(address)
+    const rlp = this.flat.flat.readAccount(this.keccak(address.bytes))
+    const account = rlp ? accountFromRLP(rlp) : undefined
+    cache.put(address, account)
+    return account
+  }
+
+  override async getStorage(address: Address, key: Uint8Array): Promise<Uint8Array> {
+    const cache = this._caches?.storage
+    if (cache === undefined || key.length !== 32) return super.getStorage(address, key)
+    const cached = cache.get(address, key)
+    if (cached !== undefined) return RLP.decode(cached) as Uint8Array
+    const account = await this.getAccount(address)
+    if (!account) return new Uint8Array(0)
+    if (!this.hasFlatSlots(address, account)) return super.getStorage(address, key)
+    const value = this.flat.flat.readSlot(this.keccak(address.bytes), this.keccak(key))
+    cache.put(address, key, value ?? EMPTY_SLOT_RLP)
+    return value ? (RLP.decode(value) as Uint8Array) : new Uint8Array(0)
+  }
+
+  /** Whether the flat tables hold `account`'s slots: they hold this state, and its storage root. */
+  private hasFlatSlots(address: Address, account: Account): boolean {
+    const root = this._trie.root()
+    if (!this.flat.isAt(root)) return false
+    if (this.rootsAt === undefined || !equalBytes(this.rootsAt, root)) {
+      this.flatStorageRoots.clear()
+      this.rootsAt = root
+    }
+    const addressHex = bytesToHex(address.bytes)
+    let flatRoot = this.flatStorageRoots.get(addressHex)
+    if (flatRoot === undefined && !this.flatStorageRoots.has(addressHex)) {
+      const rlp = this.flat.flat.readAccount(this.keccak(address.bytes))
+      flatRoot = rlp ? decodedAccount(rlp).storageRoot : undefined
+      if (this.flatStorageRoots.size >= FLAT_WRITER_ROOTS) this.flatStorageRoots.clear()
+      this.flatStorageRoots.set(addressHex, flatRoot)
+    }
+    return flatRoot !== undefined && equalBytes(flatRoot, account.storageRoot)
   }
 }
