@@ -1,5 +1,6 @@
 /** What every resolver is given: the node's services, read through their narrow surfaces. */
 import type { Chain } from '../chain/chain.ts'
+import { CodecError } from '../jsonrpc/codecs.ts'
 import { BESU_ERRORS, type BesuErrorKind, RpcError } from '../jsonrpc/errors.ts'
 import type { RpcContext, RpcSettings } from '../rpc/context.ts'
 import type { TxPool } from '../txpool/txPool.ts'
@@ -49,6 +50,8 @@ const TRANSACTION_ERRORS: [BesuErrorKind, number, string][] = [
  * params, a pool refusal its GraphQLError kind.
  */
 export function transactionError(e: unknown): GraphqlFetchError {
+  // Bytes the decoder refuses (the JSON-RPC path answers them with the parameter's Besu text).
+  if (e instanceof CodecError) return invalidParams()
   if (!(e instanceof RpcError)) return new GraphqlFetchError((e as Error).message)
   if (e.code === -32602) return invalidParams()
   const known = TRANSACTION_ERRORS.find(([kind]) => {

@@ -83,7 +83,7 @@ describe('eth_getLogs', () => {
   it('refuses reversed and future ranges and blockHash with a range with -32602', async () => {
     const head = await client.getBlockNumber()
     const cases = [
-      [{ fromBlock: numberToHex(head), toBlock: '0x1' }, 'invalid block range params'],
+      [{ fromBlock: numberToHex(head), toBlock: '0x1' }, 'Invalid filter params'],
       [{ fromBlock: '0x1', toBlock: numberToHex(head + 10n) }, 'block range extends beyond current head block'],
       [
         { blockHash: `0x${'ab'.repeat(32)}`, fromBlock: '0x1' },

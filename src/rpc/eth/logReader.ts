@@ -9,7 +9,7 @@ import type { Chain } from '../../chain/chain.ts'
 import type { LogBloomCache } from '../../chain/logBloomCache.ts'
 import { blockLogs, headerTimestamp, isUnsatisfiable, type LogCriteria, matchesLog } from '../../chain/logFilter.ts'
 import type { BlockTagName } from '../../jsonrpc/codecs.ts'
-import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { BESU_PARAM_ERRORS, besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import type { LogQuery, StoredLog } from '../../storage/chainStore.ts'
 import { formatStoredLog } from '../format.ts'
@@ -70,7 +70,8 @@ export class LogReader {
   range(fromRef: BlockTagName | bigint, toRef: BlockTagName | bigint, isClamped = false): { from: bigint; to: bigint } {
     const from = this.blockNumberOf(fromRef)
     let to = this.blockNumberOf(toRef)
-    if (from > to) throw new InvalidParamsError('invalid block range params')
+    // Besu's FilterParameter.isValid refuses a reversed range: its filter text.
+    if (from > to) throw new InvalidParamsError(BESU_PARAM_ERRORS.filter)
     const head = this.chain.head.header.number
     if (to > head) {
       if (!isClamped) throw new InvalidParamsError('block range extends beyond current head block')
