@@ -87,6 +87,17 @@ describe('txpool_clientPendingTransactions', () => {
     await expect(refused({ gas: { action: 'contract_creation' } })).rejects.toMatchObject({ code: -32602 })
     await expect(refused({ value: { gt: 'ten' } })).rejects.toMatchObject({ code: -32602 })
   })
+
+  it("refuses a limit or a filter it cannot read with the texts of Besu's parameters", async () => {
+    await expect(call(ctx, clientPendingTransactions, ['ten'])).rejects.toMatchObject({
+      code: -32602,
+      message: 'Invalid transaction limit params',
+    })
+    await expect(call(ctx, besuPendingTransactions, [10, 'from'])).rejects.toMatchObject({
+      code: -32602,
+      message: 'Invalid pending transactions params',
+    })
+  })
 })
 
 describe('txpool_clientTransactions', () => {

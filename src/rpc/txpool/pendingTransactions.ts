@@ -100,22 +100,27 @@ function pendingTransactions(ctx: RpcContext, [limit, conditions]: readonly [big
 }
 
 const params = [p.named('numResults', p.index).optional(), filterParam] as const
+/** Besu's TxPoolBesuPendingTransactions: the limit, then the filters, each with its own text. */
+const besu = { kinds: ['transactionLimit', 'pendingTransactions'] } as const
 
 /** Pooled transactions matching a filter. Besu reference: TxPoolBesuPendingTransactions */
 export const besuPendingTransactions = defineMethod({
   name: 'txpool_besuPendingTransactions',
+  besu,
   params,
   handler: pendingTransactions,
 })
 /** `txpool_besuPendingTransactions` under this client's name. */
 export const basaltPendingTransactions = defineMethod({
   name: 'txpool_basaltPendingTransactions',
+  besu,
   params,
   handler: pendingTransactions,
 })
 /** `txpool_besuPendingTransactions` under a client-neutral name. */
 export const clientPendingTransactions = defineMethod({
   name: 'txpool_clientPendingTransactions',
+  besu,
   params,
   handler: pendingTransactions,
 })
