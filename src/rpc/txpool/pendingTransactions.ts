@@ -3,11 +3,12 @@
  * `numResults`, that pass every field filter of the second argument. Each field (`from`, `to`,
  * `gas`, `gasPrice`, `value`, `nonce`) takes exactly one operator: `eq`, `gt`, `lt`, or for `to`
  * `action: "contract_creation"`. Besu reference: TxPoolBesuPendingTransactions,
- * PendingTransactionsParams (whose error texts these are).
+ * PendingTransactionsParams (whose refusal texts these are). Besu throws them as plain invalid
+ * params, and its processor answers only that type's text: -32602 `Invalid params`, the refusal
+ * itself going to the debug log, as here.
  */
-import { codec, decoders, p } from '../../jsonrpc/codecs.ts'
+import { CodecError, codec, decoders, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { equalBytes } from '../../primitives/hex.ts'
 import { fees, type PoolTx } from '../../txpool/txPool.ts'
 import type { RpcContext } from '../context.ts'
@@ -25,9 +26,9 @@ interface Condition {
   value: Uint8Array | bigint
 }
 
-/** Besu reports filter mistakes as invalid params with these exact texts. */
+/** A filter Besu reads but refuses: its plain `Invalid params`, whatever the argument's own text. */
 function refuse(message: string): never {
-  throw new InvalidParamsError(message)
+  throw new CodecError(message, 'params')
 }
 
 function condition(field: Field, spec: unknown): Condition | undefined {
