@@ -3,10 +3,11 @@
  * the HTTP port; what they answer themselves (head reads) equals the main thread's answer, a block
  * is seen by every connection the moment its send is answered, and everything they relay (other
  * methods, batches, errors, limits, probes, WebSocket sessions) is answered as before. An idle node
- * or a lone client starts none.
+ * or a lone client starts none. Where the runtime cannot share a port (Deno, Node), the option is
+ * ignored with a warning and the main thread answers everything.
  */
 import { describe, expect, it } from 'bun:test'
-import { type StartedNode, signTransfer, startNode, stopWithSigterm } from './harness.ts'
+import { SOURCE_RUNTIME, type StartedNode, signTransfer, startNode, stopWithSigterm } from './harness.ts'
 
 const RECIPIENT = '0x000000000000000000000000000000000000beef'
 const HISTORY = '0x0000f90827f1c53a10cb7a02335b175320002935'
@@ -67,7 +68,26 @@ async function wave(node: StartedNode, body: string, n: number, expected: { stat
   for (const a of answers) expect(a).toEqual(expected)
 }
 
-describe('listener threads', () => {
+describe.skipIf(SOURCE_RUNTIME === undefined)('listener threads on a runtime that does not share ports', () => {
+  it('are ignored with a warning, and the main thread answers everything', async () => {
+    const node = await startNode({ args: ['--rpc-listener-threads', '2', '--rpc-http-api', 'ETH,NET,WEB3,DEBUG'] })
+    try {
+      const owner = node.config.accounts[0].address
+      const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [owner, 'latest'] })
+      const expected = await post(node, body)
+      expect(JSON.parse(expected.text).result).toMatch(/^0x[0-9a-f]+$/)
+      await wave(node, body, 32, expected)
+      expect((await metricsOf(node)).rpc_listener_threads).toBeUndefined()
+      expect(node.output()).toContain('--rpc-listener-threads ignored')
+      expect(node.output()).toContain('this runtime does not share ports')
+    } finally {
+      await node.cleanup()
+    }
+  })
+})
+
+// Bun shares the port (SO_REUSEPORT); the executable is Bun's.
+describe.skipIf(SOURCE_RUNTIME !== undefined)('listener threads', () => {
   it('answer as the main thread does, and see each block the moment its send is answered', async () => {
     const node = await startNode({
       args: [
