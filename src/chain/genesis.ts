@@ -181,12 +181,13 @@ export function devGenesis(): GenesisJson {
 
 /**
  * A holder for optional crypto: KZG, filled in later, when a blob transaction needs it; a faster
- * keccak-256 and public-key recovery when the caller loaded them.
+ * keccak-256, public-key recovery and SHA-256 when the caller loaded them.
  */
 export interface CryptoHolder {
   kzg?: unknown
   keccak256?: (data: Uint8Array) => Uint8Array
   ecrecover?: (msgHash: Uint8Array, v: bigint, r: Uint8Array, s: Uint8Array, chainId?: bigint) => Uint8Array
+  sha256?: (data: Uint8Array) => Uint8Array
 }
 
 /** The genesis header fields of `genesis` as the library takes them (hex strings). */

@@ -21,6 +21,7 @@ import { nativeEcrecover } from '../primitives/ecrecover.ts'
 import { installFastRlp } from '../primitives/fastRlp.ts'
 import { loadKeccak256 } from '../primitives/keccak.ts'
 import { genesisEcCurve } from '../primitives/nodeKey.ts'
+import { nativeSha256 } from '../primitives/sha256.ts'
 import { installDecodedNodeCache } from '../state/decodedNodeCache.ts'
 import { prepareBftCommon } from './bftNode.ts'
 import type { NodeConfig } from './config.ts'
@@ -52,7 +53,12 @@ export async function chainRules(
   await installJumpAnalysisCache()
   await installInterpreterLoop()
   const ecrecover = nativeEcrecover()
-  const crypto: CryptoHolder = { keccak256: await loadKeccak256(), ...(ecrecover ? { ecrecover } : {}) }
+  const sha256 = nativeSha256()
+  const crypto: CryptoHolder = {
+    keccak256: await loadKeccak256(),
+    ...(ecrecover ? { ecrecover } : {}),
+    ...(sha256 ? { sha256 } : {}),
+  }
   const baseFeeMarket = config.genesisFile
     ? baseFeeMarketOf(genesis.config, config.minGasPrice ?? DEFAULT_MIN_GAS_PRICE)
     : { kind: 'eip1559' as const, floor: DEV_BASE_FEE_FLOOR }
