@@ -37,6 +37,14 @@ function sourceFiles(dir: string): string[] {
   })
 }
 
+function unitTests(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name)
+    if (statSync(path).isDirectory()) return unitTests(path)
+    return path.endsWith('.test.ts') ? [path] : []
+  })
+}
+
 function layerOf(file: string): string {
   return relative(SRC, file).split('/')[0]
 }
@@ -69,5 +77,10 @@ describe('architecture', () => {
   it('keeps the devp2p library inside the transport and discovery of src/p2p', () => {
     const importers = sourceFiles(SRC).filter((f) => readFileSync(f, 'utf8').includes("'@ethereumjs/devp2p'"))
     expect(importers.map((f) => relative(SRC, f)).sort()).toEqual(['p2p/discovery.ts', 'p2p/rlpxTransport.ts'])
+  })
+
+  it('runs every unit test under src/ on the runtime-neutral test API (the Deno and Node suites load them too)', () => {
+    const onBun = unitTests(SRC).filter((f) => /from\s+'bun(:test)?'/.test(readFileSync(f, 'utf8')))
+    expect(onBun.map((f) => relative(SRC, f))).toEqual([])
   })
 })
