@@ -134,9 +134,13 @@ export class DevSealer {
     return this.sealing
   }
 
-  /** Whether it seals on its own (started, not stopped): what eth_mining reports, as Besu's mining coordinator. */
+  /**
+   * Whether it seals on its own: started (not stopped) and sealing by automine or by interval, what
+   * eth_mining reports (Besu's mining coordinator; after `evm_setAutomine(false)` without an
+   * interval blocks come only when asked for, and the node is not mining, as Ganache reports it).
+   */
   get isRunning(): boolean {
-    return this.isStarted
+    return this.isStarted && (this.isAutomineOn || this.intervalMs !== undefined)
   }
 
   get isAutomine(): boolean {
