@@ -29,19 +29,12 @@ const RANK: Record<string, number> = {
   cli: 13,
 }
 
-function sourceFiles(dir: string): string[] {
+/** The .ts files under `dir`: its unit tests (`isTest`) or the rest. */
+function tsFiles(dir: string, isTest = false): string[] {
   return readdirSync(dir).flatMap((name) => {
     const path = join(dir, name)
-    if (statSync(path).isDirectory()) return sourceFiles(path)
-    return path.endsWith('.ts') && !path.endsWith('.test.ts') ? [path] : []
-  })
-}
-
-function unitTests(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const path = join(dir, name)
-    if (statSync(path).isDirectory()) return unitTests(path)
-    return path.endsWith('.test.ts') ? [path] : []
+    if (statSync(path).isDirectory()) return tsFiles(path, isTest)
+    return path.endsWith('.ts') && path.endsWith('.test.ts') === isTest ? [path] : []
   })
 }
 
@@ -63,7 +56,7 @@ describe('architecture', () => {
 
   it('has no import that points up or sideways between layers', () => {
     const violations: string[] = []
-    for (const file of sourceFiles(SRC)) {
+    for (const file of tsFiles(SRC)) {
       const from = layerOf(file)
       for (const target of internalImports(file)) {
         const to = layerOf(target)
@@ -75,12 +68,12 @@ describe('architecture', () => {
   })
 
   it('keeps the devp2p library inside the transport and discovery of src/p2p', () => {
-    const importers = sourceFiles(SRC).filter((f) => readFileSync(f, 'utf8').includes("'@ethereumjs/devp2p'"))
+    const importers = tsFiles(SRC).filter((f) => readFileSync(f, 'utf8').includes("'@ethereumjs/devp2p'"))
     expect(importers.map((f) => relative(SRC, f)).sort()).toEqual(['p2p/discovery.ts', 'p2p/rlpxTransport.ts'])
   })
 
   it('runs every unit test under src/ on the runtime-neutral test API (the Deno and Node suites load them too)', () => {
-    const onBun = unitTests(SRC).filter((f) => /from\s+'bun(:test)?'/.test(readFileSync(f, 'utf8')))
+    const onBun = tsFiles(SRC, true).filter((f) => /from\s+'bun(:test)?'/.test(readFileSync(f, 'utf8')))
     expect(onBun.map((f) => relative(SRC, f))).toEqual([])
   })
 })

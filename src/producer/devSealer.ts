@@ -139,7 +139,7 @@ export class DevSealer {
    * eth_mining reports (Besu's mining coordinator; after `evm_setAutomine(false)` without an
    * interval blocks come only when asked for, and the node is not mining, as Ganache reports it).
    */
-  get isRunning(): boolean {
+  get isMining(): boolean {
     return this.isStarted && (this.isAutomineOn || this.intervalMs !== undefined)
   }
 

@@ -45,7 +45,7 @@ export const mining = defineMethod({
   // Whether this node makes blocks on its own (the dev or clique sealer started by --miner-enabled,
   // a BFT validator), as Besu's miningCoordinator.isMining(); a node that only follows, or waits for
   // the Engine API, is not mining.
-  handler: (ctx: RpcContext) => (ctx.sealer?.isRunning ?? false) || (ctx.validator?.isRunning ?? false),
+  handler: (ctx: RpcContext) => (ctx.sealer?.isMining ?? false) || (ctx.validator?.isRunning ?? false),
 })
 
 export const coinbase = defineMethod({
