@@ -5,7 +5,8 @@
  * each receipt as the harness's `receiptOf` does (20 polls back to back, then one a millisecond).
  * Per workload it prints the medians of the send's round trip, of the time from the send's answer
  * to the receipt, the polls that found nothing per transaction, the rate, and the node's CPU per
- * transaction by thread name (/proc/<pid>/task/<tid>/stat, summed over threads of one name).
+ * transaction by thread name (/proc/<pid>/task/<tid>/stat, summed over threads of one name), and the
+ * main thread's system time on its own (`main_system`).
  * It also prints the mean time a transaction by fifth of the run, warm-up included.
  * Usage: `bun bench/awaitLatency.ts <binary> [transactions]` (default 1,000 per workload; the first
  * fifth of each is a warm-up left out of the other figures; `WARMUP=n` sets how many, `WORKLOADS=token`

@@ -128,8 +128,8 @@ describe('a call that loops to the gas cap', () => {
 })
 
 describe('other long runs', () => {
-  // A single loop ends by running out of gas in 0.6 to 1 s on an idle machine, which a 0.5 s
-  // limit may not reach: these runs get a node whose limit is well below that.
+  // A single loop runs out of gas in 0.6 to 1 s on an idle machine, and a faster one may end it
+  // before the first node's 0.5 s limit: these runs get a node whose limit is well below that.
   let first: StartedNode
   beforeAll(async () => {
     first = node
