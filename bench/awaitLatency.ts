@@ -10,7 +10,7 @@
  * It also prints the mean time a transaction by fifth of the run, warm-up included.
  * Usage: `bun bench/awaitLatency.ts <binary> [transactions]` (default 1,000 per workload; the first
  * fifth of each is a warm-up left out of the other figures; `WARMUP=n` sets how many, `WORKLOADS=token`
- * or `eth` runs one).
+ * or `eth` runs one; `NODE_BUN_OPTIONS` is the node's BUN_OPTIONS, e.g. a CPU profile).
  */
 import { readdirSync, readFileSync } from 'node:fs'
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
@@ -27,7 +27,11 @@ const RECEIPT_LIMIT_MS = 60_000
 const KEY = hexToBytes('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
 const OWNER = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
 
-const node = await startBenchNode(binary, 19900, ['--dev-accounts-unlocked'])
+// NODE_BUN_OPTIONS reaches the node alone (e.g. a CPU profile of it, not of this driver).
+const nodeOptions = process.env.NODE_BUN_OPTIONS
+const node = await startBenchNode(binary, 19900, ['--dev-accounts-unlocked'], {
+  env: nodeOptions ? { BUN_OPTIONS: nodeOptions } : undefined,
+})
 const rpc = node.rpc
 
 /** CPU milliseconds by thread name (threads of one name summed). */

@@ -27,7 +27,8 @@ let setup: Setup
 let pool: CallPool
 
 beforeAll(async () => {
-  setup = await sealTransfers(join(dir, 'data'), 3)
+  // With call workers the database opens in normal locking mode: the workers read it beside the chain.
+  setup = await sealTransfers(join(dir, 'data'), 3, 1, { rpcCallWorkers: 1 })
   setup.chain.flushState()
   pool = new CallPool(
     setup.chain,

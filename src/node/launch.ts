@@ -17,7 +17,7 @@ import { migrate, SCHEMA_VERSION, schemaVersionOf } from '../storage/schema.ts'
 import { openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
 import { restartChainId } from './chainSource.ts'
 import type { ApiListenerConfig, NodeConfig } from './config.ts'
-import { openDataPath } from './dataPath.ts'
+import { isReadBeside, openDataPath } from './dataPath.ts'
 
 /**
  * The node's heaviest modules, evaluated one at a time with a turn of the event loop after each:
@@ -71,7 +71,9 @@ export async function launchNode(config: NodeConfig): Promise<void> {
   const http = await listen(config.http, true)
   const ws = await listen(config.ws, false)
   const isMemory = config.dataPath === ':memory:'
-  const db = isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath)
+  const db = isMemory
+    ? await openSqlite(':memory:')
+    : await openDataPath(config.dataPath, { isShared: isReadBeside(config) })
   // Answered once the data path is locked, if this version can read it (migrate refuses it if not).
   const version = schemaVersionOf(db)
   if (version <= SCHEMA_VERSION) {

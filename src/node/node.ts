@@ -75,7 +75,7 @@ import { CallPool } from './callPool.ts'
 import { chainRules, loadGenesis } from './chainRules.ts'
 import { recordChainSource } from './chainSource.ts'
 import type { NodeConfig } from './config.ts'
-import { databaseFile, kzgCacheFile, openDataPath } from './dataPath.ts'
+import { databaseFile, isReadBeside, kzgCacheFile, openDataPath } from './dataPath.ts'
 import {
   type ForkConfig,
   forkAnchorBlock,
@@ -103,7 +103,7 @@ export interface RunningNode {
  */
 export async function openChain(
   config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork' | 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> &
-    Partial<Pick<NodeConfig, 'minGasPrice' | 'isBonsaiArchive'>>,
+    Partial<Pick<NodeConfig, 'minGasPrice' | 'isBonsaiArchive' | 'rpcCallWorkers' | 'rpcListenerThreads'>>,
   opened?: SqlDatabase,
 ): Promise<{
   chain: Chain
@@ -116,7 +116,9 @@ export async function openChain(
 }> {
   const genesis = loadGenesis(config as NodeConfig)
   const isMemory = config.dataPath === ':memory:'
-  const db = opened ?? (isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath))
+  const db =
+    opened ??
+    (isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath, { isShared: isReadBeside(config) }))
   if (!opened) migrate(db, isMemory)
   if (!isMemory) useKzgCache(kzgCacheFile(config.dataPath))
   if (!config.genesisFile) skipCheckpointSyncs(db)

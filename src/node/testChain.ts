@@ -17,7 +17,9 @@ export async function sealTransfers(
   dataPath: string,
   count: number,
   perBlock = 1,
-  storage: Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit' | 'isBonsaiArchive'> = {},
+  storage: Partial<
+    Pick<NodeConfig, 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit' | 'isBonsaiArchive' | 'rpcCallWorkers'>
+  > = {},
 ) {
   const opened = await openChain({ dataPath, ...storage })
   const { chain } = opened

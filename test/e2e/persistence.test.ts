@@ -108,12 +108,14 @@ describe('persistence', () => {
 
   it('leaves a whole chain at a 1,024-block boundary when killed with SIGKILL inside hardhat_mine', async () => {
     const dataPath = join(dir, 'kill-mine')
-    const node = await start(dataPath)
+    // A call worker makes the node open its database in SQLite's normal locking mode (alone it opens
+    // it exclusively), so this test can read it beside the node.
+    const node = await start(dataPath, ['--rpc-call-workers=1'])
     const key = node.config.accounts[5].privateKey as Hex
     const hash = await node.rpc<string>('eth_sendRawTransaction', [await transfer(key, 0)])
     const receipt = await receiptOf(node, hash)
     // hardhat_mine commits its blocks 1,024 at a time; the kill lands inside the call, once the
-    // database (read beside the node: it is opened in SQLite's normal locking mode) shows a batch.
+    // database (read beside the node) shows a batch.
     let settled = false
     const mining = node.rpc('hardhat_mine', ['0x2710']).then(
       () => (settled = true),
