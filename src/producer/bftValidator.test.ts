@@ -236,6 +236,44 @@ function constantValidatorContract(addresses: Uint8Array[]): string {
 }
 
 describe('QBFT validators chosen by contract from a transition on', () => {
+  it("names the next block's validators from the contract at the head, the head's from its extraData", async () => {
+    const chosen = [ADDRESSES[2]]
+    const genesisFile = join(dir, 'contract-next.json')
+    const genesis = {
+      config: {
+        chainId: 1337,
+        berlinBlock: 0,
+        londonBlock: 0,
+        qbft: { blockperiodseconds: 1, requesttimeoutseconds: 2 },
+        transitions: { qbft: [{ block: 1, validatorselectionmode: 'contract', validatorcontractaddress: CONTRACT }] },
+      },
+      extraData: bytesToHex(genesisExtraData('qbft', ADDRESSES)),
+      gasLimit: '0x1fffffffffffff',
+      timestamp: '0x0',
+      alloc: { [CONTRACT.slice(2)]: { balance: '0x0', code: constantValidatorContract(chosen) } },
+    }
+    writeFileSync(genesisFile, JSON.stringify(genesis))
+    const { chain, bft, close } = await openChain({ genesisFile, dataPath: ':memory:' })
+    closers.push(close)
+    const validator = new BftValidator(
+      chain,
+      new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 1, priceBumpPercent: 10 }),
+      bft!.tracker,
+      {
+        bft: bft!.options,
+        schedule: bft!.schedule,
+        contract: bft!.contract,
+        privateKey: KEYS[0],
+        clock: systemClock,
+        transport: new Hub().transport(0),
+        hasPeers: true,
+      },
+    )
+    // The head (genesis) is sealed by the listed four; block 1, past the transition, by the contract's.
+    expect((await validator.validatorsOf(chain.head.header)).map(bytesToHex)).toEqual(ADDRESSES.map(bytesToHex))
+    expect((await validator.nextValidators()).map(bytesToHex)).toEqual(chosen.map(bytesToHex))
+  })
+
   it('seals blocks after the transition by the contract validators only, listing none in extraData', async () => {
     const chosen = [ADDRESSES[0], ADDRESSES[1]].sort((a, b) => Buffer.compare(a, b))
     const genesisFile = join(dir, 'contract.json')

@@ -171,6 +171,17 @@ export class BftValidator {
     return this.tracker.validatorsAfter(parent)
   }
 
+  /**
+   * The validators of the block after the head: where a contract chooses them, what it answers at
+   * the head's state; else those the head lists (Besu's QBFT answers these for the `pending` tag).
+   */
+  async nextValidators(): Promise<Uint8Array[]> {
+    const head = this.chain.head.header
+    if (!this.opts.contract || !this.isContractMode(head.number + 1n)) return this.tracker.listedValidators(head)
+    await this.opts.contract.prepare(head)
+    return this.tracker.validatorsAfter(head)
+  }
+
   /** The vote a proposal on `parent` carries: the first one that would change the validator set. */
   voteFor(validators: Uint8Array[]): BftVote | undefined {
     const current = new Set(validators.map(bytesToHex))

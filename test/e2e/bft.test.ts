@@ -136,6 +136,8 @@ describe.each(['qbft', 'ibft2'] as const)('a network of one %s validator', (kind
     const node = await sharedNode()
     await waitForBlock(node, 3)
     expect(await node.rpc(`${prefix}_getValidatorsByBlockNumber`, ['latest'])).toEqual([net.validator])
+    // The next block's validators (QBFT) or the head's (IBFT 2.0): the same one validator here.
+    expect(await node.rpc(`${prefix}_getValidatorsByBlockNumber`, ['pending'])).toEqual([net.validator])
     const head = await node.rpc<RpcBlock>('eth_getBlockByNumber', ['latest', false])
     expect(await node.rpc(`${prefix}_getValidatorsByBlockHash`, [head.hash])).toEqual([net.validator])
     expect(await node.rpc(`${prefix}_getValidatorsByBlockHash`, [`0x${'00'.repeat(32)}`])).toBeNull()

@@ -36,6 +36,8 @@ function groupMethods(prefix: Prefix): RpcMethod<RpcContext>[] {
     params: [p.blockNumberOrTag],
     handler: async (ctx: RpcContext, [ref]) => {
       const v = validatorOf(ctx, prefix)
+      // Besu's QBFT answers `pending` with the next block's validators; its IBFT, like other tags, the head's.
+      if (prefix === 'qbft' && ref === 'pending') return (await v.nextValidators()).map(bytesToHex)
       const block = await ctx.chain.resolve(ref)
       return block ? validatorsOf(v, block.header) : null
     },
