@@ -235,24 +235,35 @@ function constantValidatorContract(addresses: Uint8Array[]): string {
   return `0x60${len}600c60003960${len}6000f3${data}`
 }
 
+/**
+ * Writes a QBFT genesis listing the four validators, whose validators a contract answering `chosen`
+ * picks from block `transition` on; returns its path.
+ */
+function contractGenesis(name: string, transition: number, chosen: Uint8Array[], timestamp: string): string {
+  const genesisFile = join(dir, name)
+  const genesis = {
+    config: {
+      chainId: 1337,
+      berlinBlock: 0,
+      londonBlock: 0,
+      qbft: { blockperiodseconds: 1, requesttimeoutseconds: 2 },
+      transitions: {
+        qbft: [{ block: transition, validatorselectionmode: 'contract', validatorcontractaddress: CONTRACT }],
+      },
+    },
+    extraData: bytesToHex(genesisExtraData('qbft', ADDRESSES)),
+    gasLimit: '0x1fffffffffffff',
+    timestamp,
+    alloc: { [CONTRACT.slice(2)]: { balance: '0x0', code: constantValidatorContract(chosen) } },
+  }
+  writeFileSync(genesisFile, JSON.stringify(genesis))
+  return genesisFile
+}
+
 describe('QBFT validators chosen by contract from a transition on', () => {
   it("names the next block's validators from the contract at the head, the head's from its extraData", async () => {
     const chosen = [ADDRESSES[2]]
-    const genesisFile = join(dir, 'contract-next.json')
-    const genesis = {
-      config: {
-        chainId: 1337,
-        berlinBlock: 0,
-        londonBlock: 0,
-        qbft: { blockperiodseconds: 1, requesttimeoutseconds: 2 },
-        transitions: { qbft: [{ block: 1, validatorselectionmode: 'contract', validatorcontractaddress: CONTRACT }] },
-      },
-      extraData: bytesToHex(genesisExtraData('qbft', ADDRESSES)),
-      gasLimit: '0x1fffffffffffff',
-      timestamp: '0x0',
-      alloc: { [CONTRACT.slice(2)]: { balance: '0x0', code: constantValidatorContract(chosen) } },
-    }
-    writeFileSync(genesisFile, JSON.stringify(genesis))
+    const genesisFile = contractGenesis('contract-next.json', 1, chosen, '0x0')
     const { chain, bft, close } = await openChain({ genesisFile, dataPath: ':memory:' })
     closers.push(close)
     const validator = new BftValidator(
@@ -276,21 +287,7 @@ describe('QBFT validators chosen by contract from a transition on', () => {
 
   it('seals blocks after the transition by the contract validators only, listing none in extraData', async () => {
     const chosen = [ADDRESSES[0], ADDRESSES[1]].sort((a, b) => Buffer.compare(a, b))
-    const genesisFile = join(dir, 'contract.json')
-    const genesis = {
-      config: {
-        chainId: 1337,
-        berlinBlock: 0,
-        londonBlock: 0,
-        qbft: { blockperiodseconds: 1, requesttimeoutseconds: 2 },
-        transitions: { qbft: [{ block: 2, validatorselectionmode: 'contract', validatorcontractaddress: CONTRACT }] },
-      },
-      extraData: bytesToHex(genesisExtraData('qbft', ADDRESSES)),
-      gasLimit: '0x1fffffffffffff',
-      timestamp: `0x${Math.floor(Date.now() / 1000).toString(16)}`,
-      alloc: { [CONTRACT.slice(2)]: { balance: '0x0', code: constantValidatorContract(chosen) } },
-    }
-    writeFileSync(genesisFile, JSON.stringify(genesis))
+    const genesisFile = contractGenesis('contract.json', 2, chosen, `0x${Math.floor(Date.now() / 1000).toString(16)}`)
     const hub = new Hub()
     const nodes = []
     for (const [i, key] of KEYS.entries()) {
