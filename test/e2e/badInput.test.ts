@@ -334,7 +334,7 @@ const SPECS: Record<string, Spec> = {
   debug_traceBlockByHash: ['hash', 'traceConfig?'],
   debug_traceBlock: ['rawBlock', 'traceConfig?'],
   debug_traceCall: ['call', 'block?', 'traceConfig?'],
-  debug_storageRangeAt: ['hash', 'index', 'address', 'hashKey', 'index'],
+  debug_storageRangeAt: ['block', 'index', 'address', 'hashKey', 'index'],
   debug_getRawHeader: ['block'],
   debug_getRawBlock: ['block'],
   debug_getRawReceipts: ['block'],
@@ -960,7 +960,6 @@ describe('bad parameters over HTTP', () => {
       ['eth_feeHistory', ['0x1', 'latest', [50, 10]], T.percentiles],
       ['eth_feeHistory', ['0x401', 'latest', []], T.blockCount],
       ['eth_getLogs', [{ blockHash, fromBlock: '0x0' }], T.filter],
-      ['debug_storageRangeAt', [blockHash, '0x5', A20, '0x', '0x1'], 'Invalid params: transaction index out of range'],
       // Filters Besu reads but refuses (PendingTransactionsParams): its plain INVALID_PARAMS text.
       ...[
         { from: { gt: A20 } },

@@ -53,7 +53,14 @@ describe('debug_accountAt', () => {
   })
 
   it('refuses an index past the last transaction, a transaction that runs no code and an unknown block', async () => {
-    await expect(call(ctx, accountAt, [blockHash, '0x1', RECIPIENT])).rejects.toMatchObject({ code: -32602 })
+    // As Besu: past the count its transaction-params text; at the count its trace fails (-32603).
+    await expect(call(ctx, accountAt, [blockHash, '0x2', RECIPIENT])).rejects.toMatchObject({
+      code: -32602,
+      message: 'Invalid transaction params (missing or incorrect)',
+    })
+    await expect(call(ctx, accountAt, [blockHash, '0x1', RECIPIENT])).rejects.toMatchObject({ code: -32603 })
+    const genesis = bytesToHex((await t.chain.getBlockByNumber(0n))!.hash())
+    await expect(call(ctx, accountAt, [genesis, '0x0', RECIPIENT])).rejects.toMatchObject({ code: -32602 })
     // A plain transfer executes no instruction: Besu's trace has no frame to read an account from.
     await expect(call(ctx, accountAt, [blockHash, '0x0', RECIPIENT])).rejects.toMatchObject({
       code: -32000,
@@ -153,6 +160,20 @@ describe('preimages', () => {
     await expect(
       call(ctx, storageRangeAt, [storeBlockHash, '0x0', store, `0x${'11'.repeat(33)}`, 10]),
     ).rejects.toMatchObject({ code: -32602 })
+  })
+
+  it("reads debug_storageRangeAt's block as Besu: by number too, the block's start past its transactions, an unknown one empty", async () => {
+    const block = (await t.chain.getBlockByHash(hexToBytes(storeBlockHash)))!
+    const byHash = await call(ctx, storageRangeAt, [storeBlockHash, '0x0', store, '0x00', 10])
+    expect(Object.keys(byHash.storage)).toHaveLength(1)
+    expect(await call(ctx, storageRangeAt, [toQuantity(block.header.number), '0x0', store, '0x00', 10])).toEqual(byHash)
+    // Past the block's one transaction: the state the block starts from, before the store wrote.
+    const empty = { storage: {}, nextKey: null }
+    expect(await call(ctx, storageRangeAt, [storeBlockHash, '0x5', store, '0x00', 10])).toEqual(empty)
+    // The next block starts where this one ended.
+    expect(await call(ctx, storageRangeAt, [blockHash, '0x5', store, '0x00', 10])).toEqual(byHash)
+    for (const unknown of [`0x${'11'.repeat(32)}`, '0xffff', { blockHash: `0x${'22'.repeat(32)}` }])
+      expect(await call(ctx, storageRangeAt, [unknown, '0x0', store, '0x00', 10])).toEqual(empty)
   })
 
   it('prints each value as one 32-byte word, whatever its length in the trie', async () => {

@@ -9,7 +9,7 @@ import { Address, KECCAK256_NULL } from '@ethereumjs/util'
 import type { TxTracer } from '../../evm/tracers/txTracer.ts'
 import { codec, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
+import { BESU_PARAM_ERRORS, besuError, InternalError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToBigint, bytesToHex, hexToBytes, padHex, toQuantity } from '../../primitives/hex.ts'
 import type { StateManager } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
@@ -37,10 +37,15 @@ async function blockAt(ctx: RpcContext, ref: Parameters<RpcContext['chain']['res
   return block
 }
 
-/** Besu's rule: the block must have transactions and the index must name one of them. */
+/**
+ * Besu's DebugAccountAt: a block without transactions, or an index past the count, is refused with
+ * its transaction-params text; an index equal to the count passes that check and fails inside its
+ * trace (an index out of bounds): -32603.
+ */
 function requireTxIndex(block: Block, txIndex: bigint): number {
-  if (txIndex >= BigInt(block.transactions.length))
-    throw new InvalidParamsError('Invalid params: transaction index out of range')
+  const count = BigInt(block.transactions.length)
+  if (count === 0n || txIndex > count) throw new InvalidParamsError(BESU_PARAM_ERRORS.transaction)
+  if (txIndex === count) throw new InternalError()
   return Number(txIndex)
 }
 
