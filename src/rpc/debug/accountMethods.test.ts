@@ -121,6 +121,21 @@ describe('debug_accountRange', () => {
     expect(Object.values(all.addressMap)).toContain(devAccounts()[0].address.toLowerCase())
   })
 
+  it('reads the state after the whole block, whatever the transaction index, as Besu', async () => {
+    const first = '0x000000000000000000000000000000000000f001'
+    const second = '0x000000000000000000000000000000000000f002'
+    await t.sendBlock([
+      { to: first, value: 1n },
+      { to: second, value: 1n },
+    ])
+    const hashed = bytesToHex(keccak_256(hexToBytes(second)))
+    const head = bytesToHex(t.chain.head.hash())
+    for (const index of ['0x0', '0x1', '0x7']) {
+      const page = await call(ctx, accountRange, [head, index, hashed, 1])
+      expect(page.addressMap).toEqual({ [hashed]: second })
+    }
+  })
+
   it('leaves out an account created by a later transaction when read before it', async () => {
     const hashed = bytesToHex(keccak_256(hexToBytes(RECIPIENT)))
     const before = await call(ctx, accountRange, ['0x2', '0x0', hashed, 1])

@@ -1,6 +1,6 @@
 /**
- * debug_accountAt and debug_accountRange: an account, or a page of the account trie, in the state
- * after a transaction of a block (as debug_storageRangeAt reads storage). Besu reference:
+ * debug_accountAt and debug_accountRange: an account as a transaction of a block starts, or a page of
+ * the account trie after a block (as debug_storageRangeAt reads storage). Besu reference:
  * DebugAccountAt, DebugAccountRange.
  */
 import type { Block } from '@ethereumjs/block'
@@ -11,6 +11,7 @@ import { codec, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { BESU_PARAM_ERRORS, besuError, InternalError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToBigint, bytesToHex, hexToBytes, padHex, toQuantity } from '../../primitives/hex.ts'
+import { StateUnavailableError } from '../../state/bonsaiState.ts'
 import type { StateManager } from '../../state/worldState.ts'
 import type { RpcContext } from '../context.ts'
 import { lenientHashKey } from '../eth/proofMethods.ts'
@@ -18,18 +19,6 @@ import { traceTransactionAt } from './traceRunner.ts'
 
 const ZERO_HASH = padHex('0x', 32)
 const ZERO_ADDRESS = padHex('0x', 20)
-
-/** Not a tracer of execution: it hands over the state once the transaction has run. */
-function stateReader<R>(read: (state: StateManager) => Promise<R>): TxTracer<R> {
-  return {
-    start: () => {},
-    finish: async ({ vm }) => {
-      const state = vm.stateManager as StateManager
-      await state.flush()
-      return read(state)
-    },
-  }
-}
 
 async function blockAt(ctx: RpcContext, ref: Parameters<RpcContext['chain']['resolve']>[0]): Promise<Block> {
   const block = await ctx.chain.resolve(ref)
@@ -111,8 +100,8 @@ export const accountAt = defineMethod({
 })
 
 /**
- * Addresses of the account trie from `startKey` (a hashed address) on, at most `limit`, as
- * `{addressMap: {hashedAddress: address}, nextKey}`. The trie stores hashed keys only; the address
+ * Addresses of the account trie after a block from `startKey` (a hashed address) on, at most
+ * `limit`, as `{addressMap: {hashedAddress: address}, nextKey}`. The trie stores hashed keys only; the address
  * comes from the preimage table (state/preimages.ts), and an account written before that table
  * existed reads as the zero address, as Besu answers for a key without a preimage.
  */
@@ -120,7 +109,7 @@ export const accountRange = defineMethod({
   name: 'debug_accountRange',
   besu: { kinds: ['block', 'transactionIndex', 'addressHash', 'maxResults'] },
   params: [p.block, p.named('txIndex', p.index), codec('startKey', lenientHashKey), p.named('limit', p.index)],
-  handler: async (ctx: RpcContext, [ref, txIndex, startKey, limit]) => {
+  handler: async (ctx: RpcContext, [ref, _txIndex, startKey, limit]) => {
     // An unknown block is an empty page with no next key, as Besu answers it (not an error).
     const block = await ctx.chain.resolve(ref)
     if (!block) return { addressMap: {}, nextKey: null }
@@ -140,9 +129,14 @@ export const accountRange = defineMethod({
       }
       return { addressMap, nextKey }
     }
-    if (txIndex < BigInt(block.transactions.length))
-      return traceTransactionAt(ctx, block, Number(txIndex), stateReader(read))
-    return read(ctx.chain.stateAt(block))
+    // Besu reads the state after the whole block, whatever the index (which it leaves unread), and
+    // answers a state it does not keep as an unknown block.
+    try {
+      return await read(ctx.chain.stateAt(block))
+    } catch (e) {
+      if (e instanceof StateUnavailableError) return { addressMap: {}, nextKey: null }
+      throw e
+    }
   },
 })
 
