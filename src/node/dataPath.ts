@@ -7,7 +7,7 @@
  * it opens in normal locking mode so that they read while the node writes.
  *
  * Why exclusive when alone: in normal mode every transaction takes and drops locks on WAL's shared
- * index (a `fcntl` call each, about ten a block) and the index lives in a shared file mapping; in
+ * index (a `fcntl` call each, about nine a block) and the index lives in a shared file mapping; in
  * exclusive mode, set before the first access, the index is kept in the process's own memory and no
  * lock call is made (docs/performance.md, "Issue 18: the data path's locking mode").
  */

@@ -22,7 +22,10 @@ function storageWord(rlpHex: string): Hex {
   return padHex(bytesToHex(data), 32)
 }
 
-/** Reads the storage range of `address` from `state`, each slot's key from the preimage table. */
+/**
+ * Reads the storage range of `address` from `state`. Each slot's `key` comes from the preimage
+ * table; null for one written before that table existed.
+ */
 async function readStorageRange(
   state: StateManager,
   address: Uint8Array,
@@ -39,10 +42,7 @@ async function readStorageRange(
   return range
 }
 
-/**
- * Not a tracer of execution: it reads the storage range once the transaction has run (Besu's rule).
- * Each slot's `key` comes from the preimage table; null for one written before that table existed.
- */
+/** Not a tracer of execution: it hands `read` the state once the transaction has run (Besu's rule). */
 function storageReader(read: (state: StateManager) => Promise<unknown>): TxTracer<unknown> {
   return {
     start: () => {},
