@@ -13,6 +13,8 @@ import { openChain, poolChainView } from '../node/node.ts'
 import { systemClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
+import { qbftMethods } from '../rpc/bft/bftMethods.ts'
+import type { RpcContext } from '../rpc/context.ts'
 import { afterAll, describe, expect, it, sleep } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { BftValidator } from './bftValidator.ts'
@@ -283,6 +285,11 @@ describe('QBFT validators chosen by contract from a transition on', () => {
     // The head (genesis) is sealed by the listed four; block 1, past the transition, by the contract's.
     expect((await validator.validatorsOf(chain.head.header)).map(bytesToHex)).toEqual(ADDRESSES.map(bytesToHex))
     expect((await validator.nextValidators()).map(bytesToHex)).toEqual(chosen.map(bytesToHex))
+    // qbft_getValidatorsByBlockNumber: `pending` is the next block's, `latest` the head's.
+    const byNumber = qbftMethods.find((m) => m.name === 'qbft_getValidatorsByBlockNumber')!
+    const ctx = { chain, validator } as unknown as RpcContext
+    expect(await byNumber.call(ctx, ['pending'])).toEqual(chosen.map(bytesToHex))
+    expect(await byNumber.call(ctx, ['latest'])).toEqual(ADDRESSES.map(bytesToHex))
   })
 
   it('seals blocks after the transition by the contract validators only, listing none in extraData', async () => {
