@@ -15,6 +15,8 @@ const statusKib = (pid: number, field: string) =>
 
 export interface BenchNode {
   rpc(method: string, params: unknown[]): Promise<unknown>
+  /** Its JSON-RPC address. */
+  url: string
   /** CPU milliseconds the node has used so far (clock ticks of 10 ms). */
   cpuMs(): number
   /** The same for its main thread alone (the JavaScript thread: the JIT and GC threads left out). */
@@ -99,6 +101,7 @@ export async function startBenchNode(
   }
   return {
     rpc,
+    url,
     cpuMs: () => ticksMs(`/proc/${proc.pid}/stat`),
     mainThreadCpuMs: () => ticksMs(`/proc/${proc.pid}/task/${proc.pid}/stat`),
     rssMib: () => statusKib(proc.pid, 'VmRSS') / 1024,

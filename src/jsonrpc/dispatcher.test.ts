@@ -1,7 +1,8 @@
 import { describe, expect, it, sleep } from '../runtime/testing.ts'
 import { p } from './codecs.ts'
 import { defineMethod } from './defineMethod.ts'
-import { RpcDispatcher } from './dispatcher.ts'
+import { bodyText, RpcDispatcher } from './dispatcher.ts'
+import { JsonTextWriter } from './jsonText.ts'
 
 const echo = defineMethod({
   name: 'test_echo',
@@ -16,15 +17,29 @@ const boom = defineMethod({
   },
 })
 const other = defineMethod({ name: 'other_one', params: [], handler: () => 1 })
+/** Answers `[{"n":"0x…","d":"0x…"}]` as text, written without objects. */
+const asText = defineMethod({
+  name: 'test_text',
+  params: [p.quantity],
+  handler: (_c: unknown, [n]) => {
+    const w = new JsonTextWriter()
+    w.raw('[{"n":')
+    w.quantity(n)
+    w.raw(',"d":')
+    w.hex(new Uint8Array([0, 1, 0xab, 0xff]))
+    w.raw('}]')
+    return w.take()
+  },
+})
 const dispatcher = new RpcDispatcher<unknown>([
-  { group: 'TEST', methods: [echo, boom] },
+  { group: 'TEST', methods: [echo, boom, asText] },
   { group: 'OTHER', methods: [other] },
 ])
 const opts = { enabledGroups: new Set(['TEST']), maxBatchSize: 2 }
 
 async function call(body: unknown) {
   const { body: out } = await dispatcher.handleText(JSON.stringify(body), {}, opts)
-  return out === undefined ? undefined : JSON.parse(out)
+  return out === undefined ? undefined : JSON.parse(bodyText(out))
 }
 
 describe('RpcDispatcher', () => {
@@ -65,6 +80,28 @@ describe('RpcDispatcher', () => {
     expect(await call({ jsonrpc: '2.0', method: 'test_echo', params: ['0x1'] })).toBeUndefined()
   })
 
+  it('answers a result given as text with the response written around it, as JSON.stringify would', async () => {
+    const value = [{ n: '0x1f', d: '0x0001abff' }]
+    for (const id of [7, 'abc', null, 'x'.repeat(200), 'é', 0]) {
+      const { body } = await dispatcher.handleText(
+        JSON.stringify({ jsonrpc: '2.0', id, method: 'test_text', params: ['0x1f'] }),
+        {},
+        opts,
+      )
+      expect(bodyText(body!)).toBe(JSON.stringify({ jsonrpc: '2.0', id, result: value }))
+    }
+    // In a batch, and beside other answers, it is its value.
+    const batch = [
+      { jsonrpc: '2.0', id: 1, method: 'test_text', params: ['0x0'] },
+      { jsonrpc: '2.0', id: 2, method: 'test_echo', params: ['0x2'] },
+    ]
+    expect(await call(batch)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: [{ n: '0x0', d: '0x0001abff' }] },
+      { jsonrpc: '2.0', id: 2, result: { n: '2', b: false } },
+    ])
+    expect(await call({ jsonrpc: '2.0', method: 'test_text', params: ['0x1'] })).toBeUndefined()
+  })
+
   it('refuses an empty batch and one above the limit', async () => {
     expect((await call([])).error.code).toBe(-32600)
     const one = { jsonrpc: '2.0', id: 1, method: 'test_echo', params: ['0x1'] }
@@ -102,7 +139,7 @@ describe('RpcDispatcher', () => {
     const batch = Array.from({ length: 20 }, (_, id) => ({ jsonrpc: '2.0', id, method: 'test_slow' }))
     const big = { enabledGroups: new Set(['TEST']), maxBatchSize: 100 }
     const { body } = await limited.handleText(JSON.stringify(batch), {}, big)
-    expect(JSON.parse(body!).map((r: { id: number }) => r.id)).toEqual(batch.map((r) => r.id))
+    expect(JSON.parse(bodyText(body!)).map((r: { id: number }) => r.id)).toEqual(batch.map((r) => r.id))
     expect(runs).toBe(1)
     expect(maxInFlight).toBe(8)
     await limited.handleText(JSON.stringify(batch[0]), {}, big)

@@ -16,6 +16,7 @@ import {
   ParseError,
   RpcError,
 } from './errors.ts'
+import { JsonText } from './jsonText.ts'
 
 const log = createLogger('rpc')
 
@@ -72,7 +73,7 @@ export class RpcDispatcher<Ctx> {
     text: string,
     ctx: Ctx,
     opts: DispatchOptions,
-  ): Promise<{ body: string | undefined; isParseError: boolean }> {
+  ): Promise<{ body: ResponseBody | undefined; isParseError: boolean }> {
     let payload: unknown
     try {
       if (text.length > MAX_JSON_DEPTH && isNestedDeeperThan(text, MAX_JSON_DEPTH)) throw new Error('too deep')
@@ -81,7 +82,7 @@ export class RpcDispatcher<Ctx> {
       return { body: JSON.stringify(errorResponse(null, new ParseError())), isParseError: true }
     }
     const out = await this.handlePayload(payload, ctx, opts)
-    return { body: out === undefined ? undefined : JSON.stringify(out), isParseError: false }
+    return { body: out === undefined ? undefined : responseText(out), isParseError: false }
   }
 
   handlePayload(payload: unknown, ctx: Ctx, opts: DispatchOptions): Promise<unknown> {
@@ -179,6 +180,24 @@ export function isNestedDeeperThan(text: string, max: number): boolean {
     } else if (c === 0x5d || c === 0x7d) depth--
   }
   return false
+}
+
+/** A response's text: a string, or its UTF-8 bytes. */
+export type ResponseBody = string | Uint8Array<ArrayBuffer>
+
+/** A response's text as a string (a WebSocket message is text, and so are relayed answers). */
+export function bodyText(body: ResponseBody): string {
+  return typeof body === 'string' ? body : new TextDecoder().decode(body)
+}
+
+/**
+ * The text of a response (or batch), as a string or UTF-8 bytes. A result given as text (`JsonText`)
+ * is the response's bytes, written around it in place; in a batch it is stringified as its value.
+ */
+export function responseText(out: unknown): ResponseBody {
+  const result = (out as Json).result
+  if (result instanceof JsonText) return result.response((out as Json).id)
+  return JSON.stringify(out)
 }
 
 function isValidId(id: unknown): boolean {

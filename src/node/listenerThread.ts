@@ -18,7 +18,7 @@
  */
 import type { Block } from '@ethereumjs/block'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
-import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import { bodyText, RpcDispatcher, responseText } from '../jsonrpc/dispatcher.ts'
 import { equalBytes } from '../primitives/hex.ts'
 import { metrics } from '../primitives/metrics.ts'
 import type { RpcContext } from '../rpc/context.ts'
@@ -227,7 +227,7 @@ export class ListenerThread {
     if (!out) return undefined
     this.answered++
     this.countsChanged()
-    return { body: out.payload === undefined ? undefined : JSON.stringify(out.payload), isParseError: false }
+    return { body: out.payload === undefined ? undefined : bodyText(responseText(out.payload)), isParseError: false }
   }
 
   private readonly dispatchOptions = {

@@ -6,6 +6,7 @@ import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { TypedTransaction } from '@ethereumjs/tx'
 import { computeContractAddress } from '../chain/addresses.ts'
 import type { Receipt } from '../chain/receipts.ts'
+import { ascii, type JsonText, type JsonTextWriter } from '../jsonrpc/jsonText.ts'
 import { bytesToHex, type Hex, toQuantity } from '../primitives/hex.ts'
 import type { StoredLog } from '../storage/chainStore.ts'
 import { fees } from '../txpool/txPool.ts'
@@ -214,6 +215,62 @@ export function formatStoredLog(l: StoredLog, timestamp: bigint, isRemoved = fal
     logIndex: toQuantity(l.logIndex),
     removed: isRemoved,
   }
+}
+
+const LOG_KEYS = {
+  first: ascii('{"address":'),
+  next: ascii(',{"address":'),
+  topics: ascii(',"topics":['),
+  data: ascii('],"data":'),
+  blockNumber: ascii(',"blockNumber":'),
+  transactionHash: ascii(',"transactionHash":'),
+  transactionIndex: ascii(',"transactionIndex":'),
+  blockHash: ascii(',"blockHash":'),
+  blockTimestamp: ascii(',"blockTimestamp":'),
+  logIndex: ascii(',"logIndex":'),
+  kept: ascii(',"removed":false}'),
+  removed: ascii(',"removed":true}'),
+}
+
+/**
+ * Logs from the log index as the JSON text of an array of `formatStoredLog`'s objects (the same
+ * text `JSON.stringify` gives them), written without building them; `timestampOf` gives each log's
+ * block timestamp.
+ */
+export function writeStoredLogs(
+  w: JsonTextWriter,
+  logs: StoredLog[],
+  timestampOf: (l: StoredLog) => bigint,
+  isRemoved = false,
+): JsonText {
+  w.raw('[')
+  for (let i = 0; i < logs.length; i++) {
+    const l = logs[i]
+    w.bytes(i === 0 ? LOG_KEYS.first : LOG_KEYS.next)
+    w.hex(l.address)
+    w.bytes(LOG_KEYS.topics)
+    for (let t = 0; t < l.topics.length; t++) {
+      if (t > 0) w.raw(',')
+      w.hex(l.topics[t])
+    }
+    w.bytes(LOG_KEYS.data)
+    w.hex(l.data)
+    w.bytes(LOG_KEYS.blockNumber)
+    w.quantity(l.blockNumber)
+    w.bytes(LOG_KEYS.transactionHash)
+    w.hex(l.txHash)
+    w.bytes(LOG_KEYS.transactionIndex)
+    w.quantity(l.txIndex)
+    w.bytes(LOG_KEYS.blockHash)
+    w.hex(l.blockHash)
+    w.bytes(LOG_KEYS.blockTimestamp)
+    w.quantity(timestampOf(l))
+    w.bytes(LOG_KEYS.logIndex)
+    w.quantity(l.logIndex)
+    w.bytes(isRemoved ? LOG_KEYS.removed : LOG_KEYS.kept)
+  }
+  w.raw(']')
+  return w.take()
 }
 
 function sortKeys(o: Json): Json {

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Hono } from 'hono'
 import { jwtVerify } from 'jose'
-import type { DispatchOptions, RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import { bodyText, type DispatchOptions, type RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import type { RpcContext, RpcServices } from '../rpc/context.ts'
@@ -108,7 +108,7 @@ export async function startEngineListener(
       async onMessage(evt, ws) {
         const text = typeof evt.data === 'string' ? evt.data : new TextDecoder().decode(evt.data as ArrayBuffer)
         const { body } = await dispatcher.handleText(text, ctx, dispatch)
-        if (body !== undefined) ws.send(body)
+        if (body !== undefined) ws.send(bodyText(body))
       },
     })),
   )

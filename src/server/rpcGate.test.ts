@@ -1,4 +1,4 @@
-import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import { bodyText, RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import type { RpcContext, RpcServices } from '../rpc/context.ts'
 import { chainMethods } from '../rpc/eth/chainMethods.ts'
 import { netMethods, rpcModulesMethods, web3Methods } from '../rpc/netWeb3Methods.ts'
@@ -26,7 +26,8 @@ async function dispatched(body: string, apis = APIS): Promise<string | undefined
   // and the gate never answers early there).
   const chain = { common: {} }
   const ctx = { settings, apis, chain } as unknown as RpcContext
-  return (await dispatcher.handleText(body, ctx, { enabledGroups: new Set(apis), maxBatchSize: 10 })).body
+  const out = (await dispatcher.handleText(body, ctx, { enabledGroups: new Set(apis), maxBatchSize: 10 })).body
+  return out === undefined ? undefined : bodyText(out)
 }
 
 let listener: RunningListener | undefined

@@ -7,7 +7,7 @@
  * configuration alone gives.
  */
 import { Hono } from 'hono'
-import type { DispatchOptions, RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import { bodyText, type DispatchOptions, type ResponseBody, type RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { ALWAYS_ENABLED_GROUP, type Connection, type RpcContext, type RpcServices } from '../rpc/context.ts'
 import { createServerRuntime, type HttpServer } from '../runtime/httpServer.ts'
@@ -188,7 +188,7 @@ export async function startRpcListener(
           const { dispatcher, services } = gate.backend ?? (await gate.ready)
           ctx ??= { ...services, apis: opts.apis, connection }
           const { body } = await dispatcher.handleText(text, ctx, dispatch)
-          if (body !== undefined) ws.send(body)
+          if (body !== undefined) ws.send(bodyText(body))
         },
         onClose() {
           session?.close()
@@ -261,7 +261,7 @@ const RESPONSE_HEADERS: Record<BodyType, Headers> = {
 }
 
 interface RpcAnswer {
-  body: string | null
+  body: ResponseBody | null
   status: 200 | 400 | 413
   /** The body's content type; undefined for no body. */
   type?: BodyType
@@ -302,7 +302,7 @@ class ConcurrencyWatch {
 }
 
 /** The HTTP answer to a dispatched body. */
-function answerOf({ body, isParseError }: { body: string | undefined; isParseError: boolean }): RpcAnswer {
+function answerOf({ body, isParseError }: { body: ResponseBody | undefined; isParseError: boolean }): RpcAnswer {
   if (body === undefined) return { body: null, status: 200 }
   return { body, status: isParseError ? 400 : 200, type: 'json' }
 }

@@ -64,6 +64,49 @@ describe('eth_getLogs', () => {
     expect(byTopic.map((l) => BigInt(l.data))).toEqual([2n])
   })
 
+  it('answers the same text over HTTP, in a batch and over WebSocket (as a text frame), whatever the id', async () => {
+    await ping(3n)
+    const params = [{ address: emitter, fromBlock: '0x0', toBlock: 'latest' }]
+    const post = async (body: unknown) => {
+      const res = await fetch(node.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+      expect(res.headers.get('content-type')).toContain('application/json')
+      return res.text()
+    }
+    const expected = await node.rpc<unknown[]>('eth_getLogs', params)
+    expect(expected.length).toBeGreaterThanOrEqual(3)
+    for (const id of [1, 'a-long-request-id-'.repeat(8), null]) {
+      const text = await post({ jsonrpc: '2.0', id, method: 'eth_getLogs', params })
+      expect(text).toBe(JSON.stringify({ jsonrpc: '2.0', id, result: expected }))
+    }
+    const batch = JSON.parse(
+      await post([
+        { jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params },
+        { jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] },
+      ]),
+    )
+    expect(batch).toEqual([
+      { jsonrpc: '2.0', id: 1, result: expected },
+      { jsonrpc: '2.0', id: 2, result: '0x539' },
+    ])
+    const ws = new WebSocket(node.wsUrl)
+    const frame = new Promise<unknown>((resolve, reject) => {
+      ws.onmessage = (e) => resolve(e.data)
+      ws.onerror = () => reject(new Error('websocket error'))
+    })
+    await new Promise<void>((resolve) => {
+      ws.onopen = () => resolve()
+    })
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'eth_getLogs', params }))
+    const data = await frame
+    ws.close()
+    expect(typeof data).toBe('string')
+    expect(JSON.parse(data as string)).toEqual({ jsonrpc: '2.0', id: 9, result: expected })
+  })
+
   it('answers the logs of one block by hash (EIP-234), and Block not found (-32000) for an unknown hash', async () => {
     const r = await ping(3n)
     const logs = await node.rpc<Record<string, string>[]>('eth_getLogs', [{ blockHash: r.blockHash, topics: [topic0] }])

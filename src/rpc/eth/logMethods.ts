@@ -23,7 +23,7 @@ export const getLogs = defineMethod({
     const { from, to } = logs.range(f.fromBlock, f.toBlock)
     // On a forked chain, the blocks up to the fork block are the remote's (it holds their logs).
     const fork = ctx.forkHistory?.number
-    if (fork === undefined || from > fork) return logs.inRange(from, to, f.criteria)
+    if (fork === undefined || from > fork) return logs.inRangeText(from, to, f.criteria)
     const remote = await remoteLogs(ctx, from, to, f.criteria)
     return to > fork ? [...remote, ...logs.inRange(fork + 1n, to, f.criteria)] : remote
   },

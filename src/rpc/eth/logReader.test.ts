@@ -90,6 +90,46 @@ describe('LogReader.inRange', () => {
     db.transaction(() => store.writeCanonical({ number: 1n, hash: z, txHashes: [], logs }))
     const big = new LogReader({ store } as unknown as Chain)
     expect(() => big.inRange(0n, 1n, any)).toThrow('query returned more than 10000 results')
+    expect(() => big.inRangeText(0n, 1n, any)).toThrow('query returned more than 10000 results')
+  })
+})
+
+describe('LogReader.inRangeText', () => {
+  it('is the JSON text of inRange, byte for byte', () => {
+    const head = c.chain.head.header.number
+    for (const criteria of [any, { addresses: [c.emitter], topics: [[PING_TOPIC]] }, { addresses: [], topics: [] }]) {
+      const text = reader.inRangeText(0n, head, criteria)
+      expect(text.text).toBe(JSON.stringify(reader.inRange(0n, head, criteria)))
+    }
+    expect(reader.inRangeText(2n, 1n, any).text).toBe('[]')
+  })
+
+  it('writes random logs as formatStoredLog and JSON.stringify do, with timestamps read from headers', async () => {
+    const db = await openSqlite(':memory:')
+    migrate(db, true)
+    const store = new ChainStore(db)
+    const random = (n: number) => crypto.getRandomValues(new Uint8Array(n))
+    const logs = Array.from({ length: 400 }, (_, i) => ({
+      blockNumber: 1 + (i >> 4),
+      logIndex: i,
+      blockHash: random(32),
+      txHash: random(32),
+      txIndex: i % 7,
+      address: random(20),
+      topics: Array.from({ length: i % 5 }, () => random(32)),
+      data: random((i * 37) % 300),
+      blockTimestamp: 1_700_000_000 + i,
+    }))
+    db.transaction(() => {
+      for (let b = 1; b <= 25; b++) {
+        const inBlock = logs.filter((l) => l.blockNumber === b)
+        store.writeCanonical({ number: BigInt(b), hash: random(32), txHashes: [], logs: inBlock })
+      }
+    })
+    const reader = new LogReader({ store } as unknown as Chain)
+    const text = reader.inRangeText(0n, 30n, any).text
+    expect(text).toBe(JSON.stringify(reader.inRange(0n, 30n, any)))
+    expect(JSON.parse(text).length).toBe(400)
   })
 })
 

@@ -10,9 +10,10 @@ import type { LogBloomCache } from '../../chain/logBloomCache.ts'
 import { blockLogs, headerTimestamp, isUnsatisfiable, type LogCriteria, matchesLog } from '../../chain/logFilter.ts'
 import type { BlockTagName } from '../../jsonrpc/codecs.ts'
 import { BESU_PARAM_ERRORS, besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { type JsonText, JsonTextWriter } from '../../jsonrpc/jsonText.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import type { LogQuery, StoredLog } from '../../storage/chainStore.ts'
-import { formatStoredLog } from '../format.ts'
+import { formatStoredLog, writeStoredLogs } from '../format.ts'
 
 /**
  * Besu puts no cap on results; an unbounded answer can exhaust memory, so a query matching more
@@ -36,6 +37,8 @@ type Json = Record<string, unknown>
 
 export class LogReader {
   private readonly timestamps = new Map<string, bigint>()
+  /** Writes answers' text; each answer is written and handed out in one synchronous call. */
+  private readonly writer = new JsonTextWriter()
 
   private readonly chain: Chain
   private readonly bloomCache?: LogBloomCache
@@ -82,7 +85,23 @@ export class LogReader {
 
   /** Canonical logs in `[from, to]` meeting `c`, as JSON. */
   inRange(from: bigint, to: bigint, c: LogCriteria): Json[] {
-    if (from > to || isUnsatisfiable(c)) return []
+    const { logs, timestampOf } = this.matching(from, to, c)
+    return logs.map((l) => formatStoredLog(l, timestampOf(l)))
+  }
+
+  /** The same as `inRange`, as its JSON text (eth_getLogs' answer, written without its objects). */
+  inRangeText(from: bigint, to: bigint, c: LogCriteria): JsonText {
+    const { logs, timestampOf } = this.matching(from, to, c)
+    return writeStoredLogs(this.writer, logs, timestampOf)
+  }
+
+  /** The index's logs in `[from, to]` meeting `c`, and each one's block timestamp. */
+  private matching(
+    from: bigint,
+    to: bigint,
+    c: LogCriteria,
+  ): { logs: StoredLog[]; timestampOf: (l: StoredLog) => bigint } {
+    if (from > to || isUnsatisfiable(c)) return { logs: [], timestampOf: () => 0n }
     const q: LogQuery = {
       fromBlock: Number(from),
       toBlock: Number(to),
@@ -94,9 +113,10 @@ export class LogReader {
       this.bloomCache && isBloomFaster(c) ? this.viaBloomCache(this.bloomCache, q, c) : this.chain.store.queryLogs(q)
     if (logs.length > MAX_LOG_RESULTS) throw besuError('exceedsMaxLogResults')
     const times = this.timestampsOf(logs.filter((l) => l.blockTimestamp === undefined))
-    return logs.map((l) =>
-      formatStoredLog(l, l.blockTimestamp === undefined ? (times.get(l.blockHash) ?? 0n) : BigInt(l.blockTimestamp)),
-    )
+    return {
+      logs,
+      timestampOf: (l) => (l.blockTimestamp === undefined ? (times.get(l.blockHash) ?? 0n) : BigInt(l.blockTimestamp)),
+    }
   }
 
   /**
