@@ -1,5 +1,6 @@
 import { type EventChain, eventChain } from '../../../test/logs/eventChain.ts'
 import type { RpcError } from '../../jsonrpc/errors.ts'
+import { JsonText } from '../../jsonrpc/jsonText.ts'
 import { manualClock } from '../../primitives/clock.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { afterEach, beforeEach, describe, expect, it } from '../../runtime/testing.ts'
@@ -25,7 +26,8 @@ const all = (over: Partial<FilterParam> = {}): FilterParam => ({
   criteria: { addresses: [], topics: [] },
   ...over,
 })
-const values = (logs: unknown[]) => (logs as { data: string }[]).map((l) => BigInt(l.data))
+const values = (logs: unknown[] | JsonText) =>
+  ((logs instanceof JsonText ? logs.toJSON() : logs) as { data: string }[]).map((l) => BigInt(l.data))
 
 function errorOf(fn: () => unknown): RpcError {
   try {

@@ -8,6 +8,7 @@
 import type { Chain } from '../../chain/chain.ts'
 import type { LogBloomCache } from '../../chain/logBloomCache.ts'
 import { besuError } from '../../jsonrpc/errors.ts'
+import type { JsonText } from '../../jsonrpc/jsonText.ts'
 import { type Clock, systemClock } from '../../primitives/clock.ts'
 import { bytesToBigint, bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import type { TxPool } from '../../txpool/txPool.ts'
@@ -92,14 +93,14 @@ export class FilterManager {
     return out
   }
 
-  /** Every log a log filter matches now, over its whole range. */
-  async filterLogs(id: string): Promise<Json[]> {
+  /** Every log a log filter matches now, over its whole range (a range as its JSON text, as eth_getLogs). */
+  async filterLogs(id: string): Promise<Json[] | JsonText> {
     const f = this.find(id)
     if (f.kind !== 'log') throw besuError('filterNotFound')
     const { param } = f
     if (param.blockHash) return this.logs.inBlock(param.blockHash, param.criteria)
     const { from, to } = this.logs.range(param.fromBlock, param.toBlock, true)
-    return this.logs.inRange(from, to, param.criteria)
+    return this.logs.inRangeText(from, to, param.criteria)
   }
 
   uninstall(id: string): boolean {
