@@ -5,7 +5,7 @@
  */
 import { cac } from 'cac'
 import { clientVersion, VERSION } from '../primitives/version.ts'
-import { installTextImports } from '../runtime/textImports.ts'
+import { installModuleHooks } from '../runtime/moduleHooks.ts'
 import { protectOptionValues } from './argv.ts'
 import { registerBlocksCommand } from './blocksCommand.ts'
 import { CliError } from './cliError.ts'
@@ -46,8 +46,9 @@ export async function main(argv: string[]): Promise<void> {
       cli.outputHelp()
       return
     }
-    // The GraphQL schema is a text import, which Node can load only through a hook.
-    await installTextImports()
+    // The GraphQL schema is a text import, which Node can load only through a hook; there too the
+    // libraries are patched as the executable's build patches them.
+    await installModuleHooks()
     await cli.runMatchedCommand()
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)

@@ -5,8 +5,8 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { getOpcodesForHF, paramsEVM } from '@ethereumjs/evm'
 import { countCalldataFloorTokens, createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { bigIntToBytes, bytesToBigInt, setLengthLeft, setLengthRight } from '@ethereumjs/util'
-import { patchLibraryFile } from '../../scripts/libraryPatches.ts'
-import { describe, expect, it, needsBun } from '../runtime/testing.ts'
+import { patchLibraryFile } from '../runtime/libraryPatches.ts'
+import { describe, expect, it, needsPatchedLibraries } from '../runtime/testing.ts'
 
 const require = createRequire(import.meta.url)
 
@@ -99,8 +99,8 @@ describe('library patches', () => {
     expect(() => bigIntToBytes(-1n)).toThrow()
   })
 
-  const GAS_PATCH = 'the synchronous gas rules are a text patch that the build and the Bun test loader apply'
-  it.skipIf(needsBun(GAS_PATCH))(
+  const GAS_PATCH = 'the synchronous gas rules are a text patch'
+  it.skipIf(needsPatchedLibraries(GAS_PATCH))(
     'answer the memory and hashing gas rules with a number, not a promise; the state-reading ones still await',
     () => {
       const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague, params: paramsEVM })

@@ -25,7 +25,7 @@ import { manualClock, systemClock } from '../primitives/clock.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { config as ethConfig } from '../rpc/eth/configMethods.ts'
-import { afterAll, describe, expect, it, needsBun } from '../runtime/testing.ts'
+import { afterAll, describe, expect, it, needsPatchedLibraries } from '../runtime/testing.ts'
 import { TxPool } from '../txpool/txPool.ts'
 import { DevSealer } from './devSealer.ts'
 
@@ -98,8 +98,7 @@ async function importsElsewhere(chain: Chain, file: string): Promise<void> {
 }
 
 /** Why the tests of other code at the system addresses need Bun. */
-const OTHER_CODE_PATCH =
-  'other code at the EIP-4788 / EIP-2935 addresses runs through a library patch that the build and the Bun test loader apply'
+const OTHER_CODE_PATCH = 'other code at the EIP-4788 / EIP-2935 addresses runs through a library patch'
 
 describe('system calls on a QBFT chain on Prague', () => {
   it('without the three request contract addresses: none, and the blocks import elsewhere', async () => {
@@ -135,7 +134,7 @@ describe('system calls on a QBFT chain on Prague', () => {
   }, 60_000)
 })
 
-describe.skipIf(needsBun(OTHER_CODE_PATCH))('other code at the EIP-4788 and EIP-2935 addresses', () => {
+describe.skipIf(needsPatchedLibraries(OTHER_CODE_PATCH))('other code at the EIP-4788 and EIP-2935 addresses', () => {
   // Besu runs the code at both addresses as a system call (from the system address, the beacon root
   // or the parent hash as input); the EVM library stored the specified contract's slots whatever
   // the code. Here the beacon root contract stores nothing (PUSH0 PUSH0 RETURN, as in Besu's Osaka

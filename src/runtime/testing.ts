@@ -47,6 +47,18 @@ export function needsBun(reason: string): boolean {
   console.info(`skipped under ${runtimeName()}: needs Bun: ${reason}`)
   return true
 }
+
+/**
+ * Whether the test must be skipped because it needs the patched libraries (`reason` names the
+ * patch): Bun's test loader and Node's module hook (src/runtime/moduleHooks.ts) apply them, Deno
+ * runs the libraries unpatched.
+ */
+export function needsPatchedLibraries(reason: string): boolean {
+  if (runtimeName() !== 'deno') return false
+  skipReasons.push(`needs the patched libraries: ${reason}`)
+  console.info(`skipped under deno: needs the patched libraries: ${reason}`)
+  return true
+}
 const skipReasons: string[] = []
 
 type Fn = () => unknown

@@ -8,7 +8,7 @@
 
 import { type TracingChain, tracingChain } from '../../../test/tracing/tracingChain.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
-import { afterAll, beforeAll, describe, expect, it, needsBun } from '../../runtime/testing.ts'
+import { afterAll, beforeAll, describe, expect, it, needsPatchedLibraries } from '../../runtime/testing.ts'
 import { SYSTEM_CONTRACTS } from '../systemContracts.ts'
 import { CallTracer, formatCallFrame } from './callTracer.ts'
 
@@ -17,9 +17,7 @@ const HISTORY = SYSTEM_CONTRACTS[1].address
 // JUMPDEST PUSH0 CALLDATALOAD PUSH0 SSTORE STOP
 const STORE_OR_ANSWER = `0x3373${'ff'.repeat(19)}fe14602257${'5f545f5260205ff3'}5b5f355f5500`
 
-const isSkipped = needsBun(
-  'the block runs other code at the EIP-2935 address through a library patch that the build and the Bun test loader apply',
-)
+const isSkipped = needsPatchedLibraries('the block runs other code at the EIP-2935 address through a library patch')
 let t: TracingChain
 beforeAll(async () => {
   if (!isSkipped) t = await tracingChain({ [HISTORY]: { code: STORE_OR_ANSWER } })
