@@ -5,7 +5,7 @@
  *
  * - the `debug` package is replaced by scripts/debugStub.cjs (loggers that do nothing unless `DEBUG`
  *   is set when the process starts; see that file);
- * - text patches of library files (src/runtime/libraryPatches.ts: the EVM's memory starts at 1 KiB per
+ * - text patches of library files (src/evm/libraryPatches.ts: the EVM's memory starts at 1 KiB per
  *   call frame, @ethereumjs/util pads bytes without spreading arrays);
  * - profile-guided bytecode layout: a first build is started once (`basalt run` on a throw-away data
  *   path until it answers `eth_blockNumber`) with `BUN_BYTECODE_ORDER_OUT`, which records the

@@ -1,9 +1,9 @@
 /**
- * The library patches (src/runtime/libraryPatches.ts) as a Bun plugin, for the executable's build
+ * The library patches (src/evm/libraryPatches.ts) as a Bun plugin, for the executable's build
  * (scripts/build.ts), the unit tests (test/setup.ts) and the in-process benchmarks (bench/patched.ts).
  */
 import type { BunPlugin } from 'bun'
-import { PATCHED_FILES, patchLibraryFile } from '../src/runtime/libraryPatches.ts'
+import { PATCHED_FILES, patchLibraryFile } from '../src/evm/libraryPatches.ts'
 
 export const libraryPatches: BunPlugin = {
   name: 'basalt-library-patches',

@@ -4,6 +4,7 @@
  * applies, need a module hook there, registered before the test files load, as src/cli/main.ts does
  * before it loads the node.
  */
+import { LIBRARY_PATCHES } from '../src/evm/libraryPatches.ts'
 import { installModuleHooks } from '../src/runtime/moduleHooks.ts'
 
-await installModuleHooks()
+await installModuleHooks(LIBRARY_PATCHES)

@@ -4,6 +4,7 @@
  * validated options to its module. Owns argument errors (one line, exit code 2); owns nothing else.
  */
 import { cac } from 'cac'
+import { LIBRARY_PATCHES } from '../evm/libraryPatches.ts'
 import { clientVersion, VERSION } from '../primitives/version.ts'
 import { installModuleHooks } from '../runtime/moduleHooks.ts'
 import { protectOptionValues } from './argv.ts'
@@ -48,7 +49,7 @@ export async function main(argv: string[]): Promise<void> {
     }
     // The GraphQL schema is a text import, which Node can load only through a hook; there too the
     // libraries are patched as the executable's build patches them.
-    await installModuleHooks()
+    await installModuleHooks(LIBRARY_PATCHES)
     await cli.runMatchedCommand()
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err)

@@ -5,8 +5,8 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { getOpcodesForHF, paramsEVM } from '@ethereumjs/evm'
 import { countCalldataFloorTokens, createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { bigIntToBytes, bytesToBigInt, setLengthLeft, setLengthRight } from '@ethereumjs/util'
-import { patchLibraryFile } from '../runtime/libraryPatches.ts'
 import { describe, expect, it, needsPatchedLibraries } from '../runtime/testing.ts'
+import { patchLibraryFile } from './libraryPatches.ts'
 
 const require = createRequire(import.meta.url)
 

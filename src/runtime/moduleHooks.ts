@@ -4,7 +4,7 @@
  * - text imports (`import x from './schema.graphql' with { type: 'text' }`): Node has none, so a
  *   hook serves such a file as a module whose default export is its text (Bun's bundler embeds it,
  *   Deno imports it as it is);
- * - the library patches (src/runtime/libraryPatches.ts): applied to the library files as Node loads
+ * - text patches of library files (the caller's: src/evm/libraryPatches.ts), applied as Node loads
  *   them, so that the node from source runs the libraries as the executable does. Deno has no such
  *   hook and runs them unpatched.
  * The modules loaded before the hooks are installed are not patched: src/cli/main.ts installs them
@@ -12,13 +12,18 @@
  */
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { PATCHED_FILES, patchLibraryFile } from './libraryPatches.ts'
 import { runtimeName } from './runtime.ts'
 
 const TEXT_EXTENSIONS = ['.graphql']
 
+/** Text patches of library files: which files, and each one's text as patched. */
+export interface FilePatches {
+  files: readonly RegExp[]
+  apply(path: string, text: string): string
+}
+
 /** Under Node, applies the hooks above to the modules loaded from now on; elsewhere nothing. */
-export async function installModuleHooks(): Promise<void> {
+export async function installModuleHooks(patches: FilePatches): Promise<void> {
   if (runtimeName() !== 'node') return
   const { registerHooks } = (await import('node:module')) as unknown as { registerHooks: RegisterHooks }
   registerHooks({
@@ -30,9 +35,9 @@ export async function installModuleHooks(): Promise<void> {
       const loaded = nextLoad(url, context)
       if (!url.startsWith('file:')) return loaded
       const path = fileURLToPath(url)
-      if (!PATCHED_FILES.some((f) => f.test(path))) return loaded
+      if (!patches.files.some((f) => f.test(path))) return loaded
       const source = typeof loaded.source === 'string' ? loaded.source : new TextDecoder().decode(loaded.source)
-      return { ...loaded, source: patchLibraryFile(path, source) }
+      return { ...loaded, source: patches.apply(path, source) }
     },
   })
 }

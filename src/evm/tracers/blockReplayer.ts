@@ -68,7 +68,7 @@ const SYSTEM_CALL_GAS = 30_000_000n
 /**
  * Runs the code at `to` as a block's system call (from the system address, 30,000,000 gas, the
  * system account left as it was), as block execution does for code at the EIP-4788 / EIP-2935
- * addresses other than the specified contracts (src/runtime/libraryPatches.ts, `systemContractCalls`).
+ * addresses other than the specified contracts (src/evm/libraryPatches.ts, `systemContractCalls`).
  */
 async function runSystemCall(vm: VM, to: Address, data: Uint8Array): Promise<void> {
   const caller = new Address(bigintToPaddedBytes(vm.common.param('systemAddress'), 20))

@@ -1,13 +1,16 @@
 /**
  * Text patches of library files, applied by the executable's build and, under Bun, to the unit tests
  * (scripts/libraryPatches.ts makes them a Bun plugin, which scripts/build.ts and test/setup.ts
- * register), and under Node by a module hook (src/runtime/moduleHooks.ts), so that the tests and the
- * node from source run the code the executable runs; Deno has no such hook and runs the libraries
- * unpatched. A patch that no longer finds its text fails the build (and the tests): the library
- * changed and the patch must be looked at again. The performance patches keep results identical (docs/performance.md gives the
+ * register), and under Node by a module hook (src/runtime/moduleHooks.ts, which src/cli/main.ts and
+ * test/setupNode.ts install with them), so that the tests and the node from source run the code the
+ * executable runs; Deno has no such hook and runs the libraries unpatched. A patch that no longer
+ * finds its text fails the build (and the tests): the library changed and the patch must be looked
+ * at again. The performance patches keep results identical (docs/performance.md gives the
  * measurements); `systemContractCalls` changes them where the library departs from Besu.
+ *
+ * This module imports no library: src/cli/main.ts loads it before the hook that patches them.
  */
-import { SYSTEM_CONTRACTS } from '../evm/systemContracts.ts'
+import { SYSTEM_CONTRACTS } from './systemContracts.ts'
 
 interface LibraryPatch {
   /** The library files it applies to. */
@@ -280,3 +283,6 @@ export function patchLibraryFile(path: string, text: string): string {
 
 /** The paths some patch applies to, one pattern a patch. */
 export const PATCHED_FILES: readonly RegExp[] = PATCHES.map((p) => p.filter)
+
+/** The patches as the Node module hook takes them (src/runtime/moduleHooks.ts). */
+export const LIBRARY_PATCHES = { files: PATCHED_FILES, apply: patchLibraryFile }
