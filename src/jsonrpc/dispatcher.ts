@@ -68,12 +68,16 @@ export class RpcDispatcher<Ctx> {
     return [...new Set([...this.methods.values()].map((m) => m.group))]
   }
 
-  /** Answers one request body; undefined when nothing is to be sent (notifications only). */
+  /**
+   * Answers one request body; undefined when nothing is to be sent (notifications only). A body
+   * written in a result's own bytes comes with `release`, for the caller to call once it is done
+   * with the body (an HTTP response made from it), so that those bytes are written again.
+   */
   async handleText(
     text: string,
     ctx: Ctx,
     opts: DispatchOptions,
-  ): Promise<{ body: ResponseBody | undefined; isParseError: boolean }> {
+  ): Promise<{ body: ResponseBody | undefined; isParseError: boolean; release?: () => void }> {
     let payload: unknown
     try {
       if (text.length > MAX_JSON_DEPTH && isNestedDeeperThan(text, MAX_JSON_DEPTH)) throw new Error('too deep')
@@ -82,6 +86,9 @@ export class RpcDispatcher<Ctx> {
       return { body: JSON.stringify(errorResponse(null, new ParseError())), isParseError: true }
     }
     const out = await this.handlePayload(payload, ctx, opts)
+    const result = (out as Json | undefined)?.result
+    if (result instanceof JsonText)
+      return { body: responseText(out), isParseError: false, release: () => result.release() }
     return { body: out === undefined ? undefined : responseText(out), isParseError: false }
   }
 

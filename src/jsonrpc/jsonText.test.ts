@@ -41,6 +41,27 @@ describe('JsonTextWriter', () => {
     expect(first.text).toBe('"0xff"')
   })
 
+  it('writes the next result into the buffer of a released result, never of one still held', () => {
+    const w = new JsonTextWriter()
+    w.quantity(1)
+    const first = w.take()
+    w.quantity(2)
+    const second = w.take()
+    expect(second.bytes.buffer).not.toBe(first.bytes.buffer)
+    expect([first.text, second.text]).toEqual(['"0x1"', '"0x2"'])
+    first.release()
+    first.release()
+    w.quantity(3)
+    const third = w.take()
+    expect(third.bytes.buffer).toBe(first.bytes.buffer)
+    expect([second.text, third.text]).toEqual(['"0x2"', '"0x3"'])
+    // One buffer is kept: a second one given back while one waits is left to the collector.
+    second.release()
+    third.release()
+    w.quantity(4)
+    expect(w.take().bytes.buffer).toBe(second.bytes.buffer)
+  })
+
   it('refuses text that is not ASCII as a key', () => {
     expect(() => ascii('"clé"')).toThrow('not ASCII')
   })

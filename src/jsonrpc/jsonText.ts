@@ -16,10 +16,25 @@
 export class JsonText {
   readonly bytes: Uint8Array<ArrayBuffer>
   readonly start: number
+  private giveBack?: () => void
 
-  constructor(bytes: Uint8Array<ArrayBuffer>, start: number) {
+  /** `giveBack`, if given, returns the bytes to their writer (see `release`). */
+  constructor(bytes: Uint8Array<ArrayBuffer>, start: number, giveBack?: () => void) {
     this.bytes = bytes
     this.start = start
+    this.giveBack = giveBack
+  }
+
+  /**
+   * Lets the writer that wrote these bytes write the next result into them. Only for a holder that
+   * is done with them: the HTTP listeners call it once the response has been made from `response`'s
+   * bytes (a `Response` copies its body when made). Whoever never calls it loses nothing but the
+   * reuse.
+   */
+  release(): void {
+    const giveBack = this.giveBack
+    this.giveBack = undefined
+    giveBack?.()
   }
 
   /** The JSON text of the result. */
@@ -71,16 +86,21 @@ const X = 0x78
 const HEAD_ROOM = 96
 /** A writer's buffer outgrowing this is not kept for the next answer. */
 const KEPT_BYTES = 4 * 2 ** 20
+/** The writer's buffer while its last one is held by a result: the next write takes another. */
+const NO_BUFFER = new Uint8Array(0)
 
 /**
  * ASCII JSON text written into one growing byte buffer. Only ASCII goes in (keys, punctuation, hex
- * and numbers), so the bytes are the text. `take()` hands out the result and leaves the writer
- * empty for the next one; its buffer stays (up to 4 MiB), so a steady stream of answers touches the
- * same pages.
+ * and numbers), so the bytes are the text. `take()` hands out the result, in the writer's own
+ * buffer, and leaves the writer empty for the next one; a result released once its response is made
+ * gives the buffer back (up to 4 MiB), so a steady stream of answers touches the same pages and
+ * copies each text once, into the response.
  */
 export class JsonTextWriter {
-  private buf = new Uint8Array(64 * 1024)
+  private buf: Uint8Array<ArrayBuffer> = new Uint8Array(64 * 1024)
   private at = HEAD_ROOM
+  /** A buffer given back by a released result (see `take`). */
+  private spare?: Uint8Array<ArrayBuffer>
 
   /** Pre-encoded ASCII (see `ascii`). */
   bytes(b: Uint8Array): void {
@@ -130,17 +150,31 @@ export class JsonTextWriter {
     this.at = p
   }
 
-  /** The text written, as a result of its own (a copy); the writer starts over. */
+  /**
+   * The text written, as a result that holds the writer's buffer until it is released (the writer
+   * writes the next result into a buffer of its own meanwhile); the writer starts over.
+   */
   take(): JsonText {
     this.room(1)
-    const out = new JsonText(this.buf.slice(0, this.at + 1), HEAD_ROOM)
+    const buf = this.buf
+    const out = new JsonText(buf.subarray(0, this.at + 1), HEAD_ROOM, () => this.giveBack(buf))
     this.at = HEAD_ROOM
-    if (this.buf.length > KEPT_BYTES) this.buf = new Uint8Array(64 * 1024)
+    this.buf = NO_BUFFER
     return out
+  }
+
+  /** A buffer a released result gives back; kept for the next result unless one is kept already. */
+  private giveBack(buf: Uint8Array<ArrayBuffer>): void {
+    if (buf.length <= KEPT_BYTES && this.spare === undefined) this.spare = buf
   }
 
   private room(n: number): void {
     if (this.at + n <= this.buf.length) return
+    if (this.buf === NO_BUFFER) {
+      this.buf = this.spare ?? new Uint8Array(64 * 1024)
+      this.spare = undefined
+      if (this.at + n <= this.buf.length) return
+    }
     let size = this.buf.length * 2
     while (size < this.at + n) size *= 2
     const next = new Uint8Array(size)

@@ -11,6 +11,7 @@ import { bodyText, type DispatchOptions, type ResponseBody, type RpcDispatcher }
 import { createLogger } from '../primitives/logger.ts'
 import { ALWAYS_ENABLED_GROUP, type Connection, type RpcContext, type RpcServices } from '../rpc/context.ts'
 import { createServerRuntime, type HttpServer } from '../runtime/httpServer.ts'
+import { runtimeName } from '../runtime/runtime.ts'
 import { hostAndCorsGuard, hostChecker } from './httpGuard.ts'
 
 const log = createLogger('server')
@@ -201,8 +202,12 @@ export async function startRpcListener(
   app.get('/', (c) => c.body(null, 201))
   if (opts.isHttpServed) {
     app.post('/', async (c) => {
-      const { body, status, type } = await rpcAnswer(c.req.raw)
-      return body === null || type === undefined ? c.body(null, status) : c.body(body, status, { ...HEADERS[type] })
+      const answer = await rpcAnswer(c.req.raw)
+      const { body, status, type } = answer
+      const res =
+        body === null || type === undefined ? c.body(null, status) : c.body(body, status, { ...HEADERS[type] })
+      if (isBodyCopied) answer.release?.()
+      return res
     })
   }
 
@@ -217,8 +222,11 @@ export async function startRpcListener(
     return answerOf(await dispatcher.handleText(text, httpCtx, dispatch))
   }
   const postRpc = async (req: Request): Promise<Response> => {
-    const { body, status, type } = await rpcAnswer(req)
-    return new Response(body, type === undefined ? { status } : { status, headers: RESPONSE_HEADERS[type] })
+    const answer = await rpcAnswer(req)
+    const { body, status, type } = answer
+    const res = new Response(body, type === undefined ? { status } : { status, headers: RESPONSE_HEADERS[type] })
+    if (isBodyCopied) answer.release?.()
+    return res
   }
   // The hot path: a same-origin POST / from an allowed host needs none of the router's work (CORS,
   // WebSocket upgrade, probes), so it goes straight to the dispatcher; everything else to hono.
@@ -265,7 +273,16 @@ interface RpcAnswer {
   status: 200 | 400 | 413
   /** The body's content type; undefined for no body. */
   type?: BodyType
+  /** Lets the body's bytes be written again, once the response made from them no longer needs them. */
+  release?: () => void
 }
+
+/**
+ * Whether a `Response` made from bytes has copied them, so that they can be written again at once.
+ * Bun's does (checked: a 40 MB body overwritten right after, read by paused clients, arrived whole);
+ * Node's server adapter keeps the bytes to write them later, and Deno's was not checked.
+ */
+const isBodyCopied = runtimeName() === 'bun'
 
 interface BunServer {
   requestIP?(req: Request): { port: number } | null
@@ -302,9 +319,17 @@ class ConcurrencyWatch {
 }
 
 /** The HTTP answer to a dispatched body. */
-function answerOf({ body, isParseError }: { body: ResponseBody | undefined; isParseError: boolean }): RpcAnswer {
+function answerOf({
+  body,
+  isParseError,
+  release,
+}: {
+  body: ResponseBody | undefined
+  isParseError: boolean
+  release?: () => void
+}): RpcAnswer {
   if (body === undefined) return { body: null, status: 200 }
-  return { body, status: isParseError ? 400 : 200, type: 'json' }
+  return { body, status: isParseError ? 400 : 200, type: 'json', release }
 }
 
 /** Whether an absolute request URL's path is exactly `/` (no query). */

@@ -107,6 +107,24 @@ describe('eth_getLogs', () => {
     expect(JSON.parse(data as string)).toEqual({ jsonrpc: '2.0', id: 9, result: expected })
   })
 
+  it('answers concurrent queries each with its own logs', async () => {
+    // Not viem's getBlockNumber: its cached answer would reach a later test's filter.
+    const head = BigInt(await node.rpc<string>('eth_blockNumber', []))
+    const ranges = Array.from({ length: 12 }, (_, i) => ({
+      address: emitter,
+      fromBlock: '0x0',
+      toBlock: numberToHex(head - BigInt(i % 3)),
+    }))
+    const one = await Promise.all(ranges.map((r) => node.rpc<unknown[]>('eth_getLogs', [r])))
+    const again = await Promise.all(ranges.map((r) => node.rpc<unknown[]>('eth_getLogs', [r])))
+    for (let i = 0; i < ranges.length; i++) {
+      const expected = one[i % 3]
+      expect(one[i]).toEqual(expected)
+      expect(again[i]).toEqual(expected)
+    }
+    expect(one[0].length).toBeGreaterThan(one[2].length)
+  })
+
   it('answers the logs of one block by hash (EIP-234), and Block not found (-32000) for an unknown hash', async () => {
     const r = await ping(3n)
     const logs = await node.rpc<Record<string, string>[]>('eth_getLogs', [{ blockHash: r.blockHash, topics: [topic0] }])
