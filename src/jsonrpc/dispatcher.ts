@@ -86,10 +86,10 @@ export class RpcDispatcher<Ctx> {
       return { body: JSON.stringify(errorResponse(null, new ParseError())), isParseError: true }
     }
     const out = await this.handlePayload(payload, ctx, opts)
-    const result = (out as Json | undefined)?.result
-    if (result instanceof JsonText)
-      return { body: responseText(out), isParseError: false, release: () => result.release() }
-    return { body: out === undefined ? undefined : responseText(out), isParseError: false }
+    if (out === undefined) return { body: undefined, isParseError: false }
+    const result = (out as Json).result
+    const release = result instanceof JsonText ? () => result.release() : undefined
+    return { body: responseText(out), isParseError: false, release }
   }
 
   handlePayload(payload: unknown, ctx: Ctx, opts: DispatchOptions): Promise<unknown> {

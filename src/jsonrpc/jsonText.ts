@@ -27,9 +27,9 @@ export class JsonText {
 
   /**
    * Lets the writer that wrote these bytes write the next result into them. Only for a holder that
-   * is done with them: the HTTP listeners call it once the response has been made from `response`'s
-   * bytes (a `Response` copies its body when made). Whoever never calls it loses nothing but the
-   * reuse.
+   * is done with them: the listeners call it once `response`'s bytes are decoded into a WebSocket
+   * message or a relayed answer, or, under Bun, made into an HTTP response (Bun's `Response` copies
+   * its body when made). Whoever never calls it loses nothing but the reuse.
    */
   release(): void {
     const giveBack = this.giveBack
@@ -42,7 +42,7 @@ export class JsonText {
     return new TextDecoder().decode(this.bytes.subarray(this.start, this.bytes.length - 1))
   }
 
-  /** The value, for code that stringifies a response itself (batches, WebSocket subscriptions). */
+  /** The value, for a response that is stringified whole (a batch's). */
   toJSON(): unknown {
     return JSON.parse(this.text)
   }

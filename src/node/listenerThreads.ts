@@ -17,7 +17,7 @@
  * connections opened before stay on this thread.
  */
 import type { Chain } from '../chain/chain.ts'
-import { bodyText, type DispatchOptions, type ResponseBody, type RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import { bodyText, type DispatchOptions, type RpcDispatcher } from '../jsonrpc/dispatcher.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
@@ -190,21 +190,17 @@ export class ListenerThreads {
 
   /** A relayed body, answered by the dispatcher as on this thread's own listener. */
   private async handle(text: string, ctx: RpcContext): Promise<{ body: string | undefined; isParseError: boolean }> {
-    const { body, isParseError } = await this.dispatchText(text, ctx)
-    return { body: body === undefined ? undefined : bodyText(body), isParseError }
-  }
-
-  private async dispatchText(
-    text: string,
-    ctx: RpcContext,
-  ): Promise<{ body: ResponseBody | undefined; isParseError: boolean }> {
     // A request relayed after a send was answered may arrive before that send's block is sealed
     // (on the next turn here): it waits for the block, as a request on this thread's own listener
     // comes after it.
     const pass = this.sealer?.pendingPass()
     if (pass) await pass
     try {
-      return await this.dispatcher.handleText(text, ctx, this.dispatch)
+      // Relayed as text: decoded here, so the body's bytes can be written again at once.
+      const { body, isParseError, release } = await this.dispatcher.handleText(text, ctx, this.dispatch)
+      const out = body === undefined ? undefined : bodyText(body)
+      release?.()
+      return { body: out, isParseError }
     } finally {
       this.publish()
     }

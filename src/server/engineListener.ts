@@ -107,8 +107,9 @@ export async function startEngineListener(
     upgradeWebSocket(() => ({
       async onMessage(evt, ws) {
         const text = typeof evt.data === 'string' ? evt.data : new TextDecoder().decode(evt.data as ArrayBuffer)
-        const { body } = await dispatcher.handleText(text, ctx, dispatch)
+        const { body, release } = await dispatcher.handleText(text, ctx, dispatch)
         if (body !== undefined) ws.send(bodyText(body))
+        release?.()
       },
     })),
   )

@@ -188,8 +188,9 @@ export async function startRpcListener(
           if (early !== undefined) return ws.send(early)
           const { dispatcher, services } = gate.backend ?? (await gate.ready)
           ctx ??= { ...services, apis: opts.apis, connection }
-          const { body } = await dispatcher.handleText(text, ctx, dispatch)
+          const { body, release } = await dispatcher.handleText(text, ctx, dispatch)
           if (body !== undefined) ws.send(bodyText(body))
+          release?.()
         },
         onClose() {
           session?.close()
