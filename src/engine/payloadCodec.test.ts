@@ -21,6 +21,36 @@ const PAYLOAD = {
 }
 
 describe('ep.payload', () => {
+  it('refuses uint64 fields past 2^64 - 1 and a base fee past 2^256 - 1', () => {
+    const max64 = `0x${'f'.repeat(16)}`
+    expect(ep.payload.decode({ ...PAYLOAD, timestamp: max64 }).timestamp).toBe(2n ** 64n - 1n)
+    for (const field of [
+      'blockNumber',
+      'gasLimit',
+      'gasUsed',
+      'timestamp',
+      'blobGasUsed',
+      'excessBlobGas',
+      'slotNumber',
+    ]) {
+      expect(() => ep.payload.decode({ ...PAYLOAD, [field]: `0x1${'0'.repeat(16)}` })).toThrow(
+        new RegExp(`${field}: number larger than 64 bits`),
+      )
+    }
+    expect(() => ep.payload.decode({ ...PAYLOAD, baseFeePerGas: `0x1${'0'.repeat(64)}` })).toThrow(
+      /larger than 256 bits/,
+    )
+    const withdrawal = { index: '0x0', validatorIndex: '0x0', address: `0x${'44'.repeat(20)}`, amount: '0x1' }
+    for (const field of ['index', 'validatorIndex', 'amount']) {
+      expect(() =>
+        ep.payload.decode({ ...PAYLOAD, withdrawals: [{ ...withdrawal, [field]: `0x1${'0'.repeat(16)}` }] }),
+      ).toThrow(/larger than 64 bits/)
+    }
+    expect(() => ep.payloadAttributes.decode({ ...ATTRIBUTES_V3, timestamp: `0x1${'0'.repeat(16)}` })).toThrow(
+      /timestamp: number larger than 64 bits/,
+    )
+  })
+
   it('decodes an ExecutionPayloadV1 and leaves the later fields absent', () => {
     const p = ep.payload.decode(PAYLOAD)
     expect(p.blockNumber).toBe(1n)

@@ -3,7 +3,7 @@ import { RpcError } from '../jsonrpc/errors.ts'
 import { hexToBytes } from '../primitives/hex.ts'
 import { engineParamsError } from './errors.ts'
 
-const { quantity, data, fixed, fail } = decoders
+const { uint64, uint256, data, fixed, fail } = decoders
 
 export interface WithdrawalData {
   index: bigint
@@ -98,10 +98,10 @@ const address = fixed(20, 'an address')
 function withdrawal(v: unknown): WithdrawalData {
   const o = object(v)
   return {
-    index: field(o, 'index', quantity, true),
-    validatorIndex: field(o, 'validatorIndex', quantity, true),
+    index: field(o, 'index', uint64, true),
+    validatorIndex: field(o, 'validatorIndex', uint64, true),
     address: field(o, 'address', address, true),
-    amount: field(o, 'amount', quantity, true),
+    amount: field(o, 'amount', uint64, true),
   }
 }
 
@@ -114,19 +114,19 @@ function executionPayload(v: unknown): ExecutionPayload {
     receiptsRoot: field(o, 'receiptsRoot', hash32, true),
     logsBloom: field(o, 'logsBloom', fixed(256, 'a 256-byte bloom'), true),
     prevRandao: field(o, 'prevRandao', hash32, true),
-    blockNumber: field(o, 'blockNumber', quantity, true),
-    gasLimit: field(o, 'gasLimit', quantity, true),
-    gasUsed: field(o, 'gasUsed', quantity, true),
-    timestamp: field(o, 'timestamp', quantity, true),
+    blockNumber: field(o, 'blockNumber', uint64, true),
+    gasLimit: field(o, 'gasLimit', uint64, true),
+    gasUsed: field(o, 'gasUsed', uint64, true),
+    timestamp: field(o, 'timestamp', uint64, true),
     extraData: field(o, 'extraData', data, true),
-    baseFeePerGas: field(o, 'baseFeePerGas', quantity, true),
+    baseFeePerGas: field(o, 'baseFeePerGas', uint256, true),
     blockHash: field(o, 'blockHash', hash32, true),
     transactions: field(o, 'transactions', list(data), true),
     withdrawals: field(o, 'withdrawals', list(withdrawal), false),
-    blobGasUsed: field(o, 'blobGasUsed', quantity, false),
-    excessBlobGas: field(o, 'excessBlobGas', quantity, false),
+    blobGasUsed: field(o, 'blobGasUsed', uint64, false),
+    excessBlobGas: field(o, 'excessBlobGas', uint64, false),
     blockAccessList: field(o, 'blockAccessList', accessListHex, false),
-    slotNumber: field(o, 'slotNumber', quantity, false),
+    slotNumber: field(o, 'slotNumber', uint64, false),
   }
 }
 
@@ -142,13 +142,13 @@ function forkchoiceState(v: unknown): ForkchoiceState {
 function payloadAttributes(v: unknown): PayloadAttributes {
   const o = object(v)
   return {
-    timestamp: field(o, 'timestamp', quantity, true),
+    timestamp: field(o, 'timestamp', uint64, true),
     prevRandao: field(o, 'prevRandao', hash32, true),
     suggestedFeeRecipient: field(o, 'suggestedFeeRecipient', address, true),
     withdrawals: field(o, 'withdrawals', list(withdrawal), false),
     parentBeaconBlockRoot: field(o, 'parentBeaconBlockRoot', hash32, false),
-    slotNumber: field(o, 'slotNumber', quantity, false),
-    targetGasLimit: field(o, 'targetGasLimit', quantity, false),
+    slotNumber: field(o, 'slotNumber', uint64, false),
+    targetGasLimit: field(o, 'targetGasLimit', uint64, false),
   }
 }
 

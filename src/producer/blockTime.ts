@@ -6,6 +6,18 @@
  */
 import type { Clock } from '../primitives/clock.ts'
 
+/** The largest block timestamp: the header holds it as a uint64 (execution-apis, Besu's unsigned long). */
+export const MAX_BLOCK_TIMESTAMP = (1n << 64n) - 1n
+
+/** A block timestamp past `MAX_BLOCK_TIMESTAMP`: the dev tools moved the chain's time too far. */
+export class TimestampRangeError extends Error {
+  constructor(timestamp: bigint) {
+    super(
+      `the next block's timestamp ${timestamp} is above the largest block timestamp ${MAX_BLOCK_TIMESTAMP} (2^64 - 1); set the time back with evm_setTime`,
+    )
+  }
+}
+
 /** What a snapshot keeps of the time settings. */
 export interface BlockTimeSettings {
   offsetSec: bigint

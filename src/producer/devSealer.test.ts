@@ -1,3 +1,4 @@
+import { createBlockHeader } from '@ethereumjs/block'
 import { createFeeMarket1559Tx } from '@ethereumjs/tx'
 import { Address, privateToAddress } from '@ethereumjs/util'
 import { DEV_BASE_FEE_FLOOR } from '../chain/baseFee.ts'
@@ -231,6 +232,25 @@ describe('DevSealer', () => {
     const [parent, floored] = [(await chain.getBlockByNumber(120n))!, (await chain.getBlockByNumber(121n))!]
     expect(() => validateHeader(floored.header, parent.header)).toThrow('invalid base fee')
   }, 30_000)
+
+  it('seals up to the largest uint64 timestamp and no further; the importer refuses a header past it', async () => {
+    const chain = await openDevChain()
+    const sealer = new DevSealer(chain, openPool(chain), {
+      coinbase: new Uint8Array(20),
+      clock: manualClock(1_700_000_000_000),
+    })
+    const max = 2n ** 64n - 1n
+    const last = (await sealer.sealBlock(true, max))!
+    expect(last.header.timestamp).toBe(max)
+    await expect(sealer.sealBlock(true)).rejects.toThrow('above the largest block timestamp 18446744073709551615')
+    await expect(sealer.sealBlock(true, max + 1n)).rejects.toThrow('above the largest block timestamp')
+    expect(chain.head.header.number).toBe(1n)
+    const beyond = createBlockHeader(
+      { parentHash: last.hash(), number: 2n, timestamp: max + 1n, gasLimit: last.header.gasLimit },
+      { common: last.header.common },
+    )
+    expect(() => validateHeader(beyond, last.header)).toThrow('invalid timestamp: 18446744073709551616 is above 2^64-1')
+  })
 
   it('seals proof-of-work blocks of a Besu dev.json-style genesis with its fixed difficulty and a block reward', async () => {
     const coinbase = new Uint8Array(20).fill(0xc0)

@@ -15,7 +15,7 @@ import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import { BlockAssembler, nextTurn, type ProducerHeaderFields } from './blockAssembler.ts'
-import { BlockTime, type BlockTimeSettings } from './blockTime.ts'
+import { BlockTime, type BlockTimeSettings, MAX_BLOCK_TIMESTAMP, TimestampRangeError } from './blockTime.ts'
 
 const log = createLogger('sealer')
 
@@ -391,8 +391,11 @@ export class DevSealer {
 
   /** The header fields of the next block: the chain's time, and the settings the dev tools changed. */
   private headerFields(parent: Block, timestampSec?: bigint): ProducerHeaderFields {
+    const timestamp = timestampSec ?? this.time.next(parent.header.timestamp)
+    // The dev methods refuse times past the range; a timestamp interval can still walk out of it.
+    if (timestamp > MAX_BLOCK_TIMESTAMP) throw new TimestampRangeError(timestamp)
     return {
-      timestamp: timestampSec ?? this.time.next(parent.header.timestamp),
+      timestamp,
       coinbase: this.coinbase,
       mixHash: this.nextPrevRandao ?? parent.header.mixHash,
       ...(this.gasLimit !== undefined ? { gasLimit: this.gasLimit } : {}),

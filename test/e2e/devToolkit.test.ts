@@ -121,6 +121,47 @@ describe('dev toolkit: mining and time', () => {
     expect(Number((await head()).timestamp)).toBe(target + 5000)
   })
 
+  it('refuses times past the uint64 block timestamp, leaving the chain able to seal', async () => {
+    const max = 2n ** 64n - 1n
+    const hex = (n: bigint) => `0x${n.toString(16)}`
+    const refusals: [string, unknown[]][] = [
+      ['evm_mine', [hex(max + 1n)]],
+      ['evm_mine', [{ timestamp: hex(2n ** 256n) }]],
+      ['evm_mine_detailed', [hex(2n ** 256n - 1n)]],
+      ['anvil_mine_detailed', [hex(max + 1n)]],
+      ['evm_setNextBlockTimestamp', [hex(max + 1n)]],
+      ['anvil_setNextBlockTimestamp', [hex(2n ** 300n)]],
+      ['evm_setTime', [hex(max + 1n)]],
+      ['anvil_setTime', [hex(2n ** 256n)]],
+      ['evm_increaseTime', [hex(max)]],
+      ['anvil_increaseTime', [hex(2n ** 256n)]],
+      ['anvil_setBlockTimestampInterval', [hex(max)]],
+      ['hardhat_mine', ['0x3', hex(max / 2n)]],
+    ]
+    const before = await head()
+    for (const [method, params] of refusals) {
+      const err = await rpcError(method, params)
+      expect({ method, code: err.code, message: err.message }).toEqual({
+        method,
+        code: -32602,
+        message: expect.stringContaining('above the largest block timestamp 18446744073709551615'),
+      })
+      // Nothing of the refused call stays: the next block takes the chain's own time.
+      expect(await node.rpc('evm_mine')).toBe('0x0')
+      const block = await head()
+      expect(BigInt(block.timestamp)).toBeLessThan(BigInt(Math.floor(Date.now() / 1000)) + 1_000_000n)
+    }
+    expect(Number((await head()).number)).toBe(Number(before.number) + refusals.length)
+    // The largest timestamp itself is a valid block; the one after it is refused, and the chain
+    // goes on once the time is set back.
+    const snapshot = await node.rpc<string>('evm_snapshot')
+    expect(await node.rpc('evm_mine', [hex(max)])).toBe('0x0')
+    expect(BigInt((await head()).timestamp)).toBe(max)
+    expect((await rpcError('evm_mine', [])).message).toContain('above the largest block timestamp')
+    expect(await node.rpc('evm_revert', [snapshot])).toBe(true)
+    expect(await node.rpc('evm_mine')).toBe('0x0')
+  })
+
   it('anvil_setBlockTimestampInterval spaces blocks until removed', async () => {
     await node.rpc('anvil_setBlockTimestampInterval', [7])
     const a = Number((await head()).timestamp)

@@ -8,6 +8,7 @@ import { codec, decoders, p } from '../../jsonrpc/codecs.ts'
 import type { RpcMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { toQuantity } from '../../primitives/hex.ts'
+import { MAX_BLOCK_TIMESTAMP } from '../../producer/blockTime.ts'
 import { ForkMismatchError } from '../../state/forkSource.ts'
 import type { RpcContext } from '../context.ts'
 import { amount, type DevCall, devMethod } from './devMethod.ts'
@@ -37,15 +38,44 @@ function checkTimestamp({ tools }: DevCall, timestamp: bigint): void {
       `Timestamp ${timestamp} is lower than or equal to previous block's timestamp ${parent}`,
     )
   }
+  checkTimestampRange(timestamp)
+}
+
+/** Block timestamps are uint64: a block past that could not be encoded as any client reads it. */
+function checkTimestampRange(timestamp: bigint): void {
+  if (timestamp > MAX_BLOCK_TIMESTAMP) {
+    throw new InvalidParamsError(
+      `Invalid params: timestamp ${timestamp} is above the largest block timestamp ${MAX_BLOCK_TIMESTAMP} (2^64 - 1)`,
+    )
+  }
+}
+
+/**
+ * Applies a change of the chain's time and answers its result; when the next block's timestamp
+ * would then leave the uint64 range, the change is undone and refused, so that one call cannot
+ * leave the chain unable to seal.
+ */
+function changeTime<T>({ tools }: DevCall, change: () => T): T {
+  const saved = tools.sealer.time.save()
+  const out = change()
+  try {
+    checkTimestampRange(tools.sealer.time.next(tools.chain.head.header.timestamp))
+  } catch (e) {
+    tools.sealer.time.restore(saved)
+    throw e
+  }
+  return out
 }
 
 export async function mine(call: DevCall, blocks: bigint, intervalSec: bigint, timestamp?: bigint): Promise<void> {
   if (blocks > MAX_MINE_BLOCKS)
     throw new InvalidParamsError(`Invalid params: at most ${MAX_MINE_BLOCKS} blocks at once`)
-  if (timestamp !== undefined) {
-    checkTimestamp(call, timestamp)
-    call.tools.sealer.time.setNext(timestamp)
-  }
+  if (timestamp !== undefined) checkTimestamp(call, timestamp)
+  const { time } = call.tools.sealer
+  const first = timestamp ?? time.next(call.tools.chain.head.header.timestamp)
+  // The first block takes the chain's time (or `timestamp`), each later one `intervalSec` more.
+  if (blocks > 0n) checkTimestampRange(first + (blocks - 1n) * intervalSec)
+  if (timestamp !== undefined) time.setNext(timestamp)
   await call.tools.sealer.mine(blocks, intervalSec)
 }
 
@@ -91,8 +121,8 @@ devMethod(miningMethods, { anvil: 'anvil_getIntervalMining' }, [], ({ tools }) =
   return ms ? Math.round(ms / 1000) : null
 })
 
-devMethod(miningMethods, { anvil: 'anvil_setBlockTimestampInterval' }, [amount('seconds')], ({ tools }, [seconds]) => {
-  tools.sealer.time.setInterval(seconds)
+devMethod(miningMethods, { anvil: 'anvil_setBlockTimestampInterval' }, [amount('seconds')], (call, [seconds]) => {
+  changeTime(call, () => call.tools.sealer.time.setInterval(seconds))
 })
 
 devMethod(miningMethods, { anvil: 'anvil_removeBlockTimestampInterval' }, [], ({ tools }) =>
@@ -103,7 +133,7 @@ devMethod(
   miningMethods,
   { evm: 'evm_increaseTime', anvil: 'anvil_increaseTime' },
   [amount('seconds')],
-  ({ tools }, [seconds]) => Number(tools.sealer.time.increase(seconds)),
+  (call, [seconds]) => Number(changeTime(call, () => call.tools.sealer.time.increase(seconds))),
 )
 
 devMethod(
@@ -116,11 +146,8 @@ devMethod(
   },
 )
 
-devMethod(
-  miningMethods,
-  { evm: 'evm_setTime', anvil: 'anvil_setTime' },
-  [amount('timestamp')],
-  ({ tools }, [timestamp]) => Number(tools.sealer.time.setTime(timestamp)),
+devMethod(miningMethods, { evm: 'evm_setTime', anvil: 'anvil_setTime' }, [amount('timestamp')], (call, [timestamp]) =>
+  Number(changeTime(call, () => call.tools.sealer.time.setTime(timestamp))),
 )
 
 devMethod(miningMethods, { evm: 'evm_snapshot', anvil: 'anvil_snapshot' }, [], async ({ tools }) =>
