@@ -120,6 +120,15 @@ describe('variable values in graphql-java words', () => {
     })
   })
 
+  it('quotes an object or a list as Java prints the value Jackson read', async () => {
+    const message = async (a: unknown) =>
+      (await vars('query($a: Long) { block(number: $a) { number } }', { a }))?.message
+    expect(await message({ x: 1, y: [1, 'b', { z: null }] })).toBe(
+      "Variable 'a' has an invalid value: Unable to parse variable value {x=1, y=[1, b, {z=null}]} as an Long",
+    )
+    expect(await message([])).toBe("Variable 'a' has an invalid value: Unable to parse variable value [] as an Long")
+  })
+
   it("passes a hex scalar's missing 0x on as Besu's own message", async () => {
     expect((await vars('query($h: Bytes32) { block(hash: $h) { number } }', { h: 'abcd' }))?.message).toBe(
       "Bytes32 value 'abcd' is not prefixed with 0x",

@@ -285,7 +285,20 @@ export function besuVariableMessage(
   const value = variables[name]
   if (HEX_NAMES.has(scalar) && typeof value === 'string' && !/^0x/i.test(value))
     return `${scalar} value '${value}' is not prefixed with 0x`
-  return `Variable '${name}' has an invalid value: Unable to parse variable value ${String(value)} as an ${scalar}`
+  return `Variable '${name}' has an invalid value: Unable to parse variable value ${javaText(value)} as an ${scalar}`
+}
+
+/**
+ * A JSON value as Java prints the object Jackson reads it into (`LinkedHashMap`: `{a=1, b=[1, 2]}`,
+ * `ArrayList`: `[1, 2]`), which is how graphql-java's message quotes a variable.
+ */
+function javaText(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(javaText).join(', ')}]`
+  if (value !== null && typeof value === 'object')
+    return `{${Object.entries(value)
+      .map(([k, v]) => `${k}=${javaText(v)}`)
+      .join(', ')}}`
+  return String(value)
 }
 
 const HEX_NAMES = new Set(['Bytes', 'Bytes32'])

@@ -13,8 +13,11 @@ const SEED = Number(process.env.FUZZ_SEED ?? 0x5eed)
 const HTTP_REQUESTS = 2500
 const WS_REQUESTS = 1500
 const GROUPS = ['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL']
-/** Codes an input mistake may get: invalid params, Besu's validation family, a revert. */
-const PARAM_ERROR_CODES = new Set([-32602, 3, ...Array.from({ length: 11 }, (_, i) => -32000 - i)])
+/**
+ * Codes an input mistake may get: invalid params, Besu's validation family, a revert, and Besu's
+ * `Unknown block` (-39001: `debug_setHead` to a number past the head).
+ */
+const PARAM_ERROR_CODES = new Set([-32602, 3, -39001, ...Array.from({ length: 11 }, (_, i) => -32000 - i)])
 /**
  * Codes some methods may also answer, as Besu does: subscriptions exist
  * only over WebSocket (-32601 over HTTP) and an unparsable subscription request is -32600 there;
@@ -63,7 +66,7 @@ const METHODS = methodGroups()
   .filter((g) => GROUPS.includes(g.group))
   .flatMap((g) => g.methods.map((m) => m.name))
 
-function generator(seed: number) {
+function generator(seed: number, methods: string[] = METHODS, valid: Record<string, unknown[]> = VALID) {
   const rnd = seededRandom(seed)
   const int = (n: number) => Math.floor(rnd() * n)
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]
@@ -112,7 +115,7 @@ function generator(seed: number) {
   const request = (method: unknown, params: unknown, id: unknown = int(1e6)) =>
     JSON.stringify({ jsonrpc: '2.0', id, method, params })
   const badParams = (): Case => {
-    const method = pick(METHODS)
+    const method = pick(methods)
     return {
       body: request(
         method,
@@ -123,8 +126,8 @@ function generator(seed: number) {
     }
   }
   const spoiled = (): Case => {
-    const method = pick(Object.keys(VALID))
-    const params = structuredClone(VALID[method])
+    const method = pick(Object.keys(valid))
+    const params = structuredClone(valid[method])
     const i = int(params.length)
     const target = params[i]
     if (target && typeof target === 'object' && !Array.isArray(target) && int(2) === 0) {
@@ -137,7 +140,7 @@ function generator(seed: number) {
     spoiled,
     spoiled,
     () => {
-      const valid = request(pick(METHODS), [badValue()])
+      const valid = request(pick(methods), [badValue()])
       const cut = valid.slice(0, int(valid.length - 1) + 1)
       return {
         body: pick([cut, `${valid}}`, valid.replace(/"/g, "'"), `{${hex(8)}`, '{"jsonrpc":"2.0",,}']),
@@ -151,16 +154,16 @@ function generator(seed: number) {
         'null',
         '[]',
         JSON.stringify({ jsonrpc: '2.0', id: 1 }),
-        JSON.stringify({ jsonrpc: '1.0', id: 1, method: pick(METHODS), params: [] }),
-        JSON.stringify({ id: 1, method: pick(METHODS), params: [] }),
+        JSON.stringify({ jsonrpc: '1.0', id: 1, method: pick(methods), params: [] }),
+        JSON.stringify({ id: 1, method: pick(methods), params: [] }),
         JSON.stringify({ jsonrpc: '2.0', id: 1, method: int(100), params: [] }),
-        JSON.stringify({ jsonrpc: '2.0', id: 1, method: pick(METHODS), params: pick(['x', 7, true]) }),
-        JSON.stringify({ jsonrpc: '2.0', id: { a: 1 }, method: pick(METHODS), params: [] }),
+        JSON.stringify({ jsonrpc: '2.0', id: 1, method: pick(methods), params: pick(['x', 7, true]) }),
+        JSON.stringify({ jsonrpc: '2.0', id: { a: 1 }, method: pick(methods), params: [] }),
       ]
       return { body: pick(bodies), expect: 'request' }
     },
     () => {
-      const name = pick([`${pick(METHODS)}x`, `eth_${hex(3).slice(2)}`, 'ETH_BLOCKNUMBER', ' eth_chainId', 'eth', '_'])
+      const name = pick([`${pick(methods)}x`, `eth_${hex(3).slice(2)}`, 'ETH_BLOCKNUMBER', ' eth_chainId', 'eth', '_'])
       return { body: request(name, []), expect: 'method' }
     },
     badParams,
@@ -185,6 +188,48 @@ function complaint(c: Case, res: Answer, transport: 'http' | 'ws'): string {
   return PARAM_ERROR_CODES.has(code) || special?.includes(code) ? '' : `code ${code} for bad parameters`
 }
 
+/**
+ * Sends `count` generated cases over HTTP (one in eight a batch of 2 to 6) within 30 s and checks
+ * every answer; returns how many were sent and what was wrong.
+ */
+async function fuzzOverHttp(
+  url: string,
+  gen: ReturnType<typeof generator>,
+  count: number,
+): Promise<{ sent: number; problems: string[] }> {
+  const problems: string[] = []
+  const deadline = Date.now() + 30_000
+  let sent = 0
+  while (sent < count && Date.now() < deadline) {
+    const batch = gen.int(8) === 0 ? Array.from({ length: gen.int(5) + 2 }, () => gen.next()) : [gen.next()]
+    const isBatch = batch.length > 1
+    const body = isBatch ? `[${batch.map((c) => c.body).join(',')}]` : batch[0].body
+    sent += batch.length
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+    const text = await res.text()
+    let json: unknown
+    try {
+      json = JSON.parse(text)
+    } catch {
+      problems.push(`non-JSON answer (HTTP ${res.status}) to ${body.slice(0, 120)}`)
+      continue
+    }
+    // A batch with one unparsable member is itself unparsable: one -32700 answers it.
+    const isParseError = batch.some((c) => c.expect === 'parse')
+    const answers = isBatch && !isParseError ? (json as unknown[]) : [json]
+    const expects: Case[] = isParseError ? [{ body, expect: 'parse' }] : batch
+    if (!Array.isArray(answers) || answers.length !== expects.length) {
+      problems.push(`${expects.length} answers expected to ${body.slice(0, 120)}, got ${text.slice(0, 120)}`)
+      continue
+    }
+    answers.forEach((a, i) => {
+      const why = complaint(expects[i], a as Answer, 'http')
+      if (why) problems.push(`${why}: ${body.slice(0, 160)} -> ${JSON.stringify(a).slice(0, 160)}`)
+    })
+  }
+  return { sent, problems }
+}
+
 async function snapshot() {
   const head = await node.rpc<{ number: string; hash: string }>('eth_getBlockByNumber', ['latest', false])
   const balance = await node.rpc('eth_getBalance', [node.config.accounts[0].address, 'latest'])
@@ -199,37 +244,7 @@ afterAll(() => node?.cleanup())
 
 describe(`fuzzing the JSON-RPC surface (seed ${SEED})`, () => {
   it(`answers ${HTTP_REQUESTS} malformed HTTP requests and batches with the right error class`, async () => {
-    const gen = generator(SEED)
-    const problems: string[] = []
-    const deadline = Date.now() + 20_000
-    let sent = 0
-    while (sent < HTTP_REQUESTS && Date.now() < deadline) {
-      const batch = gen.int(8) === 0 ? Array.from({ length: gen.int(5) + 2 }, () => gen.next()) : [gen.next()]
-      const isBatch = batch.length > 1
-      const body = isBatch ? `[${batch.map((c) => c.body).join(',')}]` : batch[0].body
-      sent += batch.length
-      const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-      const text = await res.text()
-      let json: unknown
-      try {
-        json = JSON.parse(text)
-      } catch {
-        problems.push(`non-JSON answer (HTTP ${res.status}) to ${body.slice(0, 120)}`)
-        continue
-      }
-      // A batch with one unparsable member is itself unparsable: one -32700 answers it.
-      const isParseError = batch.some((c) => c.expect === 'parse')
-      const answers = isBatch && !isParseError ? (json as unknown[]) : [json]
-      const expects: Case[] = isParseError ? [{ body, expect: 'parse' }] : batch
-      if (!Array.isArray(answers) || answers.length !== expects.length) {
-        problems.push(`${expects.length} answers expected to ${body.slice(0, 120)}, got ${text.slice(0, 120)}`)
-        continue
-      }
-      answers.forEach((a, i) => {
-        const why = complaint(expects[i], a as Answer, 'http')
-        if (why) problems.push(`${why}: ${body.slice(0, 160)} -> ${JSON.stringify(a).slice(0, 160)}`)
-      })
-    }
+    const { sent, problems } = await fuzzOverHttp(node.url, generator(SEED), HTTP_REQUESTS)
     expect(sent).toBeGreaterThanOrEqual(HTTP_REQUESTS)
     expect(problems.slice(0, 10)).toEqual([])
   }, 40_000)
@@ -269,5 +284,54 @@ describe(`fuzzing the JSON-RPC surface (seed ${SEED})`, () => {
   it('leaves the head and a balance as they were, and logs no internal error', async () => {
     expect(await snapshot()).toEqual(before)
     expect(node.output()).not.toContain('method failed')
+  })
+})
+
+/**
+ * The dev chain's tools and the other groups a dev chain serves. They change the chain by design (a
+ * garbage value can be a valid block count or balance), so what must hold afterwards is that the
+ * node still seals and logged no internal error.
+ */
+const TOOL_GROUPS = ['EVM', 'HARDHAT', 'ANVIL', 'ADMIN', 'TESTING', 'OTS']
+const TOOL_METHODS = methodGroups()
+  .filter((g) => TOOL_GROUPS.includes(g.group))
+  .flatMap((g) => g.methods.map((m) => m.name))
+const TOOL_REQUESTS = 2000
+/** Valid parameters of the tools that take numbers and addresses; one position is spoiled per case. */
+const TOOL_VALID: Record<string, unknown[]> = {
+  evm_mine: [{ timestamp: '0x7fffffff', blocks: '0x2' }],
+  hardhat_mine: ['0x2', '0x1'],
+  evm_setNextBlockTimestamp: ['0x7fffffff'],
+  evm_increaseTime: ['0x10'],
+  anvil_setBlockTimestampInterval: ['0x5'],
+  hardhat_setBalance: [ADDRESS, '0x1'],
+  anvil_setStorageAt: [ADDRESS, '0x0', '0x1'],
+  hardhat_setCode: [ADDRESS, '0x00'],
+  anvil_setNonce: [ADDRESS, '0x5'],
+  anvil_setNextBlockBaseFeePerGas: ['0x7'],
+  anvil_setBlockGasLimit: ['0x1c9c380'],
+}
+
+describe(`fuzzing the dev tools (seed ${SEED})`, () => {
+  let tools: StartedNode
+
+  beforeAll(async () => {
+    const groups = ['ETH', ...TOOL_GROUPS].join(',')
+    tools = await startNode({ args: ['--rpc-http-api', groups, '--rpc-ws-enabled=false'] })
+  })
+  afterAll(() => tools?.cleanup())
+
+  it(`answers ${TOOL_REQUESTS} malformed requests to ${TOOL_GROUPS.join(', ')} without an internal error`, async () => {
+    const gen = generator(SEED + 2, TOOL_METHODS, TOOL_VALID)
+    const { sent, problems } = await fuzzOverHttp(tools.url, gen, TOOL_REQUESTS)
+    expect(sent).toBeGreaterThanOrEqual(TOOL_REQUESTS)
+    expect(problems.slice(0, 10)).toEqual([])
+  }, 60_000)
+
+  it('still seals a block afterwards, and logged no internal error', async () => {
+    const before = BigInt(await tools.rpc<string>('eth_blockNumber'))
+    expect(await tools.rpc('evm_mine')).toBe('0x0')
+    expect(BigInt(await tools.rpc<string>('eth_blockNumber'))).toBeGreaterThan(before)
+    expect(tools.output()).not.toContain('method failed')
   })
 })
