@@ -13,6 +13,7 @@ import type { Clock } from '../primitives/clock.ts'
 import { equalBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
+import { after, every, type LongTimer } from '../runtime/eventLoop.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import { BlockAssembler, nextTurn, type ProducerHeaderFields } from './blockAssembler.ts'
 import { BlockTime, type BlockTimeSettings, MAX_BLOCK_TIMESTAMP, TimestampRangeError } from './blockTime.ts'
@@ -82,7 +83,7 @@ export class DevSealer {
   private isStarted = false
   private sealing: Promise<void> = Promise.resolve()
   private isScheduled = false
-  private timer?: ReturnType<typeof setInterval>
+  private timer?: LongTimer
   private unsubscribe?: () => void
 
   private readonly chain: Chain
@@ -108,7 +109,7 @@ export class DevSealer {
     this.cliqueSigner = opts.cliqueKey ? signerHex(privateToAddress(opts.cliqueKey)) : undefined
     this.random = opts.random ?? Math.random
     this.clock = opts.clock
-    this.wait = opts.wait ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms)))
+    this.wait = opts.wait ?? ((ms) => new Promise((resolve) => after(ms, resolve)))
     this.time = new BlockTime(opts.clock)
     this.coinbase = opts.coinbase
     this.assembler = new BlockAssembler(chain, pool, {
@@ -206,7 +207,7 @@ export class DevSealer {
   /** (Re)arms the pool listener and the interval timer for the current mode. */
   private applyMode(): void {
     this.sealBatch()
-    if (this.timer) clearInterval(this.timer)
+    this.timer?.cancel()
     this.timer = undefined
     this.unsubscribe?.()
     this.unsubscribe = undefined
@@ -214,7 +215,7 @@ export class DevSealer {
     this.unsubscribeHeads = undefined
     if (!this.isStarted) return
     const ms = this.intervalMs
-    if (ms) this.timer = setInterval(() => this.schedule(this.isEmptyBlockSealed), ms)
+    if (ms) this.timer = every(ms, () => this.schedule(this.isEmptyBlockSealed))
     // A clique signer, as Besu's miner, starts its next block on every new head: the pass waits for
     // the parent's time plus the period (and out of turn, the random delay), so turns do not hang
     // on when each node's interval happens to tick.

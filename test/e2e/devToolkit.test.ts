@@ -348,6 +348,19 @@ describe('dev toolkit: state edits', () => {
     expect(Number((await head()).number)).toBe(stopped)
   }, 15_000)
 
+  it('an interval longer than the timers hold (about 24.8 days) seals nothing now', async () => {
+    const start = Number((await head()).number)
+    // 2^40 s and 2^70 s: a timer set past 2^31 - 1 ms fires after 1 ms, a block every millisecond.
+    for (const seconds of ['0x10000000000', '0x400000000000000000']) {
+      await node.rpc('evm_setIntervalMining', [seconds])
+      expect(await node.rpc('anvil_getIntervalMining')).toBe(Number(BigInt(seconds)))
+      await Bun.sleep(600)
+      expect(Number((await head()).number)).toBe(start)
+    }
+    await node.rpc('evm_setIntervalMining', [0])
+    expect(await node.rpc('anvil_getIntervalMining')).toBeNull()
+  })
+
   it('drops pooled transactions', async () => {
     await node.rpc('evm_setAutomine', [false])
     const nonce = Number(await node.rpc('eth_getTransactionCount', [DEV0, 'latest']))
