@@ -361,6 +361,24 @@ describe('dev toolkit: state edits', () => {
     expect(await node.rpc('anvil_getIntervalMining')).toBeNull()
   })
 
+  it('keeps nonces within 64 bits: a larger one is refused, an account at 2^64 - 1 can send nothing', async () => {
+    const account = '0x00000000000000000000000000000000000a11ce'
+    expect(await rpcError('anvil_setNonce', [account, `0x1${'0'.repeat(16)}`])).toEqual({
+      code: -32602,
+      message: 'anvil_setNonce: Invalid params: nonce 18446744073709551616 does not fit 64 bits',
+    })
+    await node.rpc('anvil_setBalance', [account, '0xde0b6b3a7640000'])
+    await node.rpc('anvil_setNonce', [account, `0x${'f'.repeat(16)}`])
+    expect(await node.rpc('eth_getTransactionCount', [account, 'latest'])).toBe(`0x${'f'.repeat(16)}`)
+    await node.rpc('anvil_impersonateAccount', [account])
+    expect(await rpcError('eth_sendTransaction', [{ from: account, to: TARGET, value: '0x1' }])).toEqual({
+      code: -32000,
+      message: `eth_sendTransaction: nonce has max value: address ${account}, nonce: 18446744073709551615`,
+    })
+    await node.rpc('anvil_stopImpersonatingAccount', [account])
+    expect(node.output()).not.toContain('method failed')
+  })
+
   it('drops pooled transactions', async () => {
     await node.rpc('evm_setAutomine', [false])
     const nonce = Number(await node.rpc('eth_getTransactionCount', [DEV0, 'latest']))

@@ -4,7 +4,7 @@
  * pooled transactions, and impersonation (which `eth_sendTransaction` honours). State edits land on
  * the state after the head (see `producer/devTools.ts` for how they persist and replay).
  */
-import { Address } from '@ethereumjs/util'
+import { Address, MAX_UINT64 } from '@ethereumjs/util'
 import { p } from '../../jsonrpc/codecs.ts'
 import type { RpcMethod } from '../../jsonrpc/defineMethod.ts'
 import { InvalidParamsError } from '../../jsonrpc/errors.ts'
@@ -67,6 +67,8 @@ devMethod(
   { hardhat: 'hardhat_setNonce', anvil: 'anvil_setNonce', evm: 'evm_setAccountNonce' },
   [p.address, amount('nonce')],
   async ({ tools, flavor }, [address, nonce]) => {
+    // An account's nonce is a uint64 (EIP-2681); at 2^64 - 1 the account can send nothing more.
+    if (nonce > MAX_UINT64) throw new InvalidParamsError(`Invalid params: nonce ${nonce} does not fit 64 bits`)
     if (flavor === 'hardhat') {
       const current = (await tools.chain.stateAt(tools.chain.head).getAccount(new Address(address)))?.nonce ?? 0n
       if (nonce < current)

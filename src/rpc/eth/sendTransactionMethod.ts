@@ -4,14 +4,14 @@
  * key and submits to the pool. Refused as Besu refuses it otherwise.
  */
 import { createTxFromRLP, type TypedTransaction } from '@ethereumjs/tx'
-import { Address } from '@ethereumjs/util'
+import { Address, MAX_UINT64 } from '@ethereumjs/util'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { hasLondonBaseFee } from '../../chain/baseFee.ts'
 import { buildCallTransaction, type CallRequest, callTxType } from '../../evm/callTransaction.ts'
 import { estimateGas } from '../../evm/gasEstimator.ts'
 import { CodecError, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
+import { besuError, InvalidParamsError, RpcError } from '../../jsonrpc/errors.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
 import { failedCallError, mapCallErrors } from './callErrors.ts'
@@ -43,6 +43,8 @@ export async function fill(ctx: RpcContext, req: CallRequest): Promise<FilledReq
   const fromHex = bytesToHex(req.from!)
   const stateNonce = (await ctx.chain.stateAt(head).getAccount(new Address(req.from!)))?.nonce ?? 0n
   const nonce = req.nonce ?? ctx.pool.pendingNonce(fromHex, stateNonce)
+  // EIP-2681: a transaction's nonce is below 2^64 - 1 (geth's and Anvil's words and code).
+  if (nonce >= MAX_UINT64) throw new RpcError(-32000, `nonce has max value: address ${fromHex}, nonce: ${nonce}`)
   const filled: CallRequest = { ...req, nonce }
   const type = callTxType(req, hasLondonBaseFee(head.header))
   if (type < 2) {
