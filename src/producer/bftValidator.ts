@@ -28,6 +28,7 @@ import type { ValidatorTracker } from '../consensus/voteTally.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { bytesToHex, equalBytes, type Hex, hexToBytes } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
+import { after, type LongTimer } from '../runtime/eventLoop.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { ContractValidators } from './bftContractValidators.ts'
 import { type AssembledBlock, BlockAssembler } from './blockAssembler.ts'
@@ -67,7 +68,7 @@ export class BftValidator {
   private readonly assembler: BlockAssembler
   private readonly built = new Map<Hex, AssembledBlock>()
   private queue: Promise<void> = Promise.resolve()
-  private timer?: ReturnType<typeof setTimeout>
+  private timer?: LongTimer
   private unsubscribes: (() => void)[] = []
   private lastStatus = ''
   private heldProposals: ProposalMessage[] = []
@@ -139,7 +140,7 @@ export class BftValidator {
 
   async stop(): Promise<void> {
     this.isStopped = true
-    clearTimeout(this.timer)
+    this.timer?.cancel()
     for (const u of this.unsubscribes) u()
     await this.queue
   }
@@ -347,12 +348,12 @@ export class BftValidator {
   }
 
   private schedule(): void {
-    clearTimeout(this.timer)
+    this.timer?.cancel()
     const at = this.machine.nextDeadlineMs()
     if (at === undefined || this.isStopped) return
     const delay = Math.max(0, at - this.opts.clock.nowMs())
-    this.timer = setTimeout(() => this.enqueue(() => this.apply(this.machine.tick())), delay)
-    this.timer.unref?.()
+    // Round timeouts double each round: past about 24.8 days a plain timer would fire at once.
+    this.timer = after(delay, () => this.enqueue(() => this.apply(this.machine.tick())), { unref: true })
   }
 
   /** Says, when it changes, whether and why this node seals blocks. */

@@ -6,8 +6,8 @@ describe('timers of any length', () => {
   it('after() waits the whole delay in steps and fires once; cancel stops it between steps', async () => {
     const fired: number[] = []
     const start = Date.now()
-    after(300, () => fired.push(Date.now() - start), 50)
-    const cancelled = after(300, () => fired.push(-1), 50)
+    after(300, () => fired.push(Date.now() - start), { stepMs: 50 })
+    const cancelled = after(300, () => fired.push(-1), { stepMs: 50 })
     await sleep(120)
     cancelled.cancel()
     expect(fired).toEqual([])
@@ -18,7 +18,7 @@ describe('timers of any length', () => {
 
   it('every() past the step repeats at its own period until cancelled', async () => {
     let count = 0
-    const timer = every(200, () => count++, 50)
+    const timer = every(200, () => count++, { stepMs: 50 })
     await sleep(120)
     expect(count).toBe(0)
     await sleep(400)

@@ -23,20 +23,30 @@ export interface LongTimer {
   cancel(): void
 }
 
+/** How a long timer waits: its step (the runtimes' range unless a test sets a shorter one), and whether it keeps the process alive. */
+export interface LongTimerOptions {
+  stepMs?: number
+  /** Unreferenced: the timer alone does not keep the process running. */
+  unref?: boolean
+}
+
 /** Calls `fn` once after `ms` milliseconds, however long: past the timers' range it waits in steps. */
-export function after(ms: number, fn: () => void, stepMs = MAX_TIMER_MS): LongTimer {
+export function after(ms: number, fn: () => void, opts: LongTimerOptions = {}): LongTimer {
+  const stepMs = opts.stepMs ?? MAX_TIMER_MS
   let handle: ReturnType<typeof setTimeout>
   const arm = (left: number) => {
     handle = setTimeout(() => (left > stepMs ? arm(left - stepMs) : fn()), Math.min(left, stepMs))
+    if (opts.unref) (handle as { unref?: () => void }).unref?.()
   }
   arm(ms)
   return { cancel: () => clearTimeout(handle) }
 }
 
 /** Calls `fn` every `ms` milliseconds, however long. */
-export function every(ms: number, fn: () => void, stepMs = MAX_TIMER_MS): LongTimer {
-  if (ms <= stepMs) {
+export function every(ms: number, fn: () => void, opts: LongTimerOptions = {}): LongTimer {
+  if (ms <= (opts.stepMs ?? MAX_TIMER_MS)) {
     const handle = setInterval(fn, ms)
+    if (opts.unref) (handle as { unref?: () => void }).unref?.()
     return { cancel: () => clearInterval(handle) }
   }
   let timer: LongTimer
@@ -47,7 +57,7 @@ export function every(ms: number, fn: () => void, stepMs = MAX_TIMER_MS): LongTi
         next()
         fn()
       },
-      stepMs,
+      opts,
     )
   }
   next()
