@@ -87,4 +87,26 @@ describe('simulate', () => {
     expect(err).toBeInstanceOf(SimulateError)
     expect((err as SimulateError).kind).toBe('blockNumberOrder')
   })
+
+  it('builds a block at timestamp 2^64 - 1 and refuses one after it, also a gap-filling one', async () => {
+    const max = 2n ** 64n - 1n
+    const [last] = await simulate(chain, chain.head, {
+      isValidated: false,
+      gasCap: 0n,
+      blockStateCalls: [{ blockOverrides: { time: max } }],
+    })
+    expect(last.block.header.timestamp).toBe(max)
+    for (const next of [{}, { number: chain.head.header.number + 3n }]) {
+      const err = await simulate(chain, chain.head, {
+        isValidated: false,
+        gasCap: 0n,
+        blockStateCalls: [{ blockOverrides: { time: max } }, { blockOverrides: next }],
+      }).catch((e) => e)
+      expect(err).toBeInstanceOf(SimulateError)
+      expect([(err as SimulateError).kind, (err as Error).message]).toEqual([
+        'timestampOrder',
+        `Timestamp is invalid. Trying to add a call at timestamp ${max + 12n}, above the largest block timestamp ${max}.`,
+      ])
+    }
+  })
 })

@@ -7,7 +7,7 @@
 import { type Block, createBlock, type HeaderData } from '@ethereumjs/block'
 import type { Log } from '@ethereumjs/evm'
 import type { TypedTransaction } from '@ethereumjs/tx'
-import { Address, equalsBytes, KECCAK256_NULL } from '@ethereumjs/util'
+import { Address, equalsBytes, KECCAK256_NULL, MAX_UINT64 } from '@ethereumjs/util'
 import { type RunTxResult, runTx } from '@ethereumjs/vm'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import type { StateManager } from '../state/worldState.ts'
@@ -99,6 +99,14 @@ function callRefusal(e: unknown): Error {
   return f
 }
 
+/** A block after one at 2^64 - 1 (a uint64 header field) has no timestamp left. */
+function checkTimestampRange(t: bigint): void {
+  if (t > MAX_UINT64) {
+    const m = `Timestamp is invalid. Trying to add a call at timestamp ${t}, above the largest block timestamp ${MAX_UINT64}.`
+    throw new SimulateError('timestampOrder', m)
+  }
+}
+
 /** Headers of the blocks to build, with the empty blocks that fill gaps in the requested numbers. */
 function plan(base: Block, req: SimulateRequest): { overrides: BlockOverrides; call?: BlockStateCall }[] {
   const out: { overrides: BlockOverrides; call?: BlockStateCall }[] = []
@@ -114,9 +122,11 @@ function plan(base: Block, req: SimulateRequest): { overrides: BlockOverrides; c
     if (n - base.header.number > MAX_BLOCKS) throw new SimulateError('tooManyBlocks', 'too many blocks')
     for (let gap = number + 1n; gap < n; gap++) {
       time += SECONDS_PER_SLOT
+      checkTimestampRange(time)
       out.push({ overrides: { number: gap, time } })
     }
     const t = o.time ?? time + SECONDS_PER_SLOT
+    checkTimestampRange(t)
     if (t <= time) {
       const m = `Timestamp is invalid. Trying to add a call at timestamp ${t}, while current timestamp is ${time}.`
       throw new SimulateError('timestampOrder', m)

@@ -6,7 +6,7 @@
 import { CodecError } from '../../jsonrpc/codecs.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { describe, expect, it } from '../../runtime/testing.ts'
-import { decodeCallRequest, decodeStateOverrides } from './callRequest.ts'
+import { decodeBlockOverrides, decodeCallRequest, decodeStateOverrides } from './callRequest.ts'
 
 const SENDER = 'a94f5374fce5edbc8e2a8697c15331677e6ebf0b'
 const TARGET = '6295ee1b4f6dd65047762f924ecd367c17eabf8f'
@@ -54,5 +54,22 @@ describe('decodeStateOverrides', () => {
 
   it('refuses a negative or fractional nonce', () => {
     for (const nonce of [-1, 1.5]) expect(() => decodeStateOverrides({ [SENDER]: { nonce } })).toThrow(CodecError)
+  })
+})
+
+describe('decodeBlockOverrides', () => {
+  it('holds number, time and gas limit to 64 bits and the fees to 256, as Besu and geth read them', () => {
+    const max64 = `0x${'f'.repeat(16)}`
+    expect(decodeBlockOverrides({ time: max64, number: max64, gasLimit: max64 })).toMatchObject({
+      time: 2n ** 64n - 1n,
+      number: 2n ** 64n - 1n,
+      gasLimit: 2n ** 64n - 1n,
+    })
+    for (const name of ['time', 'number', 'gasLimit'])
+      expect(() => decodeBlockOverrides({ [name]: `0x1${'0'.repeat(16)}` })).toThrow(/larger than 64 bits|64 bits/)
+    for (const name of ['baseFeePerGas', 'baseFee', 'blobBaseFee']) {
+      expect(decodeBlockOverrides({ [name]: `0x${'f'.repeat(64)}` })).toBeDefined()
+      expect(() => decodeBlockOverrides({ [name]: `0x1${'0'.repeat(64)}` })).toThrow(CodecError)
+    }
   })
 })

@@ -173,13 +173,15 @@ export function decodeStateOverrides(v: unknown): StateOverrides {
 export function decodeBlockOverrides(v: unknown): BlockOverrides {
   const o = object(v, 'a block override')
   return {
-    number: field(o, 'number', quantity),
-    time: field(o, 'time', quantity),
-    gasLimit: field(o, 'gasLimit', quantity),
+    // A header's number, time and gas limit are uint64, its fees uint256 (Besu's unsigned long
+    // parameters, geth's hexutil.Uint64): larger values are parameter errors, not blocks.
+    number: field(o, 'number', uint64),
+    time: field(o, 'time', uint64),
+    gasLimit: field(o, 'gasLimit', uint64),
     feeRecipient: field(o, 'feeRecipient', address) ?? field(o, 'coinbase', address),
     prevRandao: field(o, 'prevRandao', bytes32) ?? field(o, 'random', bytes32),
-    baseFeePerGas: field(o, 'baseFeePerGas', quantity) ?? field(o, 'baseFee', quantity),
-    blobBaseFee: field(o, 'blobBaseFee', quantity),
+    baseFeePerGas: field(o, 'baseFeePerGas', uint256) ?? field(o, 'baseFee', uint256),
+    blobBaseFee: field(o, 'blobBaseFee', uint256),
   }
 }
 
