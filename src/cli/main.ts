@@ -10,6 +10,7 @@ import { installModuleHooks } from '../runtime/moduleHooks.ts'
 import { protectOptionValues } from './argv.ts'
 import { registerBlocksCommand } from './blocksCommand.ts'
 import { CliError } from './cliError.ts'
+import { expandOptionSources, runOptionNames } from './configFile.ts'
 import { registerOperatorCommand } from './operatorCommand.ts'
 import { registerPublicKeyCommand } from './publicKeyCommand.ts'
 import { registerRlpCommand } from './rlpCommand.ts'
@@ -34,7 +35,8 @@ export function buildCli() {
 export async function main(argv: string[]): Promise<void> {
   const cli = buildCli()
   try {
-    cli.parse([...argv.slice(0, 2), ...protectOptionValues(cli, argv.slice(2))], { run: false })
+    const args = expandOptionSources(argv.slice(2), runOptionNames(cli))
+    cli.parse([...argv.slice(0, 2), ...protectOptionValues(cli, args)], { run: false })
     // `--version` wins wherever it stands, as in Besu: `basalt run --version` must not start a node.
     if (cli.options.version) {
       process.stdout.write(`${clientVersion()}\n`)

@@ -35,6 +35,10 @@ const DEFAULT_DEV_APIS = `${DEFAULT_APIS},EVM,HARDHAT,ANVIL,OTS`
 export function registerRunCommand(cli: CAC): void {
   const cmd = cli.command('run', 'Start the node: a dev chain by default, JSON-RPC on 127.0.0.1:8545')
   cmd
+    .option(
+      '--config-file <file>',
+      'TOML file of options, as Besu reads it (rpc-http-api=["ETH","NET"]); the command line wins over it',
+    )
     .option('--network <name>', 'Network preset: dev', { default: 'dev' })
     .option('--genesis-file <file>', 'Genesis file (Besu/geth format) instead of a preset')
     .option('--network-id <id>', 'Network id answered by net_version')
@@ -59,9 +63,12 @@ export function registerRunCommand(cli: CAC): void {
       '--rpc-http-api <list>',
       `Comma-separated API groups over HTTP (default ${DEFAULT_DEV_APIS} on the dev network, else ${DEFAULT_APIS})`,
     )
-    .option('--rpc-http-cors-origins <list>', 'Comma-separated allowed CORS origins, or *')
+    .option(
+      '--rpc-http-cors-origins <list>',
+      'Comma-separated allowed CORS origins (regular expressions, as Besu), * or all, or none',
+    )
     .option('--rpc-http-max-batch-size <n>', 'Largest JSON-RPC batch', { default: '1024' })
-    .option('--host-allowlist <list>', 'Comma-separated Host header values accepted, or *', {
+    .option('--host-allowlist <list>', 'Comma-separated Host header values accepted, * or all, or none', {
       default: 'localhost,127.0.0.1',
     })
     .option('--rpc-ws-enabled', 'Serve JSON-RPC over WebSocket on its own port (default true)')
@@ -114,7 +121,10 @@ export function registerRunCommand(cli: CAC): void {
     .option('--graphql-http-enabled', 'Serve GraphQL (EIP-1767) over HTTP at /graphql')
     .option('--graphql-http-host <host>', 'GraphQL host', { default: '127.0.0.1' })
     .option('--graphql-http-port <port>', 'GraphQL port (0 picks a free one)', { default: '8547' })
-    .option('--graphql-http-cors-origins <list>', 'Comma-separated CORS origins GraphQL allows, or *')
+    .option(
+      '--graphql-http-cors-origins <list>',
+      'Comma-separated CORS origins GraphQL allows (as --rpc-http-cors-origins)',
+    )
     .option('--metrics-enabled', 'Serve Prometheus metrics at /metrics')
     .option('--metrics-host <host>', 'Metrics host', { default: '127.0.0.1' })
     .option('--metrics-port <port>', 'Metrics port (0 picks a free one)', { default: '9545' })
@@ -162,7 +172,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       host: nonEmpty('rpc-http-host', s('rpcHttpHost')),
       port: portOpt('rpc-http-port', s('rpcHttpPort')),
       apis: apiList('rpc-http-api', s('rpcHttpApi') ?? defaultApis),
-      corsOrigins: list(s('rpcHttpCorsOrigins')),
+      corsOrigins: allowlist('rpc-http-cors-origins', s('rpcHttpCorsOrigins'), 'domains'),
       maxBatchSize: intOpt('rpc-http-max-batch-size', s('rpcHttpMaxBatchSize'), 1),
     },
     ws: {
@@ -171,7 +181,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       port: portOpt('rpc-ws-port', s('rpcWsPort')),
       apis: apiList('rpc-ws-api', s('rpcWsApi') ?? defaultApis),
     },
-    hostAllowlist: list(s('hostAllowlist')),
+    hostAllowlist: allowlist('host-allowlist', s('hostAllowlist'), 'hostnames'),
     minGasPrice: bigintOpt('min-gas-price', s('minGasPrice')),
     gasPriceBlocks: intOpt('api-gas-price-blocks', s('apiGasPriceBlocks'), 1),
     gasPricePercentile: intOpt('api-gas-price-percentile', s('apiGasPricePercentile'), 0, 100),
@@ -200,7 +210,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       isEnabled: optBool(o, 'graphqlHttpEnabled', 'graphql-http-enabled', false),
       host: nonEmpty('graphql-http-host', s('graphqlHttpHost')),
       port: portOpt('graphql-http-port', s('graphqlHttpPort')),
-      corsOrigins: list(s('graphqlHttpCorsOrigins')),
+      corsOrigins: allowlist('graphql-http-cors-origins', s('graphqlHttpCorsOrigins'), 'domains'),
     },
     metrics: {
       isEnabled: optBool(o, 'metricsEnabled', 'metrics-enabled', false),
@@ -212,7 +222,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     engine: {
       isEnabled: optBool(o, 'engineRpcEnabled', 'engine-rpc-enabled', false),
       port: portOpt('engine-rpc-port', s('engineRpcPort')),
-      hostAllowlist: list(s('engineHostAllowlist')),
+      hostAllowlist: allowlist('engine-host-allowlist', s('engineHostAllowlist'), 'hostnames'),
       jwtSecretFile: s('engineJwtSecret'),
       isJwtDisabled: optBool(o, 'engineJwtDisabled', 'engine-jwt-disabled', false),
     },
@@ -294,6 +304,37 @@ function periodOpt(v: string): number {
 function secondsOpt(flag: string, v: string | undefined): number {
   if (v === undefined || !/^\d+(\.\d+)?$/.test(v)) bad(flag, v, 'a non-negative number of seconds')
   return Math.round(Number(v) * 1000)
+}
+
+/**
+ * A host allowlist or CORS origins as Besu reads them (`JsonRPCAllowlistHostsProperty`,
+ * `CorsAllowedOriginsProperty`): comma-separated, `all` meaning `*`, `none` meaning nothing, and
+ * neither of those beside other entries; CORS origins are regular expressions, checked here.
+ */
+function allowlist(flag: string, v: string | undefined, kind: 'hostnames' | 'domains'): string[] {
+  if (v === undefined) return []
+  const noun = kind === 'hostnames' ? 'Hostname' : 'Domain'
+  const items = v
+    .split(/\s*,+\s*/)
+    .filter((x) => x !== '')
+    .map((x) => (x === 'all' ? '*' : x))
+  const fail = (why: string): never => {
+    throw new CliError(`Invalid value for option --${flag}: '${v}' (${why})`)
+  }
+  if (v.trim() === '') fail(`${noun} cannot be empty string or null string.`)
+  if (items.includes('none')) {
+    if (items.length > 1) fail(`Value 'none' can't be used with other ${kind}`)
+    return []
+  }
+  if (items.includes('*') && items.length > 1) fail(`Values '*' or 'all' can't be used with other ${kind}`)
+  if (kind === 'domains' && !items.includes('*')) {
+    try {
+      new RegExp(items.join('|'))
+    } catch {
+      fail('Domain values result in invalid regex pattern')
+    }
+  }
+  return items
 }
 
 function list(v: string | undefined): string[] {

@@ -4,15 +4,21 @@
  */
 import type { MiddlewareHandler } from 'hono'
 
-/** A hono middleware enforcing `hostAllowlist` and `corsOrigins` (`*` allows any in both). */
+/**
+ * A hono middleware enforcing `hostAllowlist` and `corsOrigins` (`*` allows any in both). As in
+ * Besu, each CORS origin is a regular expression the whole Origin header must match
+ * (`http://localhost:.*`); an origin written out plainly matches itself.
+ */
 export function hostAndCorsGuard(hostAllowlist: string[], corsOrigins: string[]): MiddlewareHandler {
   const isHostAllowed = hostChecker(hostAllowlist)
   const isAnyOrigin = corsOrigins.includes('*')
+  const originPattern = corsOrigins.length && !isAnyOrigin ? new RegExp(`^(?:${corsOrigins.join('|')})$`) : undefined
+  const isOriginAllowed = (origin: string) => isAnyOrigin || originPattern?.test(origin) === true
   return async (c, next) => {
     if (!isHostAllowed(c.req.header('host'))) return c.text('Host not authorized.', 403)
     const origin = c.req.header('origin')
     if (origin !== undefined) {
-      if (!isAnyOrigin && !corsOrigins.includes(origin)) return c.text('Origin not allowed.', 403)
+      if (!isOriginAllowed(origin)) return c.text('Origin not allowed.', 403)
       c.header('Access-Control-Allow-Origin', isAnyOrigin ? '*' : origin)
       c.header('Vary', 'Origin')
       if (c.req.method === 'OPTIONS') {

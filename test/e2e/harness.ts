@@ -61,6 +61,8 @@ export interface StartOptions {
   timeoutMs?: number
   /** The command that runs basalt (another runtime's launcher); BASALT_BIN otherwise. */
   bin?: string
+  /** Environment variables added to the test process's own for the node. */
+  env?: Record<string, string>
   /**
    * Puts the loaded KZG trusted setup in the data path first (`kzgSetupMemory`), as a node leaves it
    * after its first load: the node restores KZG in about 100 ms instead of loading it for 15 s or more.
@@ -103,7 +105,8 @@ export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
     configOut,
     ...(opts.args ?? []),
   ]
-  const proc = Bun.spawn([opts.bin ?? BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe' })
+  const env = opts.env ? { ...process.env, ...opts.env } : undefined
+  const proc = Bun.spawn([opts.bin ?? BASALT_BIN, ...args], { stdout: 'pipe', stderr: 'pipe', env })
   trackTempDir(dir, proc)
   let out = ''
   const drain = async (s: ReadableStream<Uint8Array>) => {

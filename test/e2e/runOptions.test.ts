@@ -5,7 +5,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type Hex, parseGwei, type TransactionSerializable } from 'viem'
 import { BASALT_BIN, SOURCE_RUNTIME, type StartedNode, signTransfer, startNode } from './harness.ts'
 
@@ -221,5 +223,61 @@ describe('basalt --version and --help', () => {
     expect(code).toBe(0)
     for (const option of ['--network-id', '--rpc-http-cors-origins', '--tx-pool-price-bump', '--config-out'])
       expect(stdout).toContain(option)
+  })
+})
+
+describe("options from a Besu-style TOML file and Besu's environment variables", () => {
+  const dir = mkdtempSync(join(tmpdir(), 'basalt-config-e2e-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+  it('takes the file under the environment under the command line, with all for any host and origin', async () => {
+    const file = join(dir, 'config.toml')
+    writeFileSync(
+      file,
+      [
+        '# A node as a Besu user configures one',
+        'rpc-http-enabled=true',
+        'rpc-http-api=["ETH","NET","WEB3","TXPOOL"]',
+        'host-allowlist=["all"]',
+        'rpc-http-cors-origins=["all"]',
+        'rpc-http-port=1 # the command line gives the port',
+        'identity="from-file"',
+        'min-gas-price=0',
+        '',
+      ].join('\n'),
+    )
+    const node = await startNode({ args: ['--config-file', file], env: { BESU_IDENTITY: 'from-env' } })
+    try {
+      expect(Object.keys(await node.rpc<Record<string, string>>('rpc_modules')).sort()).toEqual([
+        'eth',
+        'net',
+        'rpc',
+        'txpool',
+        'web3',
+      ])
+      expect(await node.rpc<string>('web3_clientVersion')).toContain('from-env')
+      const res = await fetch(node.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', origin: 'http://any.example', host: 'rpc.example:8545' },
+        body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      })
+      expect([res.status, res.headers.get('access-control-allow-origin')]).toEqual([200, '*'])
+    } finally {
+      await node.cleanup()
+    }
+  })
+
+  it('refuses a key that names no option, with the file in the message', async () => {
+    const file = join(dir, 'besu-only.toml')
+    writeFileSync(file, 'sync-mode="FULL"\n')
+    const proc = Bun.spawn([BASALT_BIN, 'run', '--config-file', file, '--data-path', join(dir, 'd')], {
+      stdout: 'pipe',
+      stderr: 'pipe',
+    })
+    const code = await proc.exited
+    expect(code).toBe(2)
+    expect((await new Response(proc.stderr as ReadableStream).text()).trim()).toBe(
+      `basalt: Unknown option in TOML configuration file ${file}: sync-mode`,
+    )
   })
 })

@@ -1,0 +1,158 @@
+/**
+ * `basalt run`'s options from a Besu-style TOML file and from the environment (`BASALT_*`, Besu's
+ * `BESU_*`): what the reader takes, what it refuses and where, and which source wins.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import cac from 'cac'
+import { afterAll, describe, expect, it } from '../runtime/testing.ts'
+import { expandOptionSources, parseToml, runOptionNames } from './configFile.ts'
+import { runConfig } from './runArgs.test-helper.ts'
+import { registerRunCommand } from './runCommand.ts'
+
+const dir = mkdtempSync(join(tmpdir(), 'basalt-config-'))
+afterAll(() => rmSync(dir, { recursive: true, force: true }))
+
+function names() {
+  const cli = cac('basalt')
+  registerRunCommand(cli)
+  return runOptionNames(cli)
+}
+
+function file(name: string, text: string): string {
+  const path = join(dir, name)
+  writeFileSync(path, text)
+  return path
+}
+
+/** The NodeConfig of `run ARGS` with the environment and the config file applied. */
+function config(args: string[], env: Record<string, string> = {}) {
+  return runConfig(expandOptionSources(['run', ...args], names(), env).slice(1))
+}
+
+describe('parseToml', () => {
+  it('reads the keys, strings, numbers, booleans and arrays of a Besu config file', () => {
+    const text = [
+      '# a node',
+      'data-path="/var/lib/besu" # inline comment',
+      "genesis-file='C:\\genesis.json'",
+      'rpc-http-api=["ETH","NET", # groups',
+      '  "QBFT",',
+      ']',
+      'rpc-http-port = 8545',
+      'min-gas-price=1_000_000_000_000_000_000_000',
+      'rpc-http-enabled=true',
+      '"host-allowlist" = ["*"]',
+      'identity="tab\\there \\u00e9"',
+      'target-gas-limit=0x1c9c380',
+      '',
+    ].join('\n')
+    expect(Object.fromEntries(parseToml(text))).toEqual({
+      'data-path': '/var/lib/besu',
+      'genesis-file': 'C:\\genesis.json',
+      'rpc-http-api': ['ETH', 'NET', 'QBFT'],
+      'rpc-http-port': '8545',
+      'min-gas-price': '1000000000000000000000',
+      'rpc-http-enabled': true,
+      'host-allowlist': ['*'],
+      identity: 'tab\there é',
+      'target-gas-limit': '0x1c9c380',
+    })
+    expect(parseToml('a=1\r\nb="x"\r\n').get('b')).toBe('x')
+  })
+
+  it('names the line and column of what it cannot read', () => {
+    const cases: [string, string][] = [
+      ['[section]\na=1', 'tables are not Besu options at line 1, column 1'],
+      ['a=1\nb.c=2', 'dotted keys are not Besu options at line 2, column 2'],
+      ['a="open', 'unterminated string at line 1, column 8'],
+      ['a=1\na=2', "duplicate key 'a' at line 2, column 1"],
+      ['a=[1, 2', "expected ',' or ']' at line 1, column 8"],
+      ['a=1 b=2', 'expected the end of the line at line 1, column 5'],
+      ['a=', 'missing value at line 1, column 3'],
+      ['a=1979-05-27', "unsupported value '1979-05-27' at line 1, column 3"],
+      ['a="""x"""', 'multi-line strings are not read at line 1, column 3'],
+      ['a="\\q"', 'bad escape \\q at line 1, column 4'],
+      ['= 1', 'expected a key at line 1, column 1'],
+      ['a 1', "expected '=' at line 1, column 3"],
+    ]
+    for (const [text, message] of cases) expect(() => parseToml(text)).toThrow(message)
+  })
+})
+
+describe('expandOptionSources', () => {
+  it('applies the file under the command line, as Besu: the command line wins', () => {
+    const path = file(
+      'node.toml',
+      'rpc-http-port=9545\nrpc-http-api=["ETH","NET","TXPOOL"]\nrpc-ws-enabled=false\nmin-gas-price=7\n',
+    )
+    const c = config(['--config-file', path, '--rpc-http-port', '18545'])
+    expect([c.http.port, c.http.apis, c.ws.isEnabled, c.minGasPrice]).toEqual([
+      18545,
+      ['ETH', 'NET', 'TXPOOL'],
+      false,
+      7n,
+    ])
+    expect(config([`--config-file=${path}`]).http.port).toBe(9545)
+  })
+
+  it("takes BASALT_ and Besu's BESU_ variables between the two, and the file's name from them too", () => {
+    const path = file('env.toml', 'rpc-http-port=9545\nidentity="from-file"\n')
+    const env = { BESU_RPC_HTTP_PORT: '9001', BESU_IDENTITY: 'besu', BASALT_IDENTITY: 'basalt', BESU_CONFIG_FILE: path }
+    const c = config([], env)
+    expect([c.http.port, c.identity]).toEqual([9001, 'basalt'])
+    expect(config(['--rpc-http-port', '1234'], env).http.port).toBe(1234)
+    expect(config([], { BESU_RPC_HTTP_ENABLED: 'false' }).http.isEnabled).toBe(false)
+  })
+
+  it('leaves variables that name no run option alone (a container may set BESU_VERSION)', () => {
+    const env = { BESU_VERSION: '24.1.0', BESU_PID_PATH: '/tmp/pid', BASALT_BIN: '/x', BESU_HELP: 'true' }
+    expect(expandOptionSources(['run'], names(), env)).toEqual(['run'])
+  })
+
+  it('refuses a key that is no option, a flag given a string and nested arrays, naming the file', () => {
+    const cases: [string, string][] = [
+      ['sync-mode="FULL"', 'Unknown option in TOML configuration file'],
+      ['config-file="other.toml"', 'Unknown option in TOML configuration file'],
+      ['rpc-http-enabled="yes"', 'Invalid value for option rpc-http-enabled in'],
+      ['rpc-http-api=[["ETH"]]', 'nested arrays'],
+      ['rpc-http-port=[', 'Invalid TOML configuration in'],
+    ]
+    for (const [text, message] of cases) {
+      const path = file('bad.toml', text)
+      expect(() => config(['--config-file', path])).toThrow(message)
+      expect(() => config(['--config-file', path])).toThrow(path)
+    }
+    expect(() => config(['--config-file', join(dir, 'absent.toml')])).toThrow(
+      'Unable to read TOML configuration, file not found',
+    )
+  })
+
+  it('leaves the other commands alone', () => {
+    const argv = ['blocks', 'import', '--config-file', 'x.toml']
+    expect(expandOptionSources(argv, names(), { BESU_DATA_PATH: '/d' })).toBe(argv)
+  })
+})
+
+describe("host allowlists and CORS origins as Besu's options read them", () => {
+  it('takes all for *, none for nothing, and refuses either beside other entries', () => {
+    expect(config(['--rpc-http-cors-origins', 'all']).http.corsOrigins).toEqual(['*'])
+    expect(config(['--host-allowlist', 'all']).hostAllowlist).toEqual(['*'])
+    expect(config(['--host-allowlist', 'none']).hostAllowlist).toEqual([])
+    expect(config(['--rpc-http-cors-origins', 'http://a.example, http://b.example']).http.corsOrigins).toEqual([
+      'http://a.example',
+      'http://b.example',
+    ])
+    expect(() => config(['--host-allowlist', 'all,localhost'])).toThrow(
+      "Values '*' or 'all' can't be used with other hostnames",
+    )
+    expect(() => config(['--rpc-http-cors-origins', 'none,http://a'])).toThrow(
+      "Value 'none' can't be used with other domains",
+    )
+    expect(() => config(['--graphql-http-cors-origins', 'http://a,('])).toThrow(
+      'Domain values result in invalid regex pattern',
+    )
+    expect(config(['--engine-host-allowlist', 'a,, b,']).engine.hostAllowlist).toEqual(['a', 'b'])
+  })
+})

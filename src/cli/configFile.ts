@@ -1,0 +1,229 @@
+/**
+ * The sources of `basalt run`'s options besides the command line, as Besu reads them: environment
+ * variables (`BASALT_RPC_HTTP_PORT`, or Besu's `BESU_RPC_HTTP_PORT`) and a TOML configuration file
+ * (`--config-file FILE`, or `BASALT_CONFIG_FILE` / `BESU_CONFIG_FILE`). Each key of the file is a
+ * `run` option's name without its `--` (`rpc-http-api=["ETH","NET"]`, `rpc-http-port=8545`,
+ * `rpc-http-enabled=true`); a key that names no option is refused (`Unknown option in TOML
+ * configuration file: KEY`). The command line wins, then the environment, then the file. Their
+ * values become command-line arguments before the command line is parsed, so they pass the same
+ * checks.
+ *
+ * The reader takes what such files hold, top-level keys only: bare or quoted keys; basic and literal
+ * strings (one line), integers and floats (kept as written, so large amounts keep their digits),
+ * booleans, and arrays of those over several lines, with comments and a trailing comma. Tables,
+ * dates and multi-line strings name the line and are refused.
+ */
+import { readFileSync } from 'node:fs'
+import type { CAC } from 'cac'
+import { CliError } from './cliError.ts'
+
+export type TomlValue = string | boolean | TomlValue[]
+
+/** Thrown for a malformed file: the message names the line and column. */
+class TomlError extends Error {}
+
+/** Top-level `key = value` pairs of a TOML text, numbers as the text that wrote them. */
+export function parseToml(text: string): Map<string, TomlValue> {
+  const out = new Map<string, TomlValue>()
+  let i = 0
+  const at = (index: number) => {
+    const before = text.slice(0, index).split('\n')
+    return `line ${before.length}, column ${before[before.length - 1].length + 1}`
+  }
+  const fail = (what: string, index = i): never => {
+    throw new TomlError(`${what} at ${at(index)}`)
+  }
+  /** Skips spaces, tabs and a comment; with `isMultiline`, line ends too. */
+  const skip = (isMultiline: boolean) => {
+    for (;;) {
+      const c = text[i]
+      if (c === ' ' || c === '\t' || (isMultiline && (c === '\n' || c === '\r'))) i++
+      else if (c === '#') while (i < text.length && text[i] !== '\n') i++
+      else return
+    }
+  }
+  const basicString = (): string => {
+    let s = ''
+    i++
+    for (;;) {
+      const c = text[i]
+      if (c === undefined || c === '\n') return fail('unterminated string')
+      i++
+      if (c === '"') return s
+      if (c !== '\\') {
+        s += c
+        continue
+      }
+      const e = text[i++]
+      const simple: Record<string, string> = { b: '\b', t: '\t', n: '\n', f: '\f', r: '\r', '"': '"', '\\': '\\' }
+      if (e in simple) s += simple[e]
+      else if (e === 'u' || e === 'U') {
+        const size = e === 'u' ? 4 : 8
+        const hex = text.slice(i, i + size)
+        if (!/^[0-9a-fA-F]+$/.test(hex) || hex.length !== size) fail('bad unicode escape', i - 2)
+        s += String.fromCodePoint(Number.parseInt(hex, 16))
+        i += size
+      } else fail(`bad escape \\${e ?? ''}`, i - 2)
+    }
+  }
+  const literalString = (): string => {
+    const end = text.indexOf("'", i + 1)
+    const newline = text.indexOf('\n', i + 1)
+    if (end === -1 || (newline !== -1 && newline < end)) fail('unterminated string')
+    const s = text.slice(i + 1, end)
+    i = end + 1
+    return s
+  }
+  const value = (): TomlValue => {
+    const c = text[i]
+    if (text.startsWith('"""', i) || text.startsWith("'''", i)) return fail('multi-line strings are not read')
+    if (c === '"') return basicString()
+    if (c === "'") return literalString()
+    if (c === '[') {
+      i++
+      const items: TomlValue[] = []
+      for (;;) {
+        skip(true)
+        if (text[i] === ']') {
+          i++
+          return items
+        }
+        items.push(value())
+        skip(true)
+        if (text[i] === ',') i++
+        else if (text[i] !== ']') fail("expected ',' or ']'")
+      }
+    }
+    const word = /^[^\s,\]#]+/.exec(text.slice(i))?.[0] ?? ''
+    if (word === 'true' || word === 'false') {
+      i += word.length
+      return word === 'true'
+    }
+    if (/^[+-]?(\d[\d_]*|0x[0-9a-fA-F_]+)(\.\d+)?([eE][+-]?\d+)?$/.test(word)) {
+      i += word.length
+      return word.replaceAll('_', '')
+    }
+    return fail(word ? `unsupported value '${word}'` : 'missing value')
+  }
+  const key = (): string => {
+    if (text[i] === '"') return basicString()
+    if (text[i] === "'") return literalString()
+    const word = /^[A-Za-z0-9_-]+/.exec(text.slice(i))?.[0]
+    if (!word) return fail(text[i] === '[' ? 'tables are not Besu options' : 'expected a key')
+    i += word.length
+    return word
+  }
+  for (;;) {
+    skip(true)
+    if (i >= text.length) return out
+    const keyAt = i
+    const name = key()
+    skip(false)
+    if (text[i] === '.') fail('dotted keys are not Besu options')
+    if (text[i] !== '=') fail("expected '='")
+    i++
+    skip(false)
+    const v = value()
+    skip(false)
+    if (i < text.length && text[i] !== '\n' && text[i] !== '\r') fail('expected the end of the line')
+    if (out.has(name)) fail(`duplicate key '${name}'`, keyAt)
+    out.set(name, v)
+  }
+}
+
+/** The option names (kebab-case) of `run`, and which of them are flags. */
+export interface RunOptionNames {
+  known: Set<string>
+  flags: Set<string>
+}
+
+/**
+ * The option names of `run`, which the environment and a config file may set (not the global
+ * `--help` and `--version`: a `BESU_VERSION` in a container's environment must not stop the node).
+ */
+export function runOptionNames(cli: CAC): RunOptionNames {
+  const names: RunOptionNames = { known: new Set(), flags: new Set() }
+  const run = cli.commands.find((c) => c.name === 'run')
+  for (const opt of run?.options ?? []) {
+    for (const n of opt.names) {
+      const name = n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+      names.known.add(name)
+      if (opt.isBoolean) names.flags.add(name)
+    }
+  }
+  return names
+}
+
+/** `rpc-http-api` → `RPC_HTTP_API`, the name's part of its environment variables. */
+function envName(option: string): string {
+  return option.toUpperCase().replaceAll('-', '_')
+}
+
+/**
+ * `argv` (the arguments after the executable) with the `run` options that the environment and
+ * `--config-file`'s file give added after the command line's, as Besu takes them: the command line
+ * wins, then `BASALT_<OPTION>` or Besu's `BESU_<OPTION>` (`BESU_RPC_HTTP_API=ETH,NET`), then the
+ * file. Environment variables that name no option are ignored, as Besu ignores them. Other
+ * commands' arguments are returned unchanged.
+ */
+export function expandOptionSources(
+  argv: string[],
+  names: RunOptionNames,
+  env: Record<string, string | undefined> = process.env,
+): string[] {
+  if (argv.find((a) => !a.startsWith('-')) !== 'run') return argv
+  const given = new Set(argv.filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=')[0]))
+  const added: string[] = []
+  const add = (name: string, text: string) => {
+    given.add(name)
+    added.push(`--${name}=${text}`)
+  }
+  for (const name of names.known) {
+    if (given.has(name)) continue
+    const v = env[`BASALT_${envName(name)}`] ?? env[`BESU_${envName(name)}`]
+    if (v !== undefined) add(name, v)
+  }
+  const file = configFileOf(argv) ?? env.BASALT_CONFIG_FILE ?? env.BESU_CONFIG_FILE
+  if (file === undefined) return [...argv, ...added]
+  for (const [name, v] of readConfigFile(file)) {
+    if (!names.known.has(name) || name === 'config-file')
+      throw new CliError(`Unknown option in TOML configuration file ${file}: ${name}`)
+    if (given.has(name)) continue
+    if (Array.isArray(v) && v.some((x) => Array.isArray(x)))
+      throw new CliError(`Invalid value for option ${name} in ${file}: nested arrays`)
+    const text = Array.isArray(v) ? v.join(',') : String(v)
+    if (names.flags.has(name) && typeof v !== 'boolean')
+      throw new CliError(`Invalid value for option ${name} in ${file}: '${text}' (expected true or false)`)
+    add(name, text)
+  }
+  return [...argv, ...added]
+}
+
+/** The file `--config-file` names on the command line, if any. */
+function configFileOf(argv: string[]): string | undefined {
+  const at = argv.findIndex((a) => a === '--config-file' || a.startsWith('--config-file='))
+  if (at === -1) return undefined
+  const file = argv[at].includes('=') ? argv[at].slice('--config-file='.length) : argv[at + 1]
+  // A missing value is the command line's error to report.
+  return file === undefined || file === '' || file.startsWith('--') ? undefined : file
+}
+
+function readConfigFile(file: string): Map<string, TomlValue> {
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (e) {
+    const code = (e as { code?: string }).code
+    throw new CliError(
+      code === 'ENOENT'
+        ? `Unable to read TOML configuration, file not found: ${file}`
+        : `Unable to read TOML configuration file ${file}: ${(e as Error).message}`,
+    )
+  }
+  try {
+    return parseToml(text)
+  } catch (e) {
+    if (!(e instanceof TomlError)) throw e
+    throw new CliError(`Invalid TOML configuration in ${file}: ${e.message}`)
+  }
+}
