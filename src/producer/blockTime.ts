@@ -13,7 +13,7 @@ export const MAX_BLOCK_TIMESTAMP = (1n << 64n) - 1n
 export class TimestampRangeError extends Error {
   constructor(timestamp: bigint) {
     super(
-      `the next block's timestamp ${timestamp} is above the largest block timestamp ${MAX_BLOCK_TIMESTAMP} (2^64 - 1); set the time back with evm_setTime`,
+      `the next block's timestamp ${timestamp} is above the largest block timestamp ${MAX_BLOCK_TIMESTAMP} (2^64 - 1): remove the timestamp interval, set the time back (evm_setTime) or, with the head at 2^64 - 1, roll it back`,
     )
   }
 }

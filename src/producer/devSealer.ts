@@ -325,6 +325,8 @@ export class DevSealer {
       } catch (e) {
         // A clique signer waits for another signer's block, as Besu's miner does: not a failure.
         if (e instanceof CliqueWaitError) log.debug('not sealing', { reason: e.message })
+        // The dev tools moved the time past the range: the user's doing, said in one line.
+        else if (e instanceof TimestampRangeError) log.warn('not sealing', { reason: e.message })
         else log.error('sealing failed', { error: e instanceof Error ? (e.stack ?? e.message) : String(e) })
       } finally {
         this.passes--

@@ -158,6 +158,15 @@ describe('dev toolkit: mining and time', () => {
     expect(await node.rpc('evm_mine', [hex(max)])).toBe('0x0')
     expect(BigInt((await head()).timestamp)).toBe(max)
     expect((await rpcError('evm_mine', [])).message).toContain('above the largest block timestamp')
+    // Automine cannot seal a sent transaction either: one warning line, no failure, the node up.
+    const nonce = Number(await node.rpc('eth_getTransactionCount', [DEV0, 'pending']))
+    const sent = await node.rpc<string>('eth_sendRawTransaction', [
+      await signTransfer(KEY, { nonce, maxFeePerGas: 10n ** 11n }),
+    ])
+    await Bun.sleep(200)
+    expect(await node.rpc('eth_getTransactionReceipt', [sent])).toBeNull()
+    expect(node.output()).toContain('not sealing')
+    expect(node.output()).not.toContain('sealing failed')
     expect(await node.rpc('evm_revert', [snapshot])).toBe(true)
     expect(await node.rpc('evm_mine')).toBe('0x0')
   })
