@@ -63,6 +63,17 @@ async function slot(chain: Chain, block: Block, address: string, n: bigint): Pro
   return bytesToHex(await chain.stateAt(block).getStorage(new Address(hexToBytes(address)), key))
 }
 
+/**
+ * A block hash as a slot holds it: storage drops leading zero bytes, so a hash that starts with one
+ * (a genesis of this second's timestamp, now and then) reads back shorter.
+ */
+function stored(hash: Uint8Array): string {
+  const hex = bytesToHex(hash)
+    .slice(2)
+    .replace(/^(00)+/, '')
+  return `0x${hex}`
+}
+
 /** Two blocks of a one-validator QBFT chain on Prague (`config` added to its config). */
 async function qbftBlocks(
   name: string,
@@ -125,8 +136,8 @@ describe('system calls on a QBFT chain on Prague', () => {
     const one = (await chain.getBlockByNumber(1n))!
     const two = (await chain.getBlockByNumber(2n))!
     // EIP-2935: block n writes its parent's hash at slot n - 1.
-    expect(await slot(chain, two, HISTORY, 0n)).toBe(bytesToHex((await chain.getBlockByNumber(0n))!.hash()))
-    expect(await slot(chain, two, HISTORY, 1n)).toBe(bytesToHex(one.hash()))
+    expect(await slot(chain, two, HISTORY, 0n)).toBe(stored((await chain.getBlockByNumber(0n))!.hash()))
+    expect(await slot(chain, two, HISTORY, 1n)).toBe(stored(one.hash()))
     // EIP-4788: the block's timestamp at slot timestamp % 8191.
     expect(BigInt(await slot(chain, two, BEACON_ROOTS, two.header.timestamp % 8191n))).toBe(two.header.timestamp)
     expect(bytesToHex(two.header.requestsHash!)).toBe(NO_REQUESTS_HASH)
@@ -150,7 +161,7 @@ describe.skipIf(needsPatchedLibraries(OTHER_CODE_PATCH))('other code at the EIP-
     const one = (await chain.getBlockByNumber(1n))!
     const two = (await chain.getBlockByNumber(2n))!
     expect(await storageRoot(chain, two, BEACON_ROOTS)).toBe(EMPTY_TRIE_ROOT)
-    expect(await slot(chain, two, HISTORY, 7n)).toBe(bytesToHex(one.hash()))
+    expect(await slot(chain, two, HISTORY, 7n)).toBe(stored(one.hash()))
     expect(await slot(chain, two, HISTORY, 8n)).toBe(`0x${'ff'.repeat(19)}fe`)
     expect(await slot(chain, two, HISTORY, 0n)).toBe('0x')
     const system = await chain.stateAt(two).getAccount(new Address(hexToBytes(`0x${'ff'.repeat(19)}fe`)))
@@ -208,7 +219,7 @@ describe('system calls on a clique chain on Prague', () => {
       }))
       expect(replayed.get(0)).toBe(isCalled ? genesisHash : `0x${'00'.repeat(32)}`)
       const history = await slot(chain, blocks[1], HISTORY, 1n)
-      expect(history).toBe(isCalled ? bytesToHex(blocks[0].hash()) : '0x')
+      expect(history).toBe(isCalled ? stored(blocks[0].hash()) : '0x')
       if (!isCalled) expect(await storageRoot(chain, blocks[1], BEACON_ROOTS)).toBe(EMPTY_TRIE_ROOT)
       const replica = await openMemoryChain(genesis)
       for (const b of blocks) await importBlock(replica, b, { setHead: true })
