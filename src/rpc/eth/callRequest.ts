@@ -174,14 +174,15 @@ export function decodeBlockOverrides(v: unknown): BlockOverrides {
   const o = object(v, 'a block override')
   return {
     // A header's number, time and gas limit are uint64, its fees uint256 (Besu's unsigned long
-    // parameters, geth's hexutil.Uint64): larger values are parameter errors, not blocks.
-    number: field(o, 'number', uint64),
-    time: field(o, 'time', uint64),
-    gasLimit: field(o, 'gasLimit', uint64),
+    // parameters, geth's hexutil.Uint64): larger values are parameter errors, not blocks. Written
+    // as the spec's quantities, without leading zeros, as before.
+    number: field(o, 'number', decoders.uint64),
+    time: field(o, 'time', decoders.uint64),
+    gasLimit: field(o, 'gasLimit', decoders.uint64),
     feeRecipient: field(o, 'feeRecipient', address) ?? field(o, 'coinbase', address),
     prevRandao: field(o, 'prevRandao', bytes32) ?? field(o, 'random', bytes32),
-    baseFeePerGas: field(o, 'baseFeePerGas', uint256) ?? field(o, 'baseFee', uint256),
-    blobBaseFee: field(o, 'blobBaseFee', uint256),
+    baseFeePerGas: field(o, 'baseFeePerGas', decoders.uint256) ?? field(o, 'baseFee', decoders.uint256),
+    blobBaseFee: field(o, 'blobBaseFee', decoders.uint256),
   }
 }
 
