@@ -102,6 +102,28 @@ describe('RpcDispatcher', () => {
     expect(await call({ jsonrpc: '2.0', method: 'test_text', params: ['0x1'] })).toBeUndefined()
   })
 
+  it('echoes an integer id past 2^53 with the digits it was sent with, as Besu does', async () => {
+    const text = async (body: string) => bodyText((await dispatcher.handleText(body, {}, opts)).body!)
+    const big = '12345678901234567890123'
+    expect(await text(`{"jsonrpc":"2.0","id":${big},"method":"test_echo","params":["0x1"]}`)).toBe(
+      `{"jsonrpc":"2.0","id":${big},"result":{"n":"1","b":false}}`,
+    )
+    // Written as text, as an error, in a batch beside a safe id; an id inside params is left alone.
+    expect(await text(`{"jsonrpc":"2.0","id":9007199254740993,"method":"test_text","params":["0x1"]}`)).toBe(
+      '{"jsonrpc":"2.0","id":9007199254740993,"result":[{"n":"0x1","d":"0x0001abff"}]}',
+    )
+    expect(await text(`{"jsonrpc":"2.0","id":${big},"method":"test_boom","params":[]}`)).toBe(
+      `{"jsonrpc":"2.0","id":${big},"error":{"code":-32603,"message":"Internal error"}}`,
+    )
+    expect(
+      await text(
+        `[{"jsonrpc":"2.0","id":${big},"method":"test_echo","params":["0x2"]},{"jsonrpc":"2.0","id":5,"method":"test_echo","params":["0x3",{"id":${big}}]}]`,
+      ),
+    ).toBe(
+      `[{"jsonrpc":"2.0","id":${big},"result":{"n":"2","b":false}},{"jsonrpc":"2.0","id":5,"error":{"code":-32602,"message":"invalid argument 1 (bool): expected a boolean, got {\\"id\\":1.2345678901234568e+22}"}}]`,
+    )
+  })
+
   it('refuses an empty batch and one above the limit', async () => {
     expect((await call([])).error.code).toBe(-32600)
     const one = { jsonrpc: '2.0', id: 1, method: 'test_echo', params: ['0x1'] }

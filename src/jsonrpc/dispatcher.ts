@@ -81,7 +81,7 @@ export class RpcDispatcher<Ctx> {
     let payload: unknown
     try {
       if (text.length > MAX_JSON_DEPTH && isNestedDeeperThan(text, MAX_JSON_DEPTH)) throw new Error('too deep')
-      payload = JSON.parse(text)
+      payload = withExactIds(text, JSON.parse(text))
     } catch {
       return { body: JSON.stringify(errorResponse(null, new ParseError())), isParseError: true }
     }
@@ -208,7 +208,49 @@ export function responseText(out: unknown): ResponseBody {
 }
 
 function isValidId(id: unknown): boolean {
-  return id === undefined || id === null || typeof id === 'string' || typeof id === 'number'
+  return id === undefined || id === null || typeof id === 'string' || typeof id === 'number' || isRawJson(id)
+}
+
+/** The runtime's raw JSON values (JSON.rawJSON: Bun, Deno, Node 22), absent on older runtimes. */
+const rawJson = JSON as unknown as {
+  rawJSON?: (text: string) => object
+  isRawJSON?: (v: unknown) => boolean
+}
+
+function isRawJson(v: unknown): boolean {
+  return rawJson.isRawJSON?.(v) === true
+}
+
+/**
+ * `payload` (parsed from `text`) with each request's integer id past 2^53 as the digits it was sent
+ * with, as Besu echoes it (Jackson reads it as a long or a BigInteger); a double would answer
+ * `12345678901234567890123` as `1.2345678901234568e+22`. Such a body is parsed again, noting the
+ * source text of every such `id`, and only the requests' own ids (not an `id` inside params) become
+ * raw JSON, which JSON.stringify writes as it came. Other bodies are returned as they are.
+ */
+function withExactIds(text: string, payload: unknown): unknown {
+  const requests = Array.isArray(payload) ? payload : [payload]
+  const isInexact = (r: unknown) => {
+    const id = (r as Json | null)?.id
+    return typeof id === 'number' && Number.isInteger(id) && !Number.isSafeInteger(id)
+  }
+  const toRaw = rawJson.rawJSON
+  if (toRaw === undefined || !requests.some(isInexact)) return payload
+  const sources = new WeakMap<object, string>()
+  const reparsed = JSON.parse(text, function (
+    this: object,
+    key: string,
+    value: unknown,
+    context?: { source?: string },
+  ) {
+    if (key === 'id' && typeof value === 'number' && context?.source) sources.set(this, context.source)
+    return value
+  } as (key: string, value: unknown) => unknown)
+  for (const r of Array.isArray(reparsed) ? reparsed : [reparsed]) {
+    const source = isInexact(r) ? sources.get(r as object) : undefined
+    if (source !== undefined) (r as Json).id = toRaw(source)
+  }
+  return reparsed
 }
 
 function errorResponse(id: unknown, e: RpcError): Json {
