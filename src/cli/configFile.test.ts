@@ -60,6 +60,7 @@ describe('parseToml', () => {
       'target-gas-limit': '0x1c9c380',
     })
     expect(parseToml('a=1\r\nb="x"\r\n').get('b')).toBe('x')
+    expect(parseToml('\uFEFFrpc-http-port=8545\n').get('rpc-http-port')).toBe('8545')
   })
 
   it('names the line and column of what it cannot read', () => {

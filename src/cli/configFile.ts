@@ -25,7 +25,8 @@ class TomlError extends Error {}
 /** Top-level `key = value` pairs of a TOML text, numbers as the text that wrote them. */
 export function parseToml(text: string): Map<string, TomlValue> {
   const out = new Map<string, TomlValue>()
-  let i = 0
+  // A byte order mark, as some editors write one, is not part of the first key.
+  let i = text.startsWith('\uFEFF') ? 1 : 0
   const at = (index: number) => {
     const before = text.slice(0, index).split('\n')
     return `line ${before.length}, column ${before[before.length - 1].length + 1}`
