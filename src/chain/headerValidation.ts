@@ -4,7 +4,7 @@
  */
 import type { Block, BlockHeader } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
+import { KECCAK256_RLP_ARRAY, MAX_UINT64 } from '@ethereumjs/util'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import { type BaseFeeMarket, EIP1559_MARKET, nextBaseFee } from './baseFee.ts'
 import { classicDifficulty } from './classicForks.ts'
@@ -16,8 +16,6 @@ export class HeaderRuleError extends Error {}
 /** Ommers may have a parent at most this many generations above the including block (geth: 7). */
 const MAX_OMMER_DEPTH = 7n
 const MAX_GAS_LIMIT = 0x7fffffffffffffffn
-/** Timestamps are uint64, as every client encodes them (Besu reads them as an unsigned long). */
-const MAX_TIMESTAMP = (1n << 64n) - 1n
 
 /** What ommer checks need of the stored chain. */
 export interface AncestorReader {
@@ -54,7 +52,8 @@ export function validateHeader(
   if (header.number !== parent.number + 1n) fail(`invalid number: ${header.number}, parent is ${parent.number}`)
   if (header.timestamp <= parent.timestamp)
     fail(`invalid timestamp: ${header.timestamp} is not after parent's ${parent.timestamp}`)
-  if (header.timestamp > MAX_TIMESTAMP) fail(`invalid timestamp: ${header.timestamp} is above 2^64-1`)
+  // Timestamps are uint64, as every client encodes them (Besu reads them as an unsigned long).
+  if (header.timestamp > MAX_UINT64) fail(`invalid timestamp: ${header.timestamp} is above 2^64-1`)
   if (header.gasLimit > MAX_GAS_LIMIT) fail('gas limit above 2^63-1')
   if (header.gasUsed > header.gasLimit) fail(`gas used ${header.gasUsed} above gas limit ${header.gasLimit}`)
   try {

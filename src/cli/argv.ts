@@ -65,7 +65,8 @@ function editDistance(a: string, b: string): number {
   return row[b.length]
 }
 
-function kebab(name: string): string {
+/** A cac option name (`rpcHttpApi`) as it is written on the command line (`rpc-http-api`). */
+export function kebab(name: string): string {
   return name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
 }
 

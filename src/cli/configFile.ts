@@ -15,6 +15,7 @@
  */
 import { readFileSync } from 'node:fs'
 import type { CAC } from 'cac'
+import { kebab } from './argv.ts'
 import { CliError } from './cliError.ts'
 
 export type TomlValue = string | boolean | TomlValue[]
@@ -147,7 +148,7 @@ export function runOptionNames(cli: CAC): RunOptionNames {
   const run = cli.commands.find((c) => c.name === 'run')
   for (const opt of run?.options ?? []) {
     for (const n of opt.names) {
-      const name = n.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)
+      const name = kebab(n)
       names.known.add(name)
       if (opt.isBoolean) names.flags.add(name)
     }

@@ -4,10 +4,11 @@
  * (`evm_setNextBlockTimestamp`) and an optional fixed step between blocks
  * (`anvil_setBlockTimestampInterval`). Timestamps always increase strictly, as post-merge blocks must.
  */
+import { MAX_UINT64 } from '@ethereumjs/util'
 import type { Clock } from '../primitives/clock.ts'
 
 /** The largest block timestamp: the header holds it as a uint64 (execution-apis, Besu's unsigned long). */
-export const MAX_BLOCK_TIMESTAMP = (1n << 64n) - 1n
+export const MAX_BLOCK_TIMESTAMP = MAX_UINT64
 
 /** A block timestamp past `MAX_BLOCK_TIMESTAMP`: the dev tools moved the chain's time too far. */
 export class TimestampRangeError extends Error {
