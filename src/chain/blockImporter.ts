@@ -19,6 +19,7 @@ import { validateHeader, validateOmmers } from './headerValidation.ts'
 import { keccakSealError } from './keccakPow.ts'
 import { ensureKzgFor, isKzgMissing } from './kzg.ts'
 import { replaceUsedKzgStandIn } from './kzgStandIn.ts'
+import { revertReasonOf } from './receipts.ts'
 
 export interface ImportOptions {
   /** Make the block the canonical head once stored. */
@@ -104,8 +105,8 @@ export async function importBlock(chain: Chain, block: Block, opts: ImportOption
     throw new BlockImportError('invalid', block.header.number, hash, reason)
   }
   const senders = block.transactions.map((tx) => tx.getSenderAddress().bytes)
-  const { receipts, blockAccessList } = executed
-  await chain.commitBlock(block, receipts, senders, { setHead: opts.setHead, blockAccessList })
+  const { receipts, blockAccessList, revertReasons } = executed
+  await chain.commitBlock(block, receipts, senders, { setHead: opts.setHead, blockAccessList, revertReasons })
   metrics.inc('blockchain', 'blocks_imported')
   return { block, receipts, isKnown: false }
 }
@@ -147,6 +148,8 @@ async function validateAndExecute(chain: Chain, block: Block, parent: Block): Pr
 export interface ExecutedBlock {
   receipts: TxReceipt[]
   blockAccessList?: Uint8Array
+  /** Per transaction, what its top-level REVERT returned (undefined when it did not revert). */
+  revertReasons: (Uint8Array | undefined)[]
 }
 
 /**
@@ -170,7 +173,11 @@ export async function executeBlock(
   const opts = { block, skipHeaderValidation: true, setHardfork: true, validateBlockSize: true }
   const result = await runChainBlock(chain, vm, opts)
   checkBlockAccessListHash(vm, block)
-  return { receipts: result.receipts, blockAccessList: blockAccessListOf(vm) }
+  return {
+    receipts: result.receipts,
+    blockAccessList: blockAccessListOf(vm),
+    revertReasons: result.results.map(revertReasonOf),
+  }
 }
 
 /** The RLP of the access list the VM recorded for the block it ran; undefined before EIP-7928. */

@@ -39,7 +39,7 @@ import { ChainIdSchedule } from './chainIds.ts'
 import { isLondonForkBlock } from './gasLimit.ts'
 import type { SealRules } from './headerValidation.ts'
 import { findStoredMergeBlock, isMergePending, scheduleMerge, terminalTotalDifficulty } from './mergeSchedule.ts'
-import { decodeReceipts, encodeReceipts, type Receipt } from './receipts.ts'
+import { attachRevertReasons, decodeReceipts, encodeReceipts, encodeRevertReasons, type Receipt } from './receipts.ts'
 import { keepHeaderHash, useStoredSenders } from './storedSenders.ts'
 
 const log = createLogger('chain')
@@ -59,6 +59,8 @@ export interface CommitOptions {
   setHead: boolean
   /** The RLP of the block's access list (EIP-7928), stored in the block's own transaction. */
   blockAccessList?: Uint8Array
+  /** Per transaction, the bytes its top-level REVERT returned; stored when `recordRevertReasons` is set. */
+  revertReasons?: (Uint8Array | undefined)[]
 }
 
 const META_HEAD = 'head'
@@ -95,6 +97,8 @@ export class Chain {
   bonsai?: BonsaiState
   /** The block reward the library does not pay (BFT's `blockreward`); set before any import. */
   blockReward?: BlockRewardRule
+  /** Besu's `--revert-reason-enabled`: store what reverted transactions returned, shown in their receipts. */
+  recordRevertReasons = false
   private readonly blockCache = new Map<string, Block>()
   private readonly receiptCache = new Map<string, Receipt[]>()
   private readonly stateCache = new Map<string, StateManager>()
@@ -323,6 +327,8 @@ export class Chain {
     if (!r) {
       const rlp = this.store.readReceiptsRlp(block.hash())
       r = rlp ? decodeReceipts(rlp) : []
+      const reasons = r.some((x) => x.status === 0) ? this.store.readRevertReasons(block.hash()) : undefined
+      if (reasons) attachRevertReasons(r, reasons)
       this.cacheReceipts(key, r)
     }
     return r
@@ -413,6 +419,9 @@ export class Chain {
     )
     const extendsHead = equalBytes(block.header.parentHash, this.head.hash())
     const decoded = decodeReceipts(receiptsRlp)
+    const reasonsRlp =
+      this.recordRevertReasons && opts.revertReasons ? encodeRevertReasons(opts.revertReasons) : undefined
+    if (reasonsRlp) attachRevertReasons(decoded, reasonsRlp)
     let logs: StoredLog[] = []
     const newCanonical: Block[] = []
     if (opts.setHead && !extendsHead) newCanonical.push(...(await this.nonCanonicalAncestors(block)))
@@ -439,7 +448,7 @@ export class Chain {
       this.trieDb.pendingCount >= STATE_FLUSH_NODES ||
       nowMs - this.unflushedSinceMs >= STATE_FLUSH_INTERVAL_MS
     this.stateTransaction(() => {
-      this.writeBlockRows(block, [receiptsRlp], sendersBytes, td, opts.blockAccessList)
+      this.writeBlockRows(block, [receiptsRlp], sendersBytes, td, opts.blockAccessList, reasonsRlp)
       if (isFlushDue) this.writePendingState()
       if (bonsai && trieLog) bonsai.recordLog(logBlock(block), trieLog, 0)
       if (!opts.setHead) return
@@ -728,6 +737,7 @@ export class Chain {
     senders: Uint8Array,
     td: bigint,
     blockAccessListRlp?: Uint8Array,
+    revertReasonsRlp?: Uint8Array,
   ): void {
     const raw = block.raw()
     this.store.writeBlock({
@@ -739,6 +749,7 @@ export class Chain {
       senders,
       receiptsRlp: receiptsRlp[0] ?? RLP.encode([]),
       blockAccessListRlp,
+      revertReasonsRlp,
     })
   }
 

@@ -3,7 +3,7 @@
  * fields (gas used, effective gas price, contract address, sender) is derived from the block.
  */
 import { RLP } from '@ethereumjs/rlp'
-import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm'
+import { encodeReceipt, type RunTxResult, type TxReceipt } from '@ethereumjs/vm'
 import { bytesToBigint } from '../primitives/hex.ts'
 
 export type LogTuple = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array]
@@ -16,6 +16,11 @@ export interface Receipt {
   cumulativeGasUsed: bigint
   bloom: Uint8Array
   logs: LogTuple[]
+  /**
+   * The bytes the transaction's top-level REVERT returned, when the node recorded them (Besu's
+   * `--revert-reason-enabled`); not part of the consensus receipt.
+   */
+  revertReason?: Uint8Array
 }
 
 /** The block's receipts as one RLP list of their consensus encodings. */
@@ -41,4 +46,27 @@ function decodeReceipt(enc: Uint8Array): Receipt {
   if (statusOrRoot.length === 32) r.stateRoot = statusOrRoot
   else r.status = statusOrRoot.length === 0 ? 0 : statusOrRoot[0]
   return r
+}
+
+/** The bytes a transaction's top-level REVERT returned (Besu's revert reason); undefined when it did not revert. */
+export function revertReasonOf(r: RunTxResult): Uint8Array | undefined {
+  return r.execResult.exceptionError?.error === 'revert' ? r.execResult.returnValue : undefined
+}
+
+/**
+ * A block's revert reasons as stored beside its receipts: per transaction `[]` or `[reason]` (so an
+ * empty reason differs from none); undefined when no transaction of the block reverted.
+ */
+export function encodeRevertReasons(reasons: (Uint8Array | undefined)[]): Uint8Array | undefined {
+  if (reasons.every((r) => r === undefined)) return undefined
+  return RLP.encode(reasons.map((r) => (r === undefined ? [] : [r])))
+}
+
+/** Sets each receipt's `revertReason` from the stored form `encodeRevertReasons` wrote. */
+export function attachRevertReasons(receipts: Receipt[], rlp: Uint8Array): void {
+  const items = RLP.decode(rlp) as unknown as Uint8Array[][]
+  for (let i = 0; i < receipts.length && i < items.length; i++) {
+    const reason = items[i][0]
+    if (reason !== undefined) receipts[i].revertReason = reason
+  }
 }

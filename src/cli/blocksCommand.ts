@@ -35,6 +35,8 @@ export interface BlocksOptions {
   dataStorageFormat?: StorageFormat
   /** import: BONSAI with the state history (X_BONSAI_ARCHIVE) or without (BONSAI named); undefined: the default. */
   isBonsaiArchive?: boolean
+  /** import: record what reverted transactions returned, as `run --revert-reason-enabled` does. */
+  isRevertReasonEnabled: boolean
 }
 
 export function registerBlocksCommand(cli: CAC): void {
@@ -57,6 +59,10 @@ export function registerBlocksCommand(cli: CAC): void {
       '--data-storage-format <format>',
       'import: FOREST, BONSAI or X_BONSAI_ARCHIVE (BONSAI with the state history), the state storage of a new data path (an existing one keeps its own format)',
     )
+    .option(
+      '--revert-reason-enabled',
+      "import: record what reverted transactions returned (their receipts' revertReason)",
+    )
     .option('--start-block <n>', 'First block number (inclusive)')
     .option('--end-block <n>', 'Last block number (exclusive)')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'WARN' })
@@ -71,6 +77,7 @@ export function registerBlocksCommand(cli: CAC): void {
         minGasPrice: opts.minGasPrice,
         dataStorageFormat: opts.dataStorageFormat,
         isBonsaiArchive: opts.isBonsaiArchive,
+        isRevertReasonEnabled: opts.isRevertReasonEnabled,
       })
       try {
         // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there,
@@ -95,6 +102,7 @@ export function registerBlocksCommand(cli: CAC): void {
         'skip-pow-validation-enabled',
         'node-private-key-file',
         'min-gas-price',
+        'revert-reason-enabled',
         'start-block',
         'end-block',
         'logging',
@@ -150,6 +158,7 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
     minGasPrice: minGasPrice === undefined ? undefined : BigInt(minGasPrice),
     dataStorageFormat: parsed?.format,
     isBonsaiArchive: parsed?.isBonsaiArchive,
+    isRevertReasonEnabled: optBool(o, 'revertReasonEnabled', 'revert-reason-enabled', false),
   }
 }
 

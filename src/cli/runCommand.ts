@@ -111,6 +111,10 @@ export function registerRunCommand(cli: CAC): void {
       '--auto-log-bloom-caching-enabled',
       'Index log bloom cache files of every 100,000 blocks as they fill (default: true)',
     )
+    .option(
+      '--revert-reason-enabled',
+      "Record what reverted transactions returned and show it as their receipts' revertReason (default: false)",
+    )
     .option('--load-state <file>', 'Load a state dump (anvil_dumpState, --dump-state) on top of the head at start')
     .option('--dump-state <file>', 'Write the state after the head as a dump when the node stops')
     .option('--fork-url <url>', 'Start on top of the state of the chain at this JSON-RPC URL (dev network)')
@@ -206,6 +210,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     isMinerEnabled: optBool(o, 'minerEnabled', 'miner-enabled', !genesisFile),
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
     isAutoLogBloomCaching: optBool(o, 'autoLogBloomCachingEnabled', 'auto-log-bloom-caching-enabled', true),
+    isRevertReasonEnabled: optBool(o, 'revertReasonEnabled', 'revert-reason-enabled', false),
     graphql: {
       isEnabled: optBool(o, 'graphqlHttpEnabled', 'graphql-http-enabled', false),
       host: nonEmpty('graphql-http-host', s('graphqlHttpHost')),

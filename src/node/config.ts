@@ -59,6 +59,8 @@ export interface NodeConfig {
   isDevAccountsUnlocked: boolean
   /** Write each complete log bloom cache segment as the chain reaches it (Besu's default). */
   isAutoLogBloomCaching: boolean
+  /** Record what reverted transactions returned and show it in their receipts (Besu's --revert-reason-enabled). */
+  isRevertReasonEnabled: boolean
   /** The GraphQL listener (EIP-1767), off unless --graphql-http-enabled. */
   graphql: { isEnabled: boolean; host: string; port: number; corsOrigins: string[] }
   /** Prometheus `/metrics` (Besu's --metrics-*), off unless --metrics-enabled. */

@@ -103,7 +103,12 @@ export interface RunningNode {
  */
 export async function openChain(
   config: Pick<NodeConfig, 'genesisFile' | 'dataPath' | 'fork' | 'dataStorageFormat' | 'bonsaiHistoricalBlockLimit'> &
-    Partial<Pick<NodeConfig, 'minGasPrice' | 'isBonsaiArchive' | 'rpcCallWorkers' | 'rpcListenerThreads'>>,
+    Partial<
+      Pick<
+        NodeConfig,
+        'minGasPrice' | 'isBonsaiArchive' | 'rpcCallWorkers' | 'rpcListenerThreads' | 'isRevertReasonEnabled'
+      >
+    >,
   opened?: SqlDatabase,
 ): Promise<{
   chain: Chain
@@ -144,6 +149,7 @@ export async function openChain(
     genesisBlock = createGenesisBlock(common, await writeGenesisState(trieDb, common, genesis))
   }
   const chain = new Chain(common, store, trieDb, baseFeeMarket)
+  chain.recordRevertReasons = config.isRevertReasonEnabled === true
   if (trieDb.storageFormat === 'BONSAI') {
     chain.bonsai = new BonsaiState(store, trieDb, config.bonsaiHistoricalBlockLimit, isBonsaiArchive(config, store))
     // debug_resyncWorldstate writes the genesis state again once the window has pruned it.

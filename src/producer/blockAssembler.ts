@@ -18,6 +18,7 @@ import { baseGasLimit, isLondonForkBlock, nextGasLimit } from '../chain/gasLimit
 import { presetPowDifficulty } from '../chain/headerValidation.ts'
 import { keccakSealed } from '../chain/keccakPow.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
+import { revertReasonOf } from '../chain/receipts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
 import { SYSTEM_CONTRACTS } from '../evm/systemContracts.ts'
 import { createVm, type VM } from '../evm/vmFactory.ts'
@@ -79,6 +80,8 @@ export interface AssembledBlock {
   included: PoolTx[]
   /** The RLP of the block's access list (EIP-7928), stored with it; undefined before Amsterdam. */
   blockAccessList?: Uint8Array
+  /** Per included transaction, what its top-level REVERT returned (undefined when it did not revert). */
+  revertReasons: (Uint8Array | undefined)[]
 }
 
 export class BlockAssembler {
@@ -114,6 +117,7 @@ export class BlockAssembler {
     await this.chain.commitBlock(block, assembled.receipts, senders, {
       setHead: true,
       blockAccessList: assembled.blockAccessList,
+      revertReasons: assembled.revertReasons,
     })
     this.pool.onNewHead(assembled.included.map((t) => ({ senderHex: t.senderHex, nonce: t.nonce })))
     metrics.inc('blockchain', 'blocks_sealed')
@@ -161,6 +165,7 @@ export class BlockAssembler {
       },
     )
     const included: PoolTx[] = []
+    const revertReasons: (Uint8Array | undefined)[] = []
     let yieldAtMs = performance.now() + YIELD_EVERY_MS
     for (const t of candidates) {
       if (performance.now() >= yieldAtMs) {
@@ -168,8 +173,9 @@ export class BlockAssembler {
         yieldAtMs = performance.now() + YIELD_EVERY_MS
       }
       try {
-        await builder.addTransaction(t.tx, { skipHardForkValidation: true })
+        const result = await builder.addTransaction(t.tx, { skipHardForkValidation: true })
         included.push(t)
+        revertReasons.push(revertReasonOf(result))
       } catch (e) {
         if (isKzgMissing(e)) throw e
         const msg = e instanceof Error ? e.message : String(e)
@@ -182,7 +188,13 @@ export class BlockAssembler {
     // ECIP-1049's keccak-256 seal is mined here (ethash blocks stay unsealed: no dataset).
     const block = isPow && hasKeccakSeal(vm.common) ? await keccakSealed(built, nextTurn) : built
     this.vmRoot = bytesToHex(block.header.stateRoot)
-    return { block, receipts: builder.transactionReceipts, included, blockAccessList: blockAccessListOf(vm) }
+    return {
+      block,
+      receipts: builder.transactionReceipts,
+      included,
+      blockAccessList: blockAccessListOf(vm),
+      revertReasons,
+    }
   }
 
   /** Clique's header fields of the block after `parent`, sealed by the node key. */

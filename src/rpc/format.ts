@@ -172,6 +172,8 @@ export function formatReceipt(c: ReceiptContext): Json {
     to: tx.to ? bytesToHex(tx.to.bytes) : null,
     transactionHash: bytesToHex(tx.hash()),
     transactionIndex: toQuantity(c.index),
+    // Besu's, with --revert-reason-enabled: the REVERT's bytes as recorded when the block was executed.
+    revertReason: c.receipt.revertReason ? bytesToHex(c.receipt.revertReason) : undefined,
     type: toQuantity(tx.type),
   }
   for (const k of Object.keys(out)) if (out[k] === undefined) delete out[k]

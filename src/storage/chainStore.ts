@@ -30,6 +30,8 @@ export interface BlockRow {
   receiptsRlp: Uint8Array
   /** The RLP of the block's access list (EIP-7928); absent before Amsterdam. */
   blockAccessListRlp?: Uint8Array
+  /** The RLP of the block's revert reasons (see schema.ts); absent when none are recorded. */
+  revertReasonsRlp?: Uint8Array
 }
 
 export interface CanonicalEntry {
@@ -137,10 +139,18 @@ export class ChainStore {
       .prepare('INSERT OR REPLACE INTO bodies (hash, rlp, senders) VALUES (?, ?, ?)')
       .run(b.hash, b.bodyRlp, b.senders)
     this.db.prepare('INSERT OR REPLACE INTO receipts (hash, rlp) VALUES (?, ?)').run(b.hash, b.receiptsRlp)
+    if (b.revertReasonsRlp !== undefined) {
+      this.db.prepare('INSERT OR REPLACE INTO revert_reasons (hash, rlp) VALUES (?, ?)').run(b.hash, b.revertReasonsRlp)
+    }
     if (b.blockAccessListRlp === undefined) return
     this.db
       .prepare('INSERT OR REPLACE INTO block_access_lists (hash, rlp) VALUES (?, ?)')
       .run(b.hash, b.blockAccessListRlp)
+  }
+
+  /** The RLP of a block's revert reasons, when they were recorded with it. */
+  readRevertReasons(hash: Uint8Array): Uint8Array | undefined {
+    return (this.db.prepare('SELECT rlp FROM revert_reasons WHERE hash = ?').get(hash)?.rlp as Uint8Array) ?? undefined
   }
 
   /** The RLP of a block's access list (EIP-7928), when one was stored with the block. */

@@ -14,6 +14,9 @@
  *   preimages   keccak(address or slot) → the address or slot, for debug_accountRange / storageRangeAt
  *   block_access_lists  hash → the RLP of the block's access list (EIP-7928), written with the
  *               block for blocks of the forks that have one (none before Amsterdam)
+ *   revert_reasons  hash → RLP list, per transaction, of [] or [the bytes its top-level REVERT
+ *               returned]; written with the block by a node run with --revert-reason-enabled, for
+ *               blocks with a reverted transaction only (the receipts table keeps the consensus form)
  *
  * BONSAI data paths (see docs/state-storage.md) add the flat head state and its history:
  *   flat_accounts   keccak(address) → account RLP                   the head's accounts
@@ -72,6 +75,8 @@ const MIGRATIONS: string[] = [
   "DELETE FROM meta WHERE key = 'deferredThrough';",
   // EIP-7928's block access lists, served by eth_getBlockAccessList*; blocks stored before have none.
   'CREATE TABLE block_access_lists (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL) WITHOUT ROWID;',
+  // Besu's --revert-reason-enabled: the revert reasons shown in receipts, beside the consensus receipts.
+  'CREATE TABLE revert_reasons (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL) WITHOUT ROWID;',
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length

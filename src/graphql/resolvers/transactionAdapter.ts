@@ -205,8 +205,8 @@ export class TransactionAdapter {
     return (this.t.blobVersionedHashes ?? []).map((h) => (typeof h === 'string' ? hexToBytes(h) : h))
   }
 
-  /** Revert reasons are not recorded in receipts. */
-  revertReason(): undefined {
-    return undefined
+  /** What the transaction's top-level REVERT returned, when the node recorded it (`--revert-reason-enabled`). */
+  revertReason(_args: unknown, ctx: GraphqlContext): Uint8Array | undefined {
+    return this.receipt(ctx)?.receipt.revertReason
   }
 }
