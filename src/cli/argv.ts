@@ -86,3 +86,15 @@ export function optBool(options: Record<string, unknown>, key: string, flag: str
   if (v === false || v === 'false') return false
   throw new CliError(`Invalid value for option --${flag}: '${String(v)}' (expected true or false)`)
 }
+
+/** Throws Basalt's one-line refusal of an option's value, naming what it expected. */
+export function bad(flag: string, value: string | undefined, expected: string): never {
+  throw new CliError(`Invalid value for option --${flag}: '${value ?? ''}' (expected ${expected})`)
+}
+
+/** A decimal integer option within `min`..`max`. */
+export function intOpt(flag: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (v === undefined || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
+    bad(flag, v, `an integer in ${min}..${max}`)
+  return Number(v)
+}

@@ -114,7 +114,7 @@ describe('expandOptionSources', () => {
 
   it('refuses a key that is no option, a flag given a string and nested arrays, naming the file', () => {
     const cases: [string, string][] = [
-      ['sync-mode="FULL"', 'Unknown option in TOML configuration file'],
+      ['privacy-enabled=true', 'Unknown option in TOML configuration file'],
       ['config-file="other.toml"', 'Unknown option in TOML configuration file'],
       ['rpc-http-enabled="yes"', 'Invalid value for option rpc-http-enabled in'],
       ['rpc-http-api=[["ETH"]]', 'nested arrays'],

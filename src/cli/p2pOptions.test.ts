@@ -26,6 +26,7 @@ describe('--p2p-* and friends', () => {
       staticNodesFile: 'd/static-nodes.json',
       maxPeers: 25,
       isDiscoveryEnabled: true,
+      syncMode: 'FULL',
     })
   })
 
@@ -39,6 +40,8 @@ describe('--p2p-* and friends', () => {
       '--static-nodes-file=s.json',
       '--max-peers=3',
       '--discovery-enabled=false',
+      '--sync-mode=snap',
+      '--nat-method=AUTO',
     ]).p2p
     expect(p2p).toEqual({
       isEnabled: true,
@@ -49,6 +52,7 @@ describe('--p2p-* and friends', () => {
       staticNodesFile: 's.json',
       maxPeers: 3,
       isDiscoveryEnabled: false,
+      syncMode: 'SNAP',
     })
   })
 
@@ -56,6 +60,22 @@ describe('--p2p-* and friends', () => {
     expect(() => config(['--p2p-port=70000'])).toThrow("--p2p-port: '70000'")
     expect(() => config(['--bootnodes=enode://12@1.2.3.4:1'])).toThrow('--bootnodes')
     expect(() => config(['--max-peers=-1'])).toThrow('--max-peers')
+    expect(() => config(['--sync-mode=LIGHT'])).toThrow(
+      "Invalid value for option --sync-mode: 'LIGHT' (expected one of FULL, SNAP, CHECKPOINT, FAST)",
+    )
+  })
+
+  it("takes Besu's sync modes (the experimental X_ names too) and the NAT methods that need no traversal", () => {
+    expect(config(['--sync-mode=X_CHECKPOINT']).p2p.syncMode).toBe('CHECKPOINT')
+    expect(config(['--sync-mode', 'full']).p2p.syncMode).toBe('FULL')
+    expect(() => config(['--nat-method=NONE'])).not.toThrow()
+    expect(() => config(['--nat-method=UPNP'])).toThrow(
+      "Invalid value for option --nat-method: 'UPNP' (Basalt has no NAT traversal: use NONE and set --p2p-host to the address peers reach)",
+    )
+    expect(() => config(['--nat-method=DOCKER'])).toThrow('no NAT traversal')
+    expect(() => config(['--nat-method=bogus'])).toThrow(
+      'expected one of NONE, AUTO, UPNP, UPNPP2PONLY, DOCKER, KUBERNETES',
+    )
   })
 
   it('serves metrics only when enabled, on 127.0.0.1:9545 by default', () => {

@@ -1,7 +1,7 @@
 /** The peer-to-peer options of `basalt run`, with Besu's names, validated into the node's P2P config. */
 import { join } from 'node:path'
 import type { Command } from 'cac'
-import type { NodeConfig } from '../node/config.ts'
+import { type NodeConfig, SYNC_MODES, type SyncMode } from '../node/config.ts'
 import { optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 
@@ -18,7 +18,13 @@ export function registerP2pOptions(cmd: Command): Command {
     )
     .option('--max-peers <n>', 'Most peers connected at once', { default: '25' })
     .option('--discovery-enabled', 'discv4 node discovery on the P2P port (the bootnodes are dialed either way)')
+    .option('--sync-mode <mode>', 'FULL (what Basalt does); SNAP and CHECKPOINT are taken as FULL, with a warning')
+    .option('--nat-method <method>', 'NONE or AUTO: no NAT traversal (peers reach the node at --p2p-host)')
 }
+
+/** Besu's NAT methods Basalt runs: it has no UPnP or container address discovery, so AUTO finds none. */
+const NAT_METHODS = ['NONE', 'AUTO']
+const BESU_NAT_METHODS = ['UPNP', 'UPNPP2PONLY', 'DOCKER', 'KUBERNETES']
 
 /** The `p2p` part of a NodeConfig; throws CliError naming the first bad option. */
 export function parseP2pOptions(
@@ -44,8 +50,21 @@ export function parseP2pOptions(
       throw new CliError(
         `Invalid value for option --bootnodes: '${b}' (expected enode://<128 hex digits>@<host>:<port>)`,
       )
+  const syncMode = (s('syncMode') ?? 'FULL').toUpperCase().replace(/^X_/, '')
+  if (!(SYNC_MODES as readonly string[]).includes(syncMode))
+    throw new CliError(
+      `Invalid value for option --sync-mode: '${s('syncMode')}' (expected one of ${SYNC_MODES.join(', ')})`,
+    )
+  const nat = (s('natMethod') ?? 'NONE').toUpperCase()
+  if (!NAT_METHODS.includes(nat)) {
+    const why = BESU_NAT_METHODS.includes(nat)
+      ? 'Basalt has no NAT traversal: use NONE and set --p2p-host to the address peers reach'
+      : `expected one of ${[...NAT_METHODS, ...BESU_NAT_METHODS].join(', ')}`
+    throw new CliError(`Invalid value for option --nat-method: '${s('natMethod')}' (${why})`)
+  }
   return {
     isEnabled: optBool(o, 'p2pEnabled', 'p2p-enabled', hasGenesisFile),
+    syncMode: syncMode as SyncMode,
     host,
     interface: s('p2pInterface') ?? host,
     port: Number(port),

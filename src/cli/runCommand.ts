@@ -10,14 +10,17 @@ import {
   parseStorageFormat,
   STORAGE_FORMAT_NAMES,
 } from '../state/storageFormat.ts'
-import { optBool, optString } from './argv.ts'
+import { bad, intOpt, optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { parseP2pOptions, registerP2pOptions } from './p2pOptions.ts'
 import { checkConfigOut, checkListenerPorts } from './runChecks.ts'
+import { parseTxPoolOptions, registerTxPoolOptions } from './txPoolOptions.ts'
 
 const RPC_APIS = [
   ...['ETH', 'NET', 'WEB3', 'DEBUG', 'TRACE', 'TXPOOL', 'ADMIN', 'TESTING', 'MINER', 'ENGINE', 'DEV'],
   ...['EVM', 'HARDHAT', 'ANVIL', 'OTS', 'QBFT', 'IBFT', 'CLIQUE'],
+  // Besu's groups of features Basalt does not have: answered as Besu answers with the feature off.
+  ...['PERM', 'PRIV', 'EEA', 'PLUGINS'],
 ]
 /**
  * The dev network's default groups add the test controls Hardhat and Foundry drive, and Otterscan's.
@@ -142,7 +145,7 @@ export function registerRunCommand(cli: CAC): void {
       'Hex JWT secret shared with the consensus client (generated in the data path if absent)',
     )
     .option('--engine-jwt-disabled', 'Serve the Engine API without JWT authentication')
-  registerP2pOptions(cmd).action(async (options: Record<string, unknown>) => {
+  registerTxPoolOptions(registerP2pOptions(cmd)).action(async (options: Record<string, unknown>) => {
     const config = parseRunOptions(options)
     checkListenerPorts(config)
     checkConfigOut(config.configOut)
@@ -196,6 +199,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     rpcListenerThreads: intOpt('rpc-listener-threads', s('rpcListenerThreads') ?? '0', 0, 64),
     maxActiveFilters: intOpt('rpc-max-active-filters', s('rpcMaxActiveFilters'), 1),
     txPoolMaxSize: intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1),
+    txPool: parseTxPoolOptions(o, intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1)),
     // Besu: without the option, a node that takes free transactions needs no bump to replace one.
     txPoolPriceBumpPercent:
       s('txPoolPriceBump') === undefined && bigintOpt('min-gas-price', s('minGasPrice')) === 0n
@@ -271,19 +275,9 @@ function parseForkOptions(o: Record<string, unknown>, genesisFile: string | unde
   }
 }
 
-function bad(flag: string, value: string | undefined, expected: string): never {
-  throw new CliError(`Invalid value for option --${flag}: '${value ?? ''}' (expected ${expected})`)
-}
-
 function nonEmpty(flag: string, v: string | undefined): string {
   if (!v) bad(flag, v, 'a non-empty value')
   return v
-}
-
-function intOpt(flag: string, v: string | undefined, min: number, max = Number.MAX_SAFE_INTEGER): number {
-  if (v === undefined || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
-    bad(flag, v, `an integer in ${min}..${max}`)
-  return Number(v)
 }
 
 function portOpt(flag: string, v: string | undefined): number {

@@ -68,6 +68,8 @@ export const BESU_PARAM_ERRORS = {
   maxResults: 'Invalid max results params',
   nonce: 'Invalid nonce params',
   pendingTransactions: 'Invalid pending transactions params',
+  // Besu's spelling.
+  pluginName: 'Invalid plug in name params',
   position: 'Invalid position params',
   proposal: 'Invalid proposal params',
   returnCompleteTransaction: 'Invalid return complete transaction params',

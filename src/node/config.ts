@@ -1,4 +1,9 @@
 import type { P2pConfig } from '../p2p/network.ts'
+
+/** Besu's sync modes (FAST is its deprecated name of the first snap-less fast sync). */
+export const SYNC_MODES = ['FULL', 'SNAP', 'CHECKPOINT', 'FAST'] as const
+export type SyncMode = (typeof SYNC_MODES)[number]
+
 import type { StorageFormat } from '../state/storageFormat.ts'
 import type { ForkConfig } from './forkPoint.ts'
 
@@ -46,6 +51,16 @@ export interface NodeConfig {
   maxActiveFilters: number
   txPoolMaxSize: number
   txPoolPriceBumpPercent: number
+  /** Besu's `--tx-pool` kind and its per-sender limits, local priority and (sequenced) retention. */
+  txPool: {
+    kind: 'LAYERED' | 'SEQUENCED'
+    maxFutureBySender: number
+    /** SEQUENCED: transactions older than this are dropped. */
+    retentionMs?: number
+    isLocalPriority: boolean
+    /** Lowercase hex addresses. */
+    prioritySenders: string[]
+  }
   minerCoinbase?: Uint8Array
   blockPeriodMs?: number
   /** Gas limit that built blocks move toward (Besu's --target-gas-limit). */
@@ -66,7 +81,11 @@ export interface NodeConfig {
   /** Prometheus `/metrics` (Besu's --metrics-*), off unless --metrics-enabled. */
   metrics: { isEnabled: boolean; host: string; port: number }
   /** Peer-to-peer networking (devp2p); off on the dev network unless enabled. */
-  p2p: P2pConfig & { isEnabled: boolean }
+  p2p: P2pConfig & {
+    isEnabled: boolean
+    /** Besu's --sync-mode as given; Basalt always syncs in full (FULL), and says so for the others. */
+    syncMode: SyncMode
+  }
   /** Start on top of a remote chain's state (`--fork-url`); absent for a chain of its own. */
   fork?: ForkConfig
   /** The Engine API listener; when enabled, blocks come from a consensus client and the dev sealer stays off. */

@@ -54,6 +54,7 @@ import { ALWAYS_ENABLED_GROUP, type RpcContext, type RpcServices, type RpcSettin
 import { executionTimeoutError } from '../rpc/eth/callErrors.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { methodGroups } from '../rpc/methodGroups.ts'
+import { every, type LongTimer } from '../runtime/eventLoop.ts'
 import { isPortShared } from '../runtime/httpServer.ts'
 import { loadJwtSecret, startEngineListener } from '../server/engineListener.ts'
 import { startGraphqlListener } from '../server/graphqlListener.ts'
@@ -195,6 +196,21 @@ function isBonsaiArchive(
   return config.isBonsaiArchive ?? (StateHistory.isKeptIn(store) || !config.genesisFile)
 }
 
+/** How often the sequenced pool looks for transactions past `--tx-pool-retention-hours` (Besu: every minute). */
+const RETENTION_CHECK_MS = 60_000
+
+/** Drops, every minute, the pool's transactions older than `retentionMs` (Besu's sequenced pool). */
+function dropExpired(pool: TxPool, retentionMs: number): LongTimer {
+  return every(
+    RETENTION_CHECK_MS,
+    () => {
+      const dropped = pool.dropAddedBefore(Date.now() - retentionMs)
+      if (dropped > 0) log.info('dropped transactions past the retention period', { count: dropped })
+    },
+    { unref: true },
+  )
+}
+
 /** The pool's view of the chain: the head's gas limit, base fee and account state. */
 export function poolChainView(chain: Chain): PoolChainView {
   return {
@@ -227,7 +243,12 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     minGasPrice: config.minGasPrice,
     maxSize: config.txPoolMaxSize,
     priceBumpPercent: isZeroBaseFee ? 0 : config.txPoolPriceBumpPercent,
+    maxFutureBySender: config.txPool.maxFutureBySender,
+    isLocalPriority: config.txPool.isLocalPriority,
+    prioritySenders: new Set(config.txPool.prioritySenders),
   })
+  const stopRetention =
+    config.txPool.retentionMs === undefined ? undefined : dropExpired(pool, config.txPool.retentionMs)
   registerNodeGauges(chain, pool)
   const coinbase = config.minerCoinbase ?? new Uint8Array(20)
   const accounts = config.network === 'dev' ? devAccounts() : []
@@ -309,6 +330,8 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
         : undefined,
     callWorkers: startCallPool(config, chain),
   }
+  if (config.p2p.isEnabled && config.p2p.syncMode !== 'FULL')
+    log.warn(`--sync-mode=${config.p2p.syncMode} is not available: blocks from peers are synced in full (FULL)`)
   if (config.p2p.isEnabled) {
     network = await startP2p(config, services, curve, !engine, bftProtocol?.protocols ?? [])
     services.network = network
@@ -393,6 +416,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   const stop = () => {
     stopping ??= (async () => {
       signerWatch?.()
+      stopRetention?.cancel()
       await sealer.stop()
       await validator?.stop()
       if (devTools && config.dumpStateFile) writeFileSync(config.dumpStateFile, JSON.stringify(dumpState(devTools)))

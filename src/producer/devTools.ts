@@ -158,7 +158,7 @@ export class DevTools {
           this.pool.clear()
         }
       } finally {
-        for (const t of pooled) await this.pool.add(t.tx).catch(() => undefined)
+        for (const t of pooled) await this.pool.add(t.tx, { isLocal: t.isLocal }).catch(() => undefined)
       }
     })
   }
@@ -254,7 +254,7 @@ export class DevTools {
         this.chain.setPostStateRoot(snap.head, snap.postStateRoot)
       }
       this.pool.clear()
-      for (const t of snap.pool) await this.pool.add(t.tx).catch(() => undefined)
+      for (const t of snap.pool) await this.pool.add(t.tx, { isLocal: t.isLocal }).catch(() => undefined)
       this.sealer.restore(snap.sealer)
     })
   }

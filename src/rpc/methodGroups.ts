@@ -10,6 +10,7 @@ import { getAccountInfo, infoMethods } from './dev/infoMethods.ts'
 import { miningMethods } from './dev/miningMethods.ts'
 import { reorgMethods } from './dev/reorgMethods.ts'
 import { stateMethods as devStateMethods } from './dev/stateMethods.ts'
+import { eeaMethods, permMethods, pluginsMethods, privMethods } from './disabledGroups.ts'
 import { blockAccessListMethods } from './eth/blockAccessListMethods.ts'
 import { blockMethods } from './eth/blockMethods.ts'
 import { callMethods } from './eth/callMethods.ts'
@@ -77,6 +78,10 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'QBFT', methods: qbftMethods },
     { group: 'IBFT', methods: ibftMethods },
     { group: 'CLIQUE', methods: cliqueMethods },
+    { group: 'PERM', methods: permMethods },
+    { group: 'PRIV', methods: privMethods },
+    { group: 'EEA', methods: eeaMethods },
+    { group: 'PLUGINS', methods: pluginsMethods },
     { group: ALWAYS_ENABLED_GROUP, methods: rpcModulesMethods },
   ]
 }

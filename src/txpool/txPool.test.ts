@@ -2,7 +2,7 @@ import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx'
 import { hexToBytes } from '../primitives/hex.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
-import { fees, type PoolChainView, TxPool } from './txPool.ts'
+import { fees, type PoolChainView, TxPool, type TxPoolOptions } from './txPool.ts'
 import { TxPoolError } from './txPoolError.ts'
 
 const common = new Common({ chain: Mainnet, hardfork: Hardfork.Prague })
@@ -27,14 +27,25 @@ function tx(key: number, nonce: number, maxFeeGwei = 10n, tipGwei = 1n, gasLimit
   ).sign(KEYS[key])
 }
 
-function pool(opts: Partial<{ maxSize: number; balance: bigint; nonce: bigint }> = {}): TxPool {
+type PoolTestOptions = Partial<{ maxSize: number; balance: bigint; nonce: bigint }> &
+  Pick<TxPoolOptions, 'maxFutureBySender' | 'isLocalPriority' | 'prioritySenders'>
+
+function pool(opts: PoolTestOptions = {}): TxPool {
   const view: PoolChainView = {
     chainId: 1n,
     headGasLimit: () => 30_000_000n,
     headBaseFee: () => GWEI,
     account: async () => ({ nonce: opts.nonce ?? 0n, balance: opts.balance ?? 10n ** 20n }),
   }
-  return new TxPool(view, { minGasPrice: 1000n, maxSize: opts.maxSize ?? 100, priceBumpPercent: 10 })
+  const { maxFutureBySender, isLocalPriority, prioritySenders } = opts
+  return new TxPool(view, {
+    minGasPrice: 1000n,
+    maxSize: opts.maxSize ?? 100,
+    priceBumpPercent: 10,
+    maxFutureBySender,
+    isLocalPriority,
+    prioritySenders,
+  })
 }
 
 async function refusal(p: TxPool, t: TypedTransaction): Promise<string> {
@@ -90,6 +101,15 @@ describe('TxPool.add', () => {
     expect(await refusal(pool(), withData(25_000n))).toBe('accepted')
   })
 
+  it("refuses a nonce as far past the account nonce as the sender limit, as Besu (200; the sequenced pool's share)", async () => {
+    const p = pool({ nonce: 3n })
+    expect(await refusal(p, tx(0, 3 + 199))).toBe('accepted')
+    expect(await refusal(p, tx(0, 3 + 200))).toBe('nonceTooFarInFuture')
+    const sequenced = pool({ maxFutureBySender: 5 })
+    for (let n = 0; n < 5; n++) expect(await refusal(sequenced, tx(1, n))).toBe('accepted')
+    expect(await refusal(sequenced, tx(1, 5))).toBe('nonceTooFarInFuture')
+  })
+
   it('refuses the same transaction twice', async () => {
     const p = pool()
     await p.add(tx(0, 0))
@@ -127,6 +147,35 @@ describe('TxPool.executable', () => {
     const p = pool()
     await p.add(tx(0, 0, 2n, 1n))
     expect(p.executable(3n * GWEI)).toHaveLength(0)
+  })
+
+  it("puts local transactions (sent over JSON-RPC) before peers' whatever the tip, unless local priority is off", async () => {
+    const p = pool()
+    await p.add(tx(0, 0, 10n, 1n), { isLocal: true })
+    await p.add(tx(1, 0, 10n, 5n), { isLocal: false })
+    expect(p.executable(GWEI).map((t) => fees(t.tx).priorityFee)).toEqual([1n * GWEI, 5n * GWEI])
+    const flat = pool({ isLocalPriority: false })
+    await flat.add(tx(0, 0, 10n, 1n), { isLocal: true })
+    await flat.add(tx(1, 0, 10n, 5n), { isLocal: false })
+    expect(flat.executable(GWEI).map((t) => fees(t.tx).priorityFee)).toEqual([5n * GWEI, 1n * GWEI])
+  })
+
+  it("puts the priority senders' transactions first, even from peers", async () => {
+    const probe = pool()
+    const sender = probe.get(await probe.add(tx(1, 0)))!.senderHex
+    const p = pool({ prioritySenders: new Set([sender]) })
+    await p.add(tx(0, 0, 10n, 5n), { isLocal: false })
+    await p.add(tx(1, 0, 10n, 1n), { isLocal: false })
+    expect(p.executable(GWEI).map((t) => t.senderHex)[0]).toBe(sender)
+  })
+
+  it('drops what was added before a cutoff (the sequenced pool retention)', async () => {
+    const p = pool()
+    await p.add(tx(0, 0))
+    await p.add(tx(1, 0))
+    expect(p.dropAddedBefore(Date.now() - 60_000)).toBe(0)
+    expect(p.dropAddedBefore(Date.now() + 1)).toBe(2)
+    expect(p.size).toBe(0)
   })
 
   it('forgets included transactions on a new head', async () => {

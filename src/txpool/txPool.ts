@@ -11,6 +11,9 @@ import { minBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { TxPoolError } from './txPoolError.ts'
 
+/** Besu's `tx-pool-max-future-by-sender` default. */
+export const DEFAULT_MAX_FUTURE_BY_SENDER = 200
+
 /** What the pool needs to know of the chain head. */
 export interface PoolChainView {
   chainId: bigint
@@ -28,8 +31,23 @@ export interface TxPoolOptions {
   minGasPrice: bigint
   maxSize: number
   priceBumpPercent: number
-  /** How far past the account nonce a sender may queue (Besu's tx-pool-max-future-by-sender). */
+  /**
+   * How far past the account nonce a sender may queue: Besu's `tx-pool-max-future-by-sender` (200),
+   * or for its sequenced pool `tx-pool-limit-by-account-percentage` of the pool's size.
+   */
   maxFutureBySender?: number
+  /**
+   * Whether local transactions (sent over JSON-RPC) go into blocks before remote ones (from peers)
+   * whatever their tips, as Besu's pools do unless `--tx-pool-no-local-priority`. Default true.
+   */
+  isLocalPriority?: boolean
+  /** Senders (lowercase hex) whose transactions go first, as local ones do (Besu's `--tx-pool-priority-senders`). */
+  prioritySenders?: ReadonlySet<string>
+}
+
+export interface AddOptions {
+  /** Sent to this node over JSON-RPC (true, the default) rather than relayed by a peer. */
+  isLocal?: boolean
 }
 
 export interface PoolTx {
@@ -39,6 +57,8 @@ export interface PoolTx {
   senderHex: string
   nonce: bigint
   addedAtMs: number
+  /** Sent to this node over JSON-RPC rather than relayed by a peer. */
+  isLocal: boolean
 }
 
 interface SenderTxs {
@@ -83,7 +103,7 @@ export class TxPool {
   }
 
   /** Validates and adds `tx`; throws TxPoolError; resolves to the transaction hash. */
-  async add(tx: TypedTransaction): Promise<string> {
+  async add(tx: TypedTransaction, opts: AddOptions = {}): Promise<string> {
     if (!tx.isSigned()) throw new TxPoolError('invalidSignature', 'Invalid signature')
     const hash = bytesToHex(tx.hash())
     if (this.byHash.has(hash)) throw new TxPoolError('knownTransaction', 'Known transaction')
@@ -102,7 +122,8 @@ export class TxPool {
         `Nonce too low: transaction nonce ${tx.nonce}, account nonce ${account.nonce}`,
       )
     }
-    if (tx.nonce > account.nonce + BigInt(this.opts.maxFutureBySender ?? 200)) {
+    // Besu's bound: a nonce distance of maxFutureBySender or more is refused.
+    if (tx.nonce - account.nonce >= BigInt(this.opts.maxFutureBySender ?? DEFAULT_MAX_FUTURE_BY_SENDER)) {
       throw new TxPoolError('nonceTooFarInFuture', 'Transaction nonce is too distant from current sender nonce')
     }
     const cost = tx.getUpfrontCost()
@@ -114,7 +135,8 @@ export class TxPool {
     }
     const existing = this.senders.get(senderHex)?.byNonce.get(tx.nonce)
     if (existing) this.checkReplacement(existing.tx, tx)
-    const pooled: PoolTx = { tx, hash, sender, senderHex, nonce: tx.nonce, addedAtMs: Date.now() }
+    const isLocal = opts.isLocal ?? true
+    const pooled: PoolTx = { tx, hash, sender, senderHex, nonce: tx.nonce, addedAtMs: Date.now(), isLocal }
     if (!existing && this.byHash.size >= this.opts.maxSize) this.evictFor(pooled)
     if (existing) this.byHash.delete(existing.hash)
     let entry = this.senders.get(senderHex)
@@ -223,7 +245,8 @@ export class TxPool {
 
   /**
    * Executable transactions for a block: each sender's run in nonce order, senders interleaved by
-   * effective tip (highest first), only those paying at least `baseFee`.
+   * effective tip (highest first; local ones first unless `isLocalPriority` is off), only those
+   * paying at least `baseFee`.
    */
   executable(baseFee: bigint): PoolTx[] {
     const runs: PoolTx[][] = []
@@ -237,18 +260,24 @@ export class TxPool {
       if (run.length > 0) runs.push(run)
     }
     if (runs.length === 1) return runs[0]
+    const isLocalFirst = this.opts.isLocalPriority !== false
+    const prioritySenders = this.opts.prioritySenders
     const out: PoolTx[] = []
     const idx = runs.map(() => 0)
     for (;;) {
       let best = -1
       let bestTip = -1n
+      let isBestPriority = false
       for (let i = 0; i < runs.length; i++) {
         const t = runs[i][idx[i]]
         if (!t) continue
+        const hasPriority = (isLocalFirst && t.isLocal) || prioritySenders?.has(t.senderHex) === true
+        if (isBestPriority && !hasPriority) continue
         const tip = effectiveTip(t.tx, baseFee)
-        if (tip > bestTip) {
+        if (tip > bestTip || (hasPriority && !isBestPriority)) {
           best = i
           bestTip = tip
+          isBestPriority = hasPriority
         }
       }
       if (best < 0) return out
@@ -275,6 +304,20 @@ export class TxPool {
   drop(hash: string): void {
     const t = this.byHash.get(hash)
     if (t) this.remove(t)
+  }
+
+  /**
+   * Drops every transaction added before `cutoffMs` (Date.now() time): Besu's sequenced pool's
+   * `--tx-pool-retention-hours`. Returns how many were dropped.
+   */
+  dropAddedBefore(cutoffMs: number): number {
+    let dropped = 0
+    for (const t of [...this.byHash.values()]) {
+      if (t.addedAtMs >= cutoffMs) continue
+      this.remove(t)
+      dropped++
+    }
+    return dropped
   }
 
   /** Forgets every transaction (`anvil_dropAllTransactions`, a snapshot's revert). */

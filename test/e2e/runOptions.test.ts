@@ -269,7 +269,7 @@ describe("options from a Besu-style TOML file and Besu's environment variables",
 
   it('refuses a key that names no option, with the file in the message', async () => {
     const file = join(dir, 'besu-only.toml')
-    writeFileSync(file, 'sync-mode="FULL"\n')
+    writeFileSync(file, 'privacy-enabled=true\n')
     const proc = Bun.spawn([BASALT_BIN, 'run', '--config-file', file, '--data-path', join(dir, 'd')], {
       stdout: 'pipe',
       stderr: 'pipe',
@@ -277,7 +277,7 @@ describe("options from a Besu-style TOML file and Besu's environment variables",
     const code = await proc.exited
     expect(code).toBe(2)
     expect((await new Response(proc.stderr as ReadableStream).text()).trim()).toBe(
-      `basalt: Unknown option in TOML configuration file ${file}: sync-mode`,
+      `basalt: Unknown option in TOML configuration file ${file}: privacy-enabled`,
     )
   })
 })

@@ -251,7 +251,7 @@ export class EthProtocol implements SubProtocol {
       peer.knownTxs.add(hash)
       if (this.deps.pool.get(hash)) continue
       // A transaction the pool refuses (stale nonce, underpriced, …) is not the peer's fault.
-      await this.deps.pool.add(tx).catch(() => undefined)
+      await this.deps.pool.add(tx, { isLocal: false }).catch(() => undefined)
     }
   }
 
