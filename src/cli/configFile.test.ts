@@ -130,6 +130,37 @@ describe('expandOptionSources', () => {
     )
   })
 
+  it("applies Besu's ENTERPRISE / PRIVATE profile under every other source", () => {
+    const c = config(['--profile=ENTERPRISE'])
+    expect(c.p2p.syncMode).toBe('FULL')
+    expect(c.dataStorageFormat).toBe('FOREST')
+    expect(c.minGasPrice).toBe(0n)
+    expect(c.txPool).toEqual({
+      kind: 'SEQUENCED',
+      maxFutureBySender: 615,
+      retentionMs: 13 * 3_600_000,
+      isLocalPriority: false,
+      prioritySenders: [],
+    })
+    // The command line, the environment and the file each win over it.
+    const path = file('profile.toml', 'profile="private"\nmin-gas-price=7\n')
+    const mixed = config(['--config-file', path, '--data-storage-format=BONSAI'], { BESU_SYNC_MODE: 'SNAP' })
+    expect([mixed.minGasPrice, mixed.dataStorageFormat, mixed.p2p.syncMode]).toEqual([7n, 'BONSAI', 'SNAP'])
+    expect(mixed.txPool.kind).toBe('SEQUENCED')
+    // A layered pool asked for keeps the profile's sequenced limit out, as Besu does.
+    expect(config(['--profile=enterprise', '--tx-pool=LAYERED']).txPool.maxFutureBySender).toBe(200)
+    expect(config(['--profile=DEV']).network).toBe('dev')
+  })
+
+  it('refuses a profile it does not have, saying why for the public-network ones', () => {
+    expect(() => config(['--profile=STAKER'])).toThrow(
+      "Invalid value for option --profile: 'STAKER' (expected ENTERPRISE, PRIVATE or DEV; Besu's STAKER profile tunes a public-network node)",
+    )
+    expect(() => config(['--profile', 'nope'])).toThrow(
+      "Invalid value for option --profile: 'nope' (expected ENTERPRISE, PRIVATE or DEV)",
+    )
+  })
+
   it('leaves the other commands alone', () => {
     const argv = ['blocks', 'import', '--config-file', 'x.toml']
     expect(expandOptionSources(argv, names(), { BESU_DATA_PATH: '/d' })).toBe(argv)

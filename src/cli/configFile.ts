@@ -4,9 +4,9 @@
  * (`--config-file FILE`, or `BASALT_CONFIG_FILE` / `BESU_CONFIG_FILE`). Each key of the file is a
  * `run` option's name without its `--` (`rpc-http-api=["ETH","NET"]`, `rpc-http-port=8545`,
  * `rpc-http-enabled=true`); a key that names no option is refused (`Unknown option in TOML
- * configuration file: KEY`). The command line wins, then the environment, then the file. Their
- * values become command-line arguments before the command line is parsed, so they pass the same
- * checks.
+ * configuration file: KEY`). The command line wins, then the environment, then the file, then
+ * Besu's `--profile` (ENTERPRISE / PRIVATE, DEV). Their values become command-line arguments before
+ * the command line is parsed, so they pass the same checks.
  *
  * The reader takes what such files hold, top-level keys only: bare or quoted keys; basic and literal
  * strings (one line), integers and floats (kept as written, so large amounts keep their digits),
@@ -185,8 +185,21 @@ export function expandOptionSources(
     const v = env[`BASALT_${envName(name)}`] ?? env[`BESU_${envName(name)}`]
     if (v !== undefined) add(name, v)
   }
-  const file = configFileOf(argv) ?? env.BASALT_CONFIG_FILE ?? env.BESU_CONFIG_FILE
-  if (file === undefined) return [...argv, ...added]
+  const file = optionValueOf(argv, 'config-file') ?? env.BASALT_CONFIG_FILE ?? env.BESU_CONFIG_FILE
+  if (file !== undefined) addFileOptions(file, names, given, add)
+  const all = [...argv, ...added]
+  const profile = optionValueOf(all, 'profile')
+  if (profile !== undefined)
+    for (const [name, text] of profileOptions(profile, all)) if (!given.has(name)) add(name, text)
+  return [...argv, ...added]
+}
+
+function addFileOptions(
+  file: string,
+  names: RunOptionNames,
+  given: Set<string>,
+  add: (name: string, text: string) => void,
+): void {
   for (const [name, v] of readConfigFile(file)) {
     if (!names.known.has(name) || name === 'config-file')
       throw new CliError(`Unknown option in TOML configuration file ${file}: ${name}`)
@@ -198,16 +211,47 @@ export function expandOptionSources(
       throw new CliError(`Invalid value for option ${name} in ${file}: '${text}' (expected true or false)`)
     add(name, text)
   }
-  return [...argv, ...added]
 }
 
-/** The file `--config-file` names on the command line, if any. */
-function configFileOf(argv: string[]): string | undefined {
-  const at = argv.findIndex((a) => a === '--config-file' || a.startsWith('--config-file='))
+/** The value `--NAME` is given in `args` (the first one), if any. */
+function optionValueOf(args: string[], name: string): string | undefined {
+  const at = args.findIndex((a) => a === `--${name}` || a.startsWith(`--${name}=`))
   if (at === -1) return undefined
-  const file = argv[at].includes('=') ? argv[at].slice('--config-file='.length) : argv[at + 1]
+  const value = args[at].includes('=') ? args[at].slice(name.length + 3) : args[at + 1]
   // A missing value is the command line's error to report.
-  return file === undefined || file === '' || file.startsWith('--') ? undefined : file
+  return value === undefined || value === '' || value.startsWith('--') ? undefined : value
+}
+
+/**
+ * Besu's private-network profile (ENTERPRISE, or PRIVATE), its options that Basalt has. Its others
+ * ask for what Basalt does anyway: `sync-min-peers=1` (blocks are taken from any one peer),
+ * `remote-connections-limit-enabled=false` and `rpc-http-max-active-connections=300` (Basalt limits
+ * neither), `bonsai-limit-trie-logs-enabled=false` (FOREST keeps no trie logs).
+ */
+const ENTERPRISE: [string, string][] = [
+  ['sync-mode', 'FULL'],
+  ['data-storage-format', 'FOREST'],
+  ['tx-pool', 'SEQUENCED'],
+  ['tx-pool-no-local-priority', 'true'],
+  ['tx-pool-limit-by-account-percentage', '0.15'],
+  ['min-gas-price', '0'],
+]
+
+/** Besu's `--profile`: option values below every other source; `args` holds the others. */
+function profileOptions(profile: string, args: string[]): [string, string][] {
+  const name = profile.toUpperCase()
+  if (name === 'ENTERPRISE' || name === 'PRIVATE') {
+    // A pool kind given elsewhere keeps its own options (Besu does not count a profile's as given).
+    const kind = optionValueOf(args, 'tx-pool')?.toUpperCase()
+    const isSequenced = kind === undefined || kind === 'SEQUENCED' || kind === 'LEGACY'
+    return ENTERPRISE.filter(([option]) => isSequenced || option !== 'tx-pool-limit-by-account-percentage')
+  }
+  // Besu's DEV profile selects the dev network, Basalt's default.
+  if (name === 'DEV') return [['network', 'dev']]
+  const why = ['STAKER', 'MINIMALIST_STAKER', 'SELFISH_STAKER', 'PERFORMANCE', 'PERFORMANCE_RPC'].includes(name)
+    ? `; Besu's ${name} profile tunes a public-network node`
+    : ''
+  throw new CliError(`Invalid value for option --profile: '${profile}' (expected ENTERPRISE, PRIVATE or DEV${why})`)
 }
 
 function readConfigFile(file: string): Map<string, TomlValue> {

@@ -42,6 +42,10 @@ export function registerRunCommand(cli: CAC): void {
       '--config-file <file>',
       'TOML file of options, as Besu reads it (rpc-http-api=["ETH","NET"]); the command line wins over it',
     )
+    .option(
+      '--profile <name>',
+      "Besu's ENTERPRISE (or PRIVATE) profile: FULL sync, FOREST, the sequenced pool (0.15 per sender, no local priority), min gas price 0; DEV: the dev network",
+    )
     .option('--network <name>', 'Network preset: dev', { default: 'dev' })
     .option('--genesis-file <file>', 'Genesis file (Besu/geth format) instead of a preset')
     .option('--network-id <id>', 'Network id answered by net_version')

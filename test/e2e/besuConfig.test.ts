@@ -112,3 +112,21 @@ describe("a Besu quickstart's config file", () => {
     expect(Object.values(content.pending).length).toBe(1)
   })
 })
+
+describe("Besu's --profile=ENTERPRISE", () => {
+  it('runs the sequenced pool with 0.15 of the pool per sender (615 nonces of 4096)', async () => {
+    const enterprise = await startNode({ args: ['--profile=ENTERPRISE', '--block-period', '3600'] })
+    try {
+      const key = enterprise.config.accounts[3].privateKey as Hex
+      const send = async (nonce: number) => {
+        const raw = await signTransfer(key, { nonce, to: `0x${'33'.repeat(20)}`, value: 1n })
+        return (await enterprise.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_sendRawTransaction', params: [raw] }))
+          .json
+      }
+      expect((await send(614)).result).toMatch(/^0x[0-9a-f]{64}$/)
+      expect((await send(615)).error?.message).toBe('Transaction nonce is too distant from current sender nonce')
+    } finally {
+      await enterprise.cleanup()
+    }
+  })
+})
