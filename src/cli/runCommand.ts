@@ -1,4 +1,5 @@
 /** `basalt run`: Besu's option names, validated here into a NodeConfig, then handed to the node. */
+import { join } from 'node:path'
 import type { CAC } from 'cac'
 import type { NodeConfig } from '../node/config.ts'
 import { hexToBytes } from '../primitives/hex.ts'
@@ -122,6 +123,22 @@ export function registerRunCommand(cli: CAC): void {
       '--revert-reason-enabled',
       "Record what reverted transactions returned and show it as their receipts' revertReason (default: false)",
     )
+    .option(
+      '--permissions-accounts-config-file-enabled',
+      'Only the accounts of the accounts-allowlist may send transactions (Besu local permissioning)',
+    )
+    .option(
+      '--permissions-accounts-config-file <file>',
+      'TOML file with accounts-allowlist=[…] (default: DATA_PATH/permissions_config.toml)',
+    )
+    .option(
+      '--permissions-nodes-config-file-enabled',
+      'Only the nodes of the nodes-allowlist may be peers (Besu local permissioning)',
+    )
+    .option(
+      '--permissions-nodes-config-file <file>',
+      'TOML file with nodes-allowlist=[…] (default: DATA_PATH/permissions_config.toml)',
+    )
     .option('--load-state <file>', 'Load a state dump (anvil_dumpState, --dump-state) on top of the head at start')
     .option('--dump-state <file>', 'Write the state after the head as a dump when the node stops')
     .option('--fork-url <url>', 'Start on top of the state of the chain at this JSON-RPC URL (dev network)')
@@ -219,6 +236,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
     isAutoLogBloomCaching: optBool(o, 'autoLogBloomCachingEnabled', 'auto-log-bloom-caching-enabled', true),
     isRevertReasonEnabled: optBool(o, 'revertReasonEnabled', 'revert-reason-enabled', false),
+    permissions: parsePermissionsOptions(o, dataPath),
     graphql: {
       isEnabled: optBool(o, 'graphqlHttpEnabled', 'graphql-http-enabled', false),
       host: nonEmpty('graphql-http-host', s('graphqlHttpHost')),
@@ -239,6 +257,17 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       jwtSecretFile: s('engineJwtSecret'),
       isJwtDisabled: optBool(o, 'engineJwtDisabled', 'engine-jwt-disabled', false),
     },
+  }
+}
+
+/** Besu's local permissioning files; each list's file defaults to `permissions_config.toml` in the data path. */
+function parsePermissionsOptions(o: Record<string, unknown>, dataPath: string): NodeConfig['permissions'] {
+  const fallback = join(dataPath === ':memory:' ? '.' : dataPath, 'permissions_config.toml')
+  const fileOf = (key: string, flag: string) =>
+    optBool(o, `${key}Enabled`, `${flag}-enabled`, false) ? (optString(o, key) ?? fallback) : undefined
+  return {
+    accountsFile: fileOf('permissionsAccountsConfigFile', 'permissions-accounts-config-file'),
+    nodesFile: fileOf('permissionsNodesConfigFile', 'permissions-nodes-config-file'),
   }
 }
 

@@ -164,6 +164,32 @@ export const BESU_ERRORS = {
   totalBlobGasTooHigh: [-32000, 'Total blob gas too high'],
   logBloomCacheDisabled: [-32000, 'The log bloom cache is not enabled'],
   worldStateUnavailable: [-32000, 'World state unavailable'],
+  // Local permissioning (Besu's allowlist errors).
+  txSenderNotAuthorized: [-32007, 'Sender account not authorized to send transactions'],
+  accountAllowlistNotEnabled: [-32000, 'Account allowlist has not been enabled'],
+  accountAllowlistEmptyEntry: [-32000, 'Request contains an empty list of accounts'],
+  accountAllowlistInvalidEntry: [-32000, 'Request contains an invalid account'],
+  accountAllowlistDuplicatedEntry: [-32000, 'Request contains duplicate accounts'],
+  accountAllowlistExistingEntry: [-32000, 'Cannot add an existing account to allowlist'],
+  accountAllowlistAbsentEntry: [-32000, 'Cannot remove an absent account from allowlist'],
+  nodeAllowlistNotEnabled: [-32000, 'Node allowlist has not been enabled'],
+  nodeAllowlistEmptyEntry: [-32000, 'Request contains an empty list of nodes'],
+  nodeAllowlistInvalidEntry: [-32000, 'Request contains an invalid node'],
+  nodeAllowlistDuplicatedEntry: [-32000, 'Request contains duplicate nodes'],
+  nodeAllowlistExistingEntry: [-32000, 'Cannot add an existing node to allowlist'],
+  nodeAllowlistMissingEntry: [-32000, 'Cannot remove an absent node from allowlist'],
+  nodeAllowlistFixedNode: [-32000, 'Cannot remove a fixed node (bootnode or static node) from allowlist'],
+  allowlistPersistFailure: [-32000, 'Unable to persist changes to allowlist configuration file. Changes reverted'],
+  allowlistFileSync: [
+    -32000,
+    'The permissioning allowlist configuration file is out of sync.  The changes have been applied, but not persisted to disk',
+  ],
+  allowlistReloadError: [
+    -32000,
+    'Error reloading permissions file. Please use perm_getAccountsAllowlist and perm_getNodesAllowlist to review the current state of the allowlists',
+  ],
+  permissioningNotEnabled: [-32000, 'Node/Account allowlist has not been enabled'],
+  nonPermittedNode: [-32000, 'Cannot add a non-permitted node as a peer'],
 } as const satisfies Record<string, readonly [number, string]>
 
 export type BesuErrorKind = keyof typeof BESU_ERRORS

@@ -51,6 +51,8 @@ export interface NodeConfig {
   maxActiveFilters: number
   txPoolMaxSize: number
   txPoolPriceBumpPercent: number
+  /** Besu's local permissioning: the allowlist file of each list that is enabled. */
+  permissions: { accountsFile?: string; nodesFile?: string }
   /** Besu's `--tx-pool` kind and its per-sender limits, local priority and (sequenced) retention. */
   txPool: {
     kind: 'LAYERED' | 'SEQUENCED'

@@ -35,6 +35,7 @@ import { installDebugColorsMemo } from '../evm/debugColorsMemo.ts'
 import { withExecutionDeadline } from '../evm/executionDeadline.ts'
 import { poaSystemCallsWarning } from '../evm/poaSystemCalls.ts'
 import { RpcDispatcher } from '../jsonrpc/dispatcher.ts'
+import { LocalPermissioning } from '../p2p/localPermissioning.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
 import type { SubProtocol } from '../p2p/peerManager.ts'
 import { systemClock } from '../primitives/clock.ts'
@@ -231,6 +232,8 @@ export function poolChainView(chain: Chain): PoolChainView {
 /** Builds the node behind the JSON-RPC listeners `launchNode` started, and opens their gate. */
 export async function startNode(config: NodeConfig, early: EarlyListeners): Promise<RunningNode> {
   const startedMs = Date.now()
+  // Read before the chain opens: a bad allowlist file stops the start with Besu's message.
+  const permissioning = openPermissioning(config)
   const { chain, genesis, bft, forkCache, fork, close } = await openChain(config, early.db)
   const chainId = chain.common.chainId()
   // Besu: a replacement on a zero base fee network needs no higher price, whatever --tx-pool-price-bump says.
@@ -246,6 +249,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     maxFutureBySender: config.txPool.maxFutureBySender,
     isLocalPriority: config.txPool.isLocalPriority,
     prioritySenders: new Set(config.txPool.prioritySenders),
+    isPermittedSender: permissioning?.accounts && ((sender) => permissioning.isSenderPermitted(sender)),
   })
   const stopRetention =
     config.txPool.retentionMs === undefined ? undefined : dropExpired(pool, config.txPool.retentionMs)
@@ -323,6 +327,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     filters: new FilterManager(chain, pool, { maxFilters: config.maxActiveFilters, logBloomCache }),
     logBloomCache,
     settings,
+    permissioning,
     forkHistory,
     refork:
       forkHistory && forkCache && devTools
@@ -545,10 +550,22 @@ async function loadStateFile(devTools: DevTools, file: string): Promise<void> {
   log.info('loaded state', { file, head: devTools.chain.head.header.number })
 }
 
+/** Besu's local permissioning of `config`, when a list is enabled; throws Besu's message for a bad file. */
+function openPermissioning(config: NodeConfig): LocalPermissioning | undefined {
+  const { accountsFile, nodesFile } = config.permissions
+  if (!accountsFile && !nodesFile) return undefined
+  const permissioning = new LocalPermissioning({ accountsFile, nodesFile, bootnodes: config.p2p.bootnodes })
+  log.info('local permissioning', {
+    accounts: permissioning.accounts?.list().length,
+    nodes: permissioning.nodes?.list().length,
+  })
+  return permissioning
+}
+
 /** The P2P network on the node key; none (with a warning) for a secp256r1 chain, as RLPx needs secp256k1. */
 async function startP2p(
   config: NodeConfig,
-  { chain, pool, settings }: RpcServices,
+  { chain, pool, settings, permissioning }: RpcServices,
   curve: string,
   isFollowingPeers: boolean,
   protocols: SubProtocol[],
@@ -558,7 +575,9 @@ async function startP2p(
     return undefined
   }
   // The devp2p library takes tens of ms to load; a node without P2P (the dev chain, `blocks`) never loads it.
-  const { P2pNetwork } = await import('../p2p/network.ts')
+  const { P2pNetwork, readStaticNodes } = await import('../p2p/network.ts')
+  const { formatEnode } = await import('../p2p/enode.ts')
+  const nodes = permissioning?.nodes
   const network = new P2pNetwork(
     {
       chain,
@@ -568,9 +587,16 @@ async function startP2p(
       clientName: settings.clientVersion,
       clock: systemClock,
       isFollowingPeers,
+      isNodePermitted: nodes && ((e) => permissioning!.isNodePermitted(e)),
     },
     config.p2p,
   )
+  if (nodes) {
+    // Besu's start-up check: the nodes this node keeps dialing must be on the allowlist.
+    const kept = [...config.p2p.bootnodes, ...readStaticNodes(config.p2p.staticNodesFile).map(formatEnode)]
+    permissioning!.checkNodesAllowed(kept)
+    nodes.onChange(() => network.enforcePermissions())
+  }
   for (const p of protocols) network.register(p)
   await network.start()
   settings.ports.p2p = network.port

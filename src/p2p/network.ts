@@ -50,6 +50,16 @@ export interface P2pDeps {
   clock: Clock
   /** False when a consensus client drives the head (Engine API): blocks are served, not taken. */
   isFollowingPeers: boolean
+  /** Besu's nodes allowlist: whether the node listening at an endpoint may be a peer. */
+  isNodePermitted?: (e: Pick<Enode, 'id' | 'host' | 'port'>) => boolean
+}
+
+/** admin_addPeer of a node the nodes allowlist does not hold. */
+export class NodeNotPermittedError extends Error {
+  constructor(url: string) {
+    super(`node not on the nodes allowlist: ${url}`)
+    this.name = 'NodeNotPermittedError'
+  }
 }
 
 /** One connected peer, as admin_peers shows it. */
@@ -107,7 +117,11 @@ export class P2pNetwork {
         clientName: deps.clientName,
         capabilities: () => this.manager.capabilities(),
       })
-    this.manager = new PeerManager(t, { maxPeers: config.maxPeers, clock: deps.clock })
+    this.manager = new PeerManager(t, {
+      maxPeers: config.maxPeers,
+      clock: deps.clock,
+      isPermitted: deps.isNodePermitted,
+    })
     this.transport = t
     this.sync = new BlockSync(deps.chain, (b) => this.importBlock(b))
     this.eth = new EthProtocol({ ...deps, sync: this.sync, importBlock: (b) => this.importBlock(b) })
@@ -183,9 +197,19 @@ export class P2pNetwork {
     }))
   }
 
-  /** Keeps the node of `url` connected; throws EnodeError for a bad URL; false when it is ourselves or already kept. */
+  /**
+   * Keeps the node of `url` connected; throws EnodeError for a bad URL, NodeNotPermittedError for a
+   * node off the nodes allowlist; false when it is ourselves or already kept.
+   */
   addPeer(url: string): boolean {
-    return this.manager.addPeer(parseEnode(url))
+    const enode = parseEnode(url)
+    if (!this.manager.isPermitted(enode)) throw new NodeNotPermittedError(url)
+    return this.manager.addPeer(enode)
+  }
+
+  /** Disconnects the peers the nodes allowlist no longer holds. */
+  enforcePermissions(): void {
+    this.manager.enforcePermissions()
   }
 
   /** Disconnects and forgets the node of `url`; throws EnodeError for a bad URL. */

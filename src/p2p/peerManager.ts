@@ -58,6 +58,11 @@ interface Target {
 export interface PeerManagerOptions {
   maxPeers: number
   clock: Clock
+  /**
+   * Whether the node listening at an endpoint may be a peer (Besu's nodes allowlist): others are
+   * neither dialed nor kept when they dial in.
+   */
+  isPermitted?: (e: Pick<Enode, 'id' | 'host' | 'port'>) => boolean
   backoffInitialMs?: number
   backoffMaxMs?: number
 }
@@ -114,6 +119,20 @@ export class PeerManager {
     return this.peers.get(id)
   }
 
+  /** Whether the node at `e` may be a peer (always, without a nodes allowlist). */
+  isPermitted(e: Pick<Enode, 'id' | 'host' | 'port'>): boolean {
+    return this.opts.isPermitted?.(e) !== false
+  }
+
+  /** Disconnects the peers the nodes allowlist no longer permits (after it changed). */
+  enforcePermissions(): void {
+    for (const p of [...this.peers.values()]) {
+      if (this.isPermitted(endpointOf(p.session))) continue
+      log.info('peer no longer permitted', { peer: p.id.slice(0, 16) })
+      p.session.disconnect(DisconnectReason.requested)
+    }
+  }
+
   /** Keeps a node connected from now on; false when it is ourselves or already kept. */
   addPeer(enode: Enode): boolean {
     const existing = this.targets.get(enode.id)
@@ -127,6 +146,7 @@ export class PeerManager {
   /** Dials a discovered node once when a slot is free (not when connected or already known). */
   addCandidate(enode: Enode): void {
     if (enode.id === this.localId || this.targets.has(enode.id) || this.peers.has(enode.id)) return
+    if (!this.isPermitted(enode)) return
     this.targets.set(enode.id, { enode, failures: 0, nextDialMs: 0, isDialing: false, isKept: false })
     this.tick()
   }
@@ -144,7 +164,7 @@ export class PeerManager {
     if (this.isStopped) return
     const now = this.opts.clock.nowMs()
     for (const t of this.targets.values()) {
-      if (t.isDialing || this.peers.has(t.enode.id) || now < t.nextDialMs) continue
+      if (t.isDialing || this.peers.has(t.enode.id) || now < t.nextDialMs || !this.isPermitted(t.enode)) continue
       if (this.peers.size >= this.opts.maxPeers) return
       this.dial(t)
     }
@@ -195,6 +215,10 @@ export class PeerManager {
     if (this.isStopped) return DisconnectReason.clientQuitting
     const id = session.remoteId
     if (id === this.localId) return DisconnectReason.sameIdentity
+    if (!this.isPermitted(endpointOf(session))) {
+      log.debug('refused a node not on the nodes allowlist', { peer: id.slice(0, 16), address: session.remoteAddress })
+      return DisconnectReason.requested
+    }
     const existing = this.peers.get(id)
     if (existing) {
       const a = this.initiator(existing.session)
@@ -209,13 +233,8 @@ export class PeerManager {
   }
 
   private add(session: Session): void {
-    const [host] = session.remoteAddress.split(/:(?=\d+$)/)
-    const enode = formatEnode({
-      id: session.remoteId,
-      host,
-      port: session.remoteListenPort,
-      discoveryPort: session.remoteListenPort,
-    })
+    const endpoint = endpointOf(session)
+    const enode = formatEnode({ ...endpoint, discoveryPort: endpoint.port })
     const peer: ConnectedPeer = { id: session.remoteId, session, enode, handlers: new Map() }
     this.peers.set(peer.id, peer)
     log.info('peer connected', {
@@ -266,4 +285,10 @@ export class PeerManager {
     for (const p of [...this.peers.values()]) this.remove(p)
     await this.transport.close()
   }
+}
+
+/** The endpoint a session's node listens at: its address with the TCP port it announced in HELLO. */
+function endpointOf(session: Session): Pick<Enode, 'id' | 'host' | 'port'> {
+  const [host] = session.remoteAddress.split(/:(?=\d+$)/)
+  return { id: session.remoteId, host, port: session.remoteListenPort }
 }

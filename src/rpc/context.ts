@@ -2,6 +2,7 @@
 import type { Block } from '@ethereumjs/block'
 import type { Chain } from '../chain/chain.ts'
 import type { LogBloomCache } from '../chain/logBloomCache.ts'
+import type { LocalPermissioning } from '../p2p/localPermissioning.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
 import type { BftValidator } from '../producer/bftValidator.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
@@ -72,6 +73,8 @@ export interface RpcServices {
   settings: RpcSettings
   /** Peer-to-peer networking, when enabled. */
   network?: P2pNetwork
+  /** Besu's local permissioning (accounts and nodes allowlists), when either is enabled. */
+  permissioning?: LocalPermissioning
   /** On a forked chain: the remote's blocks up to the fork block. */
   forkHistory?: Pick<CachedForkSource, 'number' | 'block' | 'history' | 'useRemote'>
   /**

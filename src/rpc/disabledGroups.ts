@@ -1,10 +1,10 @@
 /**
- * Besu's PERM, PRIV, EEA and PLUGINS groups, answered as Besu answers them when local permissioning,
- * privacy and plugins are off. Basalt has none of those features (their options are refused), so
- * these are its whole behaviour: a Besu configuration that lists the groups in `rpc-http-api` starts,
- * and a client calling them gets Besu's errors instead of "Method not found".
- * Spec: Besu's PermJsonRpcMethods, PrivacyApiGroupJsonRpcMethods (DisabledPrivacyRpcMethod),
- * PluginsReloadConfiguration; texts from its RpcErrorType.
+ * Besu's PRIV, EEA and PLUGINS groups, answered as Besu answers them when privacy and plugins are
+ * off. Basalt has neither feature (their options are refused), so these are its whole behaviour: a
+ * Besu configuration that lists the groups in `rpc-http-api` starts, and a client calling them gets
+ * Besu's errors instead of "Method not found".
+ * Spec: Besu's PrivacyApiGroupJsonRpcMethods (DisabledPrivacyRpcMethod), PluginsReloadConfiguration;
+ * texts from its RpcErrorType.
  */
 import { p } from '../jsonrpc/codecs.ts'
 import { defineMethod, type RpcMethod } from '../jsonrpc/defineMethod.ts'
@@ -18,19 +18,6 @@ function refusing(name: string, code: number, message: string): RpcMethod<RpcCon
     call: () => Promise.reject(new RpcError(code, message)),
   }
 }
-
-const ACCOUNTS_OFF = 'Account allowlist has not been enabled'
-const NODES_OFF = 'Node allowlist has not been enabled'
-
-export const permMethods: RpcMethod<RpcContext>[] = [
-  ...['perm_addAccountsToAllowlist', 'perm_getAccountsAllowlist', 'perm_removeAccountsFromAllowlist'].map((n) =>
-    refusing(n, -32000, ACCOUNTS_OFF),
-  ),
-  ...['perm_addNodesToAllowlist', 'perm_getNodesAllowlist', 'perm_removeNodesFromAllowlist'].map((n) =>
-    refusing(n, -32000, NODES_OFF),
-  ),
-  refusing('perm_reloadPermissionsFromFile', -32000, 'Node/Account allowlist has not been enabled'),
-]
 
 const PRIVACY_OFF = 'Privacy is not enabled'
 const PRIV_METHODS = [

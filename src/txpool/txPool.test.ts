@@ -28,7 +28,7 @@ function tx(key: number, nonce: number, maxFeeGwei = 10n, tipGwei = 1n, gasLimit
 }
 
 type PoolTestOptions = Partial<{ maxSize: number; balance: bigint; nonce: bigint }> &
-  Pick<TxPoolOptions, 'maxFutureBySender' | 'isLocalPriority' | 'prioritySenders'>
+  Pick<TxPoolOptions, 'maxFutureBySender' | 'isLocalPriority' | 'prioritySenders' | 'isPermittedSender'>
 
 function pool(opts: PoolTestOptions = {}): TxPool {
   const view: PoolChainView = {
@@ -37,7 +37,7 @@ function pool(opts: PoolTestOptions = {}): TxPool {
     headBaseFee: () => GWEI,
     account: async () => ({ nonce: opts.nonce ?? 0n, balance: opts.balance ?? 10n ** 20n }),
   }
-  const { maxFutureBySender, isLocalPriority, prioritySenders } = opts
+  const { maxFutureBySender, isLocalPriority, prioritySenders, isPermittedSender } = opts
   return new TxPool(view, {
     minGasPrice: 1000n,
     maxSize: opts.maxSize ?? 100,
@@ -45,6 +45,7 @@ function pool(opts: PoolTestOptions = {}): TxPool {
     maxFutureBySender,
     isLocalPriority,
     prioritySenders,
+    isPermittedSender,
   })
 }
 
@@ -108,6 +109,19 @@ describe('TxPool.add', () => {
     const sequenced = pool({ maxFutureBySender: 5 })
     for (let n = 0; n < 5; n++) expect(await refusal(sequenced, tx(1, n))).toBe('accepted')
     expect(await refusal(sequenced, tx(1, 5))).toBe('nonceTooFarInFuture')
+  })
+
+  it('refuses senders off the accounts allowlist, and keeps out of blocks those it loses', async () => {
+    const allowed = new Set<string>()
+    const p = pool({ isPermittedSender: (sender) => allowed.has(sender) })
+    expect(await refusal(p, tx(0, 0))).toBe('txSenderNotAuthorized')
+    const probe = pool()
+    const sender = probe.get(await probe.add(tx(0, 0)))!.senderHex
+    allowed.add(sender)
+    expect(await refusal(p, tx(0, 0))).toBe('accepted')
+    expect(p.executable(GWEI)).toHaveLength(1)
+    allowed.delete(sender)
+    expect(p.executable(GWEI)).toHaveLength(0)
   })
 
   it('refuses the same transaction twice', async () => {

@@ -43,6 +43,11 @@ export interface TxPoolOptions {
   isLocalPriority?: boolean
   /** Senders (lowercase hex) whose transactions go first, as local ones do (Besu's `--tx-pool-priority-senders`). */
   prioritySenders?: ReadonlySet<string>
+  /**
+   * Whether a sender (lowercase hex) may send transactions (Besu's accounts allowlist): others are
+   * refused, and kept out of blocks when the list loses them while their transactions wait.
+   */
+  isPermittedSender?: (senderHex: string) => boolean
 }
 
 export interface AddOptions {
@@ -115,6 +120,8 @@ export class TxPool {
     }
     this.checkStatic(tx, sender)
     const senderHex = bytesToHex(sender)
+    if (this.opts.isPermittedSender?.(senderHex) === false)
+      throw new TxPoolError('txSenderNotAuthorized', 'Sender account not authorized to send transactions')
     const account = await this.chain.account(sender)
     if (tx.nonce < account.nonce) {
       throw new TxPoolError(
@@ -250,7 +257,9 @@ export class TxPool {
    */
   executable(baseFee: bigint): PoolTx[] {
     const runs: PoolTx[][] = []
-    for (const entry of this.senders.values()) {
+    const isPermitted = this.opts.isPermittedSender
+    for (const [senderHex, entry] of this.senders) {
+      if (isPermitted && !isPermitted(senderHex)) continue
       const run: PoolTx[] = []
       for (let n = entry.stateNonce; ; n++) {
         const t = entry.byNonce.get(n)

@@ -15,6 +15,7 @@ export type TxPoolErrorKind =
   | 'nonceTooFarInFuture'
   | 'txPoolFull'
   | 'txFeeCapExceeded'
+  | 'txSenderNotAuthorized'
 
 export class TxPoolError extends Error {
   readonly kind: TxPoolErrorKind

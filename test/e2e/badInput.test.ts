@@ -708,8 +708,9 @@ const ELSEWHERE = new Set([
 const PER_ARGUMENT = new Set(['debug_batchSendRawTransaction'])
 
 /**
- * Besu's groups of features Basalt does not have (PERM, PRIV, EEA, PLUGINS): Besu's answer with the
- * feature off (PLUGINS checks its one parameter first); tested in test/e2e/besuConfig.test.ts.
+ * Besu's groups of features Basalt does not have (PRIV, EEA, PLUGINS): Besu's answer with the
+ * feature off (PLUGINS checks its one parameter first), tested in test/e2e/besuConfig.test.ts; and
+ * PERM, whose answers depend on the allowlist files, tested in test/e2e/permissioning.test.ts.
  */
 const FEATURE_OFF = new Set(
   methodGroups()

@@ -8,7 +8,7 @@ import { p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { besuError, InvalidParamsError } from '../../jsonrpc/errors.ts'
 import { EnodeError } from '../../p2p/enode.ts'
-import type { P2pNetwork, PeerSummary } from '../../p2p/network.ts'
+import { NodeNotPermittedError, type P2pNetwork, type PeerSummary } from '../../p2p/network.ts'
 import { bytesToHex, toQuantity } from '../../primitives/hex.ts'
 import { setLogLevel } from '../../primitives/logger.ts'
 import type { RpcContext } from '../context.ts'
@@ -84,6 +84,7 @@ function changePeers(ctx: RpcContext, url: string, change: (net: P2pNetwork, url
     if (url.includes(net.nodeId)) throw besuError('cantConnectToLocalPeer')
     return change(net, url)
   } catch (e) {
+    if (e instanceof NodeNotPermittedError) throw besuError('nonPermittedNode')
     if (!(e instanceof EnodeError)) throw e
     if (e.kind === 'invalidNodeId') throw besuError('enodeIdInvalid')
     throw new InvalidParamsError('Invalid params')
