@@ -11,6 +11,9 @@ import { expandOptionSources, runOptionNames } from './configFile.ts'
 import { runConfig } from './runArgs.test-helper.ts'
 import { registerRunCommand } from './runCommand.ts'
 
+/** The dev network's local-transaction checks: no fee cap, no replay protection required. */
+const NO_CAP = { txFeeCap: 0n, isReplayProtectionRequired: false }
+
 const dir = mkdtempSync(join(tmpdir(), 'basalt-config-'))
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
@@ -90,6 +93,7 @@ describe('expandOptionSources', () => {
       retentionMs: 13 * 3_600_000,
       isLocalPriority: false,
       prioritySenders: [],
+      ...NO_CAP,
     })
     // The command line, the environment and the file each win over it.
     const path = file('profile.toml', 'profile="private"\nmin-gas-price=7\n')

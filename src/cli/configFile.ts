@@ -105,9 +105,8 @@ function optionValueOf(args: string[], name: string): string | undefined {
 
 /**
  * Besu's private-network profile (ENTERPRISE, or PRIVATE), its options that Basalt has. Its others
- * ask for what Basalt does anyway: `sync-min-peers=1` (blocks are taken from any one peer),
- * `remote-connections-limit-enabled=false` and `rpc-http-max-active-connections=300` (Basalt limits
- * neither), `bonsai-limit-trie-logs-enabled=false` (FOREST keeps no trie logs).
+ * ask for what Basalt does anyway: `rpc-http-max-active-connections=300` (Basalt sets no such limit),
+ * `bonsai-limit-trie-logs-enabled=false` (FOREST keeps no trie logs).
  */
 const ENTERPRISE: [string, string][] = [
   ['sync-mode', 'FULL'],
@@ -116,6 +115,8 @@ const ENTERPRISE: [string, string][] = [
   ['tx-pool-no-local-priority', 'true'],
   ['tx-pool-limit-by-account-percentage', '0.15'],
   ['min-gas-price', '0'],
+  ['sync-min-peers', '1'],
+  ['remote-connections-limit-enabled', 'false'],
 ]
 
 /** Besu's `--profile`: option values below every other source; `args` holds the others. */

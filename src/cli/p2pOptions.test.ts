@@ -27,6 +27,7 @@ describe('--p2p-* and friends', () => {
       maxPeers: 25,
       isDiscoveryEnabled: true,
       syncMode: 'FULL',
+      maxInbound: 15,
     })
   })
 
@@ -53,6 +54,7 @@ describe('--p2p-* and friends', () => {
       maxPeers: 3,
       isDiscoveryEnabled: false,
       syncMode: 'SNAP',
+      maxInbound: 1,
     })
   })
 
@@ -63,6 +65,14 @@ describe('--p2p-* and friends', () => {
     expect(() => config(['--sync-mode=LIGHT'])).toThrow(
       "Invalid value for option --sync-mode: 'LIGHT' (expected one of FULL, SNAP, CHECKPOINT, FAST)",
     )
+  })
+
+  it("limits the peers that dial in to Besu's 60 % of --max-peers, or as told", () => {
+    expect(config(['--max-peers=10', '--remote-connections-max-percentage=35']).p2p.maxInbound).toBe(3)
+    expect(config(['--remote-connections-limit-enabled=false']).p2p.maxInbound).toBeUndefined()
+    expect(() => config(['--remote-connections-max-percentage=101'])).toThrow('--remote-connections-max-percentage')
+    expect(() => config(['--sync-min-peers=x'])).toThrow("Invalid value for option --sync-min-peers: 'x'")
+    expect(() => config(['--fast-sync-min-peers=2'])).not.toThrow()
   })
 
   it("takes Besu's sync modes (the experimental X_ names too) and the NAT methods that need no traversal", () => {

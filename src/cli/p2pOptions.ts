@@ -20,6 +20,16 @@ export function registerP2pOptions(cmd: Command): Command {
     .option('--discovery-enabled', 'discv4 node discovery on the P2P port (the bootnodes are dialed either way)')
     .option('--sync-mode <mode>', 'FULL (what Basalt does); SNAP and CHECKPOINT are taken as FULL, with a warning')
     .option('--nat-method <method>', 'NONE or AUTO: no NAT traversal (peers reach the node at --p2p-host)')
+    .option(
+      '--remote-connections-limit-enabled',
+      'Limit the peers that dialed this node to --remote-connections-max-percentage of --max-peers (default: true)',
+    )
+    .option(
+      '--remote-connections-max-percentage <percent>',
+      'Share of --max-peers other nodes may dial in (default: 60)',
+    )
+    .option('--sync-min-peers <n>', "Peers a snap or checkpoint sync waits for; a full sync (Basalt's) starts from one")
+    .option('--fast-sync-min-peers <n>', 'Older name of --sync-min-peers')
 }
 
 /** Besu's NAT methods Basalt runs: it has no UPnP or container address discovery, so AUTO finds none. */
@@ -62,9 +72,25 @@ export function parseP2pOptions(
       : `expected one of ${[...NAT_METHODS, ...BESU_NAT_METHODS].join(', ')}`
     throw new CliError(`Invalid value for option --nat-method: '${s('natMethod')}' (${why})`)
   }
+  for (const [key, flag] of [
+    ['syncMinPeers', 'sync-min-peers'],
+    ['fastSyncMinPeers', 'fast-sync-min-peers'],
+  ]) {
+    const v = s(key)
+    if (v !== undefined && !/^\d+$/.test(v))
+      throw new CliError(`Invalid value for option --${flag}: '${v}' (expected a non-negative integer)`)
+  }
+  const share = s('remoteConnectionsMaxPercentage') ?? '60'
+  if (!/^\d+$/.test(share) || Number(share) > 100)
+    throw new CliError(
+      `Invalid value for option --remote-connections-max-percentage: '${share}' (expected an integer in 0..100)`,
+    )
+  const isInboundLimited = optBool(o, 'remoteConnectionsLimitEnabled', 'remote-connections-limit-enabled', true)
   return {
     isEnabled: optBool(o, 'p2pEnabled', 'p2p-enabled', hasGenesisFile),
     syncMode: syncMode as SyncMode,
+    // Besu: floor(max peers × share).
+    maxInbound: isInboundLimited ? Math.floor((Number(maxPeers) * Number(share)) / 100) : undefined,
     host,
     interface: s('p2pInterface') ?? host,
     port: Number(port),

@@ -4,6 +4,9 @@ import { describe, expect, it } from '../runtime/testing.ts'
 import { protectOptionValues } from './argv.ts'
 import { parseRunOptions, registerRunCommand } from './runCommand.ts'
 
+/** The dev network's local-transaction checks: no fee cap, no replay protection required. */
+const NO_CAP = { txFeeCap: 0n, isReplayProtectionRequired: false }
+
 function txPool(args: string[]) {
   const cli = cac('basalt')
   registerRunCommand(cli)
@@ -13,7 +16,13 @@ function txPool(args: string[]) {
 
 describe('--tx-pool and its options', () => {
   it("is Besu's layered pool by default: 200 nonces ahead per sender, local transactions first", () => {
-    expect(txPool([])).toEqual({ kind: 'LAYERED', maxFutureBySender: 200, isLocalPriority: true, prioritySenders: [] })
+    expect(txPool([])).toEqual({
+      kind: 'LAYERED',
+      maxFutureBySender: 200,
+      isLocalPriority: true,
+      prioritySenders: [],
+      ...NO_CAP,
+    })
     expect(txPool(['--tx-pool-max-future-by-sender=7']).maxFutureBySender).toBe(7)
   })
 
@@ -24,6 +33,7 @@ describe('--tx-pool and its options', () => {
       retentionMs: 13 * 3_600_000,
       isLocalPriority: true,
       prioritySenders: [],
+      ...NO_CAP,
     })
     expect(txPool(['--tx-pool=SEQUENCED', '--tx-pool-limit-by-account-percentage=0.002']).maxFutureBySender).toBe(9)
     expect(txPool(['--tx-pool=legacy', '--tx-pool-limit-by-account-percentage=0.0001']).maxFutureBySender).toBe(1)
@@ -52,6 +62,14 @@ describe('--tx-pool and its options', () => {
       )
     expect(() => txPool(['--tx-pool-max-future-by-sender=0'])).toThrow('--tx-pool-max-future-by-sender')
     expect(() => txPool(['--tx-pool-priority-senders=0x12'])).toThrow('--tx-pool-priority-senders')
+  })
+
+  it("caps a JSON-RPC transaction's fee at 1 ETH on a custom genesis (Besu's default), not on the dev network", () => {
+    expect(txPool(['--genesis-file', 'g.json']).txFeeCap).toBe(10n ** 18n)
+    expect(txPool(['--rpc-tx-feecap', '5000']).txFeeCap).toBe(5000n)
+    expect(txPool(['--genesis-file', 'g.json', '--rpc-tx-feecap=0']).txFeeCap).toBe(0n)
+    expect(() => txPool(['--rpc-tx-feecap=1e18'])).toThrow("Invalid value for option --rpc-tx-feecap: '1e18'")
+    expect(txPool(['--strict-tx-replay-protection-enabled']).isReplayProtectionRequired).toBe(true)
   })
 
   it('reads local priority and the priority senders', () => {

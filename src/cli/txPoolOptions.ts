@@ -31,10 +31,28 @@ export function registerTxPoolOptions(cmd: Command): Command {
       'Order transactions sent over JSON-RPC by tip alone, not before those from peers',
     )
     .option('--tx-pool-priority-senders <list>', 'Comma-separated addresses whose transactions go into blocks first')
+    .option(
+      '--rpc-tx-feecap <wei>',
+      'Most a transaction sent over JSON-RPC may offer to pay, gas limit × max fee (0: no cap; default: 1 ETH with --genesis-file, none on the dev network)',
+    )
+    .option(
+      '--strict-tx-replay-protection-enabled',
+      'Refuse transactions sent over JSON-RPC that are not signed for a chain id',
+    )
 }
 
-/** The `txPool` part of a NodeConfig; `maxSize` is --tx-pool-max-size's value. */
-export function parseTxPoolOptions(o: Record<string, unknown>, maxSize: number): NodeConfig['txPool'] {
+/** Besu's `--rpc-tx-feecap` default: 1 ETH. */
+const DEFAULT_TX_FEE_CAP = 10n ** 18n
+
+/**
+ * The `txPool` part of a NodeConfig; `maxSize` is --tx-pool-max-size's value. The dev network has no
+ * fee cap by default: Anvil and Hardhat have none, and test suites send at any price.
+ */
+export function parseTxPoolOptions(
+  o: Record<string, unknown>,
+  maxSize: number,
+  hasGenesisFile: boolean,
+): NodeConfig['txPool'] {
   const s = (key: string) => optString(o, key)
   const kind = (s('txPool') ?? 'LAYERED').toUpperCase()
   if (!(KINDS as readonly string[]).includes(kind)) bad('tx-pool', s('txPool'), KINDS.join(', '))
@@ -49,9 +67,18 @@ export function parseTxPoolOptions(o: Record<string, unknown>, maxSize: number):
     .map((x) => x.trim())
     .filter((x) => x.length > 0)
   for (const a of prioritySenders) if (!/^0x[0-9a-fA-F]{40}$/.test(a)) bad('tx-pool-priority-senders', a, 'an address')
+  const cap = s('rpcTxFeecap')
+  if (cap !== undefined && !/^(\d+|0x[0-9a-fA-F]+)$/.test(cap)) bad('rpc-tx-feecap', cap, 'an amount of wei')
   const common = {
     isLocalPriority: !optBool(o, 'txPoolNoLocalPriority', 'tx-pool-no-local-priority', false),
     prioritySenders: prioritySenders.map((a) => a.toLowerCase()),
+    txFeeCap: cap === undefined ? (hasGenesisFile ? DEFAULT_TX_FEE_CAP : 0n) : BigInt(cap),
+    isReplayProtectionRequired: optBool(
+      o,
+      'strictTxReplayProtectionEnabled',
+      'strict-tx-replay-protection-enabled',
+      false,
+    ),
   }
   if (!isSequenced) {
     const limit = s('txPoolMaxFutureBySender') ?? String(DEFAULT_MAX_FUTURE_BY_SENDER)

@@ -62,6 +62,10 @@ export interface NodeConfig {
     isLocalPriority: boolean
     /** Lowercase hex addresses. */
     prioritySenders: string[]
+    /** The most a local transaction may offer to pay (gas limit × max fee); 0: no cap. */
+    txFeeCap: bigint
+    /** Local transactions must be signed for a chain id. */
+    isReplayProtectionRequired: boolean
   }
   minerCoinbase?: Uint8Array
   blockPeriodMs?: number

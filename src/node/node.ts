@@ -250,6 +250,8 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     isLocalPriority: config.txPool.isLocalPriority,
     prioritySenders: new Set(config.txPool.prioritySenders),
     isPermittedSender: permissioning?.accounts && ((sender) => permissioning.isSenderPermitted(sender)),
+    txFeeCap: config.txPool.txFeeCap,
+    isReplayProtectionRequired: config.txPool.isReplayProtectionRequired,
   })
   const stopRetention =
     config.txPool.retentionMs === undefined ? undefined : dropExpired(pool, config.txPool.retentionMs)

@@ -38,6 +38,8 @@ export interface P2pConfig {
   /** JSON array of enode URLs; a missing file means none. */
   staticNodesFile: string
   maxPeers: number
+  /** Most sessions dialed by other nodes (Besu's remote connections limit); absent: no limit. */
+  maxInbound?: number
   isDiscoveryEnabled: boolean
 }
 
@@ -119,6 +121,7 @@ export class P2pNetwork {
       })
     this.manager = new PeerManager(t, {
       maxPeers: config.maxPeers,
+      maxInbound: config.maxInbound,
       clock: deps.clock,
       isPermitted: deps.isNodePermitted,
     })

@@ -1,7 +1,7 @@
 import { manualClock } from '../primitives/clock.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { MemoryNetwork, type MemoryTransport } from './memoryTransport.ts'
-import { PeerManager, type SubProtocol } from './peerManager.ts'
+import { PeerManager, type PeerManagerOptions, type SubProtocol } from './peerManager.ts'
 
 const idOf = (n: number) => n.toString(16).padStart(128, '0')
 const settle = async () => {
@@ -22,10 +22,16 @@ function echoProtocol(received: string[]): SubProtocol {
   }
 }
 
-function node(net: MemoryNetwork, n: number, clock = manualClock(0), maxPeers = 5) {
+function node(
+  net: MemoryNetwork,
+  n: number,
+  clock = manualClock(0),
+  maxPeers = 5,
+  extra: Pick<PeerManagerOptions, 'maxInbound' | 'isPermitted'> = {},
+) {
   let manager: PeerManager | undefined
   const transport = net.transport(idOf(n), () => manager?.capabilities() ?? [])
-  manager = new PeerManager(transport, { maxPeers, clock, backoffInitialMs: 1000, backoffMaxMs: 8000 })
+  manager = new PeerManager(transport, { maxPeers, clock, backoffInitialMs: 1000, backoffMaxMs: 8000, ...extra })
   const received: string[] = []
   manager.register(echoProtocol(received))
   void transport.listen()
@@ -111,6 +117,35 @@ describe('PeerManager', () => {
     expect(a.manager.list().map((p) => p.id)).toEqual([idOf(2)])
     expect(c.manager.list()).toEqual([])
     expect(a.manager.addPeer(enodeOf(1))).toBe(false)
+  })
+
+  it('refuses inbound sessions beyond the remote connections limit, unless it keeps the node', async () => {
+    const net = new MemoryNetwork()
+    const a = node(net, 1, manualClock(0), 5, { maxInbound: 1 })
+    for (const n of [2, 3]) node(net, n).manager.addPeer(enodeOf(1))
+    await settle()
+    expect(a.manager.list().map((p) => p.id)).toEqual([idOf(2)])
+    // A node A keeps (a static node, a bootnode) may dial in past the limit.
+    a.manager.addPeer(enodeOf(4))
+    node(net, 4).manager.addPeer(enodeOf(1))
+    await settle()
+    expect(a.manager.list().length).toBe(2)
+  })
+
+  it('neither dials nor keeps nodes the allowlist refuses, and drops them when it changes', async () => {
+    const net = new MemoryNetwork()
+    const allowed = new Set([idOf(2)])
+    const a = node(net, 1, manualClock(0), 5, { isPermitted: (e) => allowed.has(e.id) && e.port > 0 })
+    const b = node(net, 2)
+    node(net, 3).manager.addPeer(enodeOf(1))
+    a.manager.addPeer(enodeOf(3))
+    b.manager.addPeer(enodeOf(1))
+    await settle()
+    expect(a.manager.list().map((p) => p.id)).toEqual([idOf(2)])
+    allowed.delete(idOf(2))
+    a.manager.enforcePermissions()
+    await settle()
+    expect(a.manager.list()).toEqual([])
   })
 
   it('removePeer disconnects and stops redialing', async () => {

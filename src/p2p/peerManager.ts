@@ -63,6 +63,11 @@ export interface PeerManagerOptions {
    * neither dialed nor kept when they dial in.
    */
   isPermitted?: (e: Pick<Enode, 'id' | 'host' | 'port'>) => boolean
+  /**
+   * Besu's remote connections limit: most sessions other nodes dialed, kept nodes (bootnodes, static
+   * nodes, admin_addPeer) aside; absent: no limit beyond `maxPeers`.
+   */
+  maxInbound?: number
   backoffInitialMs?: number
   backoffMaxMs?: number
 }
@@ -229,6 +234,12 @@ export class PeerManager {
       return undefined
     }
     if (this.peers.size >= this.opts.maxPeers && !this.targets.has(id)) return DisconnectReason.tooManyPeers
+    const maxInbound = this.opts.maxInbound
+    if (session.isInbound && maxInbound !== undefined && !this.targets.get(id)?.isKept) {
+      let inbound = 0
+      for (const p of this.peers.values()) if (p.session.isInbound && !this.targets.get(p.id)?.isKept) inbound++
+      if (inbound >= maxInbound) return DisconnectReason.tooManyPeers
+    }
     return undefined
   }
 

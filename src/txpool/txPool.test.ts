@@ -1,5 +1,5 @@
 import { Common, Hardfork, Mainnet } from '@ethereumjs/common'
-import { createFeeMarket1559Tx, type TypedTransaction } from '@ethereumjs/tx'
+import { createFeeMarket1559Tx, createLegacyTx, type TypedTransaction } from '@ethereumjs/tx'
 import { hexToBytes } from '../primitives/hex.ts'
 import { describe, expect, it } from '../runtime/testing.ts'
 import { fees, type PoolChainView, TxPool, type TxPoolOptions } from './txPool.ts'
@@ -28,7 +28,15 @@ function tx(key: number, nonce: number, maxFeeGwei = 10n, tipGwei = 1n, gasLimit
 }
 
 type PoolTestOptions = Partial<{ maxSize: number; balance: bigint; nonce: bigint }> &
-  Pick<TxPoolOptions, 'maxFutureBySender' | 'isLocalPriority' | 'prioritySenders' | 'isPermittedSender'>
+  Pick<
+    TxPoolOptions,
+    | 'maxFutureBySender'
+    | 'isLocalPriority'
+    | 'prioritySenders'
+    | 'isPermittedSender'
+    | 'txFeeCap'
+    | 'isReplayProtectionRequired'
+  >
 
 function pool(opts: PoolTestOptions = {}): TxPool {
   const view: PoolChainView = {
@@ -38,6 +46,7 @@ function pool(opts: PoolTestOptions = {}): TxPool {
     account: async () => ({ nonce: opts.nonce ?? 0n, balance: opts.balance ?? 10n ** 20n }),
   }
   const { maxFutureBySender, isLocalPriority, prioritySenders, isPermittedSender } = opts
+  const { txFeeCap, isReplayProtectionRequired } = opts
   return new TxPool(view, {
     minGasPrice: 1000n,
     maxSize: opts.maxSize ?? 100,
@@ -46,6 +55,8 @@ function pool(opts: PoolTestOptions = {}): TxPool {
     isLocalPriority,
     prioritySenders,
     isPermittedSender,
+    txFeeCap,
+    isReplayProtectionRequired,
   })
 }
 
@@ -122,6 +133,23 @@ describe('TxPool.add', () => {
     expect(p.executable(GWEI)).toHaveLength(1)
     allowed.delete(sender)
     expect(p.executable(GWEI)).toHaveLength(0)
+  })
+
+  it('caps the fee a local transaction may offer, and lets peers relay any (Besu)', async () => {
+    const p = pool({ txFeeCap: 21000n * 10n * GWEI })
+    expect(await refusal(p, tx(0, 0, 10n))).toBe('accepted')
+    expect(await refusal(p, tx(1, 0, 11n))).toBe('txFeeCapExceeded')
+    expect(await p.add(tx(1, 0, 11n), { isLocal: false })).toMatch(/^0x/)
+  })
+
+  it('refuses a local transaction signed for no chain id when replay protection is required', async () => {
+    const old = new Common({ chain: Mainnet, hardfork: Hardfork.TangerineWhistle })
+    const unprotected = createLegacyTx(
+      { nonce: 0n, gasLimit: 21000n, gasPrice: 10n * GWEI, to: `0x${'11'.repeat(20)}`, value: 1n },
+      { common: old },
+    ).sign(KEYS[0])
+    expect(await refusal(pool({ isReplayProtectionRequired: true }), unprotected)).toBe('replayProtectionRequired')
+    expect(await refusal(pool(), unprotected)).toBe('accepted')
   })
 
   it('refuses the same transaction twice', async () => {

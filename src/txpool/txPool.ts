@@ -48,6 +48,13 @@ export interface TxPoolOptions {
    * refused, and kept out of blocks when the list loses them while their transactions wait.
    */
   isPermittedSender?: (senderHex: string) => boolean
+  /**
+   * Besu's `--rpc-tx-feecap`: the most a local transaction may offer to pay (its gas limit at its
+   * max fee); 0 or absent: no cap.
+   */
+  txFeeCap?: bigint
+  /** Besu's `--strict-tx-replay-protection-enabled`: local transactions must be signed for a chain id. */
+  isReplayProtectionRequired?: boolean
 }
 
 export interface AddOptions {
@@ -119,6 +126,8 @@ export class TxPool {
       throw new TxPoolError('invalidSignature', 'Invalid signature')
     }
     this.checkStatic(tx, sender)
+    const isLocal = opts.isLocal ?? true
+    if (isLocal) this.checkLocal(tx)
     const senderHex = bytesToHex(sender)
     if (this.opts.isPermittedSender?.(senderHex) === false)
       throw new TxPoolError('txSenderNotAuthorized', 'Sender account not authorized to send transactions')
@@ -142,7 +151,6 @@ export class TxPool {
     }
     const existing = this.senders.get(senderHex)?.byNonce.get(tx.nonce)
     if (existing) this.checkReplacement(existing.tx, tx)
-    const isLocal = opts.isLocal ?? true
     const pooled: PoolTx = { tx, hash, sender, senderHex, nonce: tx.nonce, addedAtMs: Date.now(), isLocal }
     if (!existing && this.byHash.size >= this.opts.maxSize) this.evictFor(pooled)
     if (existing) this.byHash.delete(existing.hash)
@@ -190,6 +198,18 @@ export class TxPool {
         `Gas price ${maxFee} below configured minimum gas price ${this.opts.minGasPrice}`,
       )
     }
+  }
+
+  /** Besu's checks of transactions sent over JSON-RPC only: the fee cap, replay protection. */
+  private checkLocal(tx: TypedTransaction): void {
+    const cap = this.opts.txFeeCap ?? 0n
+    if (cap > 0n && fees(tx).maxFee * tx.gasLimit > cap)
+      throw new TxPoolError(
+        'txFeeCapExceeded',
+        `Transaction fee cap exceeded: ${fees(tx).maxFee * tx.gasLimit} > ${cap}`,
+      )
+    if (this.opts.isReplayProtectionRequired && tx.type === 0 && (tx as { v?: bigint }).v! <= 28n)
+      throw new TxPoolError('replayProtectionRequired', 'ChainId is required')
   }
 
   private checkReplacement(old: TypedTransaction, next: TypedTransaction): void {

@@ -16,6 +16,7 @@ export type TxPoolErrorKind =
   | 'txPoolFull'
   | 'txFeeCapExceeded'
   | 'txSenderNotAuthorized'
+  | 'replayProtectionRequired'
 
 export class TxPoolError extends Error {
   readonly kind: TxPoolErrorKind
