@@ -146,13 +146,20 @@ export function cliqueDifficulty(signers: string[], number: bigint, signer: stri
 }
 
 /**
- * The extraData of block `number` before its seal: a zero vanity, at a checkpoint the signer list,
- * and 65 zero bytes the seal replaces.
+ * The extraData of block `number` before its seal: the vanity (`vanity` zero-padded on the left, as
+ * Besu puts its --miner-extra-data; zeros without it), at a checkpoint the signer list, and 65 zero
+ * bytes the seal replaces.
  */
-export function cliqueExtraData(common: Common, number: bigint, signers: string[]): Uint8Array {
+export function cliqueExtraData(
+  common: Common,
+  number: bigint,
+  signers: string[],
+  vanity: Uint8Array = new Uint8Array(0),
+): Uint8Array {
   const isCheckpoint = number % cliqueEpoch(common) === 0n
   const list = isCheckpoint ? signers : []
   const out = new Uint8Array(CLIQUE_VANITY_BYTES + list.length * 20 + CLIQUE_SEAL_BYTES)
+  out.set(vanity.subarray(0, CLIQUE_VANITY_BYTES), CLIQUE_VANITY_BYTES - Math.min(vanity.length, CLIQUE_VANITY_BYTES))
   list.forEach((s, i) => {
     out.set(hexToBytes(s), CLIQUE_VANITY_BYTES + i * 20)
   })
@@ -217,6 +224,7 @@ export async function cliqueHeaderFields(
   key: Uint8Array,
   timestamp: bigint,
   proposals: ReadonlyMap<string, boolean> = new Map(),
+  vanity?: Uint8Array,
 ): Promise<CliqueHeaderFields> {
   const number = parent.number + 1n
   const signer = signerHex(privateToAddress(key))
@@ -231,7 +239,7 @@ export async function cliqueHeaderFields(
   return {
     timestamp: maxBigInt(timestamp, parent.timestamp + period),
     difficulty: cliqueDifficulty(signers, number, signer),
-    extraData: cliqueExtraData(common, number, signers),
+    extraData: cliqueExtraData(common, number, signers, vanity),
     coinbase: vote ? hexToBytes(vote.subject) : new Uint8Array(20),
     mixHash: new Uint8Array(32),
     nonce: vote?.isAdd ? CLIQUE_NONCE_ADD : CLIQUE_NONCE_DROP,

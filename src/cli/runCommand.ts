@@ -111,6 +111,10 @@ export function registerRunCommand(cli: CAC): void {
       'Seal blocks with the dev sealer (default: true on the dev network, false with --genesis-file)',
     )
     .option('--target-gas-limit <gas>', 'Gas limit that sealed blocks and built payloads move toward')
+    .option(
+      '--miner-extra-data <hex>',
+      'extraData of the blocks this node builds, at most 32 bytes (the vanity of clique and BFT blocks)',
+    )
     .option('--block-period <seconds>', 'Seal a block every period (fractions allowed); automine without it')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
@@ -229,6 +233,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     minerCoinbase: s('minerCoinbase') === undefined ? undefined : addressOpt('miner-coinbase', s('minerCoinbase')),
     blockPeriodMs: blockPeriod === undefined ? undefined : periodOpt(blockPeriod),
     targetGasLimit: s('targetGasLimit') === undefined ? undefined : bigintOpt('target-gas-limit', s('targetGasLimit')),
+    minerExtraData: extraDataOpt(s('minerExtraData')),
     configOut: s('configOut'),
     loadStateFile: s('loadState'),
     dumpStateFile: s('dumpState'),
@@ -269,6 +274,14 @@ function parsePermissionsOptions(o: Record<string, unknown>, dataPath: string): 
     accountsFile: fileOf('permissionsAccountsConfigFile', 'permissions-accounts-config-file'),
     nodesFile: fileOf('permissionsNodesConfigFile', 'permissions-nodes-config-file'),
   }
+}
+
+/** Besu's --miner-extra-data: hex (0x optional) of at most 32 bytes. */
+function extraDataOpt(v: string | undefined): Uint8Array | undefined {
+  if (v === undefined) return undefined
+  const digits = v.replace(/^0x/i, '')
+  if (!/^([0-9a-fA-F]{2}){0,32}$/.test(digits)) bad('miner-extra-data', v, 'hex of at most 32 bytes')
+  return hexToBytes(`0x${digits}`)
 }
 
 function parseStorageOptions(

@@ -29,6 +29,19 @@ function sealed(sealers: Uint8Array[], change: Partial<HeaderData> = {}): BlockH
   return createBlockHeader({ ...base, extraData: encodeBftExtraData('qbft', { ...extra, seals }) }, { common })
 }
 
+describe('proposalHeaderFields', () => {
+  it('puts --miner-extra-data in the vanity, zero-padded on the left (Besu), zeros without it', () => {
+    const fields = (vanity?: Uint8Array) =>
+      decodeBftExtraData(
+        'qbft',
+        proposalHeaderFields({ kind: 'qbft', round: 0, proposer: VALIDATORS[0], validators: VALIDATORS, vanity })
+          .extraData as Uint8Array,
+      ).vanity
+    expect(fields(Uint8Array.of(0xab, 0xcd))).toEqual(Uint8Array.from([...new Uint8Array(30), 0xab, 0xcd]))
+    expect(fields()).toEqual(new Uint8Array(32))
+  })
+})
+
 describe('validateBftHeader', () => {
   it('accepts a header sealed by a quorum of the validators', () => {
     expect(() => validateBftHeader(sealed(KEYS.slice(0, 3)), parent, CHECK)).not.toThrow()

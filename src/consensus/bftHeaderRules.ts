@@ -4,8 +4,9 @@
  * validators the parent's tally yields), a validator as proposer, and commit seals from a quorum of
  * distinct validators over the header at its round. Also the header fields of a new proposal.
  */
+
 import type { BlockHeader, HeaderData } from '@ethereumjs/block'
-import { KECCAK256_RLP_ARRAY } from '@ethereumjs/util'
+import { KECCAK256_RLP_ARRAY, setLengthLeft } from '@ethereumjs/util'
 import type { SealRules } from '../chain/headerValidation.ts'
 import { bytesToHex, equalBytes } from '../primitives/hex.ts'
 import {
@@ -101,12 +102,14 @@ export interface ProposalFields {
   proposer: Uint8Array
   validators: Uint8Array[]
   vote?: BftVote
+  /** Besu's --miner-extra-data as the vanity, zero-padded on the left to 32 bytes; zeros without it. */
+  vanity?: Uint8Array
 }
 
 /** The consensus fields of a new proposal's header: extraData without seals, proposer, BFT constants. */
 export function proposalHeaderFields(f: ProposalFields): HeaderData {
   const extra = {
-    vanity: new Uint8Array(VANITY_LENGTH),
+    vanity: setLengthLeft(f.vanity ?? new Uint8Array(0), VANITY_LENGTH),
     validators: f.validators,
     vote: f.vote,
     round: f.round,

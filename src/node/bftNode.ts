@@ -24,7 +24,7 @@ import { BftProtocol } from '../p2p/bft/bftProtocol.ts'
 import type { Clock } from '../primitives/clock.ts'
 import { hexToBytes } from '../primitives/hex.ts'
 import { ContractValidators } from '../producer/bftContractValidators.ts'
-import { BftValidator } from '../producer/bftValidator.ts'
+import { BftValidator, type BftValidatorOptions } from '../producer/bftValidator.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 
 export interface BftChain {
@@ -179,6 +179,7 @@ export function createBftValidator(
   privateKey: Uint8Array,
   clock: Clock,
   network?: BftValidatorNetwork,
+  blocks?: BftValidatorOptions['blocks'],
 ): BftValidator {
   return new BftValidator(chain, pool, bft.tracker, {
     bft: bft.options,
@@ -189,5 +190,6 @@ export function createBftValidator(
     transport: network?.transport ?? soloTransport,
     hasPeers: network !== undefined,
     onBehind: network && (() => network.syncFromPeers()),
+    blocks,
   })
 }

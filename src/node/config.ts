@@ -71,6 +71,8 @@ export interface NodeConfig {
   blockPeriodMs?: number
   /** Gas limit that built blocks move toward (Besu's --target-gas-limit). */
   targetGasLimit?: bigint
+  /** The extraData of the blocks this node builds, at most 32 bytes (Besu's --miner-extra-data). */
+  minerExtraData?: Uint8Array
   /** Whether the dev sealer produces blocks; a node on a custom genesis waits for blocks from outside. */
   isMinerEnabled: boolean
   configOut?: string

@@ -260,7 +260,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   const accounts = config.network === 'dev' ? devAccounts() : []
   const curve = genesisEcCurve(genesis.config)
   const nodeKey = loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, curve)
-  const { targetGasLimit } = config
+  const { targetGasLimit, minerExtraData: extraData } = config
   const clique = cliqueSealing(genesis, curve, nodeKey.privateKey)
   const blockPeriodMs = config.blockPeriodMs ?? clique?.periodMs
   const cliqueProposals = genesis.config.clique !== undefined ? new Map<string, boolean>() : undefined
@@ -268,6 +268,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     coinbase,
     blockPeriodMs,
     targetGasLimit,
+    extraData,
     cliqueKey: clique?.key,
     cliqueProposals,
     isEmptyBlockSealed: clique?.isEmptyBlockSealed,
@@ -288,6 +289,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
         nodeKey.privateKey,
         systemClock,
         bftProtocol && { transport: bftProtocol.transport, syncFromPeers: () => network?.syncFromPeers() },
+        { targetGasLimit, extraData },
       )
     : undefined
   const forkHistory = chain.trieDb.fork instanceof CachedForkSource ? chain.trieDb.fork : undefined
@@ -314,7 +316,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   const isDevToolkit = config.isMinerEnabled && !config.engine.isEnabled
   const devTools = isDevToolkit ? new DevTools(chain, pool, sealer) : undefined
   const engine = config.engine.isEnabled
-    ? new EngineService(chain, pool, new PayloadBuilder(chain, pool, { targetGasLimit }), systemClock)
+    ? new EngineService(chain, pool, new PayloadBuilder(chain, pool, { targetGasLimit, extraData }), systemClock)
     : undefined
   const logBloomCache = new LogBloomCache(chain, join(scratchDir(config.dataPath), 'caches'))
   if (config.isAutoLogBloomCaching) autoIndexLogBlooms(chain, logBloomCache)

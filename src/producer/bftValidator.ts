@@ -31,7 +31,7 @@ import { createLogger } from '../primitives/logger.ts'
 import { after, type LongTimer } from '../runtime/eventLoop.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { ContractValidators } from './bftContractValidators.ts'
-import { type AssembledBlock, BlockAssembler } from './blockAssembler.ts'
+import { type AssembledBlock, BlockAssembler, type BlockAssemblerOptions } from './blockAssembler.ts'
 
 const log = createLogger('bft')
 /** Proposals for later heights kept until their height starts. */
@@ -58,6 +58,8 @@ export interface BftValidatorOptions {
   hasPeers: boolean
   /** Called when a validator is at a later height than this node's head (the cue to sync). */
   onBehind?: (height: bigint) => void
+  /** Besu's --target-gas-limit and --miner-extra-data (the vanity of proposals). */
+  blocks?: Pick<BlockAssemblerOptions, 'targetGasLimit' | 'extraData'>
 }
 
 export class BftValidator {
@@ -100,7 +102,7 @@ export class BftValidator {
       })
       this.machines.set(kind, machine)
     }
-    this.assembler = new BlockAssembler(chain, pool)
+    this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.blocks?.targetGasLimit })
   }
 
   /** The protocols of the chain (two on a migrating chain). */
@@ -326,6 +328,7 @@ export class BftValidator {
       proposer: this.machine.address,
       validators: isContract ? [] : validators,
       vote: isContract ? undefined : this.voteFor(validators),
+      vanity: this.opts.blocks?.extraData,
     })
     const isLondon = parent.header.common.isActivatedEIP(1559)
     const candidates = this.pool.executable(isLondon ? this.chain.nextBaseFee(parent.header) : 0n)

@@ -72,6 +72,11 @@ export interface BlockAssemblerOptions {
   cliqueKey?: Uint8Array
   /** This node's clique proposals (subject → add): a sealed block carries one of them as its vote. */
   cliqueProposals?: ReadonlyMap<string, boolean>
+  /**
+   * Besu's --miner-extra-data: the extraData of the blocks built (at most 32 bytes); on clique it is
+   * the vanity, zero-padded on the left. A BFT proposal's own extraData wins over it.
+   */
+  extraData?: Uint8Array
 }
 
 export interface AssembledBlock {
@@ -146,6 +151,7 @@ export class BlockAssembler {
             isLondonForkBlock(vm.common, number),
           ),
           difficulty: isPow ? powDifficulty : 0n,
+          extraData: this.opts.extraData,
           ...fields,
           ...clique,
         },
@@ -201,7 +207,8 @@ export class BlockAssembler {
   private cliqueFields(vm: VM, parent: Block, fields: ProducerHeaderFields): Promise<ProducerHeaderFields> {
     const key = this.opts.cliqueKey
     if (!key) throw new Error('a clique block needs its signer key')
-    return cliqueHeaderFields(this.chain, vm.common, parent.header, key, fields.timestamp, this.opts.cliqueProposals)
+    const { cliqueProposals, extraData } = this.opts
+    return cliqueHeaderFields(this.chain, vm.common, parent.header, key, fields.timestamp, cliqueProposals, extraData)
   }
 
   /**

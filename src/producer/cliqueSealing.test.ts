@@ -44,10 +44,11 @@ function cliqueGenesis(signers: string[], config: Record<string, unknown> = {}) 
 async function openSealer(
   chain: Chain,
   cliqueProposals?: Map<string, boolean>,
+  extraData?: Uint8Array,
 ): Promise<{ sealer: DevSealer; pool: TxPool }> {
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
   const clock = manualClock(1_700_000_000_000)
-  const opts = { coinbase: new Uint8Array(20), cliqueKey: NODE_KEY, cliqueProposals, clock }
+  const opts = { coinbase: new Uint8Array(20), cliqueKey: NODE_KEY, cliqueProposals, clock, extraData }
   return { sealer: new DevSealer(chain, pool, opts), pool }
 }
 
@@ -109,6 +110,20 @@ describe('clique sealing with the node key', () => {
     const replica = await openMemoryChain(genesis)
     for (const b of blocks) await importBlock(replica, b, { setHead: true })
     expect(bytesToHex(replica.head.hash())).toBe(bytesToHex(chain.head.hash()))
+  })
+
+  it("puts --miner-extra-data in the vanity, zero-padded on the left as Besu's clique miner does", async () => {
+    const genesis = cliqueGenesis([NODE_ADDRESS])
+    const chain = await openMemoryChain(genesis)
+    const vanity = new TextEncoder().encode('basalt')
+    const { sealer } = await openSealer(chain, undefined, vanity)
+    const block = (await sealer.sealBlock(true))!
+    expect(block.header.extraData.length).toBe(97)
+    expect(bytesToHex(block.header.extraData.subarray(0, 32))).toBe(`0x${'00'.repeat(26)}626173616c74`)
+    expect(cliqueSigner(block.header).toString()).toBe(NODE_ADDRESS)
+    const replica = await openMemoryChain(genesis)
+    await importBlock(replica, block, { setHead: true })
+    expect(bytesToHex(replica.head.hash())).toBe(bytesToHex(block.hash()))
   })
 
   it('takes turns with another signer: difficulty 2 in turn, 1 out of turn, never two blocks in a row', async () => {

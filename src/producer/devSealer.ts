@@ -44,6 +44,8 @@ export interface DevSealerOptions {
   blockPeriodMs?: number
   /** Besu's --target-gas-limit: blocks move their gas limit toward it. */
   targetGasLimit?: bigint
+  /** Besu's --miner-extra-data: the extraData of sealed blocks (clique: their vanity). */
+  extraData?: Uint8Array
   /** The key that seals the blocks of a clique chain (the node key). */
   cliqueKey?: Uint8Array
   /** This node's clique proposals (clique_propose): a sealed block carries one of them as its vote. */
@@ -114,6 +116,7 @@ export class DevSealer {
     this.coinbase = opts.coinbase
     this.assembler = new BlockAssembler(chain, pool, {
       targetGasLimit: opts.targetGasLimit,
+      extraData: opts.extraData,
       cliqueKey: opts.cliqueKey,
       cliqueProposals: opts.cliqueProposals,
     })

@@ -55,6 +55,8 @@ export interface PayloadBuilderOptions {
   maxBuildMs: number
   /** Besu's --target-gas-limit: payloads move their gas limit toward it. */
   targetGasLimit?: bigint
+  /** Besu's --miner-extra-data: the extraData of built payloads. */
+  extraData?: Uint8Array
 }
 
 const DEFAULTS: PayloadBuilderOptions = { rebuildIntervalMs: 500, maxBuildMs: 12_000 }
@@ -141,6 +143,7 @@ export class PayloadBuilder {
       headerData: {
         timestamp: attrs.timestamp,
         coinbase: attrs.feeRecipient,
+        extraData: this.opts.extraData,
         gasLimit: nextGasLimit(parent.header.gasLimit, attrs.targetGasLimit ?? this.opts.targetGasLimit),
         mixHash: attrs.prevRandao,
         difficulty: 0n,

@@ -14,7 +14,7 @@ const BEACON_ROOT = `0x${'be'.repeat(32)}`
 const WITHDRAWAL_REQUESTS = '0x00000961ef480eb55e80d19ad83579a64c007002'
 
 beforeAll(async () => {
-  en = await startEngineNode()
+  en = await startEngineNode({ args: ['--miner-extra-data', '0x626173616c74'] })
 })
 afterAll(async () => {
   await en?.node.cleanup()
@@ -141,6 +141,8 @@ describe('building and importing payloads', () => {
       timestamp: `0x${t.toString(16)}`,
       prevRandao: `0x${'11'.repeat(32)}`,
       feeRecipient: `0x${'fe'.repeat(20)}`,
+      // --miner-extra-data ("basalt").
+      extraData: '0x626173616c74',
       withdrawals: [{ index: '0x0', validatorIndex: '0x1', address: `0x${'aa'.repeat(20)}`, amount: '0x64' }],
     })
     expect(status).toEqual({ status: 'VALID', latestValidHash: payload.blockHash, validationError: null })

@@ -28,6 +28,8 @@ beforeAll(async () => {
         'alice',
         '--miner-coinbase',
         COINBASE,
+        '--miner-extra-data',
+        '0x626173616c74',
         '--min-gas-price',
         '2000000000',
         '--rpc-gas-cap',
@@ -97,9 +99,10 @@ describe('basalt run options', () => {
     expect(child).toBe(parent - (parent / 1024n - 1n) > 50_000_000n ? parent - (parent / 1024n - 1n) : 50_000_000n)
   })
 
-  it('--miner-coinbase is the miner of sealed blocks and eth_coinbase', async () => {
-    const block = await interval.rpc<{ miner: string }>('eth_getBlockByNumber', ['latest', false])
+  it('--miner-coinbase is the miner of sealed blocks and eth_coinbase; --miner-extra-data their extraData', async () => {
+    const block = await interval.rpc<{ miner: string; extraData: string }>('eth_getBlockByNumber', ['latest', false])
     expect(block.miner).toBe(COINBASE)
+    expect(block.extraData).toBe('0x626173616c74')
     expect(await interval.rpc('eth_coinbase')).toBe(COINBASE)
   })
 

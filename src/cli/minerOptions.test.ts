@@ -1,0 +1,21 @@
+/** `basalt run`'s options for the blocks this node builds, parsed as the executable parses them. */
+import { describe, expect, it } from '../runtime/testing.ts'
+import { runConfig } from './runArgs.test-helper.ts'
+
+describe('--miner-extra-data', () => {
+  it('takes hex of at most 32 bytes, with or without 0x, keeping every digit', () => {
+    expect(runConfig([]).minerExtraData).toBeUndefined()
+    expect(runConfig(['--miner-extra-data', '0x626173616c74']).minerExtraData).toEqual(
+      new TextEncoder().encode('basalt'),
+    )
+    expect(runConfig([`--miner-extra-data=${'ab'.repeat(32)}`]).minerExtraData?.length).toBe(32)
+    expect(runConfig(['--miner-extra-data=0x']).minerExtraData).toEqual(new Uint8Array(0))
+  })
+
+  it('refuses more than 32 bytes and what is not hex', () => {
+    for (const v of [`0x${'ab'.repeat(33)}`, '0xabc', 'basalt'])
+      expect(() => runConfig([`--miner-extra-data=${v}`])).toThrow(
+        `Invalid value for option --miner-extra-data: '${v}' (expected hex of at most 32 bytes)`,
+      )
+  })
+})
