@@ -56,7 +56,9 @@ const NODE_RULES: EntryRules = {
 
 /** One allowlist of one file. */
 export class Allowlist {
-  private entries: string[]
+  private entries: string[] = []
+  /** The entries' identities, for the checks made per transaction and per connection. */
+  private identities = new Set<string>()
   private readonly key: ListKey
   private readonly file: string
   private readonly rules: EntryRules
@@ -69,7 +71,7 @@ export class Allowlist {
     this.file = file
     this.rules = rules
     this.fixed = new Set(fixed.filter((f) => rules.normalize(f) !== undefined).map(rules.identity))
-    this.entries = this.read()
+    this.set(this.read())
   }
 
   list(): string[] {
@@ -78,8 +80,7 @@ export class Allowlist {
 
   has(entry: string): boolean {
     if (this.rules.normalize(entry) === undefined) return false
-    const id = this.rules.identity(entry)
-    return this.entries.some((e) => this.rules.identity(e) === id)
+    return this.identities.has(this.rules.identity(entry))
   }
 
   /** Called after every change of the list (a change, a reload). */
@@ -105,14 +106,19 @@ export class Allowlist {
 
   /** Reads the file again; throws with Besu's message (the list stays as it was). */
   reload(): void {
-    this.entries = this.read()
+    this.set(this.read())
     for (const fn of this.listeners) fn()
   }
 
   /** Puts back a list saved with `list()` (the other list's reload failed). */
   restore(entries: string[]): void {
-    this.entries = entries
+    this.set(entries)
     for (const fn of this.listeners) fn()
+  }
+
+  private set(entries: string[]): void {
+    this.entries = entries
+    this.identities = new Set(entries.map(this.rules.identity))
   }
 
   /** Besu's input checks, in its order: empty, invalid, duplicated. */
@@ -137,7 +143,7 @@ export class Allowlist {
     } catch {
       return 'persistFailure'
     }
-    this.entries = next
+    this.set(next)
     for (const fn of this.listeners) fn()
     const valid = listOf(file, this.key).filter((e) => this.rules.normalize(e) !== undefined)
     const onFile = new Set(valid.map(this.rules.identity))
@@ -146,7 +152,7 @@ export class Allowlist {
     try {
       writeAllowlistFile(this.file, file)
     } catch {
-      this.entries = before
+      this.set(before)
       for (const fn of this.listeners) fn()
       return 'persistFailure'
     }
