@@ -44,3 +44,16 @@ describe('--rpc-call-workers', () => {
     expect(() => runConfig(['--rpc-call-workers', 'two'])).toThrow('--rpc-call-workers')
   })
 })
+
+describe('--rpc-http-max-request-content-length and --rpc-ws-max-frame-size', () => {
+  it("are Besu's 5 MiB and 1 MiB by default and take a positive number of bytes", () => {
+    expect(runConfig([]).http.maxRequestBytes).toBe(5 * 1024 * 1024)
+    expect(runConfig([]).ws.maxFrameBytes).toBe(1024 * 1024)
+    expect(runConfig(['--rpc-http-max-request-content-length', '100']).http.maxRequestBytes).toBe(100)
+    expect(runConfig(['--rpc-ws-max-frame-size=4096']).ws.maxFrameBytes).toBe(4096)
+    expect(() => runConfig(['--rpc-ws-max-frame-size=0'])).toThrow('--rpc-ws-max-frame-size')
+    expect(() => runConfig(['--rpc-http-max-request-content-length=5MB'])).toThrow(
+      '--rpc-http-max-request-content-length',
+    )
+  })
+})

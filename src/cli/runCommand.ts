@@ -76,6 +76,12 @@ export function registerRunCommand(cli: CAC): void {
       'Comma-separated allowed CORS origins (regular expressions, as Besu), * or all, or none',
     )
     .option('--rpc-http-max-batch-size <n>', 'Largest JSON-RPC batch', { default: '1024' })
+    .option('--rpc-http-max-request-content-length <bytes>', 'Largest JSON-RPC request body (HTTP 413 beyond it)', {
+      default: '5242880',
+    })
+    .option('--rpc-ws-max-frame-size <bytes>', 'Largest WebSocket frame (the socket closes with 1009 beyond it)', {
+      default: '1048576',
+    })
     .option('--host-allowlist <list>', 'Comma-separated Host header values accepted, * or all, or none', {
       default: 'localhost,127.0.0.1',
     })
@@ -206,12 +212,14 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       apis: apiList('rpc-http-api', s('rpcHttpApi') ?? defaultApis),
       corsOrigins: allowlist('rpc-http-cors-origins', s('rpcHttpCorsOrigins'), 'domains'),
       maxBatchSize: intOpt('rpc-http-max-batch-size', s('rpcHttpMaxBatchSize'), 1),
+      maxRequestBytes: intOpt('rpc-http-max-request-content-length', s('rpcHttpMaxRequestContentLength'), 1),
     },
     ws: {
       isEnabled: optBool(o, 'rpcWsEnabled', 'rpc-ws-enabled', true),
       host: nonEmpty('rpc-ws-host', s('rpcWsHost')),
       port: portOpt('rpc-ws-port', s('rpcWsPort')),
       apis: apiList('rpc-ws-api', s('rpcWsApi') ?? defaultApis),
+      maxFrameBytes: intOpt('rpc-ws-max-frame-size', s('rpcWsMaxFrameSize'), 1),
     },
     hostAllowlist: allowlist('host-allowlist', s('hostAllowlist'), 'hostnames'),
     minGasPrice: bigintOpt('min-gas-price', s('minGasPrice')),

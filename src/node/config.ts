@@ -33,8 +33,10 @@ export interface NodeConfig {
   /** web3_clientVersion starts with `anvil/` (Hardhat's network helpers accept only hardhat, zksync or anvil). */
   isAnvilClientVersion: boolean
   nodePrivateKeyFile?: string
-  http: ApiListenerConfig & { corsOrigins: string[]; maxBatchSize: number }
-  ws: ApiListenerConfig
+  /** `maxRequestBytes`: Besu's --rpc-http-max-request-content-length, the largest request body. */
+  http: ApiListenerConfig & { corsOrigins: string[]; maxBatchSize: number; maxRequestBytes: number }
+  /** `maxFrameBytes`: Besu's --rpc-ws-max-frame-size, the largest WebSocket frame (larger ones close the socket). */
+  ws: ApiListenerConfig & { maxFrameBytes: number }
   hostAllowlist: string[]
   minGasPrice: bigint
   gasPriceBlocks: number

@@ -65,6 +65,8 @@ export async function launchNode(config: NodeConfig): Promise<void> {
           hostAllowlist: config.hostAllowlist,
           corsOrigins: config.http.corsOrigins,
           maxBatchSize: config.http.maxBatchSize,
+          maxRequestBytes: config.http.maxRequestBytes,
+          maxFrameBytes: config.ws.maxFrameBytes,
           isHttpServed,
         })
       : undefined

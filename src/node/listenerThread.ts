@@ -41,7 +41,7 @@ import type { WorkerChain } from './workerChain.ts'
  */
 export type ListenInit = Pick<
   RpcListenerOptions,
-  'host' | 'port' | 'apis' | 'hostAllowlist' | 'corsOrigins' | 'maxBatchSize'
+  'host' | 'port' | 'apis' | 'hostAllowlist' | 'corsOrigins' | 'maxBatchSize' | 'maxRequestBytes' | 'maxFrameBytes'
 > & { chainId: bigint; head: SharedArrayBuffer }
 
 /**
@@ -146,7 +146,7 @@ export class ListenerThread {
       answer: async (text) => (await this.answerHere(text)) ?? this.forward(text),
       openSession: (send) => this.openSession(send),
     }
-    const { host, port, apis, hostAllowlist, corsOrigins, maxBatchSize } = this.init
+    const { host, port, apis, hostAllowlist, corsOrigins, maxBatchSize, maxRequestBytes, maxFrameBytes } = this.init
     await startRpcListener(relay, {
       host,
       port,
@@ -154,6 +154,8 @@ export class ListenerThread {
       hostAllowlist,
       corsOrigins,
       maxBatchSize,
+      maxRequestBytes,
+      maxFrameBytes,
       isHttpServed: true,
       sharedPort: 'further',
     })

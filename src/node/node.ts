@@ -511,6 +511,8 @@ function startListenerThreads(
     hostAllowlist: config.hostAllowlist,
     corsOrigins: config.http.corsOrigins,
     maxBatchSize: config.http.maxBatchSize,
+    maxRequestBytes: config.http.maxRequestBytes,
+    maxFrameBytes: config.ws.maxFrameBytes,
     chainId: settings.chainId,
   })
   early.concurrency.start = () => {

@@ -27,6 +27,9 @@ export interface RpcListenerOptions {
   hostAllowlist: string[]
   corsOrigins: string[]
   maxBatchSize: number
+  /** The largest request body (Besu's default 5 MiB) and WebSocket frame (1 MiB). */
+  maxRequestBytes?: number
+  maxFrameBytes?: number
   /** Whether plain HTTP POSTs are served (false: WebSocket only). */
   isHttpServed: boolean
   /** A port shared with listener threads (runtime/httpServer.ts `sharedPort`). */
@@ -150,10 +153,11 @@ export async function startRpcListener(
   const gate = backend instanceof RpcGate ? backend : new RpcGate('answer' in backend ? undefined : backend)
   const dispatch: DispatchOptions = { enabledGroups: new Set(opts.apis), maxBatchSize: opts.maxBatchSize }
   let httpCtx: RpcContext | undefined
+  const maxBodyBytes = opts.maxRequestBytes ?? MAX_BODY_BYTES
   // A larger frame closes the connection with 1009 (message too big), as Besu's does.
   const runtime = await createServerRuntime({
-    maxRequestBodyBytes: MAX_BODY_BYTES,
-    maxWsFrameBytes: MAX_WS_FRAME_BYTES,
+    maxRequestBodyBytes: maxBodyBytes,
+    maxWsFrameBytes: opts.maxFrameBytes ?? MAX_WS_FRAME_BYTES,
     idleTimeoutS: IDLE_TIMEOUT_S,
   })
   const { upgradeWebSocket } = runtime
@@ -214,7 +218,7 @@ export async function startRpcListener(
 
   const rpcAnswer = async (req: Request): Promise<RpcAnswer> => {
     const text = await req.text()
-    if (text.length > MAX_BODY_BYTES) return { body: 'Request body too large', status: 413, type: 'text' }
+    if (text.length > maxBodyBytes) return { body: 'Request body too large', status: 413, type: 'text' }
     if (relay) return answerOf(await relay.answer(text))
     const early = gate.backend ? undefined : gate.earlyAnswer(text, opts.apis)
     if (early !== undefined) return { body: early, status: 200, type: 'json' }

@@ -42,7 +42,12 @@ beforeAll(async () => {
         '50000000',
       ],
     }),
-    startNode({ args: ['--block-period', '3600', '--tx-pool-max-size', '2', '--tx-pool-price-bump', '50'] }),
+    startNode({
+      args: [
+        ...['--block-period', '3600', '--tx-pool-max-size', '2', '--tx-pool-price-bump', '50'],
+        ...['--rpc-http-max-request-content-length', '2000', '--rpc-ws-max-frame-size', '3000'],
+      ],
+    }),
     startNode({ args: ['--api-gas-price-max', '3000000000'] }),
   ])
 })
@@ -149,6 +154,25 @@ describe('basalt run options', () => {
   it('--logging OFF prints no log line; the default INFO does', async () => {
     expect(interval.output()).not.toContain('node started')
     expect(automine.output()).toContain('node started')
+  })
+
+  it('--rpc-http-max-request-content-length and --rpc-ws-max-frame-size bound a request body and a frame', async () => {
+    const body = (size: number) =>
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'web3_sha3', params: [`0x${'ab'.repeat(size)}`] })
+    const post = (text: string) =>
+      fetch(holding.url, { method: 'POST', body: text, headers: { 'content-type': 'application/json' } })
+    expect((await post(body(900))).status).toBe(200)
+    expect((await post(body(1100))).status).toBe(413)
+    const ws = new WebSocket(holding.wsUrl)
+    const messages: string[] = []
+    const closed = new Promise<number>((resolve) => ws.addEventListener('close', (e) => resolve(e.code)))
+    ws.addEventListener('message', (e) => messages.push(String(e.data)))
+    await new Promise((resolve) => ws.addEventListener('open', resolve))
+    ws.send(body(1400))
+    ws.send(body(1600))
+    expect(await closed).toBe(1009)
+    expect(messages.length).toBe(1)
+    expect(JSON.parse(messages[0]).result).toMatch(/^0x[0-9a-f]{64}$/)
   })
 
   it('--tx-pool-max-size evicts the cheapest transaction for a better one and refuses a cheaper one', async () => {
