@@ -57,3 +57,14 @@ describe('--rpc-http-max-request-content-length and --rpc-ws-max-frame-size', ()
     )
   })
 })
+
+describe('--rpc-max-logs-range and --rpc-max-trace-filter-range', () => {
+  it("are Besu's 5000 (none on the dev network) and 1000, and take 0 for none", () => {
+    expect(runConfig([]).maxLogsRange).toBe(0n)
+    expect(runConfig(['--genesis-file', 'g.json']).maxLogsRange).toBe(5000n)
+    expect(runConfig(['--rpc-max-logs-range', '100']).maxLogsRange).toBe(100n)
+    expect(runConfig([]).maxTraceFilterRange).toBe(1000n)
+    expect(runConfig(['--rpc-max-trace-filter-range=0']).maxTraceFilterRange).toBe(0n)
+    expect(() => runConfig(['--rpc-max-logs-range=-1'])).toThrow('--rpc-max-logs-range')
+  })
+})

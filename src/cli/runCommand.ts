@@ -106,6 +106,13 @@ export function registerRunCommand(cli: CAC): void {
       'Threads sharing the JSON-RPC HTTP port that answer head reads themselves, once clients are concurrent (default: 0, none)',
     )
     .option('--rpc-max-active-filters <n>', 'Most filters (eth_newFilter, …) alive at once', { default: '1000' })
+    .option(
+      '--rpc-max-logs-range <blocks>',
+      'Widest block range of eth_getLogs (0: none; default: 5000 with --genesis-file, none on the dev network)',
+    )
+    .option('--rpc-max-trace-filter-range <blocks>', 'Widest block range of trace_filter (0: none)', {
+      default: '1000',
+    })
     .option('--tx-pool-max-size <n>', 'Most transactions the pool holds', { default: '4096' })
     .option(
       '--tx-pool-price-bump <percent>',
@@ -226,6 +233,9 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     gasPriceBlocks: intOpt('api-gas-price-blocks', s('apiGasPriceBlocks'), 1),
     gasPricePercentile: intOpt('api-gas-price-percentile', s('apiGasPricePercentile'), 0, 100),
     gasPriceMax: bigintOpt('api-gas-price-max', s('apiGasPriceMax')),
+    // Besu's 5000; none on the dev network, as Anvil and Hardhat (test suites read a whole chain's logs).
+    maxLogsRange: bigintOpt('rpc-max-logs-range', s('rpcMaxLogsRange') ?? (genesisFile ? '5000' : '0')),
+    maxTraceFilterRange: bigintOpt('rpc-max-trace-filter-range', s('rpcMaxTraceFilterRange')),
     rpcGasCap: bigintOpt('rpc-gas-cap', s('rpcGasCap')),
     rpcEvmTimeoutMs: secondsOpt('rpc-evm-timeout', s('rpcEvmTimeout')),
     rpcCallWorkers: intOpt('rpc-call-workers', s('rpcCallWorkers') ?? String(DEFAULT_CALL_WORKERS), 0, 64),

@@ -42,6 +42,9 @@ export interface NodeConfig {
   gasPriceBlocks: number
   gasPricePercentile: number
   gasPriceMax: bigint
+  /** The widest block ranges of eth_getLogs and trace_filter (0: none). */
+  maxLogsRange: bigint
+  maxTraceFilterRange: bigint
   rpcGasCap: bigint
   /** Time limit of one EVM-running request (eth_call, estimates, simulations, traces); 0 = none. */
   rpcEvmTimeoutMs: number

@@ -303,6 +303,8 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     gasPriceBlocks: config.gasPriceBlocks,
     gasPricePercentile: config.gasPricePercentile,
     gasPriceMax: config.gasPriceMax,
+    maxLogsRange: config.maxLogsRange,
+    maxTraceFilterRange: config.maxTraceFilterRange,
     rpcGasCap: config.rpcGasCap,
     rpcEvmTimeoutMs: config.rpcEvmTimeoutMs,
     enabledHttpApis: config.http.apis,

@@ -35,6 +35,10 @@ export interface RpcSettings {
   rpcGasCap: bigint
   /** Time limit of one EVM-running request; 0 = none. */
   rpcEvmTimeoutMs: number
+  /** Besu's --rpc-max-logs-range: the widest block range of eth_getLogs; 0 or absent: none. */
+  maxLogsRange?: bigint
+  /** Besu's --rpc-max-trace-filter-range: the widest block range of trace_filter; absent: Besu's 1000. */
+  maxTraceFilterRange?: bigint
   enabledHttpApis: string[]
   enabledWsApis: string[]
   devAccounts: { address: string; privateKey: string }[]

@@ -21,6 +21,9 @@ export const getLogs = defineMethod({
       return logs.inBlock(f.blockHash, f.criteria)
     }
     const { from, to } = logs.range(f.fromBlock, f.toBlock)
+    // Besu's --rpc-max-logs-range: a span (to − from) above it is refused.
+    const limit = ctx.settings.maxLogsRange ?? 0n
+    if (limit > 0n && to - from > limit) throw besuError('exceedsMaxBlockRange')
     // On a forked chain, the blocks up to the fork block are the remote's (it holds their logs).
     const fork = ctx.forkHistory?.number
     if (fork === undefined || from > fork) return logs.inRangeText(from, to, f.criteria)

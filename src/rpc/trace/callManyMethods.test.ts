@@ -5,6 +5,7 @@ import { devAccounts } from '../../chain/devAccounts.ts'
 import { bytesToHex, hexToBytes } from '../../primitives/hex.ts'
 import { afterAll, beforeAll, describe, expect, it } from '../../runtime/testing.ts'
 import type { RpcContext } from '../context.ts'
+import { getLogs } from '../eth/logMethods.ts'
 import { traceFilter } from './traceFilter.ts'
 import { replayBlockTransactions, traceCallMany, traceGet, traceRawTransaction } from './traceMethods.ts'
 
@@ -118,5 +119,26 @@ describe('trace_filter', () => {
     const past = await call(ctx, traceFilter, [{ fromBlock: '0x1', toBlock: '0x3e8' }])
     expect(past).toEqual(head)
     expect(await call(ctx, traceFilter, [{ fromBlock: '0x3', toBlock: '0x2' }])).toEqual([])
+  })
+
+  it("refuses a span above --rpc-max-trace-filter-range (Besu's 1000 by default; 0: none), as eth_getLogs above --rpc-max-logs-range", async () => {
+    const refused = { code: -32005, message: 'Requested range exceeds maximum RPC range limit' }
+    const error = (m: typeof traceFilter, params: unknown[]) =>
+      m.call(ctx, params).then(
+        () => undefined,
+        (e: { code: number; message: string }) => ({ code: e.code, message: e.message }),
+      )
+    expect(await error(traceFilter, [{ fromBlock: '0x0', toBlock: '0x3e8' }])).toBeUndefined()
+    expect(await error(traceFilter, [{ fromBlock: '0x0', toBlock: '0x3e9' }])).toEqual(refused)
+    const settings = ctx.settings
+    try {
+      ctx.settings = { ...settings, maxTraceFilterRange: 0n, maxLogsRange: 1n }
+      expect(await error(traceFilter, [{ fromBlock: '0x0', toBlock: '0x3e9' }])).toBeUndefined()
+      expect(await error(getLogs, [{ fromBlock: '0x1', toBlock: '0x2' }])).toBeUndefined()
+      expect(await error(getLogs, [{ fromBlock: '0x0', toBlock: '0x2' }])).toEqual(refused)
+    } finally {
+      ctx.settings = settings
+    }
+    expect(await error(getLogs, [{ fromBlock: '0x0', toBlock: 'latest' }])).toBeUndefined()
   })
 })

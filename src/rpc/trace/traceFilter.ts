@@ -7,6 +7,7 @@ import type { RpcContext } from '../context.ts'
 import { blockTraces, rewardTraces } from './blockTraces.ts'
 
 /** Besu's default cap on the blocks one trace_filter may replay. */
+/** Besu's --rpc-max-trace-filter-range default. */
 const MAX_BLOCK_RANGE = 1000n
 
 interface TraceFilter {
@@ -63,7 +64,9 @@ export const traceFilter = defineMethod({
   handler: async (ctx: RpcContext, [f]) => {
     const from = await blockNumberOf(ctx, f.fromBlock)
     const to = await blockNumberOf(ctx, f.toBlock)
-    if (to - from >= MAX_BLOCK_RANGE) throw besuError('exceedsMaxBlockRange')
+    // Besu: a span (to − from) above the limit is refused; 0 sets none.
+    const limit = ctx.settings.maxTraceFilterRange ?? MAX_BLOCK_RANGE
+    if (limit > 0n && to - from > limit) throw besuError('exceedsMaxBlockRange')
     const out: Record<string, unknown>[] = []
     let skipped = 0
     // As Besu: blocks of the range the chain does not hold (past its head) are passed over, and a
