@@ -242,7 +242,12 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     rpcListenerThreads: intOpt('rpc-listener-threads', s('rpcListenerThreads') ?? '0', 0, 64),
     maxActiveFilters: intOpt('rpc-max-active-filters', s('rpcMaxActiveFilters'), 1),
     txPoolMaxSize: intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1),
-    txPool: parseTxPoolOptions(o, intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1), genesisFile !== undefined),
+    txPool: parseTxPoolOptions(
+      o,
+      intOpt('tx-pool-max-size', s('txPoolMaxSize'), 1),
+      genesisFile !== undefined,
+      dataPath,
+    ),
     // Besu: without the option, a node that takes free transactions needs no bump to replace one.
     txPoolPriceBumpPercent:
       s('txPoolPriceBump') === undefined && bigintOpt('min-gas-price', s('minGasPrice')) === 0n

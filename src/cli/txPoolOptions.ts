@@ -3,6 +3,7 @@
  * and Besu's rules: `--tx-pool` picks the layered pool (the default) or the sequenced one (`LEGACY`
  * is its older name), and each kind's own options are refused with the other, in Besu's words.
  */
+import { join } from 'node:path'
 import type { Command } from 'cac'
 import type { NodeConfig } from '../node/config.ts'
 import { DEFAULT_MAX_FUTURE_BY_SENDER } from '../txpool/txPool.ts'
@@ -39,6 +40,8 @@ export function registerTxPoolOptions(cmd: Command): Command {
       '--strict-tx-replay-protection-enabled',
       'Refuse transactions sent over JSON-RPC that are not signed for a chain id',
     )
+    .option('--tx-pool-enable-save-restore', 'Write the pool to a file when the node stops, and read it back at start')
+    .option('--tx-pool-save-file <file>', 'The file of --tx-pool-enable-save-restore (default: DATA_PATH/txpool.dump)')
 }
 
 /** Besu's `--rpc-tx-feecap` default: 1 ETH. */
@@ -52,6 +55,7 @@ export function parseTxPoolOptions(
   o: Record<string, unknown>,
   maxSize: number,
   hasGenesisFile: boolean,
+  dataPath: string,
 ): NodeConfig['txPool'] {
   const s = (key: string) => optString(o, key)
   const kind = (s('txPool') ?? 'LAYERED').toUpperCase()
@@ -79,6 +83,9 @@ export function parseTxPoolOptions(
       'strict-tx-replay-protection-enabled',
       false,
     ),
+    saveFile: optBool(o, 'txPoolEnableSaveRestore', 'tx-pool-enable-save-restore', false)
+      ? (s('txPoolSaveFile') ?? join(dataPath === ':memory:' ? '.' : dataPath, 'txpool.dump'))
+      : undefined,
   }
   if (!isSequenced) {
     const limit = s('txPoolMaxFutureBySender') ?? String(DEFAULT_MAX_FUTURE_BY_SENDER)

@@ -71,6 +71,8 @@ export interface NodeConfig {
     txFeeCap: bigint
     /** Local transactions must be signed for a chain id. */
     isReplayProtectionRequired: boolean
+    /** Besu's --tx-pool-enable-save-restore: the file the pool is written to at stop and read from at start. */
+    saveFile?: string
   }
   minerCoinbase?: Uint8Array
   blockPeriodMs?: number

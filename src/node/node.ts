@@ -90,6 +90,7 @@ import type { EarlyListeners } from './launch.ts'
 import { ListenerThreads } from './listenerThreads.ts'
 import { dropNodeGauges, registerCallGauges, registerListenerGauges, registerNodeGauges } from './nodeGauges.ts'
 import { NodeMetrics } from './nodeMetrics.ts'
+import { restorePool, savePool } from './txPoolDump.ts'
 
 const log = createLogger('node')
 
@@ -387,6 +388,12 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   // A clique node seals while its key is a signer at the head, and the votes may change that at any block.
   const signerWatch =
     clique && config.isMinerEnabled && !engine && !validator ? watchCliqueSigner(chain, clique.key) : undefined
+  const saveFile = config.txPool.saveFile
+  if (saveFile) {
+    // Before the sealer starts: automine seals what the file held at once.
+    const restored = await restorePool(pool, chain, saveFile)
+    if (restored.added + restored.skipped > 0) log.info('transaction pool restored', { file: saveFile, ...restored })
+  }
   if (validator && !engine) validator.start()
   else if (config.isMinerEnabled && !engine) sealer.start()
   else if (!engine && !bft) log.warn('no block will be produced', { reason: idleReason(genesis) })
@@ -430,6 +437,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
       stopRetention?.cancel()
       await sealer.stop()
       await validator?.stop()
+      if (saveFile) log.info('transaction pool saved', { file: saveFile, transactions: savePool(pool, saveFile) })
       if (devTools && config.dumpStateFile) writeFileSync(config.dumpStateFile, JSON.stringify(dumpState(devTools)))
       await services.network?.stop()
       engine?.stop()

@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type Hex, parseGwei, type TransactionSerializable } from 'viem'
@@ -173,6 +173,39 @@ describe('basalt run options', () => {
     expect(await closed).toBe(1009)
     expect(messages.length).toBe(1)
     expect(JSON.parse(messages[0]).result).toMatch(/^0x[0-9a-f]{64}$/)
+  })
+
+  it('--tx-pool-enable-save-restore keeps the pool across a restart, in txpool.dump of the data path', async () => {
+    const first = await startNode({
+      args: ['--block-period', '3600', '--tx-pool-enable-save-restore', '--rpc-http-api', 'ETH,TXPOOL'],
+    })
+    const sent = [
+      await sendRaw(first, await signed(first, 6, { nonce: 0 })),
+      await sendRaw(first, await signed(first, 6, { nonce: 1 })),
+    ]
+    expect(sent.every((r) => typeof r.result === 'string')).toBe(true)
+    await first.stop()
+    const dump = join(first.dataPath, 'txpool.dump')
+    expect(
+      readFileSync(dump, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => l.slice(0, 4)),
+    ).toEqual(['127l', '127l'])
+    const again = await startNode({
+      dataPath: first.dataPath,
+      args: ['--block-period', '3600', '--tx-pool-enable-save-restore', '--rpc-http-api', 'ETH,TXPOOL'],
+    })
+    try {
+      const status = await again.rpc<{ pending: string }>('txpool_status')
+      expect(status.pending).toBe('0x2')
+      for (const r of sent)
+        expect((await again.rpc<{ hash: string }>('eth_getTransactionByHash', [r.result])).hash).toBe(r.result)
+      expect(existsSync(dump)).toBe(false)
+    } finally {
+      await again.cleanup()
+      await first.cleanup()
+    }
   })
 
   it('--tx-pool-max-size evicts the cheapest transaction for a better one and refuses a cheaper one', async () => {
