@@ -104,9 +104,9 @@ function optionValueOf(args: string[], name: string): string | undefined {
 }
 
 /**
- * Besu's private-network profile (ENTERPRISE, or PRIVATE), its options that Basalt has. Its others
- * ask for what Basalt does anyway: `rpc-http-max-active-connections=300` (Basalt sets no such limit),
- * `bonsai-limit-trie-logs-enabled=false` (FOREST keeps no trie logs).
+ * Besu's private-network profile (ENTERPRISE, or PRIVATE), its options that Basalt has. Its other two
+ * are left out: `bonsai-limit-trie-logs-enabled=false` (FOREST keeps no trie logs) and
+ * `rpc-http-max-active-connections=300` (Basalt's listener cannot count connections; it sets no limit).
  */
 const ENTERPRISE: [string, string][] = [
   ['sync-mode', 'FULL'],
