@@ -8,6 +8,7 @@
 import { type Block, createBlockFromBytesArray } from '@ethereumjs/block'
 import type { RunBlockOpts, RunBlockResult, TxReceipt, VM } from '@ethereumjs/vm'
 import { runBlockWithReward } from '../evm/blockReward.ts'
+import { revertOutputOf } from '../evm/revertOutput.ts'
 import { type BlockSource, createVm } from '../evm/vmFactory.ts'
 import { bytesToHex } from '../primitives/hex.ts'
 import { metrics } from '../primitives/metrics.ts'
@@ -19,7 +20,6 @@ import { validateHeader, validateOmmers } from './headerValidation.ts'
 import { keccakSealError } from './keccakPow.ts'
 import { ensureKzgFor, isKzgMissing } from './kzg.ts'
 import { replaceUsedKzgStandIn } from './kzgStandIn.ts'
-import { revertReasonOf } from './receipts.ts'
 
 export interface ImportOptions {
   /** Make the block the canonical head once stored. */
@@ -176,7 +176,7 @@ export async function executeBlock(
   return {
     receipts: result.receipts,
     blockAccessList: blockAccessListOf(vm),
-    revertReasons: result.results.map(revertReasonOf),
+    revertReasons: result.results.map(revertOutputOf),
   }
 }
 

@@ -8,7 +8,7 @@
 import type { BlockHeader } from '@ethereumjs/block'
 import { cliqueEpochTransitionSigners, cliqueSigner } from '@ethereumjs/block'
 import type { Common } from '@ethereumjs/common'
-import { privateToAddress } from '@ethereumjs/util'
+import { privateToAddress, setLengthLeft } from '@ethereumjs/util'
 import { maxBigInt } from '../primitives/bigintMath.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
 import {
@@ -159,7 +159,7 @@ export function cliqueExtraData(
   const isCheckpoint = number % cliqueEpoch(common) === 0n
   const list = isCheckpoint ? signers : []
   const out = new Uint8Array(CLIQUE_VANITY_BYTES + list.length * 20 + CLIQUE_SEAL_BYTES)
-  out.set(vanity.subarray(0, CLIQUE_VANITY_BYTES), CLIQUE_VANITY_BYTES - Math.min(vanity.length, CLIQUE_VANITY_BYTES))
+  out.set(setLengthLeft(vanity, CLIQUE_VANITY_BYTES))
   list.forEach((s, i) => {
     out.set(hexToBytes(s), CLIQUE_VANITY_BYTES + i * 20)
   })

@@ -3,7 +3,7 @@
  * fields (gas used, effective gas price, contract address, sender) is derived from the block.
  */
 import { RLP } from '@ethereumjs/rlp'
-import { encodeReceipt, type RunTxResult, type TxReceipt } from '@ethereumjs/vm'
+import { encodeReceipt, type TxReceipt } from '@ethereumjs/vm'
 import { bytesToBigint } from '../primitives/hex.ts'
 
 export type LogTuple = [address: Uint8Array, topics: Uint8Array[], data: Uint8Array]
@@ -46,11 +46,6 @@ function decodeReceipt(enc: Uint8Array): Receipt {
   if (statusOrRoot.length === 32) r.stateRoot = statusOrRoot
   else r.status = statusOrRoot.length === 0 ? 0 : statusOrRoot[0]
   return r
-}
-
-/** The bytes a transaction's top-level REVERT returned (Besu's revert reason); undefined when it did not revert. */
-export function revertReasonOf(r: RunTxResult): Uint8Array | undefined {
-  return r.execResult.exceptionError?.error === 'revert' ? r.execResult.returnValue : undefined
 }
 
 /**

@@ -2,7 +2,7 @@
 import { join } from 'node:path'
 import type { Command } from 'cac'
 import { type NodeConfig, SYNC_MODES, type SyncMode } from '../node/config.ts'
-import { optBool, optString } from './argv.ts'
+import { intOpt, optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 
 export function registerP2pOptions(cmd: Command): Command {
@@ -72,25 +72,16 @@ export function parseP2pOptions(
       : `expected one of ${[...NAT_METHODS, ...BESU_NAT_METHODS].join(', ')}`
     throw new CliError(`Invalid value for option --nat-method: '${s('natMethod')}' (${why})`)
   }
-  for (const [key, flag] of [
-    ['syncMinPeers', 'sync-min-peers'],
-    ['fastSyncMinPeers', 'fast-sync-min-peers'],
-  ]) {
-    const v = s(key)
-    if (v !== undefined && !/^\d+$/.test(v))
-      throw new CliError(`Invalid value for option --${flag}: '${v}' (expected a non-negative integer)`)
-  }
-  const share = s('remoteConnectionsMaxPercentage') ?? '60'
-  if (!/^\d+$/.test(share) || Number(share) > 100)
-    throw new CliError(
-      `Invalid value for option --remote-connections-max-percentage: '${share}' (expected an integer in 0..100)`,
-    )
+  // Checked only: they concern snap and checkpoint syncs.
+  if (s('syncMinPeers') !== undefined) intOpt('sync-min-peers', s('syncMinPeers'), 0)
+  if (s('fastSyncMinPeers') !== undefined) intOpt('fast-sync-min-peers', s('fastSyncMinPeers'), 0)
+  const share = intOpt('remote-connections-max-percentage', s('remoteConnectionsMaxPercentage') ?? '60', 0, 100)
   const isInboundLimited = optBool(o, 'remoteConnectionsLimitEnabled', 'remote-connections-limit-enabled', true)
   return {
     isEnabled: optBool(o, 'p2pEnabled', 'p2p-enabled', hasGenesisFile),
     syncMode: syncMode as SyncMode,
     // Besu: floor(max peers × share).
-    maxInbound: isInboundLimited ? Math.floor((Number(maxPeers) * Number(share)) / 100) : undefined,
+    maxInbound: isInboundLimited ? Math.floor((Number(maxPeers) * share) / 100) : undefined,
     host,
     interface: s('p2pInterface') ?? host,
     port: Number(port),

@@ -4,7 +4,6 @@
  * validators the parent's tally yields), a validator as proposer, and commit seals from a quorum of
  * distinct validators over the header at its round. Also the header fields of a new proposal.
  */
-
 import type { BlockHeader, HeaderData } from '@ethereumjs/block'
 import { KECCAK256_RLP_ARRAY, setLengthLeft } from '@ethereumjs/util'
 import type { SealRules } from '../chain/headerValidation.ts'

@@ -18,8 +18,8 @@ import { baseGasLimit, isLondonForkBlock, nextGasLimit } from '../chain/gasLimit
 import { presetPowDifficulty } from '../chain/headerValidation.ts'
 import { keccakSealed } from '../chain/keccakPow.ts'
 import { isKzgMissing, withKzgOnDemand } from '../chain/kzg.ts'
-import { revertReasonOf } from '../chain/receipts.ts'
 import { startBlock } from '../evm/fastBlockBuilder.ts'
+import { revertOutputOf } from '../evm/revertOutput.ts'
 import { SYSTEM_CONTRACTS } from '../evm/systemContracts.ts'
 import { createVm, type VM } from '../evm/vmFactory.ts'
 import { bytesToHex, hexToBytes } from '../primitives/hex.ts'
@@ -181,7 +181,7 @@ export class BlockAssembler {
       try {
         const result = await builder.addTransaction(t.tx, { skipHardForkValidation: true })
         included.push(t)
-        revertReasons.push(revertReasonOf(result))
+        revertReasons.push(revertOutputOf(result))
       } catch (e) {
         if (isKzgMissing(e)) throw e
         const msg = e instanceof Error ? e.message : String(e)

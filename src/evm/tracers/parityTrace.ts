@@ -4,6 +4,7 @@
  */
 import type { RunTxResult } from '@ethereumjs/vm'
 import { bytesToHex, type Hex, toQuantity } from '../../primitives/hex.ts'
+import { revertOutputOf } from '../revertOutput.ts'
 import type { CallFrame } from './callTracer.ts'
 import type { TxContext } from './txTracer.ts'
 
@@ -123,7 +124,8 @@ export interface FlattenOptions {
 
 /** The bytes a transaction's top-level REVERT returned, or undefined when it did not revert. */
 export function revertReasonOf(r: RunTxResult): Hex | undefined {
-  return r.execResult.exceptionError?.error === 'revert' ? bytesToHex(r.execResult.returnValue) : undefined
+  const output = revertOutputOf(r)
+  return output === undefined ? undefined : bytesToHex(output)
 }
 
 /**
