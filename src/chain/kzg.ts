@@ -1,18 +1,21 @@
 /**
- * KZG for blob transactions, loaded on first need and never on the event loop: loading the trusted
- * setup is seconds of synchronous WebAssembly, so a worker thread does it and the main thread only
- * restores the result (kzgSnapshot.ts, about 70 ms). The worker keeps its KZG and verifies blob
- * sidecars (seconds for six blobs), so that is off the event loop too. Decoding a blob transaction
- * needs no KZG (kzgStandIn.ts, sidecarCheck.ts); only verifying blobs and the point-evaluation
- * precompile wait for the load, and they wait asynchronously, so every other request is served.
+ * KZG for blob transactions, made ready on first need and never loaded on the event loop. Loading a
+ * trusted setup is seconds of synchronous WebAssembly; the mainnet setup comes loaded already with the
+ * executable (kzgPrebuilt.ts), so the main thread only restores it (kzgSnapshot.ts, about 100 ms). A
+ * setup given with `--kzg-trusted-setup` is loaded by a worker thread, which hands back the result.
+ * The worker keeps its KZG and verifies blob sidecars (seconds for six blobs), so that is off the
+ * event loop too. Decoding a blob transaction needs no KZG (kzgStandIn.ts, sidecarCheck.ts); only
+ * verifying blobs and the point-evaluation precompile wait for it, and they wait asynchronously, so
+ * every other request is served.
  */
 import type { Common } from '@ethereumjs/common'
 import { excludedFromDeadline } from '../evm/executionDeadline.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { entryPointSpecifier } from '../runtime/runtime.ts'
 import { type StartedWorker, startWorker as startThread } from '../runtime/worker.ts'
-import { readKzgCache, writeKzgCache } from './kzgCache.ts'
+import { readPrebuiltKzg } from './kzgPrebuilt.ts'
 import { restoreKzg } from './kzgSnapshot.ts'
+import type { TrustedSetup } from './kzgTrustedSetup.ts'
 import type { FromKzgWorker, KzgAnswer, KzgQuestion, ToKzgWorker } from './kzgWorker.ts'
 import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
@@ -30,7 +33,7 @@ let nextQuestionId = 0
 
 /** Starts a KZG worker with `init`; resolves, once its KZG is ready, to the memory it loaded. */
 function startWorker(
-  init: { type: 'load' } | { type: 'restore'; memory: Uint8Array },
+  init: { type: 'load'; setup?: TrustedSetup } | { type: 'restore'; memory: Uint8Array },
 ): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
     // make build compiles kzgWorker.ts as a second entry point of the executable.
@@ -67,9 +70,9 @@ function dropWorker(error: Error): void {
   pending.clear()
 }
 
-/** Loads KZG in a worker thread (which keeps it). */
-async function loadOffThread(): Promise<{ kzg: unknown; memory: Uint8Array }> {
-  const memory = await startWorker({ type: 'load' })
+/** Loads KZG of `setup` (else the mainnet setup) in a worker thread (which keeps it). */
+async function loadOffThread(setup?: TrustedSetup): Promise<{ kzg: unknown; memory: Uint8Array }> {
+  const memory = await startWorker({ type: 'load', setup })
   if (!memory) throw new Error('KZG trusted setup failed to load: the worker sent no memory')
   const restoredAtMs = Date.now()
   const kzg = await restoreKzg(memory)
@@ -77,29 +80,25 @@ async function loadOffThread(): Promise<{ kzg: unknown; memory: Uint8Array }> {
   return { kzg, memory }
 }
 
-/** Keeps the loaded KZG in `file` (in the data path), so that a restarted node need not load it again. */
-export function useKzgCache(file: string): void {
-  cacheFile = file
+/** Uses `setup` (Besu's `--kzg-trusted-setup`) instead of the mainnet setup; before KZG is first needed. */
+export function useKzgTrustedSetup(setup: TrustedSetup, file: string): void {
+  custom = { setup, file }
 }
-let cacheFile: string | undefined
+let custom: { setup: TrustedSetup; file: string } | undefined
 
-/** Starts loading KZG (once per process) and resolves to it. */
+/** Makes KZG ready (once per process) and resolves to it. */
 function loadKzg(): Promise<unknown> {
   loading ??= (async () => {
     const startedMs = Date.now()
-    const cached = cacheFile === undefined ? undefined : await readKzgCache(cacheFile)
-    if (cached) {
-      snapshot = cached.memory
-      log.info('KZG trusted setup restored', { ms: Date.now() - startedMs, from: cacheFile })
-      return cached.kzg
+    const prebuilt = custom === undefined ? await readPrebuiltKzg() : undefined
+    if (prebuilt) {
+      snapshot = prebuilt.memory
+      log.info('KZG trusted setup restored', { ms: Date.now() - startedMs })
+      return prebuilt.kzg
     }
-    const { kzg, memory } = await loadOffThread()
+    const { kzg, memory } = await loadOffThread(custom?.setup)
     snapshot = memory
-    log.info('KZG trusted setup loaded', { ms: Date.now() - startedMs })
-    if (cacheFile !== undefined) {
-      const file = cacheFile
-      writeKzgCache(file, memory).catch((e: Error) => log.warn('KZG cache not written', { file, error: e.message }))
-    }
+    log.info('KZG trusted setup loaded', { ms: Date.now() - startedMs, ...(custom && { from: custom.file }) })
     return kzg
   })()
   return loading

@@ -7,6 +7,7 @@
  * synchronous as the transaction and EVM libraries need them.
  */
 import { loadKzgEmbedded } from './kzgEmbedded.ts'
+import type { TrustedSetup } from './kzgTrustedSetup.ts'
 
 type LoadKzg = () => Promise<unknown>
 const WASM_PAGE_BYTES = 65_536
@@ -15,8 +16,8 @@ interface Instance {
   exports: Record<string, unknown> & { memory: WebAssembly.Memory }
 }
 
-/** Runs kzg-wasm's loadKZG with `wrap` applied to the instance it creates. */
-async function loadWithInstance(wrap: (instance: Instance) => Instance): Promise<unknown> {
+/** Runs kzg-wasm's loadKZG (of `setup`, else the mainnet setup) with `wrap` applied to the instance it creates. */
+async function loadWithInstance(wrap: (instance: Instance) => Instance, setup?: TrustedSetup): Promise<unknown> {
   const { loadKZG } = await import('kzg-wasm')
   const original = WebAssembly.instantiate
   const patched = async (...args: Parameters<Instantiate>) => {
@@ -28,20 +29,23 @@ async function loadWithInstance(wrap: (instance: Instance) => Instance): Promise
   }
   WebAssembly.instantiate = patched as unknown as Instantiate
   try {
-    const load: LoadKzg = () => loadKZG()
+    const load: LoadKzg = () => loadKZG(0, setup)
     return await load().catch(() => loadKzgEmbedded(load))
   } finally {
     WebAssembly.instantiate = original
   }
 }
 
-/** Loads KZG the slow way; returns it and a copy of the module's memory afterwards (for a worker). */
-export async function loadKzgMemory(): Promise<{ kzg: unknown; memory: Uint8Array }> {
+/**
+ * Loads KZG the slow way, of `setup` (else the mainnet setup); returns it and a copy of the module's
+ * memory afterwards (for a worker).
+ */
+export async function loadKzgMemory(setup?: TrustedSetup): Promise<{ kzg: unknown; memory: Uint8Array }> {
   let memory: WebAssembly.Memory | undefined
   const kzg = await loadWithInstance((instance) => {
     memory = instance.exports.memory
     return instance
-  })
+  }, setup)
   if (!memory) throw new Error('kzg-wasm created no WebAssembly instance')
   return { kzg, memory: new Uint8Array(memory.buffer).slice() }
 }

@@ -1,17 +1,19 @@
 /**
- * Worker thread holding a KZG of its own. Told to load, it loads the trusted setup (seconds of
- * WebAssembly) and posts the module's memory back (see kzgSnapshot.ts); told to restore, it restores
- * a memory copy it is given. It then verifies blob sidecars (sidecarCheck.ts) and computes cell
+ * Worker thread holding a KZG of its own. Told to load, it loads the trusted setup it is given, or
+ * the mainnet one (seconds of WebAssembly), and posts the module's memory back (see kzgSnapshot.ts);
+ * told to restore, it restores a memory copy it is given. It then verifies blob sidecars (sidecarCheck.ts) and computes cell
  * proofs, one at a time, so that these seconds of KZG work never run on the event loop.
  */
 
 import { parentThread } from '../runtime/worker.ts'
 import { loadKzgMemory, restoreKzg } from './kzgSnapshot.ts'
+import type { TrustedSetup } from './kzgTrustedSetup.ts'
 import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
 /** A question for the worker's KZG: a sidecar to verify, or a blob whose cell proofs to compute. */
 export type KzgQuestion = { type: 'check'; check: SidecarCheck } | { type: 'cellProofs'; blob: string }
-export type ToKzgWorker = { type: 'load' } | { type: 'restore'; memory: Uint8Array } | (KzgQuestion & { id: number })
+type SetUp = { type: 'load'; setup?: TrustedSetup } | { type: 'restore'; memory: Uint8Array }
+export type ToKzgWorker = SetUp | (KzgQuestion & { id: number })
 /** The answer to a question: a refusal (or none) for a check, proofs for a blob, or what failed. */
 export interface KzgAnswer {
   refusal?: string
@@ -27,14 +29,14 @@ const self = parentThread<ToKzgWorker, FromKzgWorker>()
 
 let kzg: unknown
 
-async function setUp(message: ToKzgWorker): Promise<void> {
+async function setUp(message: SetUp): Promise<void> {
   try {
     if (message.type === 'restore') {
       kzg = await restoreKzg(message.memory)
       self.postMessage({ type: 'loaded' })
       return
     }
-    const loaded = await loadKzgMemory()
+    const loaded = await loadKzgMemory(message.setup)
     kzg = loaded.kzg
     self.postMessage({ type: 'loaded', memory: loaded.memory }, [loaded.memory.buffer as ArrayBuffer])
   } catch (e) {

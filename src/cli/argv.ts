@@ -3,7 +3,9 @@
  * `0xf39f…` or a gas price of 10^21 wei would silently lose digits. Values of value-taking options
  * are therefore wrapped before cac sees them and unwrapped when a command reads its options.
  */
+import { readFileSync } from 'node:fs'
 import type { CAC } from 'cac'
+import { parseTrustedSetup, type TrustedSetup } from '../chain/kzgTrustedSetup.ts'
 import { CliError } from './cliError.ts'
 
 const MARK = '\u0001'
@@ -97,4 +99,20 @@ export function intOpt(flag: string, v: string | undefined, min: number, max = N
   if (v === undefined || !/^\d+$/.test(v) || Number(v) < min || Number(v) > max)
     bad(flag, v, `an integer in ${min}..${max}`)
   return Number(v)
+}
+
+/** Besu's `--kzg-trusted-setup <file>`: the setup read and checked now, so a bad file stops the start. */
+export function kzgTrustedSetupOpt(file: string | undefined): { setup: TrustedSetup; file: string } | undefined {
+  if (file === undefined) return undefined
+  let text: string
+  try {
+    text = readFileSync(file, 'utf8')
+  } catch (e) {
+    throw new CliError(`Invalid value for option --kzg-trusted-setup: cannot read ${file}: ${(e as Error).message}`)
+  }
+  try {
+    return { setup: parseTrustedSetup(text), file }
+  } catch (e) {
+    throw new CliError(`Invalid value for option --kzg-trusted-setup: ${file}: ${(e as Error).message}`)
+  }
 }

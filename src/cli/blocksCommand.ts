@@ -6,9 +6,10 @@
  * inclusive and the end exclusive, as in Besu.
  */
 import type { CAC } from 'cac'
+import type { NodeConfig } from '../node/config.ts'
 import { setLogLevel } from '../primitives/logger.ts'
 import { parseStorageFormat, STORAGE_FORMAT_NAMES, type StorageFormat } from '../state/storageFormat.ts'
-import { optBool, optString } from './argv.ts'
+import { kzgTrustedSetupOpt, optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { describeSubcommands } from './subcommandHelp.ts'
 
@@ -37,6 +38,8 @@ export interface BlocksOptions {
   isBonsaiArchive?: boolean
   /** import: record what reverted transactions returned, as `run --revert-reason-enabled` does. */
   isRevertReasonEnabled: boolean
+  /** import: the KZG trusted setup of the chain's point-evaluation precompile, when not the mainnet one. */
+  kzgTrustedSetup?: NodeConfig['kzgTrustedSetup']
 }
 
 export function registerBlocksCommand(cli: CAC): void {
@@ -63,6 +66,7 @@ export function registerBlocksCommand(cli: CAC): void {
       '--revert-reason-enabled',
       "import: record what reverted transactions returned (their receipts' revertReason)",
     )
+    .option('--kzg-trusted-setup <file>', 'import: KZG trusted setup file instead of the mainnet setup')
     .option('--start-block <n>', 'First block number (inclusive)')
     .option('--end-block <n>', 'Last block number (exclusive)')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'WARN' })
@@ -78,6 +82,7 @@ export function registerBlocksCommand(cli: CAC): void {
         dataStorageFormat: opts.dataStorageFormat,
         isBonsaiArchive: opts.isBonsaiArchive,
         isRevertReasonEnabled: opts.isRevertReasonEnabled,
+        kzgTrustedSetup: opts.kzgTrustedSetup,
       })
       try {
         // Besu's BFT miners build no block outside their rounds: a JSON block file is refused there,
@@ -159,6 +164,7 @@ export function parseBlocksOptions(subcommand: string, o: Record<string, unknown
     dataStorageFormat: parsed?.format,
     isBonsaiArchive: parsed?.isBonsaiArchive,
     isRevertReasonEnabled: optBool(o, 'revertReasonEnabled', 'revert-reason-enabled', false),
+    kzgTrustedSetup: kzgTrustedSetupOpt(optString(o, 'kzgTrustedSetup')),
   }
 }
 

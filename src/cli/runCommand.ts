@@ -11,7 +11,7 @@ import {
   parseStorageFormat,
   STORAGE_FORMAT_NAMES,
 } from '../state/storageFormat.ts'
-import { bad, intOpt, optBool, optString } from './argv.ts'
+import { bad, intOpt, kzgTrustedSetupOpt, optBool, optString } from './argv.ts'
 import { CliError } from './cliError.ts'
 import { parseP2pOptions, registerP2pOptions } from './p2pOptions.ts'
 import { checkConfigOut, checkListenerPorts } from './runChecks.ts'
@@ -141,6 +141,10 @@ export function registerRunCommand(cli: CAC): void {
       "Record what reverted transactions returned and show it as their receipts' revertReason (default: false)",
     )
     .option(
+      '--kzg-trusted-setup <file>',
+      'KZG trusted setup file (the ceremony text format) instead of the mainnet setup, for blobs and the point-evaluation precompile',
+    )
+    .option(
       '--permissions-accounts-config-file-enabled',
       'Only the accounts of the accounts-allowlist may send transactions (Besu local permissioning)',
     )
@@ -264,6 +268,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
     isDevAccountsUnlocked: optBool(o, 'devAccountsUnlocked', 'dev-accounts-unlocked', false),
     isAutoLogBloomCaching: optBool(o, 'autoLogBloomCachingEnabled', 'auto-log-bloom-caching-enabled', true),
     isRevertReasonEnabled: optBool(o, 'revertReasonEnabled', 'revert-reason-enabled', false),
+    kzgTrustedSetup: kzgTrustedSetupOpt(s('kzgTrustedSetup')),
     permissions: parsePermissionsOptions(o, dataPath),
     graphql: {
       isEnabled: optBool(o, 'graphqlHttpEnabled', 'graphql-http-enabled', false),

@@ -1,3 +1,4 @@
+import type { TrustedSetup } from '../chain/kzgTrustedSetup.ts'
 import type { P2pConfig } from '../p2p/network.ts'
 
 /** Besu's sync modes (FAST is its deprecated name of the first snap-less fast sync). */
@@ -91,6 +92,8 @@ export interface NodeConfig {
   isAutoLogBloomCaching: boolean
   /** Record what reverted transactions returned and show it in their receipts (Besu's --revert-reason-enabled). */
   isRevertReasonEnabled: boolean
+  /** A KZG trusted setup read from a file (Besu's --kzg-trusted-setup) instead of the mainnet one. */
+  kzgTrustedSetup?: { setup: TrustedSetup; file: string }
   /** The GraphQL listener (EIP-1767), off unless --graphql-http-enabled. */
   graphql: { isEnabled: boolean; host: string; port: number; corsOrigins: string[] }
   /** Prometheus `/metrics` (Besu's --metrics-*), off unless --metrics-enabled. */

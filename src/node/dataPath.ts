@@ -11,7 +11,7 @@
  * exclusive mode, set before the first access, the index is kept in the process's own memory and no
  * lock call is made (docs/performance.md, "Issue 18: the data path's locking mode").
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs'
+import { existsSync, mkdirSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { DatabaseInUseError, lockExclusively, openSqlite, type SqlDatabase } from '../storage/sqlite.ts'
 import type { NodeConfig } from './config.ts'
@@ -20,8 +20,8 @@ import type { NodeConfig } from './config.ts'
 const DB_FILE = 'basalt.sqlite'
 /** Held exclusively by the process using the data path (see above); holds no data. */
 const LOCK_FILE = 'basalt.lock'
-/** The loaded KZG trusted setup (chain/kzgCache.ts), written on its first use. */
-const KZG_CACHE_FILE = 'kzg-setup.mem'
+/** Where earlier versions kept the loaded KZG trusted setup (16 MiB); the executable carries it now. */
+const OLD_KZG_CACHE_FILE = 'kzg-setup.mem'
 
 /** Whether threads of the node read the database on connections of their own (see above). */
 export function isReadBeside(config: Partial<Pick<NodeConfig, 'rpcCallWorkers' | 'rpcListenerThreads'>>): boolean {
@@ -53,6 +53,7 @@ export async function openDataPath(dataPath: string, { isShared = false } = {}):
       `the data path ${dataPath} is in use by another basalt process; stop it or choose another --data-path`,
     )
   }
+  rmSync(join(dataPath, OLD_KZG_CACHE_FILE), { force: true })
   let db: SqlDatabase
   try {
     db = await openSqlite(databaseFile(dataPath))
@@ -77,9 +78,4 @@ export async function openDataPath(dataPath: string, { isShared = false } = {}):
 /** The SQLite database inside a data path (the call workers open it read-only). */
 export function databaseFile(dataPath: string): string {
   return join(dataPath, DB_FILE)
-}
-
-/** Where the data path keeps the loaded KZG trusted setup. */
-export function kzgCacheFile(dataPath: string): string {
-  return join(dataPath, KZG_CACHE_FILE)
 }

@@ -24,7 +24,7 @@ import {
   parseGenesisText,
 } from '../chain/genesis.ts'
 import { toGenesisQuantity } from '../chain/genesisValues.ts'
-import { ensureKzgFor, useKzgCache } from '../chain/kzg.ts'
+import { ensureKzgFor, useKzgTrustedSetup } from '../chain/kzg.ts'
 import { LogBloomCache } from '../chain/logBloomCache.ts'
 import { recoverHeadState, writeGenesisState } from '../chain/stateRecovery.ts'
 import { engineGroup } from '../engine/engineMethods.ts'
@@ -77,7 +77,7 @@ import { CallPool } from './callPool.ts'
 import { chainRules, loadGenesis } from './chainRules.ts'
 import { recordChainSource } from './chainSource.ts'
 import type { NodeConfig } from './config.ts'
-import { databaseFile, isReadBeside, kzgCacheFile, openDataPath } from './dataPath.ts'
+import { databaseFile, isReadBeside, openDataPath } from './dataPath.ts'
 import {
   type ForkConfig,
   forkAnchorBlock,
@@ -109,7 +109,12 @@ export async function openChain(
     Partial<
       Pick<
         NodeConfig,
-        'minGasPrice' | 'isBonsaiArchive' | 'rpcCallWorkers' | 'rpcListenerThreads' | 'isRevertReasonEnabled'
+        | 'minGasPrice'
+        | 'isBonsaiArchive'
+        | 'rpcCallWorkers'
+        | 'rpcListenerThreads'
+        | 'isRevertReasonEnabled'
+        | 'kzgTrustedSetup'
       >
     >,
   opened?: SqlDatabase,
@@ -128,7 +133,7 @@ export async function openChain(
     opened ??
     (isMemory ? await openSqlite(':memory:') : await openDataPath(config.dataPath, { isShared: isReadBeside(config) }))
   if (!opened) migrate(db, isMemory)
-  if (!isMemory) useKzgCache(kzgCacheFile(config.dataPath))
+  if (config.kzgTrustedSetup) useKzgTrustedSetup(config.kzgTrustedSetup.setup, config.kzgTrustedSetup.file)
   if (!config.genesisFile) skipCheckpointSyncs(db)
   const store = new ChainStore(db)
   // A forked data path restarted without --fork-url reads from the remote it was last told.

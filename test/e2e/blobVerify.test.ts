@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import { createCustomCommon, Hardfork, Mainnet } from '@ethereumjs/common'
 import { createBlob4844Tx } from '@ethereumjs/tx'
 import { commitmentsToVersionedHashes, getBlobs, hexToBytes } from '@ethereumjs/util'
-import { restoreKzg } from '../../src/chain/kzgSnapshot.ts'
-import { kzgSetupMemory, type StartedNode, startNode, until } from './harness.ts'
+import { readPrebuiltKzg } from '../../src/chain/kzgPrebuilt.ts'
+import { type StartedNode, startNode, until } from './harness.ts'
 
 type Hex = `0x${string}`
 
@@ -49,13 +49,15 @@ let commitment: string
 let cellProofs: string[]
 
 beforeAll(async () => {
-  // The node restores the KZG trusted setup put in its data path (loaded once per test process); this
-  // process restores the same for the sidecars.
-  node = await startNode({ args: ['--rpc-ws-enabled=false', '--logging=DEBUG'], withKzgSetup: true })
+  // The node restores the KZG trusted setup its executable carries; this process restores the same
+  // (dist/kzg-setup.gz) for the sidecars.
+  node = await startNode({ args: ['--rpc-ws-enabled=false', '--logging=DEBUG'] })
   started.push(node)
   await node.rpc('eth_call', [{ to: PRECOMPILE, data: POINT_EVALUATION }, 'latest'])
   expect(node.output()).toContain('KZG trusted setup restored')
-  kzg = (await restoreKzg(await kzgSetupMemory())) as CellKzg
+  const prebuilt = await readPrebuiltKzg()
+  if (!prebuilt) throw new Error('dist/kzg-setup.gz is missing or stale: run make build')
+  kzg = prebuilt.kzg as CellKzg
   // One blob used six times: a valid sidecar, computed once.
   blob = getBlobs('basalt blob verification')[0]
   commitment = kzg.blobToKzgCommitment(blob)
@@ -169,7 +171,7 @@ describe('blob transaction verification off the event loop', () => {
     expect(await loggedReasons(HASH_REFUSED, 1)).toBe(1)
   }, 120_000)
 
-  it('verifies blobs after a restart, with the KZG restored from the data path', async () => {
+  it('verifies blobs after a restart, with the KZG restored again', async () => {
     await node.stop()
     node = await startNode({ dataPath: node.dataPath, args: ['--rpc-ws-enabled=false'] })
     started.push(node)

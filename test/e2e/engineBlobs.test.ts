@@ -15,7 +15,7 @@ let en: EngineNode
 const BEACON_ROOT = `0x${'be'.repeat(32)}`
 
 beforeAll(async () => {
-  en = await startEngineNode({ withKzgSetup: true })
+  en = await startEngineNode()
 }, 150_000)
 afterAll(async () => {
   await en?.node.cleanup()

@@ -53,8 +53,6 @@ export interface EngineNodeOptions {
   amsterdamTime?: number
   /** More `basalt run` options. */
   args?: string[]
-  /** The loaded KZG trusted setup in the data path first (StartOptions.withKzgSetup). */
-  withKzgSetup?: boolean
 }
 
 /** Starts a post-merge node with the Engine API on a free port and the known JWT secret. */
@@ -93,7 +91,6 @@ export async function startEngineNode(opts: EngineNodeOptions = {}): Promise<Eng
       jwtFile,
       ...(opts.args ?? []),
     ],
-    withKzgSetup: opts.withKzgSetup,
   })
   // The genesis and secret files go with the node's own temporary directory.
   const removeNode = node.cleanup

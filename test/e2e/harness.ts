@@ -20,9 +20,7 @@ import {
   type TransactionSerializable,
 } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { loadKzgMemory } from '../../src/chain/kzgSnapshot.ts'
 import { SYSTEM_CONTRACTS } from '../../src/evm/systemContracts.ts'
-import { kzgCacheFile } from '../../src/node/dataPath.ts'
 import { removeTempDir, trackTempDir } from './tempDirs.ts'
 
 export const BASALT_BIN = process.env.BASALT_BIN ?? new URL('../../dist/basalt', import.meta.url).pathname
@@ -63,33 +61,12 @@ export interface StartOptions {
   bin?: string
   /** Environment variables added to the test process's own for the node. */
   env?: Record<string, string>
-  /**
-   * Puts the loaded KZG trusted setup in the data path first (`kzgSetupMemory`), as a node leaves it
-   * after its first load: the node restores KZG in about 100 ms instead of loading it for 15 s or more.
-   * For tests whose subject is not the load itself.
-   */
-  withKzgSetup?: boolean
-}
-
-let kzgSetup: Promise<Uint8Array> | undefined
-
-/**
- * The memory of the loaded KZG trusted setup, the bytes a node keeps in its data path: loaded once per
- * test process, on first need (15 s or more), so the test files that only use KZG share one load.
- */
-export function kzgSetupMemory(): Promise<Uint8Array> {
-  kzgSetup ??= loadKzgMemory().then((loaded) => loaded.memory)
-  return kzgSetup
 }
 
 export async function startNode(opts: StartOptions = {}): Promise<StartedNode> {
   const dir = mkdtempSync(join(tmpdir(), 'basalt-e2e-'))
   const dataPath = opts.dataPath ?? join(dir, 'data')
   const configOut = join(dir, 'config-out.json')
-  if (opts.withKzgSetup) {
-    mkdirSync(dataPath, { recursive: true })
-    writeFileSync(kzgCacheFile(dataPath), await kzgSetupMemory())
-  }
   const args = [
     'run',
     '--data-path',
