@@ -54,13 +54,13 @@ build: dist/basalt
 # scripts/build.ts is `bun build --compile --minify --sourcemap --bytecode --format=cjs --external
 # better-sqlite3 src/cli/launch.ts src/cli/main.ts src/chain/kzgWorker.ts src/node/callWorker.ts --outfile dist/basalt` through Bun.build, for a
 # plugin the command line has no option for (the `debug` package replaced by scripts/debugStub.cjs).
-dist/basalt: node_modules/.installed $(SRC) $(wildcard scripts/*) dist/kzg-setup.gz
+dist/basalt: node_modules/.installed $(SRC) $(wildcard scripts/*) dist/kzg-setup.bin
 	@mkdir -p dist
 	$(BUN) scripts/build.ts dist/basalt
 
-# The mainnet KZG trusted setup loaded once (15 s or more) and kept as the module's memory, gzipped;
-# the executable carries it (src/chain/kzgPrebuilt.ts). It depends only on kzg-wasm's build.
-dist/kzg-setup.gz: node_modules/.installed scripts/kzgSetup.ts src/chain/kzgSnapshot.ts
+# The mainnet KZG trusted setup loaded once (15 s or more) and kept as the module's memory (its runs
+# of zeros left out); the executable carries it (src/chain/kzgPrebuilt.ts). It depends only on kzg-wasm's build.
+dist/kzg-setup.bin: node_modules/.installed scripts/kzgSetup.ts src/chain/kzgSnapshot.ts src/chain/kzgPrebuilt.ts
 	@mkdir -p dist
 	$(BUN) scripts/kzgSetup.ts $@
 

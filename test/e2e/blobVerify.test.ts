@@ -50,13 +50,13 @@ let cellProofs: string[]
 
 beforeAll(async () => {
   // The node restores the KZG trusted setup its executable carries; this process restores the same
-  // (dist/kzg-setup.gz) for the sidecars.
+  // (dist/kzg-setup.bin) for the sidecars.
   node = await startNode({ args: ['--rpc-ws-enabled=false', '--logging=DEBUG'] })
   started.push(node)
   await node.rpc('eth_call', [{ to: PRECOMPILE, data: POINT_EVALUATION }, 'latest'])
   expect(node.output()).toContain('KZG trusted setup restored')
   const prebuilt = await readPrebuiltKzg()
-  if (!prebuilt) throw new Error('dist/kzg-setup.gz is missing or stale: run make build')
+  if (!prebuilt) throw new Error('dist/kzg-setup.bin is missing or stale: run make build')
   kzg = prebuilt.kzg as CellKzg
   // One blob used six times: a valid sidecar, computed once.
   blob = getBlobs('basalt blob verification')[0]
