@@ -194,20 +194,21 @@ describe("Besu's development forks", () => {
   })
 
   it("suggests fees that clear the first London block's initial base fee", async () => {
-    const settings = { gasPriceBlocks: 20, gasPricePercentile: 50, minGasPrice: 0n, gasPriceMax: 500_000_000_000n }
+    const settings = { gasPriceBlocks: 20, gasPricePercentile: 50, gasPriceMax: 500_000_000_000n }
+    const minimums = { minGasPrice: 0n, minPriorityFee: 0n }
     // London (through Cancun) from the genesis, which has no base fee: block 1 pays the initial 1 gwei.
     const atGenesis = await openMemoryChain(
       parseGenesisText(genesisText({ cancunTime: 0, terminalTotalDifficulty: 0 }), 'g.json'),
     )
     expect(atGenesis.genesis.header.baseFeePerGas).toBeUndefined()
     expect(atGenesis.pendingBaseFee()).toBe(1_000_000_000n)
-    expect(await suggestGasPrice({ chain: atGenesis, settings })).toBe(1_000_000_000n)
+    expect(await suggestGasPrice({ chain: atGenesis, pool: minimums, settings })).toBe(1_000_000_000n)
     // London's fork block on a chain that starts before it; nothing before it.
     const later = await openMemoryChain(parseGenesisText(genesisText({ berlinBlock: 0, londonBlock: 2 }), 'g.json'))
     const pool = new TxPool(poolChainView(later), { minGasPrice: 0n, maxSize: 10, priceBumpPercent: 10 })
     const sealer = new DevSealer(later, pool, { coinbase: new Uint8Array(20), clock: manualClock(1_700_000_000_000) })
     expect(later.pendingBaseFee()).toBeUndefined()
-    expect(await suggestGasPrice({ chain: later, settings })).toBe(0n)
+    expect(await suggestGasPrice({ chain: later, pool: minimums, settings })).toBe(0n)
     await sealer.sealBlock(true)
     expect(later.pendingBaseFee()).toBe(1_000_000_000n)
     const fork = (await sealer.sealBlock(true))!

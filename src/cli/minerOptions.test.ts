@@ -19,3 +19,22 @@ describe('--miner-extra-data', () => {
       )
   })
 })
+
+describe('--min-priority-fee', () => {
+  it('is 0 unless given, in wei (decimal or hex)', () => {
+    expect(runConfig([]).minPriorityFee).toBe(0n)
+    expect(runConfig(['--min-priority-fee', '7']).minPriorityFee).toBe(7n)
+    expect(runConfig(['--min-priority-fee=0x3b9aca00']).minPriorityFee).toBe(1_000_000_000n)
+    expect(() => runConfig(['--min-priority-fee=-1'])).toThrow(
+      "Invalid value for option --min-priority-fee: '-1' (expected a non-negative integer)",
+    )
+  })
+})
+
+describe("Besu's plural spellings of the API lists", () => {
+  it('--rpc-http-apis and --rpc-ws-apis set what --rpc-http-api and --rpc-ws-api set', () => {
+    const config = runConfig(['--rpc-http-apis', 'ETH,MINER', '--rpc-ws-apis=NET'])
+    expect(config.http.apis).toEqual(['ETH', 'MINER'])
+    expect(config.ws.apis).toEqual(['NET'])
+  })
+})

@@ -68,7 +68,7 @@ export function registerRunCommand(cli: CAC): void {
     .option('--rpc-http-host <host>', 'HTTP JSON-RPC host', { default: '127.0.0.1' })
     .option('--rpc-http-port <port>', 'HTTP JSON-RPC port (0 picks a free one)', { default: '8545' })
     .option(
-      '--rpc-http-api <list>',
+      '--rpc-http-api, --rpc-http-apis <list>',
       `Comma-separated API groups over HTTP (default ${DEFAULT_DEV_APIS} on the dev network, else ${DEFAULT_APIS})`,
     )
     .option(
@@ -88,8 +88,15 @@ export function registerRunCommand(cli: CAC): void {
     .option('--rpc-ws-enabled', 'Serve JSON-RPC over WebSocket on its own port (default true)')
     .option('--rpc-ws-host <host>', 'WebSocket host', { default: '127.0.0.1' })
     .option('--rpc-ws-port <port>', 'WebSocket port (0 picks a free one)', { default: '8546' })
-    .option('--rpc-ws-api <list>', 'Comma-separated API groups over WebSocket (defaults as --rpc-http-api)')
+    .option(
+      '--rpc-ws-api, --rpc-ws-apis <list>',
+      'Comma-separated API groups over WebSocket (defaults as --rpc-http-api)',
+    )
     .option('--min-gas-price <wei>', 'Smallest gas price the pool accepts', { default: '1000' })
+    .option(
+      '--min-priority-fee <wei>',
+      'Smallest tip a block this node builds takes from a transaction without priority (default: 0)',
+    )
     .option('--api-gas-price-blocks <n>', 'Blocks eth_gasPrice looks back over', { default: '100' })
     .option('--api-gas-price-percentile <p>', 'Percentile eth_gasPrice reports', { default: '50' })
     .option('--api-gas-price-max <wei>', 'Ceiling of eth_gasPrice', { default: '500000000000' })
@@ -220,7 +227,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       isEnabled: optBool(o, 'rpcHttpEnabled', 'rpc-http-enabled', true),
       host: nonEmpty('rpc-http-host', s('rpcHttpHost')),
       port: portOpt('rpc-http-port', s('rpcHttpPort')),
-      apis: apiList('rpc-http-api', s('rpcHttpApi') ?? defaultApis),
+      apis: apiList('rpc-http-api', s('rpcHttpApis') ?? s('rpcHttpApi') ?? defaultApis),
       corsOrigins: allowlist('rpc-http-cors-origins', s('rpcHttpCorsOrigins'), 'domains'),
       maxBatchSize: intOpt('rpc-http-max-batch-size', s('rpcHttpMaxBatchSize'), 1),
       maxRequestBytes: intOpt('rpc-http-max-request-content-length', s('rpcHttpMaxRequestContentLength'), 1),
@@ -229,11 +236,12 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
       isEnabled: optBool(o, 'rpcWsEnabled', 'rpc-ws-enabled', true),
       host: nonEmpty('rpc-ws-host', s('rpcWsHost')),
       port: portOpt('rpc-ws-port', s('rpcWsPort')),
-      apis: apiList('rpc-ws-api', s('rpcWsApi') ?? defaultApis),
+      apis: apiList('rpc-ws-api', s('rpcWsApis') ?? s('rpcWsApi') ?? defaultApis),
       maxFrameBytes: intOpt('rpc-ws-max-frame-size', s('rpcWsMaxFrameSize'), 1),
     },
     hostAllowlist: allowlist('host-allowlist', s('hostAllowlist'), 'hostnames'),
     minGasPrice: bigintOpt('min-gas-price', s('minGasPrice')),
+    minPriorityFee: bigintOpt('min-priority-fee', s('minPriorityFee') ?? '0'),
     gasPriceBlocks: intOpt('api-gas-price-blocks', s('apiGasPriceBlocks'), 1),
     gasPricePercentile: intOpt('api-gas-price-percentile', s('apiGasPricePercentile'), 0, 100),
     gasPriceMax: bigintOpt('api-gas-price-max', s('apiGasPriceMax')),

@@ -62,10 +62,13 @@ export const BESU_PARAM_ERRORS = {
   data: 'Invalid data params',
   dataHash: 'Invalid data hash params',
   enode: 'Invalid enode params',
+  extraData: 'Invalid extra data params',
   filter: 'Invalid filter params',
   logFilter: 'Invalid log filter params',
   logLevel: 'Invalid log level params (missing or incorrect)',
   maxResults: 'Invalid max results params',
+  minGasPrice: 'Invalid min gas price params',
+  minPriorityFee: 'Invalid min priority fee params',
   nonce: 'Invalid nonce params',
   pendingTransactions: 'Invalid pending transactions params',
   // Besu's spelling.
@@ -76,6 +79,7 @@ export const BESU_PARAM_ERRORS = {
   rewardPercentiles: 'Invalid reward percentiles params',
   storageKeys: 'Invalid storage keys params',
   subscription: 'Invalid subscription params',
+  targetGasLimit: 'Invalid target gas limit params',
   traceCallMany: 'Invalid trace call many params',
   traceNumbers: 'Invalid trace numbers params',
   traceType: 'Invalid trace type params',
@@ -190,6 +194,11 @@ export const BESU_ERRORS = {
   ],
   permissioningNotEnabled: [-32000, 'Node/Account allowlist has not been enabled'],
   nonPermittedNode: [-32000, 'Cannot add a non-permitted node as a peer'],
+  // The MINER group (Besu's miner failures).
+  targetGasLimitUnsupported: [
+    -32011,
+    "The node is not attempting to target a gas limit so the target can't be changed",
+  ],
 } as const satisfies Record<string, readonly [number, string]>
 
 export type BesuErrorKind = keyof typeof BESU_ERRORS

@@ -40,6 +40,8 @@ export interface NodeConfig {
   ws: ApiListenerConfig & { maxFrameBytes: number }
   hostAllowlist: string[]
   minGasPrice: bigint
+  /** Besu's --min-priority-fee: the smallest tip a block this node builds takes from transactions without priority. */
+  minPriorityFee?: bigint
   gasPriceBlocks: number
   gasPricePercentile: number
   gasPriceMax: bigint

@@ -46,12 +46,19 @@ import { loadKeccak256 } from '../primitives/keccak.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { genesisEcCurve, loadOrCreateNodeKey } from '../primitives/nodeKey.ts'
 import { clientVersion } from '../primitives/version.ts'
+import type { MinerSettings } from '../producer/blockAssembler.ts'
 import { CliqueSignerWatch } from '../producer/cliqueSignerWatch.ts'
 import { DevSealer } from '../producer/devSealer.ts'
 import { DevTools } from '../producer/devTools.ts'
 import { PayloadBuilder } from '../producer/payloadBuilder.ts'
 import { decodeDump, dumpState, loadState } from '../producer/stateDump.ts'
-import { ALWAYS_ENABLED_GROUP, type RpcContext, type RpcServices, type RpcSettings } from '../rpc/context.ts'
+import {
+  ALWAYS_ENABLED_GROUP,
+  type MiningControl,
+  type RpcContext,
+  type RpcServices,
+  type RpcSettings,
+} from '../rpc/context.ts'
 import { executionTimeoutError } from '../rpc/eth/callErrors.ts'
 import { FilterManager } from '../rpc/eth/filterManager.ts'
 import { methodGroups } from '../rpc/methodGroups.ts'
@@ -250,6 +257,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   if (poaWarning) log.warn(poaWarning)
   const pool = new TxPool(poolChainView(chain), {
     minGasPrice: config.minGasPrice,
+    minPriorityFee: config.minPriorityFee,
     maxSize: config.txPoolMaxSize,
     priceBumpPercent: isZeroBaseFee ? 0 : config.txPoolPriceBumpPercent,
     maxFutureBySender: config.txPool.maxFutureBySender,
@@ -266,15 +274,15 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   const accounts = config.network === 'dev' ? devAccounts() : []
   const curve = genesisEcCurve(genesis.config)
   const nodeKey = loadOrCreateNodeKey(config.dataPath, config.nodePrivateKeyFile, curve)
-  const { targetGasLimit, minerExtraData: extraData } = config
+  // Shared by every producer below; the MINER methods change it while the node runs.
+  const miner: MinerSettings = { targetGasLimit: config.targetGasLimit, extraData: config.minerExtraData }
   const clique = cliqueSealing(genesis, curve, nodeKey.privateKey)
   const blockPeriodMs = config.blockPeriodMs ?? clique?.periodMs
   const cliqueProposals = genesis.config.clique !== undefined ? new Map<string, boolean>() : undefined
   const sealer = new DevSealer(chain, pool, {
     coinbase,
     blockPeriodMs,
-    targetGasLimit,
-    extraData,
+    miner,
     cliqueKey: clique?.key,
     cliqueProposals,
     isEmptyBlockSealed: clique?.isEmptyBlockSealed,
@@ -295,7 +303,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
         nodeKey.privateKey,
         systemClock,
         bftProtocol && { transport: bftProtocol.transport, syncFromPeers: () => network?.syncFromPeers() },
-        { targetGasLimit, extraData },
+        miner,
       )
     : undefined
   const forkHistory = chain.trieDb.fork instanceof CachedForkSource ? chain.trieDb.fork : undefined
@@ -324,14 +332,35 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
   const isDevToolkit = config.isMinerEnabled && !config.engine.isEnabled
   const devTools = isDevToolkit ? new DevTools(chain, pool, sealer) : undefined
   const engine = config.engine.isEnabled
-    ? new EngineService(chain, pool, new PayloadBuilder(chain, pool, { targetGasLimit, extraData }), systemClock)
+    ? new EngineService(chain, pool, new PayloadBuilder(chain, pool, { miner }), systemClock)
     : undefined
   const logBloomCache = new LogBloomCache(chain, join(scratchDir(config.dataPath), 'caches'))
   if (config.isAutoLogBloomCaching) autoIndexLogBlooms(chain, logBloomCache)
+  // The MINER methods: this node's own sealing is the dev sealer's (dev and clique chains); a clique
+  // node seals only with --miner-enabled (its signer key watched), and the beneficiary of its blocks
+  // is the vote, not a coinbase. Blocks from the Engine API or BFT rounds are not this node's to stop.
+  const isSealedElsewhere = engine !== undefined || validator !== undefined
+  const mining: MiningControl = {
+    miner,
+    start: () => {
+      if (isSealedElsewhere || (clique && !config.isMinerEnabled)) return false
+      sealer.start()
+      return true
+    },
+    stop: async () => {
+      if (!isSealedElsewhere) await sealer.stop()
+    },
+    setCoinbase: (address) => {
+      if (isSealedElsewhere || clique) return false
+      sealer.coinbase = address
+      return true
+    },
+  }
   const services: RpcServices & Pick<EngineContext, 'engine'> & { callWorkers?: CallPool } = {
     chain,
     pool,
     sealer,
+    mining,
     devTools,
     validator,
     cliqueProposals,

@@ -31,7 +31,7 @@ import { createLogger } from '../primitives/logger.ts'
 import { after, type LongTimer } from '../runtime/eventLoop.ts'
 import type { TxPool } from '../txpool/txPool.ts'
 import type { ContractValidators } from './bftContractValidators.ts'
-import { type AssembledBlock, BlockAssembler, type BlockAssemblerOptions } from './blockAssembler.ts'
+import { type AssembledBlock, BlockAssembler, type MinerSettings } from './blockAssembler.ts'
 
 const log = createLogger('bft')
 /** Proposals for later heights kept until their height starts. */
@@ -59,7 +59,7 @@ export interface BftValidatorOptions {
   /** Called when a validator is at a later height than this node's head (the cue to sync). */
   onBehind?: (height: bigint) => void
   /** Besu's --target-gas-limit and --miner-extra-data (the vanity of proposals). */
-  blocks?: Pick<BlockAssemblerOptions, 'targetGasLimit' | 'extraData'>
+  blocks?: MinerSettings
 }
 
 export class BftValidator {
@@ -102,7 +102,7 @@ export class BftValidator {
       })
       this.machines.set(kind, machine)
     }
-    this.assembler = new BlockAssembler(chain, pool, { targetGasLimit: opts.blocks?.targetGasLimit })
+    this.assembler = new BlockAssembler(chain, pool, { miner: opts.blocks })
   }
 
   /** The protocols of the chain (two on a migrating chain). */

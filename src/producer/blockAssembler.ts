@@ -65,18 +65,28 @@ export type ProducerHeaderFields = Pick<
   timestamp: bigint
 }
 
-export interface BlockAssemblerOptions {
-  /** Besu's --target-gas-limit: blocks move their gas limit toward it. */
+/**
+ * What Besu's mining options set and its `miner_*` methods change while the node runs: one object,
+ * shared by every producer of the node (dev and clique sealer, BFT proposals, Engine payloads), so a
+ * change reaches the next block each of them builds.
+ */
+export interface MinerSettings {
+  /** Besu's --target-gas-limit (`miner_changeTargetGasLimit`): blocks move their gas limit toward it. */
   targetGasLimit?: bigint
+  /**
+   * Besu's --miner-extra-data (`miner_setExtraData`): the extraData of the blocks built (at most 32
+   * bytes); on clique and BFT it is the vanity, zero-padded on the left.
+   */
+  extraData?: Uint8Array
+}
+
+export interface BlockAssemblerOptions {
+  /** The target gas limit and extraData (a BFT proposal's own extraData wins over the latter). */
+  miner?: MinerSettings
   /** The key that seals clique blocks (the node key); a clique block cannot be built without it. */
   cliqueKey?: Uint8Array
   /** This node's clique proposals (subject → add): a sealed block carries one of them as its vote. */
   cliqueProposals?: ReadonlyMap<string, boolean>
-  /**
-   * Besu's --miner-extra-data: the extraData of the blocks built (at most 32 bytes); on clique it is
-   * the vanity, zero-padded on the left. A BFT proposal's own extraData wins over it.
-   */
-  extraData?: Uint8Array
 }
 
 export interface AssembledBlock {
@@ -142,7 +152,10 @@ export class BlockAssembler {
       {
         parentBlock: parent,
         headerData: {
-          gasLimit: nextGasLimit(baseGasLimit(vm.common, parent.header.gasLimit, number), this.opts.targetGasLimit),
+          gasLimit: nextGasLimit(
+            baseGasLimit(vm.common, parent.header.gasLimit, number),
+            this.opts.miner?.targetGasLimit,
+          ),
           // Left to the builder for the first London block of the EIP-1559 market (its initial base fee).
           baseFeePerGas: producedBaseFee(
             parent.header,
@@ -151,7 +164,7 @@ export class BlockAssembler {
             isLondonForkBlock(vm.common, number),
           ),
           difficulty: isPow ? powDifficulty : 0n,
-          extraData: this.opts.extraData,
+          extraData: this.opts.miner?.extraData,
           ...fields,
           ...clique,
         },
@@ -207,8 +220,9 @@ export class BlockAssembler {
   private cliqueFields(vm: VM, parent: Block, fields: ProducerHeaderFields): Promise<ProducerHeaderFields> {
     const key = this.opts.cliqueKey
     if (!key) throw new Error('a clique block needs its signer key')
-    const { cliqueProposals, extraData } = this.opts
-    return cliqueHeaderFields(this.chain, vm.common, parent.header, key, fields.timestamp, cliqueProposals, extraData)
+    const { cliqueProposals, miner } = this.opts
+    const { timestamp } = fields
+    return cliqueHeaderFields(this.chain, vm.common, parent.header, key, timestamp, cliqueProposals, miner?.extraData)
   }
 
   /**

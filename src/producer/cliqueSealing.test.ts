@@ -48,7 +48,7 @@ async function openSealer(
 ): Promise<{ sealer: DevSealer; pool: TxPool }> {
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 100, priceBumpPercent: 10 })
   const clock = manualClock(1_700_000_000_000)
-  const opts = { coinbase: new Uint8Array(20), cliqueKey: NODE_KEY, cliqueProposals, clock, extraData }
+  const opts = { coinbase: new Uint8Array(20), cliqueKey: NODE_KEY, cliqueProposals, clock, miner: { extraData } }
   return { sealer: new DevSealer(chain, pool, opts), pool }
 }
 

@@ -15,7 +15,7 @@ import { createLogger } from '../primitives/logger.ts'
 import { metrics } from '../primitives/metrics.ts'
 import { after, every, type LongTimer } from '../runtime/eventLoop.ts'
 import type { TxPool } from '../txpool/txPool.ts'
-import { BlockAssembler, nextTurn, type ProducerHeaderFields } from './blockAssembler.ts'
+import { BlockAssembler, type MinerSettings, nextTurn, type ProducerHeaderFields } from './blockAssembler.ts'
 import { BlockTime, type BlockTimeSettings, MAX_BLOCK_TIMESTAMP, TimestampRangeError } from './blockTime.ts'
 
 const log = createLogger('sealer')
@@ -42,10 +42,8 @@ export interface DevSealerOptions {
   coinbase: Uint8Array
   /** Interval mining when set; automine otherwise. */
   blockPeriodMs?: number
-  /** Besu's --target-gas-limit: blocks move their gas limit toward it. */
-  targetGasLimit?: bigint
-  /** Besu's --miner-extra-data: the extraData of sealed blocks (clique: their vanity). */
-  extraData?: Uint8Array
+  /** The target gas limit and extraData of sealed blocks (clique: their vanity), shared with the node's other producers. */
+  miner?: MinerSettings
   /** The key that seals the blocks of a clique chain (the node key). */
   cliqueKey?: Uint8Array
   /** This node's clique proposals (clique_propose): a sealed block carries one of them as its vote. */
@@ -115,8 +113,7 @@ export class DevSealer {
     this.time = new BlockTime(opts.clock)
     this.coinbase = opts.coinbase
     this.assembler = new BlockAssembler(chain, pool, {
-      targetGasLimit: opts.targetGasLimit,
-      extraData: opts.extraData,
+      miner: opts.miner,
       cliqueKey: opts.cliqueKey,
       cliqueProposals: opts.cliqueProposals,
     })

@@ -17,6 +17,7 @@ import { bytesToHex } from '../primitives/hex.ts'
 import { createLogger } from '../primitives/logger.ts'
 import { openState } from '../state/worldState.ts'
 import type { PoolTx, TxPool } from '../txpool/txPool.ts'
+import type { MinerSettings } from './blockAssembler.ts'
 import { buildFailureReason, isTransientBuildFailure } from './buildFailure.ts'
 
 const log = createLogger('payload')
@@ -53,10 +54,8 @@ export interface PayloadBuilderOptions {
   rebuildIntervalMs: number
   /** When a job stops improving its payload (a slot's length). */
   maxBuildMs: number
-  /** Besu's --target-gas-limit: payloads move their gas limit toward it. */
-  targetGasLimit?: bigint
-  /** Besu's --miner-extra-data: the extraData of built payloads. */
-  extraData?: Uint8Array
+  /** The target gas limit payloads move toward and their extraData, shared with the node's other producers. */
+  miner?: MinerSettings
 }
 
 const DEFAULTS: PayloadBuilderOptions = { rebuildIntervalMs: 500, maxBuildMs: 12_000 }
@@ -143,8 +142,8 @@ export class PayloadBuilder {
       headerData: {
         timestamp: attrs.timestamp,
         coinbase: attrs.feeRecipient,
-        extraData: this.opts.extraData,
-        gasLimit: nextGasLimit(parent.header.gasLimit, attrs.targetGasLimit ?? this.opts.targetGasLimit),
+        extraData: this.opts.miner?.extraData,
+        gasLimit: nextGasLimit(parent.header.gasLimit, attrs.targetGasLimit ?? this.opts.miner?.targetGasLimit),
         mixHash: attrs.prevRandao,
         difficulty: 0n,
         baseFeePerGas: this.chain.nextBaseFee(parent.header),

@@ -5,6 +5,7 @@ import type { LogBloomCache } from '../chain/logBloomCache.ts'
 import type { LocalPermissioning } from '../p2p/localPermissioning.ts'
 import type { P2pNetwork } from '../p2p/network.ts'
 import type { BftValidator } from '../producer/bftValidator.ts'
+import type { MinerSettings } from '../producer/blockAssembler.ts'
 import type { DevSealer } from '../producer/devSealer.ts'
 import type { DevTools } from '../producer/devTools.ts'
 import type { CachedForkSource } from '../state/forkSource.ts'
@@ -61,10 +62,26 @@ export interface CallOffload {
   run(method: OffloadedMethod, block: Block, args: unknown[], here: () => Promise<string>): Promise<string>
 }
 
+/**
+ * Besu's mining coordinator as its MINER methods see it: the settings every block producer of the
+ * node reads, and this node's own sealing, which the node decides it may start, stop or re-address.
+ */
+export interface MiningControl {
+  miner: MinerSettings
+  /** Starts this node's own sealing; false when its blocks come from elsewhere (the Engine API, BFT rounds). */
+  start(): boolean
+  /** Stops it (nothing happens where the blocks come from elsewhere). */
+  stop(): Promise<void>
+  /** Sets the beneficiary of the blocks it seals; false where the consensus decides it (clique, BFT, Engine API). */
+  setCoinbase(address: Uint8Array): boolean
+}
+
 export interface RpcServices {
   chain: Chain
   pool: TxPool
   sealer?: DevSealer
+  /** The MINER group's view of block production (absent in a node that builds no blocks, such as a call worker). */
+  mining?: MiningControl
   /** The dev chain's test controls (evm_*, hardhat_*, anvil_*), when the dev sealer makes the blocks. */
   devTools?: DevTools
   /** The IBFT 2.0 / QBFT validator (also on a node that is not one of the validators), on a BFT chain. */

@@ -27,6 +27,7 @@ import { simulateMethods } from './eth/simulateMethods.ts'
 import { stateMethods } from './eth/stateMethods.ts'
 import { subscriptionMethods } from './eth/subscriptionMethods.ts'
 import { txMethods } from './eth/txMethods.ts'
+import { minerMethods } from './minerMethods.ts'
 import { netMethods, rpcModulesMethods, web3Methods } from './netWeb3Methods.ts'
 import { otsMethods } from './ots/otsMethods.ts'
 import { permMethods } from './permMethods.ts'
@@ -72,6 +73,7 @@ export function methodGroups(): MethodGroup<RpcContext>[] {
     { group: 'TRACE', methods: traceMethods },
     { group: 'TXPOOL', methods: txpoolMethods },
     { group: 'TESTING', methods: testingMethods },
+    { group: 'MINER', methods: minerMethods },
     { group: 'EVM', methods: devGroup('evm_') },
     { group: 'HARDHAT', methods: devGroup('hardhat_') },
     { group: 'ANVIL', methods: [...devGroup('anvil_'), sendUnsignedTransaction] },

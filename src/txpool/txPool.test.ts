@@ -211,6 +211,29 @@ describe('TxPool.executable', () => {
     expect(p.executable(GWEI).map((t) => t.senderHex)[0]).toBe(sender)
   })
 
+  it('keeps out of blocks the transactions without priority whose tip is below --min-priority-fee (Besu)', async () => {
+    const p = pool()
+    expect(p.minPriorityFee).toBe(0n)
+    p.setMinPriorityFee(2n * GWEI)
+    expect(p.minPriorityFee).toBe(2n * GWEI)
+    // From a peer: the first pays too little, so the second (behind it) waits with it.
+    await p.add(tx(1, 0, 10n, 1n), { isLocal: false })
+    await p.add(tx(1, 1, 10n, 5n), { isLocal: false })
+    // Sent over JSON-RPC: exempt, as Besu's priority transactions.
+    await p.add(tx(0, 0, 10n, 1n), { isLocal: true })
+    expect(p.executable(GWEI).map((t) => t.nonce)).toEqual([0n])
+    expect(p.executable(GWEI)[0].isLocal).toBe(true)
+    // The tip that counts is the effective one: 3 gwei offered under a max fee of 3 gwei pays 2 over a
+    // base fee of 1 gwei, 1 over a base fee of 2 gwei.
+    const remote = pool()
+    remote.setMinPriorityFee(2n * GWEI)
+    await remote.add(tx(1, 0, 3n, 3n), { isLocal: false })
+    expect(remote.executable(GWEI)).toHaveLength(1)
+    expect(remote.executable(2n * GWEI)).toHaveLength(0)
+    p.setMinPriorityFee(0n)
+    expect(p.executable(GWEI)).toHaveLength(3)
+  })
+
   it('drops what was added before a cutoff (the sequenced pool retention)', async () => {
     const p = pool()
     await p.add(tx(0, 0))

@@ -29,6 +29,11 @@ export interface PoolChainView {
 
 export interface TxPoolOptions {
   minGasPrice: bigint
+  /**
+   * Besu's --min-priority-fee (`miner_setMinPriorityFee`): a block takes a transaction only when its
+   * effective tip reaches it, unless the transaction has priority (local, or a priority sender's).
+   */
+  minPriorityFee?: bigint
   maxSize: number
   priceBumpPercent: number
   /**
@@ -273,24 +278,28 @@ export class TxPool {
   /**
    * Executable transactions for a block: each sender's run in nonce order, senders interleaved by
    * effective tip (highest first; local ones first unless `isLocalPriority` is off), only those
-   * paying at least `baseFee`.
+   * paying at least `baseFee` and, unless they have priority, a tip of at least `minPriorityFee`
+   * (Besu's selector; the others wait in the pool).
    */
   executable(baseFee: bigint): PoolTx[] {
     const runs: PoolTx[][] = []
     const isPermitted = this.opts.isPermittedSender
+    const isLocalFirst = this.opts.isLocalPriority !== false
+    const prioritySenders = this.opts.prioritySenders
+    const hasPriorityOf = (t: PoolTx) => (isLocalFirst && t.isLocal) || prioritySenders?.has(t.senderHex) === true
+    const minTip = this.opts.minPriorityFee ?? 0n
     for (const [senderHex, entry] of this.senders) {
       if (isPermitted && !isPermitted(senderHex)) continue
       const run: PoolTx[] = []
       for (let n = entry.stateNonce; ; n++) {
         const t = entry.byNonce.get(n)
         if (!t || fees(t.tx).maxFee < baseFee) break
+        if (minTip > 0n && effectiveTip(t.tx, baseFee) < minTip && !hasPriorityOf(t)) break
         run.push(t)
       }
       if (run.length > 0) runs.push(run)
     }
     if (runs.length === 1) return runs[0]
-    const isLocalFirst = this.opts.isLocalPriority !== false
-    const prioritySenders = this.opts.prioritySenders
     const out: PoolTx[] = []
     const idx = runs.map(() => 0)
     for (;;) {
@@ -300,7 +309,7 @@ export class TxPool {
       for (let i = 0; i < runs.length; i++) {
         const t = runs[i][idx[i]]
         if (!t) continue
-        const hasPriority = (isLocalFirst && t.isLocal) || prioritySenders?.has(t.senderHex) === true
+        const hasPriority = hasPriorityOf(t)
         if (isBestPriority && !hasPriority) continue
         const tip = effectiveTip(t.tx, baseFee)
         if (tip > bestTip || (hasPriority && !isBestPriority)) {
@@ -355,9 +364,22 @@ export class TxPool {
     this.senders.clear()
   }
 
-  /** The lowest gas price (max fee) accepted from now on (`anvil_setMinGasPrice`). */
+  /** The lowest gas price (max fee) accepted from now on (`anvil_setMinGasPrice`, `miner_setMinGasPrice`). */
   setMinGasPrice(wei: bigint): void {
     this.opts.minGasPrice = wei
+  }
+
+  get minGasPrice(): bigint {
+    return this.opts.minGasPrice
+  }
+
+  /** The lowest tip a block takes from transactions without priority from now on (`miner_setMinPriorityFee`). */
+  setMinPriorityFee(wei: bigint): void {
+    this.opts.minPriorityFee = wei
+  }
+
+  get minPriorityFee(): bigint {
+    return this.opts.minPriorityFee ?? 0n
   }
 
   /**

@@ -257,6 +257,10 @@ const KINDS = {
   mineOptions: { valid: '0x1', bad: ['x', true, [], DEEP, { timestamp: 'x' }, { blocks: {} }], names: [] },
   resetOptions: { valid: {}, bad: ['x', 123, [], true, DEEP, { forking: {} }], names: [] },
   reorgPairs: { valid: [], bad: ['x', 123, {}, true, DEEP, [['0x', 0, 1]], [[{}, 'x']], [[5, 0]]], names: [] },
+  // The MINER setters' values; the valid ones are the dev chain's defaults, so the runs change nothing.
+  wei: { valid: '0x3e8', bad: [...WRONG_TYPES, 12, '', '0x', 'zz', '0xzz', `0x1${'0'.repeat(64)}`], names: [] },
+  extraData: { valid: '0x', bad: [...WRONG_TYPES, 12, 'zz', `0x${'ab'.repeat(33)}`], names: [] },
+  targetGasLimit: { valid: 60_000_000, bad: [...WRONG_TYPES, 'x', 1, -1, 1.5, '0xzz'], names: [] },
 } satisfies Record<string, Kind>
 
 type KindName = keyof typeof KINDS
@@ -363,6 +367,15 @@ const SPECS: Record<string, Spec> = {
   clique_getSigners: ['blockTag?'],
   clique_getSignersAtHash: ['hash'],
   clique_propose: ['address', 'bool'],
+  miner_setCoinbase: ['address'],
+  miner_setEtherbase: ['address'],
+  miner_setMinGasPrice: ['wei'],
+  miner_setMinPriorityFee: ['wei'],
+  miner_setExtraData: ['extraData'],
+  miner_changeTargetGasLimit: ['targetGasLimit'],
+  miner_getMinGasPrice: [],
+  miner_getMinPriorityFee: [],
+  miner_getExtraData: [],
   clique_discard: ['address'],
   clique_proposals: [],
   clique_getSignerMetrics: ['blockTag?', 'blockTag?'],
@@ -520,6 +533,10 @@ const T = {
   txHash: 'Invalid transaction hash params',
   txIndex: 'Invalid transaction index params',
   txLimit: 'Invalid transaction limit params',
+  minGasPrice: 'Invalid min gas price params',
+  minPriorityFee: 'Invalid min priority fee params',
+  extraData: 'Invalid extra data params',
+  targetGasLimit: 'Invalid target gas limit params',
   txTrace: 'Invalid transaction trace params',
 }
 
@@ -616,6 +633,12 @@ const BESU: Record<string, BesuRule> = {
   clique_getSigners: { args: [T.block] },
   clique_getSignersAtHash: { args: [T.blockHash] },
   clique_propose: { args: [T.address, T.proposal] },
+  miner_setCoinbase: { args: [T.address] },
+  miner_setEtherbase: { args: [T.address] },
+  miner_setMinGasPrice: { args: [T.minGasPrice] },
+  miner_setMinPriorityFee: { args: [T.minPriorityFee] },
+  miner_setExtraData: { args: [T.extraData] },
+  miner_changeTargetGasLimit: { args: [T.targetGasLimit] },
   clique_discard: { args: [T.address] },
   clique_getSignerMetrics: { args: [T.blockNumber, T.blockNumber] },
   ...besuBft('qbft'),
@@ -654,6 +677,9 @@ const BESU: Record<string, BesuRule> = {
       'qbft_getRequestTimeoutSeconds',
       'txpool_besuTransactions',
       'txpool_besuStatistics',
+      'miner_getMinGasPrice',
+      'miner_getMinPriorityFee',
+      'miner_getExtraData',
     ].map((m) => [m, { args: [] }]),
   ),
 }
@@ -676,6 +702,9 @@ const WS_SPECS: Record<string, Spec> = {
 
 /** Methods battered elsewhere: the Engine API lives on its own JWT listener. */
 const ELSEWHERE = new Set([
+  // They stop and start the dev sealer this file's node needs: test/e2e/miner.test.ts.
+  'miner_start',
+  'miner_stop',
   'engine_exchangeCapabilities',
   'engine_exchangeTransitionConfigurationV1',
   'engine_getClientVersionV1',
@@ -909,7 +938,7 @@ beforeAll(async () => {
   node = await startNode({
     args: [
       '--rpc-http-api',
-      'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING,EVM,HARDHAT,ANVIL,OTS,QBFT,IBFT,CLIQUE',
+      'ETH,NET,WEB3,DEBUG,TRACE,TXPOOL,ADMIN,TESTING,MINER,EVM,HARDHAT,ANVIL,OTS,QBFT,IBFT,CLIQUE',
       '--rpc-ws-api',
       'ETH,NET,WEB3',
     ],

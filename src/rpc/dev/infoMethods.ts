@@ -32,7 +32,7 @@ devMethod(infoMethods, { anvil: 'anvil_nodeInfo' }, [], ({ ctx, tools }) => {
       baseFee: toQuantity(tools.sealer.nextBlockBaseFee()),
       chainId: Number(ctx.settings.chainId),
       gasLimit: toQuantity(tools.sealer.gasLimit ?? head.header.gasLimit),
-      gasPrice: toQuantity(ctx.settings.minGasPrice),
+      gasPrice: toQuantity(ctx.pool.minGasPrice),
     },
     forkConfig: {
       forkUrl: ctx.settings.fork?.url ?? null,

@@ -3,12 +3,14 @@
  * fees paid over the last `--api-gas-price-blocks` blocks at `--api-gas-price-percentile`.
  */
 import type { Chain } from '../../chain/chain.ts'
-import { effectiveTip } from '../../txpool/txPool.ts'
+import { effectiveTip, type TxPool } from '../../txpool/txPool.ts'
 import type { RpcSettings } from '../context.ts'
 
 export interface GasOracleDeps {
   chain: Chain
-  settings: Pick<RpcSettings, 'gasPriceBlocks' | 'gasPricePercentile' | 'minGasPrice' | 'gasPriceMax'>
+  /** The pool's minimums as they stand (`--min-gas-price`, `--min-priority-fee` and their miner_ setters). */
+  pool: Pick<TxPool, 'minGasPrice' | 'minPriorityFee'>
+  settings: Pick<RpcSettings, 'gasPriceBlocks' | 'gasPricePercentile' | 'gasPriceMax'>
 }
 
 /** Priority fees paid in the last `count` blocks, per transaction, ascending. */
@@ -30,14 +32,16 @@ function percentileOf(sorted: bigint[], percentile: number): bigint {
 }
 
 /**
- * The priority fee at the configured percentile of recent blocks, raised so that the next base fee
- * plus the tip reaches `--min-gas-price`: clients add this answer to a multiple of the base fee for
- * their default max fee, which then always clears the pool's minimum, however far the base fee fell.
+ * The priority fee at the configured percentile of recent blocks, at least `--min-priority-fee` (as
+ * Besu's), raised so that the next base fee plus the tip reaches `--min-gas-price`: clients add this
+ * answer to a multiple of the base fee for their default max fee, which then always clears the
+ * pool's minimum, however far the base fee fell.
  */
-export async function suggestPriorityFee({ chain, settings }: GasOracleDeps): Promise<bigint> {
-  const tip = percentileOf(await recentTips(chain, settings.gasPriceBlocks), settings.gasPricePercentile)
+export async function suggestPriorityFee({ chain, pool, settings }: GasOracleDeps): Promise<bigint> {
+  const recent = percentileOf(await recentTips(chain, settings.gasPriceBlocks), settings.gasPricePercentile)
+  const tip = recent < pool.minPriorityFee ? pool.minPriorityFee : recent
   const baseFee = chain.pendingBaseFee() ?? 0n
-  const needed = settings.minGasPrice - baseFee
+  const needed = pool.minGasPrice - baseFee
   return tip < needed ? needed : tip
 }
 
@@ -50,7 +54,7 @@ export async function suggestGasPrice(deps: GasOracleDeps): Promise<bigint> {
   const s = deps.settings
   const baseFee = deps.chain.pendingBaseFee() ?? 0n
   let price = baseFee + (await suggestPriorityFee(deps))
-  if (price < s.minGasPrice) price = s.minGasPrice
+  if (price < deps.pool.minGasPrice) price = deps.pool.minGasPrice
   if (price > s.gasPriceMax && s.gasPriceMax >= baseFee) price = s.gasPriceMax
   return price
 }
