@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import type { CAC } from 'cac'
 import type { NodeConfig } from '../node/config.ts'
 import { hexToBytes } from '../primitives/hex.ts'
-import { setLogLevel } from '../primitives/logger.ts'
+import { setLogColor, setLogLevel } from '../primitives/logger.ts'
 import {
   BONSAI_ARCHIVE,
   DEFAULT_HISTORICAL_BLOCK_LIMIT,
@@ -137,6 +137,7 @@ export function registerRunCommand(cli: CAC): void {
     )
     .option('--block-period <seconds>', 'Seal a block every period (fractions allowed); automine without it')
     .option('--logging <level>', 'OFF, ERROR, WARN, INFO, DEBUG, TRACE, ALL', { default: 'INFO' })
+    .option('--color-enabled', 'Colour the log levels (default: only on a terminal, unless NO_COLOR is set)')
     .option('--config-out <file>', 'Write chain id, ports and dev accounts as JSON once listening')
     .option('--dev-accounts-unlocked', 'Let eth_sendTransaction and eth_sign* sign with the dev accounts')
     .option(
@@ -208,6 +209,7 @@ export function parseRunOptions(o: Record<string, unknown>): NodeConfig {
   const s = (key: string) => optString(o, key)
   const level = s('logging') ?? 'INFO'
   if (!setLogLevel(level)) throw new CliError(`Invalid value for option --logging: '${level}'`)
+  if (o.colorEnabled !== undefined) setLogColor(optBool(o, 'colorEnabled', 'color-enabled', false))
   const network = s('network')?.toLowerCase() ?? 'dev'
   const genesisFile = s('genesisFile')
   if (network !== 'dev') throw new CliError(`Invalid value for option --network: '${network}' (supported: dev)`)

@@ -24,6 +24,15 @@ export interface Logger {
 
 let threshold = ORDER.info
 const sink = (line: string) => process.stderr.write(`${line}\n`)
+/** ANSI colours of the level names (Besu's console highlighting: errors red, warnings yellow). */
+const COLORS: Record<LogLevel, string> = { error: '31', warn: '33', info: '32', debug: '36', trace: '90' }
+/** Whether level names are coloured: on a terminal unless NO_COLOR is set, as Besu's default; `--color-enabled` forces it. */
+let isColored = process.stderr?.isTTY === true && !process.env.NO_COLOR
+
+/** Besu's `--color-enabled`: colour the level names (true) or never (false), wherever the log goes. */
+export function setLogColor(isOn: boolean): void {
+  isColored = isOn
+}
 
 /** Sets the level from Besu's names (`--logging=DEBUG`); returns false for an unknown name. */
 export function setLogLevel(name: string): boolean {
@@ -45,7 +54,8 @@ export function createLogger(scope: string): Logger {
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (ORDER[level] > threshold) return
     const time = new Date().toISOString().slice(11, 23)
-    let line = `${time} ${level.toUpperCase().padEnd(5)} [${scope}] ${msg}`
+    const name = level.toUpperCase().padEnd(5)
+    let line = `${time} ${isColored ? `\x1b[${COLORS[level]}m${name}\x1b[0m` : name} [${scope}] ${msg}`
     if (fields) for (const [k, v] of Object.entries(fields)) line += ` ${k}=${fmt(v)}`
     sink(line)
   }

@@ -48,6 +48,19 @@ describe('basalt run refuses at once', () => {
 })
 
 describe('basalt run logs', () => {
+  it("the level names in colour with Besu's --color-enabled, and without it when the log is no terminal", async () => {
+    const colored = await startNode({ args: ['--color-enabled'] })
+    const plain = await startNode({ args: ['--color-enabled=false'] })
+    try {
+      expect(colored.output()).toMatch(/\x1b\[32mINFO \x1b\[0m \[node\] node started/)
+      expect(plain.output()).toMatch(/ INFO {2}\[node\] node started/)
+      expect(plain.output()).not.toContain('\x1b[')
+    } finally {
+      await colored.cleanup()
+      await plain.cleanup()
+    }
+  })
+
   it('the WebSocket listener with a ws:// address', async () => {
     const node = await startNode()
     try {
