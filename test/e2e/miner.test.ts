@@ -1,10 +1,12 @@
 /**
  * Besu's MINER group on the dev chain, through the compiled binary: each setting read and changed
  * while the node runs, and each change seen in the next block or answer; sealing stopped and started;
- * Besu's errors for bad values. Also `--min-priority-fee` at start.
+ * Besu's errors for bad values. Also `--min-priority-fee` at start, and a node whose blocks come from
+ * a consensus client (nothing of its own to start, no coinbase of its own).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'bun:test'
 import type { Hex } from 'viem'
+import { startEngineNode } from './engineHarness.ts'
 import { type StartedNode, signTransfer, startNode, until } from './harness.ts'
 
 let node: StartedNode
@@ -84,5 +86,23 @@ describe('the MINER group', () => {
     expect(await invalid('miner_changeTargetGasLimit', [1])).toEqual(params('Invalid target gas limit params'))
     expect(await invalid('miner_setCoinbase', ['0x1234'])).toEqual(params('Invalid address params'))
     expect(await node.rpc('miner_getExtraData')).toBe('0x626173616c74')
+  })
+})
+
+describe('the MINER group where a consensus client builds the chain', () => {
+  it('has no sealing to start and no coinbase to set, and keeps the settings its payloads use', async () => {
+    const en = await startEngineNode({ args: ['--rpc-http-api', 'ETH,MINER', '--miner-extra-data', '0x626173616c74'] })
+    try {
+      const call = async (method: string, params: unknown[] = []) =>
+        (await en.node.rpcRaw({ jsonrpc: '2.0', id: 1, method, params })).json
+      expect((await call('miner_start')).result).toBe(false)
+      expect((await call('miner_stop')).result).toBe(true)
+      expect((await call('miner_setCoinbase', [COINBASE])).error).toEqual({ code: -32600, message: 'Invalid Request' })
+      expect((await call('miner_getExtraData')).result).toBe('0x626173616c74')
+      expect((await call('miner_setExtraData', ['0x'])).result).toBe(true)
+      expect((await call('miner_getExtraData')).result).toBe('0x')
+    } finally {
+      await en.node.cleanup()
+    }
   })
 })
