@@ -327,6 +327,7 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     isDevAccountsUnlocked: config.isDevAccountsUnlocked,
     nodeKey,
     ports: {},
+    hosts: { http: config.http.host, ws: config.ws.host, graphql: config.graphql.host, metrics: config.metrics.host },
     filesDir: scratchDir(config.dataPath),
   }
   const isDevToolkit = config.isMinerEnabled && !config.engine.isEnabled

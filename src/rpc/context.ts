@@ -46,6 +46,8 @@ export interface RpcSettings {
   isDevAccountsUnlocked: boolean
   nodeKey?: { privateKey: Uint8Array; publicKey: Uint8Array }
   ports: { http?: number; ws?: number; engine?: number; graphql?: number; p2p?: number; metrics?: number }
+  /** The hosts the listeners bind (net_services). */
+  hosts?: { http: string; ws: string; graphql: string; metrics: string }
   /** Where the node writes files (trace files, log bloom caches): the data path, or a temp directory for `:memory:`. */
   filesDir: string
 }

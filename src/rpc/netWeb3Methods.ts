@@ -39,6 +39,32 @@ export const netEnode = defineMethod({
   },
 })
 
+/**
+ * Besu's net_services: the host and port (a string) of each service that listens: `jsonrpc`, `ws`,
+ * `p2p` (the enode's address), `metrics`, `graphQL`; a service that is off is left out.
+ */
+export const netServices = defineMethod({
+  name: 'net_services',
+  besu: { kinds: [] },
+  params: [],
+  handler: (ctx: RpcContext) => {
+    const { ports, hosts } = ctx.settings
+    const services: Record<string, { host: string; port: string }> = {}
+    const add = (name: string, host: string | undefined, port: number | undefined) => {
+      if (host !== undefined && port !== undefined) services[name] = { host, port: String(port) }
+    }
+    add('jsonrpc', hosts?.http, ports.http)
+    add('ws', hosts?.ws, ports.ws)
+    if (ctx.network) {
+      const enode = new URL(ctx.network.enode)
+      add('p2p', enode.hostname, Number(enode.port))
+    }
+    add('metrics', hosts?.metrics, ports.metrics)
+    add('graphQL', hosts?.graphql, ports.graphql)
+    return services
+  },
+})
+
 export const web3ClientVersion = defineMethod({
   name: 'web3_clientVersion',
   besu: { kinds: [] },
@@ -61,6 +87,6 @@ export const rpcModules = defineMethod({
   handler: (ctx: RpcContext) => Object.fromEntries(ctx.apis.map((a) => [a.toLowerCase(), '1.0'])),
 })
 
-export const netMethods = [netVersion, netListening, netPeerCount, netEnode]
+export const netMethods = [netVersion, netListening, netPeerCount, netEnode, netServices]
 export const web3Methods = [web3ClientVersion, web3Sha3]
 export const rpcModulesMethods = [rpcModules]

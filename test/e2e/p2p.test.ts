@@ -89,6 +89,15 @@ describe('p2p network of three nodes', () => {
     expect(info.ports.listener).toBeGreaterThan(0)
     expect(await a.rpc('net_enode')).toBe(info.enode)
     expect(await a.rpc('net_listening')).toBe(true)
+    // Besu's net_services: each listening service's host and port (a string).
+    const ws = a.config.rpcWsPort
+    const services = await a.rpc<Record<string, unknown>>('net_services')
+    expect(services).toMatchObject({
+      jsonrpc: { host: '127.0.0.1', port: String(a.config.rpcHttpPort) },
+      ...(ws !== null && { ws: { host: '127.0.0.1', port: String(ws) } }),
+      p2p: { host: '127.0.0.1', port: String(info.ports.listener) },
+    })
+    expect(services.graphQL).toBeUndefined()
   })
 
   it('joins C by admin_addPeer and lists every peer in admin_peers', async () => {

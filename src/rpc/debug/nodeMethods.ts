@@ -51,21 +51,28 @@ export const replayBlock = defineMethod({
 /**
  * Re-executes the canonical blocks from the genesis and rewrites the head state (and, on BONSAI,
  * the flat tables); the blocks stay. A replay that cannot run (a dev-tools edit of a state that
- * left the BONSAI window) answers -32000 with the reason, and nothing is changed.
+ * left the BONSAI window) answers -32000 with the reason, and nothing is changed. Under the name
+ * Besu's documentation gives (`debug_resyncWorldstate`) and the one its code registers
+ * (`debug_resyncWorldState`).
  */
-export const resyncWorldstate = defineMethod({
-  name: 'debug_resyncWorldstate',
-  besu: { kinds: [] },
-  params: [],
-  handler: async (ctx: RpcContext) => {
-    try {
-      await ctx.chain.exclusive(() => rebuildHeadState(ctx.chain))
-    } catch (e) {
-      throw new RpcError(-32000, `World state resync failed: ${e instanceof Error ? e.message : String(e)}`)
-    }
-    return true
-  },
-})
+function resyncMethod(name: string) {
+  return defineMethod({
+    name,
+    besu: { kinds: [] },
+    params: [],
+    handler: async (ctx: RpcContext) => {
+      try {
+        await ctx.chain.exclusive(() => rebuildHeadState(ctx.chain))
+      } catch (e) {
+        throw new RpcError(-32000, `World state resync failed: ${e instanceof Error ? e.message : String(e)}`)
+      }
+      return true
+    },
+  })
+}
+
+export const resyncWorldstate = resyncMethod('debug_resyncWorldstate')
+const resyncWorldState = resyncMethod('debug_resyncWorldState')
 
 /**
  * Sends each argument (one raw transaction each, any number of them) to the pool; answers one
@@ -151,4 +158,11 @@ export const debugMetrics = defineMethod({
   handler: () => metrics.snapshot(),
 })
 
-export const nodeMethods = [setHead, replayBlock, resyncWorldstate, batchSendRawTransaction, debugMetrics]
+export const nodeMethods = [
+  setHead,
+  replayBlock,
+  resyncWorldstate,
+  resyncWorldState,
+  batchSendRawTransaction,
+  debugMetrics,
+]
