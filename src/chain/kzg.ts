@@ -16,7 +16,7 @@ import { type StartedWorker, startWorker as startThread } from '../runtime/worke
 import { readPrebuiltKzg } from './kzgPrebuilt.ts'
 import { restoreKzg } from './kzgSnapshot.ts'
 import type { TrustedSetup } from './kzgTrustedSetup.ts'
-import type { FromKzgWorker, KzgAnswer, KzgQuestion, ToKzgWorker } from './kzgWorker.ts'
+import type { FromKzgWorker, KzgAnswer, KzgQuestion, KzgSetUp, ToKzgWorker } from './kzgWorker.ts'
 import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck.ts'
 
 const log = createLogger('kzg')
@@ -32,9 +32,7 @@ const pending = new Map<number, { resolve(answer: KzgAnswer): void; reject(e: Er
 let nextQuestionId = 0
 
 /** Starts a KZG worker with `init`; resolves, once its KZG is ready, to the memory it loaded. */
-function startWorker(
-  init: { type: 'load'; setup?: TrustedSetup } | { type: 'restore'; memory: Uint8Array },
-): Promise<Uint8Array | undefined> {
+function startWorker(init: KzgSetUp): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
     // make build compiles kzgWorker.ts as a second entry point of the executable.
     const started = startThread<ToKzgWorker, FromKzgWorker>(

@@ -1,8 +1,9 @@
 /**
  * Worker thread holding a KZG of its own. Told to load, it loads the trusted setup it is given, or
  * the mainnet one (seconds of WebAssembly), and posts the module's memory back (see kzgSnapshot.ts);
- * told to restore, it restores a memory copy it is given. It then verifies blob sidecars (sidecarCheck.ts) and computes cell
- * proofs, one at a time, so that these seconds of KZG work never run on the event loop.
+ * told to restore, it restores a memory copy it is given. It then verifies blob sidecars
+ * (sidecarCheck.ts) and computes cell proofs, one at a time, so that these seconds of KZG work never
+ * run on the event loop.
  */
 
 import { parentThread } from '../runtime/worker.ts'
@@ -12,8 +13,9 @@ import { cellProofsOf, runSidecarCheck, type SidecarCheck } from './sidecarCheck
 
 /** A question for the worker's KZG: a sidecar to verify, or a blob whose cell proofs to compute. */
 export type KzgQuestion = { type: 'check'; check: SidecarCheck } | { type: 'cellProofs'; blob: string }
-type SetUp = { type: 'load'; setup?: TrustedSetup } | { type: 'restore'; memory: Uint8Array }
-export type ToKzgWorker = SetUp | (KzgQuestion & { id: number })
+/** How the worker gets its KZG: loading a setup (the mainnet one without `setup`), or restoring a memory copy. */
+export type KzgSetUp = { type: 'load'; setup?: TrustedSetup } | { type: 'restore'; memory: Uint8Array }
+export type ToKzgWorker = KzgSetUp | (KzgQuestion & { id: number })
 /** The answer to a question: a refusal (or none) for a check, proofs for a blob, or what failed. */
 export interface KzgAnswer {
   refusal?: string
@@ -29,7 +31,7 @@ const self = parentThread<ToKzgWorker, FromKzgWorker>()
 
 let kzg: unknown
 
-async function setUp(message: SetUp): Promise<void> {
+async function setUp(message: KzgSetUp): Promise<void> {
   try {
     if (message.type === 'restore') {
       kzg = await restoreKzg(message.memory)

@@ -313,7 +313,6 @@ export async function startNode(config: NodeConfig, early: EarlyListeners): Prom
     networkId: config.networkId ?? (config.network === 'dev' ? DEV_NETWORK_ID : chainId),
     clientVersion: clientVersion(config.identity, config.isAnvilClientVersion),
     coinbase,
-    minGasPrice: config.minGasPrice,
     gasPriceBlocks: config.gasPriceBlocks,
     gasPricePercentile: config.gasPricePercentile,
     gasPriceMax: config.gasPriceMax,

@@ -29,7 +29,6 @@ export interface RpcSettings {
   networkId: bigint
   clientVersion: string
   coinbase: Uint8Array
-  minGasPrice: bigint
   gasPriceBlocks: number
   gasPricePercentile: number
   gasPriceMax: bigint

@@ -16,8 +16,9 @@ const MAX_EXTRA_DATA_BYTES = 32
 const MIN_TARGET_GAS_LIMIT = 5000n
 const MAX_TARGET_GAS_LIMIT = (1n << 63n) - 1n
 
+/** This node's mining; a node that builds no blocks has none, and refuses as Besu refuses an unsupported operation. */
 function miningOf(ctx: RpcContext): MiningControl {
-  if (!ctx.mining) throw besuError('targetGasLimitUnsupported')
+  if (!ctx.mining) throw new InvalidRequestError()
   return ctx.mining
 }
 
@@ -136,7 +137,8 @@ const changeTargetGasLimit = defineMethod({
   besu: { kinds: ['targetGasLimit'] },
   params: [targetGasLimit],
   handler: (ctx: RpcContext, [limit]) => {
-    miningOf(ctx).miner.targetGasLimit = limit
+    if (!ctx.mining) throw besuError('targetGasLimitUnsupported')
+    ctx.mining.miner.targetGasLimit = limit
     return null
   },
 })
@@ -150,10 +152,7 @@ export const minerMethods = [
     'GasPrice',
     'minGasPrice',
     (ctx) => ctx.pool.minGasPrice,
-    (ctx, price) => {
-      ctx.pool.setMinGasPrice(price)
-      ctx.settings.minGasPrice = price
-    },
+    (ctx, price) => ctx.pool.setMinGasPrice(price),
   ),
   ...minimum(
     'PriorityFee',

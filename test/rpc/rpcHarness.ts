@@ -23,7 +23,6 @@ export function rpcContext(t: TracingChain, filesDir = tmpdir()): RpcContext {
       networkId: 2018n,
       clientVersion: 'basalt/test',
       coinbase: new Uint8Array(20),
-      minGasPrice: 0n,
       gasPriceBlocks: 100,
       gasPricePercentile: 50,
       gasPriceMax: 500_000_000_000n,
