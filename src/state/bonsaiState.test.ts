@@ -42,7 +42,11 @@ const BONSAI = { dataStorageFormat: 'BONSAI' as const, bonsaiHistoricalBlockLimi
 const sender = new Address(Buffer.from(devAccounts()[0].address.slice(2), 'hex'))
 const WEI_PER_TRANSFER = 1000n
 
-/** Every row of the flat tables equals the trie of `root`, account by account and slot by slot. */
+/**
+ * Every row of the flat head state equals the trie of `root`, account by account and slot by slot:
+ * read through the flat store (rows held since the last flush first), then from the tables alone
+ * after a flush, whose row counts must be the trie's.
+ */
 async function expectFlatMatchesTrie(chain: Chain, root: Uint8Array): Promise<void> {
   const bonsai = chain.bonsai!
   expect(bytesToHex(bonsai.root!)).toBe(bytesToHex(root))
@@ -53,15 +57,23 @@ async function expectFlatMatchesTrie(chain: Chain, root: Uint8Array): Promise<vo
     accounts.push([fullKey(nibbles, node), node.value() ?? new Uint8Array()])
   })
   let slots = 0
-  for (const [key, value] of accounts) {
-    expect(bytesToHex(bonsai.flat.readAccount(key) ?? new Uint8Array())).toBe(bytesToHex(value))
-    const storage = state._getStorageTrie(key, createAccountFromRLP(value))
-    await storage.walkAllValueNodes(async (node, nibbles) => {
-      slots++
-      const slot = bonsai.flat.readSlot(key, fullKey(nibbles, node))
-      expect(bytesToHex(slot ?? new Uint8Array())).toBe(bytesToHex(node.value() ?? new Uint8Array()))
-    })
+  for (const isFlushed of [false, true]) {
+    if (isFlushed) {
+      chain.flushState()
+      expect(bonsai.flat.isHolding).toBe(false)
+    }
+    slots = 0
+    for (const [key, value] of accounts) {
+      expect(bytesToHex(bonsai.flat.readAccount(key) ?? new Uint8Array())).toBe(bytesToHex(value))
+      const storage = state._getStorageTrie(key, createAccountFromRLP(value))
+      await storage.walkAllValueNodes(async (node, nibbles) => {
+        slots++
+        const slot = bonsai.flat.readSlot(key, fullKey(nibbles, node))
+        expect(bytesToHex(slot ?? new Uint8Array())).toBe(bytesToHex(node.value() ?? new Uint8Array()))
+      })
+    }
   }
+  expect(bytesToHex(chain.store.readMeta('flatRoot')!)).toBe(bytesToHex(root))
   expect(bonsai.flat.countAccounts()).toBe(accounts.length)
   expect(slots).toBeGreaterThan(0)
   expect(Number(chain.store.db.prepare('SELECT COUNT(*) AS n FROM flat_storage').get()?.n)).toBe(slots)
@@ -271,11 +283,17 @@ describe('BONSAI state storage', () => {
       expect(bytesToHex(before.chain.store.readMeta('deferredThrough')!)).toBe('0x0000000000000008')
       const written = recordRows(before.chain)
       expect(written).not.toEqual(recordRows(reference.chain))
+      // The flat rows of blocks 9 and 10 are held back too: the tables hold block 8's state.
+      const block8 = (await before.chain.getBlockByNumber(8n))!
+      expect(bytesToHex(before.chain.store.readMeta('flatRoot')!)).toBe(bytesToHex(block8.header.stateRoot))
       before.chain.store.db.close()
       const after = await openChain({ dataPath, ...storage })
       expect(after.chain.head.hash()).toEqual(reference.chain.head.hash())
       expect(recordRows(after.chain)).toEqual(recordRows(reference.chain))
       expect(bytesToHex(after.chain.store.readMeta('deferredThrough')!)).toBe('0x000000000000000a')
+      expect(bytesToHex(after.chain.store.readMeta('flatRoot')!)).toBe(bytesToHex(after.chain.head.header.stateRoot))
+      expect(after.chain.bonsai!.flat.isHolding).toBe(false)
+      await expectFlatMatchesTrie(after.chain, after.chain.head.header.stateRoot)
       after.close()
       // Sealing on past the window prunes the same records as the chain that never died.
       const resumed = await sealTransfers(dataPath, 0, 1, storage)
@@ -299,6 +317,25 @@ describe('BONSAI state storage', () => {
       resumed.close()
     })
   }
+
+  it('opens a data path whose flat tables were written with every block while its records lag (earlier versions)', async () => {
+    const dataPath = tempDir()
+    const before = await sealTransfers(dataPath, 0, 1, BONSAI)
+    before.chain.flushState = () => {}
+    await before.sealMore(10)
+    // What an earlier version left at a crash: the flat rows and root at the head, the records at block 8.
+    before.chain.store.db.transaction(() => {
+      before.chain.bonsai!.flat.writeHeld()
+      before.chain.store.writeMeta('flatRoot', before.chain.head.header.stateRoot)
+    })
+    expect(bytesToHex(before.chain.store.readMeta('deferredThrough')!)).toBe('0x0000000000000008')
+    before.chain.store.db.close()
+    const after = await openChain({ dataPath, ...BONSAI })
+    expect(bytesToHex(after.chain.store.readMeta('deferredThrough')!)).toBe('0x000000000000000a')
+    await expectFlatMatchesTrie(after.chain, after.chain.head.header.stateRoot)
+    expect(await balanceAt(after.chain, after.chain.head, before.recipient)).toBe(10n * WEI_PER_TRANSFER)
+    after.close()
+  })
 })
 
 describe('rebuildHeadState (debug_resyncWorldstate) on BONSAI', () => {

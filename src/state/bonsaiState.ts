@@ -22,9 +22,9 @@ const META_FLAT_ROOT = 'flatRoot'
 /** The lowest block whose state is kept, after a head reset rebuilt the state of a block below the window. */
 const META_RETAINED_FROM = 'retainedFrom'
 /**
- * The canonical block up to which the stale-node records and state history rows are written; those
- * of the blocks above it are held in memory until the next flush and, after a crash, replayed from
- * their trie logs.
+ * The canonical block up to which the flat rows, stale-node records and state history rows are
+ * written (the flat tables then hold the state `flatRoot` names); those of the blocks above it are
+ * held in memory until the next flush and, after a crash, replayed from their trie logs.
  */
 const META_DEFERRED_THROUGH = 'deferredThrough'
 /**
@@ -87,8 +87,10 @@ export class BonsaiState {
    * prune (which writes them) comes at least once per window.
    */
   private readonly pendingHistory: { log: TrieLog; n: bigint }[] = []
-  /** Whether `applyForward` holds its records back (a forward move of the head). */
+  /** Whether `applyForward` holds its rows and records back (a forward move of the head). */
   private isDeferring = false
+  /** The flat rows held back (FlatStore.hold) moved the flat root away from the stored `flatRoot`. */
+  private isFlatRootHeld = false
   /** The head block of the flat state as far as the held-back records go (what `writeDeferred` records). */
   private deferredHead?: bigint
   /** A transaction that moved the head failed: the held-back records are to be replayed from the trie logs. */
@@ -148,7 +150,12 @@ export class BonsaiState {
    */
   writeDeferred(): void {
     if (this.isDeferredLost) this.recoverDeferred(0n)
-    if (this.pendingStale.size === 0 && this.pendingHistory.length === 0) return
+    if (!this.isFlatRootHeld && this.pendingStale.size === 0 && this.pendingHistory.length === 0) return
+    if (this.isFlatRootHeld) {
+      this.flat.writeHeld()
+      if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
+      this.isFlatRootHeld = false
+    }
     this.flat.writeStaleRecords(this.pendingStale.values())
     this.pendingStale.clear()
     this.history?.recordAll(this.pendingHistory)
@@ -157,31 +164,44 @@ export class BonsaiState {
   }
 
   /**
-   * Makes the stored stale-node records and history rows whole for the canonical chain (at
-   * start-up, with the head `headNumber`, and after a transaction that moved the head failed): the
-   * records held back when the process died, or rolled back, are replayed from the trie logs of the
+   * Makes the stored flat rows, stale-node records and history rows whole for the canonical chain
+   * (at start-up, with the head `headNumber`, and after a transaction that moved the head failed):
+   * what was held back when the process died, or rolled back, is replayed from the trie logs of the
    * canonical blocks above `deferredThrough`, which every block writes in its own transaction.
    * Replaying records already written changes nothing: each key ends with its last record, in block
-   * order. A data path without `deferredThrough` was written by a version that stored every record
-   * with its block (so it is whole up to its head). Inside a transaction.
+   * order. A log's flat rows are written when the tables hold the state it starts from (a root names
+   * one state, so its rows are right there wherever the log sits); a data path of a version that
+   * wrote the flat rows with every block has its tables at the head, and none of them is. A data
+   * path without `deferredThrough` was written by a version that stored every record with its block
+   * (so it is whole up to its head). Inside a transaction.
    */
   recoverDeferred(headNumber: bigint): void {
     this.pendingStale.clear()
     this.pendingHistory.length = 0
+    this.flat.dropHeld()
+    this.isFlatRootHeld = false
+    this.flatRoot = this.store.readMeta(META_FLAT_ROOT)
     this.isDeferredLost = false
     const stored = this.store.readMeta(META_DEFERRED_THROUGH)
     let last = stored ? BigInt(bytesToHex(stored)) : headNumber
+    const rootBefore = this.flatRoot
     for (let n = last + 1n; ; n++) {
       const hash = this.store.readCanonicalHash(n)
       if (!hash) break
       for (const bytes of this.flat.readTrieLogs(hash)) {
         const log = decodeTrieLog(bytes)
+        if (this.isAt(log.rootBefore)) {
+          this.flat.writeRows(flatRows(log, 'after'))
+          this.flatRoot = log.rootAfter
+        }
         this.flat.markStale(log.staled, n)
         this.flat.markLive(log.created)
         this.history?.record(log, n)
       }
       last = n
     }
+    if (this.flatRoot && rootBefore && !equalBytes(this.flatRoot, rootBefore))
+      this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
     this.setDeferredThrough(last)
   }
 
@@ -193,6 +213,10 @@ export class BonsaiState {
   forgetDeferred(): void {
     this.pendingStale.clear()
     this.pendingHistory.length = 0
+    // The tables hold the stored root again; readers use them once the replay brought them to the head.
+    this.flat.dropHeld()
+    this.isFlatRootHeld = false
+    this.flatRoot = this.store.readMeta(META_FLAT_ROOT)
     this.isDeferredLost = true
   }
 
@@ -297,7 +321,7 @@ export class BonsaiState {
           else this.history.record(log, b.number)
         }
       }
-      if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
+      if (this.flatRoot && !this.isFlatRootHeld) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
       this.deferredHead = headNumber
       if (this.isDeferring) {
         // A block created again a node an older block left behind: its record must go before the prune.
@@ -430,11 +454,13 @@ export class BonsaiState {
 
   private applyForward(log: TrieLog, n: bigint): void {
     this.expectRoot(log.rootBefore)
-    this.flat.writeRows(flatRows(log, 'after'))
     if (this.isDeferring) {
+      this.flat.hold(flatRows(log, 'after'))
+      this.isFlatRootHeld = true
       for (const key of log.staled) this.pendingStale.set(bytesToBareHex(key), { key, at: n })
       for (const key of log.created) this.pendingStale.set(bytesToBareHex(key), { key, at: null })
     } else {
+      this.flat.writeRows(flatRows(log, 'after'))
       this.flat.markStale(log.staled, n)
       this.flat.markLive(log.created)
     }

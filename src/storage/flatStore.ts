@@ -3,6 +3,7 @@
  * logs and the trie nodes waiting to leave the history window. Rows only; what they mean is the
  * state layer's business (src/state/bonsaiState.ts).
  */
+import { bytesToBareHex } from '../primitives/hex.ts'
 import { inListSql, runRows, type SqlForRows, valuesSql } from './multiRow.ts'
 import type { SqlDatabase, SqlValue } from './sqlite.ts'
 
@@ -52,18 +53,64 @@ class RowRuns {
 
 export class FlatStore {
   readonly db: SqlDatabase
+  /**
+   * Rows held in memory by `hold` until `writeHeld` (keyed by the account's hex, and the account's
+   * and the slot's for a slot; the last value of a key kept). Reads through this object see them
+   * first; the tables, and another connection, see them once written.
+   */
+  private readonly heldAccounts = new Map<string, FlatRow>()
+  private readonly heldSlots = new Map<string, FlatRow>()
 
   constructor(db: SqlDatabase) {
     this.db = db
   }
 
   readAccount(key: Uint8Array): Uint8Array | undefined {
+    if (this.heldAccounts.size > 0) {
+      const held = this.heldAccounts.get(bytesToBareHex(key))
+      if (held) return held.value.length > 0 ? held.value : undefined
+    }
     return (this.db.prepare('SELECT value FROM flat_accounts WHERE key = ?').get(key)?.value as Uint8Array) ?? undefined
   }
 
   readSlot(account: Uint8Array, slot: Uint8Array): Uint8Array | undefined {
+    if (this.heldSlots.size > 0) {
+      const held = this.heldSlots.get(bytesToBareHex(account) + bytesToBareHex(slot))
+      if (held) return held.value.length > 0 ? held.value : undefined
+    }
     const row = this.db.prepare('SELECT value FROM flat_storage WHERE account = ? AND slot = ?').get(account, slot)
     return (row?.value as Uint8Array) ?? undefined
+  }
+
+  /** Whether rows are held back (see `hold`). */
+  get isHolding(): boolean {
+    return this.heldAccounts.size > 0 || this.heldSlots.size > 0
+  }
+
+  /**
+   * Keeps rows in memory instead of writing them (what `writeRows` would write, in the same order):
+   * a block's accounts and slots are at random keys, about a fifth of the pages its commit wrote;
+   * held until the next flush, many blocks share those pages. The caller must be able to write
+   * them again after a crash (the state layer replays them from the trie logs).
+   */
+  hold(rows: Iterable<FlatRow>): void {
+    for (const row of rows) {
+      if (row.slot === undefined) this.heldAccounts.set(bytesToBareHex(row.key), row)
+      else this.heldSlots.set(bytesToBareHex(row.key) + bytesToBareHex(row.slot), row)
+    }
+  }
+
+  /** Writes the held rows (inside the caller's transaction) and forgets them. */
+  writeHeld(): void {
+    if (!this.isHolding) return
+    this.writeRows([...this.heldAccounts.values(), ...this.heldSlots.values()])
+    this.dropHeld()
+  }
+
+  /** Forgets the held rows without writing them. */
+  dropHeld(): void {
+    this.heldAccounts.clear()
+    this.heldSlots.clear()
   }
 
   /**
@@ -83,12 +130,14 @@ export class FlatStore {
     slots.end()
   }
 
-  /** Deletes every account and slot (before the tables are filled again from a trie). */
+  /** Deletes every account and slot, held ones too (before the tables are filled again from a trie). */
   clearState(): void {
+    this.dropHeld()
     this.db.prepare('DELETE FROM flat_accounts').run()
     this.db.prepare('DELETE FROM flat_storage').run()
   }
 
+  /** The accounts in the table (held rows aside). */
   countAccounts(): number {
     return Number(this.db.prepare('SELECT COUNT(*) AS n FROM flat_accounts').get()?.n ?? 0)
   }

@@ -24,8 +24,9 @@
  *   trie_logs       (block hash, seq) → the block's state diff, with its number; seq 0 is the
  *                   block's execution, later ones the dev tools' edits of the state after it
  *   stale_nodes     trie node key → the block number from which no canonical state needs it;
- *                   deleted with the node once that block leaves the history window; it and
- *                   state_history are written up to block meta.deferredThrough, the blocks above
+ *                   deleted with the node once that block leaves the history window; it, the
+ *                   flat tables and state_history are written up to block meta.deferredThrough
+ *                   (the flat tables then hold the state meta.flatRoot names), the blocks above
  *                   it replayed from their trie logs at start-up
  *
  * and, with the state history on (the dev chain's default), every canonical state beyond the window:
@@ -77,6 +78,10 @@ const MIGRATIONS: string[] = [
   'CREATE TABLE block_access_lists (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL) WITHOUT ROWID;',
   // Besu's --revert-reason-enabled: the revert reasons shown in receipts, beside the consensus receipts.
   'CREATE TABLE revert_reasons (hash BLOB PRIMARY KEY, rlp BLOB NOT NULL) WITHOUT ROWID;',
+  // No table changes: from here on the flat tables too may lag the head after a crash (they hold
+  // the state `meta.flatRoot` names, up to `meta.deferredThrough`) until the start-up replays the
+  // trie logs above it. A Basalt that does not replay them must refuse such a data path.
+  'DELETE FROM meta WHERE 0;',
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
