@@ -4,6 +4,8 @@
  * wrote) and names each page's table or index through `dbstat`. Prints frames per commit and the
  * share of each table.
  * Run: node_modules/.bin/bun bench/walPages.ts [warm-up blocks] [measured blocks]
+ * `WORKLOAD=token` seals the shared harness's token transfers instead (the token deployed in the
+ * first warm-up block).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -16,7 +18,7 @@ import { DevSealer } from '../src/producer/devSealer.ts'
 import { migrate } from '../src/storage/schema.ts'
 import { openSqlite } from '../src/storage/sqlite.ts'
 import { TxPool } from '../src/txpool/txPool.ts'
-import { transfer } from './transfers.ts'
+import { tokenDeploy, tokenTransfer, transfer } from './transfers.ts'
 
 const WARM = Number(process.argv[2] ?? 1000)
 const MEASURED = Number(process.argv[3] ?? 200)
@@ -32,9 +34,14 @@ try {
   const pool = new TxPool(poolChainView(chain), { minGasPrice: 0n, maxSize: 1_000_000, priceBumpPercent: 10 })
   const sealer = new DevSealer(chain, pool, { coinbase: new Uint8Array(20), clock: systemClock })
   const common = chain.commonForNextBlock()
+  const deploy = process.env.WORKLOAD === 'token' ? tokenDeploy(common) : undefined
+  if (deploy) {
+    await pool.add(createTxFromRLP(deploy.tx.serialize(), { common }))
+    await sealer.sealBlock(false)
+  }
   for (let i = 0; i < WARM + MEASURED; i++) {
     if (i === WARM) db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
-    const tx = transfer(i, common)
+    const tx = deploy ? tokenTransfer(i, common, deploy.token) : transfer(i, common)
     await pool.add(createTxFromRLP(tx.serialize(), { common }))
     await sealer.sealBlock(false)
   }
