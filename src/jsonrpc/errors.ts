@@ -162,6 +162,8 @@ export const BESU_ERRORS = {
   unknownBlock: [-39001, 'Unknown block'],
   prunedHistoryUnavailable: [4444, 'Pruned history unavailable'],
   blockAccessListBeforeAmsterdam: [4445, 'Block access list not available for pre-Amsterdam blocks'],
+  // What debug_getRawBlockAccessList answers for an unknown block or one before Amsterdam (execution-apis, Besu).
+  resourceNotFound: [-32001, 'Resource not found'],
   invalidBlobs: [-32603, 'blobs failed kzg validation'],
   // A transaction type the fork does not accept (Besu's INVALID_TRANSACTION_FORMAT).
   invalidTransactionType: [-32602, 'Invalid transaction type'],

@@ -7,6 +7,8 @@ import { afterAll, describe, expect, it } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { keccak_256 } from '@noble/hashes/sha3.js'
+import { bytesToHex, type Hex, hexToBytes } from 'viem'
 import { privateKeyToAccount, privateKeyToAddress } from 'viem/accounts'
 import { type StartedNode, startNode, until, writeAmsterdamGenesis } from './harness.ts'
 
@@ -51,7 +53,7 @@ describe('block access lists over JSON-RPC', () => {
       [CONTRACT]: { code: '0x602a60015500' },
     })
     const dataPath = join(tmp, 'data')
-    const args = ['--genesis-file', genesis, '--miner-enabled']
+    const args = ['--genesis-file', genesis, '--miner-enabled', '--rpc-http-api', 'ETH,DEBUG']
     const node = await startNode({ dataPath, args })
     let block: Block
     let first: Answers
@@ -104,6 +106,18 @@ describe('block access lists over JSON-RPC', () => {
       expect(unknown.json.error).toEqual({ code: -32000, message: 'Block not found' })
       const beyond = await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'eth_getBlockAccessList', params: ['0x99'] })
       expect(beyond.json.error).toEqual({ code: -32000, message: 'Block not found' })
+      // debug_getRawBlockAccessList: the bytes the header's hash commits to, by number, tag or hash.
+      const rawByNumber = await node.rpc<string>('debug_getRawBlockAccessList', [block.number])
+      expect<string>(bytesToHex(keccak_256(hexToBytes(rawByNumber as Hex)))).toBe(block.blockAccessListHash)
+      expect(await node.rpc('debug_getRawBlockAccessList', [block.hash])).toBe(rawByNumber)
+      expect(await node.rpc('debug_getRawBlockAccessList', ['latest'])).toBe(rawByNumber)
+      expect(await node.rpc('debug_getRawBlockAccessList', ['pending'])).toBeNull()
+      const rawError = async (param: string) =>
+        (await node.rpcRaw({ jsonrpc: '2.0', id: 1, method: 'debug_getRawBlockAccessList', params: [param] })).json
+          .error
+      expect(await rawError('0x0')).toEqual({ code: 4444, message: 'Pruned history unavailable' })
+      expect(await rawError('0x99')).toEqual({ code: -32001, message: 'Resource not found' })
+      expect(await rawError(`0x${'ab'.repeat(32)}`)).toEqual({ code: -32001, message: 'Resource not found' })
     } finally {
       await node.stop('SIGKILL')
     }
@@ -112,6 +126,21 @@ describe('block access lists over JSON-RPC', () => {
       expect(await askAll(again, block)).toEqual(first)
     } finally {
       await again.cleanup()
+    }
+  })
+
+  it('refuses a block before Amsterdam: 4445 from the eth methods, -32001 from debug_getRawBlockAccessList', async () => {
+    const node = await startNode({ args: ['--rpc-http-api', 'ETH,DEBUG'] })
+    try {
+      const ask = async (method: string) =>
+        (await node.rpcRaw({ jsonrpc: '2.0', id: 1, method, params: ['latest'] })).json.error
+      expect(await ask('eth_getBlockAccessList')).toEqual({
+        code: 4445,
+        message: 'Block access list not available for pre-Amsterdam blocks',
+      })
+      expect(await ask('debug_getRawBlockAccessList')).toEqual({ code: -32001, message: 'Resource not found' })
+    } finally {
+      await node.cleanup()
     }
   })
 })

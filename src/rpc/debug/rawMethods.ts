@@ -57,6 +57,26 @@ export const getRawTransaction = defineMethod({
   },
 })
 
+/**
+ * The RLP of a block's access list (EIP-7928), as its header commits to it. Spec: execution-apis
+ * src/debug/getters.yaml. As Besu's: -32001 `Resource not found` for an unknown block and for a
+ * block of a fork without access lists, 4444 for such a block whose list is not stored (blocks
+ * stored before lists were kept), `null` for `pending`; a block hash is taken too (Besu, hive).
+ */
+export const getRawBlockAccessList = defineMethod({
+  name: 'debug_getRawBlockAccessList',
+  besu: { kinds: ['block'] },
+  params: [block],
+  handler: async (ctx: RpcContext, [ref]) => {
+    if (ref === 'pending') return null
+    const found = await ctx.chain.resolve(ref)
+    if (!found || !found.common.isActivatedEIP(7928)) throw besuError('resourceNotFound')
+    const rlp = ctx.chain.store.readBlockAccessList(found.hash())
+    if (rlp === undefined) throw besuError('prunedHistoryUnavailable')
+    return bytesToHex(rlp)
+  },
+})
+
 /** Blocks that failed validation, newest last, as Besu lists them: `{block, hash, rlp}`. */
 export const getBadBlocks = defineMethod({
   name: 'debug_getBadBlocks',
@@ -79,4 +99,11 @@ export const getBadBlocks = defineMethod({
     }),
 })
 
-export const rawMethods = [getRawHeader, getRawBlock, getRawReceipts, getRawTransaction, getBadBlocks]
+export const rawMethods = [
+  getRawHeader,
+  getRawBlock,
+  getRawReceipts,
+  getRawTransaction,
+  getRawBlockAccessList,
+  getBadBlocks,
+]
