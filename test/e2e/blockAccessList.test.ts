@@ -118,6 +118,7 @@ describe('block access lists over JSON-RPC', () => {
       expect(await rawError('0x0')).toEqual({ code: 4444, message: 'Pruned history unavailable' })
       expect(await rawError('0x99')).toEqual({ code: -32001, message: 'Resource not found' })
       expect(await rawError(`0x${'ab'.repeat(32)}`)).toEqual({ code: -32001, message: 'Resource not found' })
+      expect(await rawError('finalized')).toEqual({ code: -39001, message: 'Unknown block' })
     } finally {
       await node.stop('SIGKILL')
     }

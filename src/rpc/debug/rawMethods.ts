@@ -61,7 +61,8 @@ export const getRawTransaction = defineMethod({
  * The RLP of a block's access list (EIP-7928), as its header commits to it. Spec: execution-apis
  * src/debug/getters.yaml. As Besu's: -32001 `Resource not found` for an unknown block and for a
  * block of a fork without access lists, 4444 for such a block whose list is not stored (blocks
- * stored before lists were kept), `null` for `pending`; a block hash is taken too (Besu, hive).
+ * stored before lists were kept), -39001 for an unset safe or finalized block, `null` for
+ * `pending`; a block hash is taken too (Besu, hive).
  */
 export const getRawBlockAccessList = defineMethod({
   name: 'debug_getRawBlockAccessList',
@@ -70,6 +71,8 @@ export const getRawBlockAccessList = defineMethod({
   handler: async (ctx: RpcContext, [ref]) => {
     if (ref === 'pending') return null
     const found = await ctx.chain.resolve(ref)
+    // An unset safe or finalized block is -39001 `Unknown block`, as in Besu's block-or-hash methods.
+    if (!found && (ref === 'safe' || ref === 'finalized')) throw besuError('unknownBlock')
     if (!found || !found.common.isActivatedEIP(7928)) throw besuError('resourceNotFound')
     const rlp = ctx.chain.store.readBlockAccessList(found.hash())
     if (rlp === undefined) throw besuError('prunedHistoryUnavailable')
