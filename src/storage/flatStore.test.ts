@@ -81,3 +81,55 @@ describe('FlatStore.writeRows', () => {
     db.close()
   })
 })
+
+describe('FlatStore.hold', () => {
+  it('serves held rows before the tables, and writes what writeRows would have written', async () => {
+    const random = seededRandom(19)
+    for (const count of [1, 5, 64, 300]) {
+      const [direct, held] = [await database(), await database()]
+      const before = randomRows(random, 60)
+      new FlatStore(direct).writeRows(before)
+      new FlatStore(held).writeRows(before)
+      const rows = randomRows(random, count)
+      new FlatStore(direct).writeRows(rows)
+      const store = new FlatStore(held)
+      const tablesBefore = contents(held)
+      store.hold(rows)
+      expect(store.isHolding).toBe(true)
+      // The tables are untouched; reads through the store see every held row's last value.
+      expect(contents(held)).toEqual(tablesBefore)
+      const reader = new FlatStore(direct)
+      for (const { key, slot } of [...before, ...rows]) {
+        if (slot === undefined) expect(store.readAccount(key)).toEqual(reader.readAccount(key))
+        else expect(store.readSlot(key, slot)).toEqual(reader.readSlot(key, slot))
+      }
+      store.writeHeld()
+      expect(store.isHolding).toBe(false)
+      expect(contents(held)).toEqual(contents(direct))
+      direct.close()
+      held.close()
+    }
+  })
+
+  it('forgets held rows on dropHeld and clearState', async () => {
+    const db = await database()
+    const store = new FlatStore(db)
+    const a = new Uint8Array(32).fill(1)
+    const s = new Uint8Array(32).fill(2)
+    store.writeRows([{ key: a, value: new Uint8Array([1]) }])
+    store.hold([
+      { key: a, value: new Uint8Array(0) },
+      { key: a, slot: s, value: new Uint8Array([7]) },
+    ])
+    expect(store.readAccount(a)).toBeUndefined()
+    expect(store.readSlot(a, s)).toEqual(new Uint8Array([7]))
+    store.dropHeld()
+    expect(store.readAccount(a)).toEqual(new Uint8Array([1]))
+    expect(store.readSlot(a, s)).toBeUndefined()
+    store.hold([{ key: a, value: new Uint8Array([9]) }])
+    store.clearState()
+    expect(store.isHolding).toBe(false)
+    expect(store.readAccount(a)).toBeUndefined()
+    db.close()
+  })
+})
