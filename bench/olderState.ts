@@ -65,7 +65,7 @@ try {
   const slots = new Map<string, Uint8Array>()
   for (let n = head; n > head - BigInt(DEPTH); n--) {
     const hash = chain.store.readCanonicalHash(n)!
-    for (const bytes of chain.bonsai!.flat.readTrieLogs(hash).reverse()) {
+    for (const bytes of chain.bonsai!.flat.readTrieLogs(n, hash).reverse()) {
       const log = decodeTrieLog(bytes)
       for (const a of log.accounts) accounts.set(bytesToHex(a.key), a.before)
       for (const x of log.slots) slots.set(bytesToHex(x.account) + bytesToHex(x.slot), x.before)

@@ -188,7 +188,7 @@ export class BonsaiState {
     for (let n = last + 1n; ; n++) {
       const hash = this.store.readCanonicalHash(n)
       if (!hash) break
-      for (const bytes of this.flat.readTrieLogs(hash)) {
+      for (const bytes of this.flat.readTrieLogs(n, hash)) {
         const log = decodeTrieLog(bytes)
         if (this.isAt(log.rootBefore)) {
           this.flat.writeRows(flatRows(log, 'after'))
@@ -292,7 +292,7 @@ export class BonsaiState {
 
   /** How many trie logs `block` has (the seq of the next edit). */
   logCount(block: LogBlock): number {
-    return this.flat.readTrieLogs(block.hash).length
+    return this.flat.readTrieLogs(block.number, block.hash).length
   }
 
   /**
@@ -447,7 +447,7 @@ export class BonsaiState {
 
   private logsOf(b: LogBlock): TrieLog[] {
     if (b.logs) return b.logs.slice()
-    const logs = this.flat.readTrieLogs(b.hash)
+    const logs = this.flat.readTrieLogs(b.number, b.hash)
     if (logs.length === 0) throw new StateUnavailableError(b.number)
     return logs.map(decodeTrieLog)
   }

@@ -133,3 +133,32 @@ describe('FlatStore.hold', () => {
     db.close()
   })
 })
+
+describe('the trie logs table', () => {
+  it('keeps every trie log when a data path of schema version 9 (logs keyed by hash) is migrated', async () => {
+    const db = await database()
+    // The table as schema version 9 left it.
+    db.exec(`DROP TABLE trie_logs;
+      CREATE TABLE trie_logs (hash BLOB NOT NULL, seq INTEGER NOT NULL, number INTEGER NOT NULL, log BLOB NOT NULL,
+        PRIMARY KEY (hash, seq)) WITHOUT ROWID;
+      CREATE INDEX trie_logs_by_number ON trie_logs (number);
+      PRAGMA user_version = 9;`)
+    const hash = (n: number) => new Uint8Array(32).fill(n)
+    const insert = db.prepare('INSERT INTO trie_logs (hash, seq, number, log) VALUES (?, ?, ?, ?)')
+    for (const [h, seq, n] of [
+      [7, 0, 3],
+      [7, 1, 3],
+      [9, 0, 3],
+      [8, 0, 4],
+    ])
+      insert.run(hash(h), seq, n, new Uint8Array([h, seq]))
+    migrate(db, true)
+    const store = new FlatStore(db)
+    expect(store.readTrieLogs(3n, hash(7))).toEqual([new Uint8Array([7, 0]), new Uint8Array([7, 1])])
+    expect(store.readTrieLogs(3n, hash(9))).toEqual([new Uint8Array([9, 0])])
+    expect(store.readTrieLogsAbove(3n)).toEqual([new Uint8Array([8, 0])])
+    expect(store.countTrieLogs()).toBe(4)
+    expect(db.prepare("SELECT COUNT(*) AS n FROM sqlite_schema WHERE name = 'trie_logs_by_number'").get()?.n).toBe(0)
+    db.close()
+  })
+})

@@ -148,11 +148,11 @@ export class FlatStore {
       .run(hash, seq, number, log)
   }
 
-  /** A block's trie logs in order (its execution first, then the edits after it). */
-  readTrieLogs(hash: Uint8Array): Uint8Array[] {
+  /** The trie logs of block `number` with `hash` in order (its execution first, then the edits after it). */
+  readTrieLogs(number: bigint, hash: Uint8Array): Uint8Array[] {
     return this.db
-      .prepare('SELECT log FROM trie_logs WHERE hash = ? ORDER BY seq')
-      .all(hash)
+      .prepare('SELECT log FROM trie_logs WHERE number = ? AND hash = ? ORDER BY seq')
+      .all(number, hash)
       .map((r) => r.log as Uint8Array)
   }
 

@@ -21,7 +21,7 @@
  * BONSAI data paths (see docs/state-storage.md) add the flat head state and its history:
  *   flat_accounts   keccak(address) → account RLP                   the head's accounts
  *   flat_storage    (keccak(address), keccak(slot)) → value RLP     the head's storage
- *   trie_logs       (block hash, seq) → the block's state diff, with its number; seq 0 is the
+ *   trie_logs       (block number, block hash, seq) → the block's state diff; seq 0 is the
  *                   block's execution, later ones the dev tools' edits of the state after it
  *   stale_nodes     trie node key → the block number from which no canonical state needs it;
  *                   deleted with the node once that block leaves the history window; it, the
@@ -82,6 +82,14 @@ const MIGRATIONS: string[] = [
   // the state `meta.flatRoot` names, up to `meta.deferredThrough`) until the start-up replays the
   // trie logs above it. A Basalt that does not replay them must refuse such a data path.
   'DELETE FROM meta WHERE 0;',
+  // Trie logs keyed by block number first: a block's log goes after the last one (the rightmost
+  // pages) instead of at its hash's random place, and no index by number is needed. The table
+  // holds the window's blocks only, so the copy is small.
+  `CREATE TABLE trie_logs_by_block (number INTEGER NOT NULL, hash BLOB NOT NULL, seq INTEGER NOT NULL, log BLOB NOT NULL,
+     PRIMARY KEY (number, hash, seq)) WITHOUT ROWID;
+   INSERT INTO trie_logs_by_block (number, hash, seq, log) SELECT number, hash, seq, log FROM trie_logs;
+   DROP TABLE trie_logs;
+   ALTER TABLE trie_logs_by_block RENAME TO trie_logs;`,
 ]
 
 export const SCHEMA_VERSION = MIGRATIONS.length
