@@ -73,10 +73,15 @@ const META_STORAGE_FORMAT = 'storageFormat'
 const META_POST_STATE = 'postState:'
 const BLOCK_CACHE_SIZE = 512
 const STATE_CACHE_SIZE = 4
-/** Unflushed state waits at most this long after the first block that wrote it… */
-export const STATE_FLUSH_INTERVAL_MS = 1000
+/**
+ * Unflushed state waits at most this long after the first block that wrote it… A flush writes its
+ * trie nodes at random keys of `trie_nodes`, whose pages many blocks' nodes share: 2 s and 512
+ * blocks rather than 1 s and 256 cut the pages a one-transfer block costs by a sixth
+ * (docs/performance.md); after a crash up to that many blocks are executed again at start-up.
+ */
+export const STATE_FLUSH_INTERVAL_MS = 2000
 /** …or this many blocks, or this many trie nodes. */
-const STATE_FLUSH_BLOCKS = 256
+const STATE_FLUSH_BLOCKS = 512
 const STATE_FLUSH_NODES = 100_000
 
 /** The format a data path's state was written in: FOREST for one from before the choice; undefined when new. */

@@ -31,11 +31,11 @@ const META_DEFERRED_THROUGH = 'deferredThrough'
  * What left the window is deleted every this many blocks (or every window, if shorter). One delete
  * of a long run touches each page of `trie_nodes` and `stale_nodes` once for many rows, and the
  * pending trie nodes are written at the same time: 128 rather than 32 cut the pages a one-transfer
- * block's commit writes from about 96 to 71, and 256 (the chain's own flush bound, so a prune no
- * longer forces a flush of its own) from about 43 to 36 when blocks come faster than the 1 s flush
- * timer's bound (bench/walPages.ts, docs/performance.md).
+ * block's commit writes from about 96 to 71, and 256 (then the chain's own flush bound, so a prune no
+ * longer forced a flush of its own) from about 43 to 36 when blocks came faster than the flush
+ * timer's bound (bench/walPages.ts, docs/performance.md); it follows the chain's flush bound (512).
  */
-const PRUNE_EVERY_BLOCKS = 256
+const PRUNE_EVERY_BLOCKS = 512
 
 /** The state of a block outside the history window (its trie nodes and trie logs are gone). */
 export class StateUnavailableError extends Error {
@@ -78,7 +78,7 @@ export class BonsaiState {
    * yet: node key (hex) → the block from which it is stale, or null when a block created it again
    * (its record is deleted). About 23 records a one-transfer block, each at a random key of
    * `stale_nodes`, were a third of the pages a block's commit wrote; held until the flush (with the
-   * trie nodes, at most 1 s or 256 blocks later, and before every prune) they share pages.
+   * trie nodes, at most 2 s or 512 blocks later, and before every prune) they share pages.
    */
   private readonly pendingStale = new Map<string, { key: Uint8Array; at: bigint | null }>()
   /**

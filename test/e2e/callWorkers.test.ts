@@ -57,7 +57,7 @@ describe('call workers', () => {
     try {
       const key = first.config.accounts[0].privateKey as `0x${string}`
       await first.rpc('eth_sendRawTransaction', [await signTransfer(key, { to: RECIPIENT, value: 7n, nonce: 0 })])
-      await Bun.sleep(1_200)
+      await Bun.sleep(2_200) // the flush timer (2 s): the workers then take the calls
       const calls = Promise.allSettled(Array.from({ length: 64 }, () => first.rpc('eth_call', balanceCall)))
       await Bun.sleep(20)
       await first.stop('SIGKILL')
