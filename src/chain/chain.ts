@@ -466,10 +466,7 @@ export class Chain {
       this.store.writeMeta(META_HEAD, block.hash())
     })
     this.lastCommittedTd = { hash: block.hash(), td }
-    if (!isFlushDue && !this.flushTimer) {
-      this.flushTimer = setTimeout(() => this.flushState(), STATE_FLUSH_INTERVAL_MS)
-      this.flushTimer.unref?.()
-    }
+    if (!isFlushDue) this.scheduleFlush()
     this.cacheBlock(bytesToHex(block.hash()), block)
     this.cacheReceipts(bytesToHex(block.hash()), decoded)
     if (!opts.setHead) return
@@ -477,12 +474,20 @@ export class Chain {
     for (const fn of this.listeners) fn({ block, receipts: decoded, logs })
   }
 
+  /** Starts the flush timer unless it runs. */
+  private scheduleFlush(): void {
+    if (this.flushTimer) return
+    this.flushTimer = setTimeout(() => this.flushState(), STATE_FLUSH_INTERVAL_MS)
+    this.flushTimer.unref?.()
+  }
+
   /**
-   * Whether the trie nodes and code of every committed state are in SQLite (none waits for the
-   * flush timer), so that another connection reading the head state finds all of it.
+   * Whether the trie nodes and code of every committed state, and the flat rows of the head, are in
+   * SQLite (none waits for the flush timer), so that another connection reading the head state
+   * finds all of it.
    */
   get isStateWritten(): boolean {
-    return this.unflushedSinceMs === undefined
+    return this.unflushedSinceMs === undefined && this.bonsai?.isFlatHeld !== true
   }
 
   /**
@@ -521,6 +526,11 @@ export class Chain {
       this.store.writeMeta(META_HEAD, block.hash())
       this.chainIds?.followHead(block.header.number)
     })
+    // A move forward holds the flat rows it applied until the next flush (BonsaiState.move).
+    if (this.bonsai?.isFlatHeld) {
+      this.unflushedSinceMs ??= performance.now()
+      this.scheduleFlush()
+    }
     this.head = block
     for (const fn of this.listeners) fn({ block, receipts: this.getReceipts(block), logs: [] })
   }

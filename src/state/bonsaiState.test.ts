@@ -177,9 +177,15 @@ describe('BONSAI state storage', () => {
     await chain.exclusive(() => chain.resetHead(target))
     await expectFlatMatchesTrie(chain, target.header.stateRoot)
     expect(await balanceAt(chain, chain.head, recipient)).toBe(3n * WEI_PER_TRANSFER)
-    // Forward again to the old tip (now off the canonical chain), then back to 3.
+    // Forward again to the old tip (now off the canonical chain), then back to 3. A move forward
+    // holds its flat rows: until the flush the state counts as unwritten for other connections.
+    chain.flushState()
     await chain.exclusive(() => chain.resetHead(tip))
+    expect(chain.bonsai!.isFlatHeld).toBe(true)
+    expect(chain.isStateWritten).toBe(false)
+    expect(bytesToHex(chain.store.readMeta('flatRoot')!)).toBe(bytesToHex(target.header.stateRoot))
     await expectFlatMatchesTrie(chain, tip.header.stateRoot)
+    expect(chain.isStateWritten).toBe(true)
     await chain.exclusive(() => chain.resetHead(target))
     close()
     // Reopened: the flat state and its root survived; new blocks build on block 3's state.

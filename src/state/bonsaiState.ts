@@ -129,6 +129,11 @@ export class BonsaiState {
     return this.flatRoot
   }
 
+  /** Whether flat rows are held back until the next flush (the tables are behind `root`). */
+  get isFlatHeld(): boolean {
+    return this.isFlatRootHeld
+  }
+
   /** Whether the flat tables hold the state with this root (so a reader of it may use them). */
   isAt(root: Uint8Array): boolean {
     return this.flatRoot !== undefined && equalBytes(this.flatRoot, root)
