@@ -89,8 +89,6 @@ export class BonsaiState {
   private readonly pendingHistory: { log: TrieLog; n: bigint }[] = []
   /** Whether `applyForward` holds its rows and records back (a forward move of the head). */
   private isDeferring = false
-  /** The flat rows held back (FlatStore.hold) moved the flat root away from the stored `flatRoot`. */
-  private isFlatRootHeld = false
   /** The head block of the flat state as far as the held-back records go (what `writeDeferred` records). */
   private deferredHead?: bigint
   /** A transaction that moved the head failed: the held-back records are to be replayed from the trie logs. */
@@ -131,7 +129,7 @@ export class BonsaiState {
 
   /** Whether flat rows are held back until the next flush (the tables are behind `root`). */
   get isFlatHeld(): boolean {
-    return this.isFlatRootHeld
+    return this.flat.isHolding
   }
 
   /** Whether the flat tables hold the state with this root (so a reader of it may use them). */
@@ -155,11 +153,12 @@ export class BonsaiState {
    */
   writeDeferred(): void {
     if (this.isDeferredLost) this.recoverDeferred(0n)
-    if (!this.isFlatRootHeld && this.pendingStale.size === 0 && this.pendingHistory.length === 0) return
-    if (this.isFlatRootHeld) {
+    if (!this.flat.isHolding && this.pendingStale.size === 0 && this.pendingHistory.length === 0) return
+    // Held rows are the only way the flat root moves away from the stored one (a log without rows
+    // changes no account, so no root).
+    if (this.flat.isHolding) {
       this.flat.writeHeld()
       if (this.flatRoot) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
-      this.isFlatRootHeld = false
     }
     this.flat.writeStaleRecords(this.pendingStale.values())
     this.pendingStale.clear()
@@ -184,7 +183,6 @@ export class BonsaiState {
     this.pendingStale.clear()
     this.pendingHistory.length = 0
     this.flat.dropHeld()
-    this.isFlatRootHeld = false
     this.flatRoot = this.store.readMeta(META_FLAT_ROOT)
     this.isDeferredLost = false
     const stored = this.store.readMeta(META_DEFERRED_THROUGH)
@@ -220,7 +218,6 @@ export class BonsaiState {
     this.pendingHistory.length = 0
     // The tables hold the stored root again; readers use them once the replay brought them to the head.
     this.flat.dropHeld()
-    this.isFlatRootHeld = false
     this.flatRoot = this.store.readMeta(META_FLAT_ROOT)
     this.isDeferredLost = true
   }
@@ -326,7 +323,7 @@ export class BonsaiState {
           else this.history.record(log, b.number)
         }
       }
-      if (this.flatRoot && !this.isFlatRootHeld) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
+      if (this.flatRoot && !this.flat.isHolding) this.store.writeMeta(META_FLAT_ROOT, this.flatRoot)
       this.deferredHead = headNumber
       if (this.isDeferring) {
         // A block created again a node an older block left behind: its record must go before the prune.
@@ -461,7 +458,6 @@ export class BonsaiState {
     this.expectRoot(log.rootBefore)
     if (this.isDeferring) {
       this.flat.hold(flatRows(log, 'after'))
-      this.isFlatRootHeld = true
       for (const key of log.staled) this.pendingStale.set(bytesToBareHex(key), { key, at: n })
       for (const key of log.created) this.pendingStale.set(bytesToBareHex(key), { key, at: null })
     } else {

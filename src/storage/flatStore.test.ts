@@ -41,6 +41,10 @@ function randomRows(random: () => number, count: number): FlatRow[] {
   return rows
 }
 
+/** An account key and a slot key of the tests below. */
+const a = new Uint8Array(32).fill(1)
+const s = new Uint8Array(32).fill(2)
+
 describe('FlatStore.writeRows', () => {
   it('leaves the rows that one statement a row leaves, for counts around each chunk size', async () => {
     const random = seededRandom(18)
@@ -62,8 +66,6 @@ describe('FlatStore.writeRows', () => {
   it('keeps the last write of a key, a delete included', async () => {
     const db = await database()
     const store = new FlatStore(db)
-    const a = new Uint8Array(32).fill(1)
-    const s = new Uint8Array(32).fill(2)
     store.writeRows([
       { key: a, value: new Uint8Array([1]) },
       { key: a, slot: s, value: new Uint8Array([5]) },
@@ -114,8 +116,6 @@ describe('FlatStore.hold', () => {
   it('forgets held rows on dropHeld and clearState', async () => {
     const db = await database()
     const store = new FlatStore(db)
-    const a = new Uint8Array(32).fill(1)
-    const s = new Uint8Array(32).fill(2)
     store.writeRows([{ key: a, value: new Uint8Array([1]) }])
     store.hold([
       { key: a, value: new Uint8Array(0) },

@@ -6,6 +6,7 @@ import { defineMethod } from '../../jsonrpc/defineMethod.ts'
 import { besuError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import type { RpcContext } from '../context.ts'
+import { getRawBlockAccessList } from '../eth/blockAccessListMethods.ts'
 import { formatBlock } from '../format.ts'
 
 const block = p.named('block', p.block)
@@ -54,29 +55,6 @@ export const getRawTransaction = defineMethod({
   handler: async (ctx: RpcContext, [hash]) => {
     const found = await ctx.chain.findTransaction(hash)
     return found ? bytesToHex(found.block.transactions[found.index].serialize()) : null
-  },
-})
-
-/**
- * The RLP of a block's access list (EIP-7928), as its header commits to it. Spec: execution-apis
- * src/debug/getters.yaml. As Besu's: -32001 `Resource not found` for an unknown block and for a
- * block of a fork without access lists, 4444 for such a block whose list is not stored (blocks
- * stored before lists were kept), -39001 for an unset safe or finalized block, `null` for
- * `pending`; a block hash is taken too (Besu, hive).
- */
-export const getRawBlockAccessList = defineMethod({
-  name: 'debug_getRawBlockAccessList',
-  besu: { kinds: ['block'] },
-  params: [block],
-  handler: async (ctx: RpcContext, [ref]) => {
-    if (ref === 'pending') return null
-    const found = await ctx.chain.resolve(ref)
-    // An unset safe or finalized block is -39001 `Unknown block`, as in Besu's block-or-hash methods.
-    if (!found && (ref === 'safe' || ref === 'finalized')) throw besuError('unknownBlock')
-    if (!found || !found.common.isActivatedEIP(7928)) throw besuError('resourceNotFound')
-    const rlp = ctx.chain.store.readBlockAccessList(found.hash())
-    if (rlp === undefined) throw besuError('prunedHistoryUnavailable')
-    return bytesToHex(rlp)
   },
 })
 

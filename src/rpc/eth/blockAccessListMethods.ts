@@ -9,20 +9,27 @@ import type { Block } from '@ethereumjs/block'
 import { keccak_256 } from '@noble/hashes/sha3.js'
 import { type BlockParam, p } from '../../jsonrpc/codecs.ts'
 import { defineMethod } from '../../jsonrpc/defineMethod.ts'
-import { besuError } from '../../jsonrpc/errors.ts'
+import { type BesuErrorKind, besuError } from '../../jsonrpc/errors.ts'
 import { bytesToHex } from '../../primitives/hex.ts'
 import { blockAccessListJson, legacyBlockAccessListJson } from '../blockAccessListJson.ts'
 import type { RpcContext } from '../context.ts'
 
-/** The stored list of `block`, or Besu's error for a block before Amsterdam or one without it. */
-function requireList(ctx: RpcContext, block: Block): Uint8Array {
-  if (!block.common.isActivatedEIP(7928)) throw besuError('blockAccessListBeforeAmsterdam')
+/**
+ * The stored list of `block`, or Besu's error: `beforeAmsterdam` for a block of a fork without
+ * access lists (the eth methods' 4445, debug_getRawBlockAccessList's -32001), 4444 for one without it.
+ */
+function requireList(
+  ctx: RpcContext,
+  block: Block,
+  beforeAmsterdam: BesuErrorKind = 'blockAccessListBeforeAmsterdam',
+): Uint8Array {
+  if (!block.common.isActivatedEIP(7928)) throw besuError(beforeAmsterdam)
   const rlp = ctx.chain.store.readBlockAccessList(block.hash())
   if (rlp === undefined) throw besuError('prunedHistoryUnavailable')
   return rlp
 }
 
-/** A number or tag to its block; an unset safe or finalized block is -39001, as Besu's block-parameter methods. */
+/** A number, tag or hash to its block; an unset safe or finalized block is -39001, as Besu's block-parameter methods. */
 async function blockOfTag(ctx: RpcContext, ref: BlockParam): Promise<Block | undefined> {
   const block = await ctx.chain.resolve(ref)
   if (!block && (ref === 'safe' || ref === 'finalized')) throw besuError('unknownBlock')
@@ -88,6 +95,25 @@ export const getBlockAccessListByNumber = defineMethod({
     const rlp = block && ctx.chain.store.readBlockAccessList(block.hash())
     if (!rlp) return null
     return { balHash: bytesToHex(keccak_256(rlp)), blockAccessList: legacyBlockAccessListJson(rlp) }
+  },
+})
+
+/**
+ * The RLP of a block's access list, the bytes its header's `blockAccessListHash` commits to, by
+ * number, tag or hash (a DEBUG method; execution-apis src/debug/getters.yaml). As Besu's newest:
+ * -32001 `Resource not found` for an unknown block and for a block of a fork without access lists,
+ * 4444 for such a block whose list is not stored, -39001 for an unset safe or finalized block, `null`
+ * for `pending`.
+ */
+export const getRawBlockAccessList = defineMethod({
+  name: 'debug_getRawBlockAccessList',
+  besu: { kinds: ['block'] },
+  params: [p.named('block', p.block)],
+  handler: async (ctx: RpcContext, [ref]) => {
+    if (ref === 'pending') return null
+    const block = await blockOfTag(ctx, ref)
+    if (!block) throw besuError('resourceNotFound')
+    return bytesToHex(requireList(ctx, block, 'resourceNotFound'))
   },
 })
 
